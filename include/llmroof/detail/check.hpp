@@ -1,0 +1,121 @@
+// Input validation shared by every header: one message format everywhere,
+// "<field> must be <requirement> (got <value>)", thrown as std::invalid_argument.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace llmroof::detail {
+
+/// Formats a number the way error messages show it: integers without a
+/// decimal point, everything else with up to 6 significant digits.
+inline std::string show(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  std::ostringstream os;
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    os << static_cast<long long>(v);
+  } else {
+    os.precision(6);
+    os << v;
+  }
+  return os.str();
+}
+
+[[noreturn]] inline void fail(std::string_view field, std::string_view requirement, double got) {
+  throw std::invalid_argument(std::string(field) + " must be " + std::string(requirement) +
+                              " (got " + show(got) + ")");
+}
+
+/// Throws unless v is finite and > 0.
+inline double require_positive(std::string_view field, double v) {
+  if (!std::isfinite(v) || v <= 0.0) fail(field, "> 0", v);
+  return v;
+}
+
+/// Throws unless v is finite and >= 0.
+inline double require_non_negative(std::string_view field, double v) {
+  if (!std::isfinite(v) || v < 0.0) fail(field, ">= 0", v);
+  return v;
+}
+
+/// Throws unless v is finite and within [lo, hi].
+inline double require_in(std::string_view field, double v, double lo, double hi) {
+  if (!std::isfinite(v) || v < lo || v > hi) {
+    fail(field, "in [" + show(lo) + ", " + show(hi) + "]", v);
+  }
+  return v;
+}
+
+/// Throws unless v is finite and within (lo, hi].
+inline double require_in_open_closed(std::string_view field, double v, double lo, double hi) {
+  if (!std::isfinite(v) || v <= lo || v > hi) {
+    fail(field, "in (" + show(lo) + ", " + show(hi) + "]", v);
+  }
+  return v;
+}
+
+inline std::string to_lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+/// Levenshtein distance, for "did you mean" hints on unknown ids.
+inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1);
+  std::vector<std::size_t> cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+/// The up to `n` candidates closest to `wanted`; candidates containing the
+/// wanted text (or contained in it) rank first, then by edit distance.
+inline std::vector<std::string> closest(std::string_view wanted,
+                                        const std::vector<std::string>& candidates,
+                                        std::size_t n = 3) {
+  const std::string w = to_lower(wanted);
+  std::vector<std::pair<std::size_t, std::string>> scored;
+  scored.reserve(candidates.size());
+  for (const auto& c : candidates) {
+    std::size_t d = edit_distance(w, c);
+    if (!w.empty() && (c.find(w) != std::string::npos || w.find(c) != std::string::npos)) {
+      d = d / 4;
+    }
+    scored.emplace_back(d, c);
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+/// Throws "unknown <what> 'x'; closest: a, b, c".
+[[noreturn]] inline void fail_unknown(std::string_view what, std::string_view wanted,
+                                      const std::vector<std::string>& candidates) {
+  std::string msg = "unknown " + std::string(what) + " '" + std::string(wanted) + "'";
+  const auto near = closest(wanted, candidates);
+  if (!near.empty()) {
+    msg += "; closest: ";
+    for (std::size_t i = 0; i < near.size(); ++i) msg += (i ? ", " : "") + near[i];
+  }
+  throw std::invalid_argument(msg);
+}
+
+}  // namespace llmroof::detail

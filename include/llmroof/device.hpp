@@ -1,0 +1,81 @@
+// Accelerators: memory capacity and bandwidth, peak dense compute per math
+// format, interconnect, and where each number came from.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmroof/formats.hpp"
+#include "llmroof/units.hpp"
+
+namespace llmroof {
+
+/// Market class; selects the default efficiency profile.
+enum class device_class { datacenter, workstation, consumer, unified, cpu };
+
+constexpr std::string_view to_string(device_class c) {
+  switch (c) {
+    case device_class::datacenter: return "datacenter";
+    case device_class::workstation: return "workstation";
+    case device_class::consumer: return "consumer";
+    case device_class::unified: return "unified";
+    case device_class::cpu: return "cpu";
+  }
+  return "?";
+}
+
+/// One accelerator. Peaks are dense (no 2:4 sparsity) vendor figures; a peak
+/// of zero means "not published": the roof then falls back (see `peak`).
+struct device {
+  std::string id;            ///< lowercase, hyphenated: `rtx-pro-6000-blackwell`
+  std::string name;          ///< vendor SKU name
+  std::string vendor;
+  std::string family;
+  device_class klass = device_class::datacenter;
+  std::string memory_type;   ///< HBM3, GDDR7, LPDDR5X (unified) ...
+  bytes memory = make_bytes(0);                      ///< capacity, binary (an "80 GB" part = 80 GiB)
+  bytes_per_second bandwidth = make_bytes_per_second(0);  ///< peak DRAM bandwidth, decimal
+  std::array<flops_per_second, 5> peaks{};           ///< indexed by math_format
+  std::string interconnect;  ///< main device-to-device link
+  bytes_per_second link_bandwidth = make_bytes_per_second(0);  ///< bidirectional aggregate
+  double tdp_w = 0;          ///< board power, W (0 = unknown)
+  std::string source;        ///< URLs and documents, then "| notes"
+
+  /// Peak dense FLOP/s in math format m, 0 if unpublished.
+  [[nodiscard]] flops_per_second published_peak(math_format m) const {
+    return peaks[static_cast<std::size_t>(m)];
+  }
+
+  /// The math format that really runs when kernels ask for m: a device
+  /// without fp4/fp8/int8 units runs weight-only kernels that dequantize to
+  /// bf16 (Marlin, llama.cpp); a device without 16-bit matrix units runs fp32.
+  [[nodiscard]] math_format effective_math(math_format m) const {
+    if (published_peak(m).value() > 0) return m;
+    if (m != math_format::fp32 && published_peak(math_format::bf16).value() > 0) {
+      return math_format::bf16;
+    }
+    return math_format::fp32;
+  }
+
+  /// Peak dense FLOP/s that applies to kernels in math format m (after the
+  /// fallback of `effective_math`).
+  [[nodiscard]] flops_per_second peak(math_format m) const {
+    return published_peak(effective_math(m));
+  }
+};
+
+/// Every built-in device (more than 60), in catalog order.
+const std::vector<device>& devices();
+
+/// Looks a device up by id (case-insensitive). Throws std::invalid_argument
+/// listing the closest ids when unknown.
+const device& find_device(std::string_view id);
+
+/// Checks a user-built device: positive memory and bandwidth, a positive
+/// peak for bf16 or fp32. Throws std::invalid_argument naming the field.
+void validate(const device& d);
+
+}  // namespace llmroof

@@ -1,0 +1,91 @@
+// KV-cache sizes: bytes per token per layer kind, and per sequence at a
+// context, for GQA/MHA/MQA, MLA latents, sliding windows and linear-attention
+// state, with paged-block rounding.
+#pragma once
+
+#include <cmath>
+
+#include "llmroof/architecture.hpp"
+#include "llmroof/formats.hpp"
+#include "llmroof/units.hpp"
+
+namespace llmroof {
+
+/// Bits per element of linear-attention (Gated DeltaNet) state: engines keep
+/// it in the model dtype (vLLM mamba_ssm_cache_dtype "auto" = bf16), whatever
+/// the KV format.
+inline constexpr double linear_state_bits = 16.0;
+
+/// Bytes one cached token costs in one layer of kind k; 0 for linear layers.
+/// GQA: 2 * g * d_h * b/8. MLA: (kv_lora_rank + qk_rope_head_dim) * b/8,
+/// the latent the serving engines store.
+constexpr bytes kv_bytes_per_token(const architecture& a, layer_kind k, const numeric_format& kv) {
+  if (k == layer_kind::linear) return make_bytes(0);
+  if (a.attention == attention_kind::mla) {
+    return kv.bytes_of(double(a.mla.kv_lora_rank) + a.mla.qk_rope_head_dim);
+  }
+  return kv.bytes_of(2.0 * a.num_kv_heads * a.head_dim);
+}
+
+/// Bytes one cached token costs over all layers, while the context is below
+/// every sliding window (the linear-growth slope).
+constexpr bytes kv_bytes_per_token(const architecture& a, const numeric_format& kv) {
+  return double(a.count_layers(layer_kind::global)) * kv_bytes_per_token(a, layer_kind::global, kv) +
+         double(a.count_layers(layer_kind::sliding)) *
+             kv_bytes_per_token(a, layer_kind::sliding, kv);
+}
+
+/// Tokens a layer of kind k holds for a sequence of `context` tokens.
+constexpr double tokens_held(const architecture& a, layer_kind k, double context) {
+  switch (k) {
+    case layer_kind::global: return context;
+    case layer_kind::sliding: return context < a.sliding_window ? context : a.sliding_window;
+    case layer_kind::linear: return 0.0;
+  }
+  return 0.0;
+}
+
+/// Constant recurrent state of one sequence in one linear-attention layer:
+/// (value heads * d_k * d_v + conv channels * (kernel - 1)) elements.
+constexpr bytes linear_state_bytes_per_layer(const architecture& a) {
+  const auto& l = a.linear;
+  const double conv_channels =
+      2.0 * l.num_key_heads * l.key_head_dim + double(l.num_value_heads) * l.value_head_dim;
+  const double elements = double(l.num_value_heads) * l.key_head_dim * l.value_head_dim +
+                          conv_channels * (l.conv_kernel > 0 ? l.conv_kernel - 1 : 0);
+  return make_bytes(elements * linear_state_bits / 8.0);
+}
+
+/// Rounds tokens up to whole blocks of `block_tokens` (paged engines; vLLM 16).
+constexpr double round_to_blocks(double t, int block_tokens) {
+  if (block_tokens <= 1) return t;
+  const double blocks = static_cast<double>(static_cast<long long>((t + block_tokens - 1) / block_tokens));
+  return blocks * block_tokens;
+}
+
+/// Cache of one sequence holding `context` tokens: KV of every attention layer
+/// (sliding layers capped at the window) plus linear-attention state, each
+/// layer's tokens rounded up to whole blocks of `block_tokens`.
+/// Throws std::invalid_argument when context < 0 or not finite, or block_tokens < 1.
+inline bytes kv_bytes_per_sequence(const architecture& a, const numeric_format& kv, double context,
+                                   int block_tokens = 1) {
+  detail::require_non_negative("context", context);
+  detail::require_positive("block_tokens", block_tokens);
+  const double g = a.count_layers(layer_kind::global);
+  const double s = a.count_layers(layer_kind::sliding);
+  const double l = a.count_layers(layer_kind::linear);
+  const double c = std::ceil(context);
+  return g * round_to_blocks(tokens_held(a, layer_kind::global, c), block_tokens) *
+             kv_bytes_per_token(a, layer_kind::global, kv) +
+         s * round_to_blocks(tokens_held(a, layer_kind::sliding, c), block_tokens) *
+             kv_bytes_per_token(a, layer_kind::sliding, kv) +
+         l * linear_state_bytes_per_layer(a);
+}
+
+/// KV read by one decode step of a sequence at `context` cached tokens (the
+/// cache without block rounding: padding is allocated, never read).
+inline bytes kv_bytes_read(const architecture& a, const numeric_format& kv, double context) {
+  return kv_bytes_per_sequence(a, kv, context, 1);
+}
+
+}  // namespace llmroof

@@ -1,0 +1,15 @@
+// Umbrella header: the whole public API of llmroof.
+#pragma once
+
+#include "llmroof/units.hpp"          // IWYU pragma: export
+#include "llmroof/formats.hpp"        // IWYU pragma: export
+#include "llmroof/device.hpp"         // IWYU pragma: export
+#include "llmroof/architecture.hpp"   // IWYU pragma: export
+#include "llmroof/kv_cache.hpp"       // IWYU pragma: export
+#include "llmroof/moe.hpp"            // IWYU pragma: export
+#include "llmroof/ops.hpp"            // IWYU pragma: export
+#include "llmroof/roofline.hpp"       // IWYU pragma: export
+#include "llmroof/phases.hpp"         // IWYU pragma: export
+#include "llmroof/memory_plan.hpp"    // IWYU pragma: export
+#include "llmroof/serving.hpp"        // IWYU pragma: export
+#include "llmroof/version.hpp"        // IWYU pragma: export

@@ -1,0 +1,296 @@
+// Op counts: a prefill chunk or a decode step as a short list of operations,
+// each with counted FLOP and bytes by kind (weights, KV read, KV written,
+// activations). Counting is exact and checkable by hand; no time here.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "llmroof/architecture.hpp"
+#include "llmroof/formats.hpp"
+#include "llmroof/kv_cache.hpp"
+#include "llmroof/moe.hpp"
+#include "llmroof/units.hpp"
+
+namespace llmroof {
+
+/// Storage formats of a deployment. Quantized checkpoints (FP8, AWQ, GPTQ,
+/// NVFP4) keep the embedding table and lm_head in 16 bit, as HF and vLLM
+/// checkpoints do; GGUF files quantize them too (their mix averages cover it).
+struct precision {
+  numeric_format weights = find_format("bf16");     ///< linear layers
+  numeric_format kv = find_format("bf16");          ///< KV cache
+  numeric_format embedding = find_format("bf16");   ///< input table
+  numeric_format lm_head = find_format("bf16");     ///< output projection
+  numeric_format activations = find_format("bf16");
+
+  /// The usual deployment of `weights` with a `kv` cache (see above).
+  static precision of(const numeric_format& weights, const numeric_format& kv) {
+    precision p;
+    p.weights = weights;
+    p.kv = kv;
+    const bool gguf = weights.name.size() > 1 && (weights.name[0] == 'q' || weights.name[0] == 'i');
+    const bool wide = weights.bits >= 16;
+    if (gguf || wide) {
+      p.embedding = weights;
+      p.lm_head = weights;
+    }
+    return p;
+  }
+};
+
+enum class phase : std::uint8_t { prefill, decode };
+
+constexpr std::string_view to_string(phase p) {
+  return p == phase::prefill ? "prefill" : "decode";
+}
+
+/// What an op's FLOP run on: a GEMM (efficiency grows with its rows) or an
+/// attention kernel.
+enum class op_class : std::uint8_t { gemm, attention, elementwise };
+
+/// One operation, totalled over the `count` layers (kernels) it stands for.
+struct op {
+  std::string_view name;
+  op_class klass = op_class::gemm;
+  double count = 1;            ///< kernels launched (layers)
+  flops flop = make_flops(0);
+  bytes weights = make_bytes(0);
+  bytes kv_read = make_bytes(0);
+  bytes kv_written = make_bytes(0);
+  bytes activations = make_bytes(0);
+  math_format math = math_format::bf16;
+  double gemm_rows = 1;        ///< tokens per weight matrix (M of the GEMM), for efficiency
+
+  [[nodiscard]] constexpr bytes total_bytes() const {
+    return weights + kv_read + kv_written + activations;
+  }
+  /// FLOP per byte moved; 0 when nothing moves.
+  [[nodiscard]] constexpr flops_per_byte intensity() const {
+    return total_bytes().value() > 0 ? flop / total_bytes() : make_flops_per_byte(0);
+  }
+};
+
+inline constexpr std::size_t max_ops = 12;
+
+/// The ops of one phase; a fixed-capacity list so that counting allocates nothing.
+struct op_counts {
+  phase kind = phase::decode;
+  double sequences = 0;  ///< B
+  double new_tokens = 0; ///< tokens processed in this step (B for decode, B*P for prefill)
+  std::array<op, max_ops> ops{};
+  std::size_t size = 0;
+
+  [[nodiscard]] std::span<const op> list() const { return {ops.data(), size}; }
+  void add(const op& o) {
+    if (o.count > 0) ops[size++] = o;
+  }
+  [[nodiscard]] flops total_flop() const {
+    flops f = make_flops(0);
+    for (const auto& o : list()) f += o.flop;
+    return f;
+  }
+  [[nodiscard]] bytes total_bytes() const {
+    bytes b = make_bytes(0);
+    for (const auto& o : list()) b += o.total_bytes();
+    return b;
+  }
+  [[nodiscard]] bytes weight_bytes() const {
+    bytes b = make_bytes(0);
+    for (const auto& o : list()) b += o.weights;
+    return b;
+  }
+  [[nodiscard]] bytes kv_read_bytes() const {
+    bytes b = make_bytes(0);
+    for (const auto& o : list()) b += o.kv_read;
+    return b;
+  }
+};
+
+namespace detail {
+
+/// Query-key pairs of P new tokens after c cached ones in a layer that sees at
+/// most w keys (w = 0: unlimited). Token i (1..P) attends to min(c + i, w) keys.
+constexpr double attention_pairs(double p, double c, double w) {
+  if (w <= 0 || c + p <= w) return p * c + p * (p + 1) / 2;
+  const double full = w > c ? std::floor(w - c) : 0.0;  // tokens still below the window
+  return full * c + full * (full + 1) / 2 + (p - full) * w;
+}
+
+/// FLOP per (query, key) pair per layer.
+constexpr double flop_per_pair(const architecture& a, phase ph) {
+  const double h = a.num_heads;
+  if (a.attention == attention_kind::mla) {
+    const auto& m = a.mla;
+    // Decode runs absorbed MLA over the latent; prefill expands K and V.
+    if (ph == phase::decode) {
+      return 2.0 * h * (double(m.kv_lora_rank) + m.qk_rope_head_dim) + 2.0 * h * m.kv_lora_rank;
+    }
+    return 2.0 * h * (double(m.qk_nope_head_dim) + m.qk_rope_head_dim) + 2.0 * h * m.v_head_dim;
+  }
+  return 4.0 * h * a.head_dim;
+}
+
+/// Inputs plus outputs of the projections of one attention layer, elements per token.
+constexpr double attention_io_per_token(const architecture& a) {
+  const double d = a.hidden_size;
+  if (a.attention == attention_kind::mla) {
+    return 2.0 * d + a.num_heads * (double(a.mla.qk_nope_head_dim) + a.mla.qk_rope_head_dim) +
+           double(a.num_heads) * a.mla.v_head_dim;
+  }
+  return 2.0 * d + (2.0 * a.num_heads + 2.0 * a.num_kv_heads) * a.head_dim;
+}
+
+struct workload {
+  phase kind;
+  double sequences;   // B
+  double new_tokens;  // T: tokens through the linear layers
+  double out_tokens;  // tokens through lm_head
+  double prompt;      // P per sequence (1 in decode)
+  std::span<const double> contexts;  // cached tokens per sequence (or one shared value)
+  double shared_context;
+};
+
+inline op_counts count(const architecture& a, const precision& pr, const workload& w) {
+  op_counts out;
+  out.kind = w.kind;
+  out.sequences = w.sequences;
+  out.new_tokens = w.new_tokens;
+  const double t = w.new_tokens;
+  const double d = a.hidden_size;
+  const double act = pr.activations.bytes_per_element();
+  const double wb = pr.weights.bytes_per_element();
+  const math_format wm = pr.weights.math;
+
+  // Sums over sequences of what depends on each one's context.
+  const auto per_seq = [&](auto&& f) {
+    if (w.contexts.empty()) return w.sequences * f(w.shared_context);
+    double s = 0;
+    for (double c : w.contexts) s += f(c);
+    return s;
+  };
+
+  out.add({"embedding", op_class::elementwise, 1, make_flops(0),
+           make_bytes(t * d * pr.embedding.bytes_per_element()), make_bytes(0), make_bytes(0),
+           make_bytes(t * d * act), math_format::bf16, t});
+
+  const double norm_count = a.num_layers;
+  out.add({"norms", op_class::elementwise, norm_count, make_flops(4.0 * t * d * a.norms_per_layer * norm_count),
+           make_bytes(layer_norm_params(a) * norm_count * act), make_bytes(0), make_bytes(0),
+           make_bytes(2.0 * t * d * a.norms_per_layer * norm_count * act), math_format::bf16, t});
+
+  // Attention projections of global and sliding layers.
+  const double n_attn = a.count_layers(layer_kind::global) + a.count_layers(layer_kind::sliding);
+  if (n_attn > 0) {
+    const double p = attention_params(a, layer_kind::global);
+    double flop = 2.0 * t * p * n_attn;
+    if (a.attention == attention_kind::mla && w.kind == phase::prefill) {
+      // Prefill expands the cached latents of the prefix through kv_b_proj.
+      const double kv_b = double(a.mla.kv_lora_rank) * a.num_heads *
+                          (double(a.mla.qk_nope_head_dim) + a.mla.v_head_dim);
+      flop += 2.0 * kv_b * n_attn * per_seq([](double c) { return c; });
+    }
+    out.add({"attention.proj", op_class::gemm, n_attn, make_flops(flop),
+             make_bytes(p * n_attn * wb), make_bytes(0), make_bytes(0),
+             make_bytes(t * attention_io_per_token(a) * n_attn * act), wm, t});
+  }
+
+  const double fpp = flop_per_pair(a, w.kind);
+  for (layer_kind k : {layer_kind::global, layer_kind::sliding}) {
+    const double n = a.count_layers(k);
+    if (n == 0) continue;
+    const double window = k == layer_kind::sliding ? a.sliding_window : 0.0;
+    const double pairs = per_seq([&](double c) { return attention_pairs(w.prompt, c, window); });
+    const double held = per_seq([&](double c) { return tokens_held(a, k, c); });
+    const double kv_tok = kv_bytes_per_token(a, k, pr.kv).value();
+    out.add({k == layer_kind::global ? "attention.global" : "attention.sliding",
+             op_class::attention, n, make_flops(fpp * pairs * n), make_bytes(0),
+             make_bytes(held * kv_tok * n), make_bytes(t * kv_tok * n), make_bytes(0),
+             math_format::bf16, w.kind == phase::decode ? 1.0 : t});
+  }
+
+  if (const double n = a.count_layers(layer_kind::linear); n > 0) {
+    const auto& l = a.linear;
+    const double p = attention_params(a, layer_kind::linear);
+    // Gated DeltaNet per token and value head: decay, rank-1 update and
+    // readout of a d_k x d_v state, about 6 FLOP per state element.
+    const double state_flop = 6.0 * l.num_value_heads * double(l.key_head_dim) * l.value_head_dim;
+    const double state = linear_state_bytes_per_layer(a).value();
+    out.add({"attention.linear", op_class::gemm, n, make_flops((2.0 * p + state_flop) * t * n),
+             make_bytes(p * n * wb), make_bytes(w.sequences * state * n),
+             make_bytes(w.sequences * state * n), make_bytes(t * 2.0 * d * n * act), wm, t});
+  }
+
+  if (const double n = a.num_dense_layers(); n > 0) {
+    const double p = dense_ffn_params(a);
+    out.add({"ffn", op_class::gemm, n, make_flops(2.0 * t * p * n), make_bytes(p * n * wb),
+             make_bytes(0), make_bytes(0),
+             make_bytes(t * (2.0 * d + (a.ffn == ffn_kind::gated ? 3.0 : 2.0) * a.ffn_size) * n * act),
+             wm, t});
+  }
+
+  if (const double n = a.num_moe_layers(); n > 0) {
+    const auto& m = a.moe;
+    out.add({"moe.router", op_class::gemm, n, make_flops(2.0 * t * d * m.num_experts * n),
+             make_bytes(router_params(a) * n * act), make_bytes(0), make_bytes(0),
+             make_bytes(t * (d + m.num_experts) * n * act), math_format::bf16, t});
+    const double distinct = expected_distinct_experts(m.num_experts, m.experts_per_token, t);
+    const double ep = expert_params(a);
+    const double routed = t * m.experts_per_token;  // token-expert assignments
+    out.add({"moe.experts", op_class::gemm, n, make_flops(2.0 * routed * ep * n),
+             make_bytes(distinct * ep * n * wb), make_bytes(0), make_bytes(0),
+             make_bytes(routed * (2.0 * d + 3.0 * m.expert_ffn) * n * act), wm,
+             distinct > 0 ? routed / distinct : 1.0});
+    if (m.shared_experts > 0) {
+      const double sp = shared_experts_params(a);
+      out.add({"moe.shared", op_class::gemm, n, make_flops(2.0 * t * sp * n),
+               make_bytes(sp * n * wb), make_bytes(0), make_bytes(0),
+               make_bytes(t * (2.0 * d + 3.0 * m.expert_ffn * m.shared_experts) * n * act), wm, t});
+    }
+  }
+
+  const double v = a.vocab_size;
+  const auto& head = a.tied_embeddings ? pr.embedding : pr.lm_head;
+  out.add({"lm_head", op_class::gemm, 1, make_flops(2.0 * w.out_tokens * d * v),
+           make_bytes(v * d * head.bytes_per_element()), make_bytes(0), make_bytes(0),
+           make_bytes(w.out_tokens * (d + v) * act), head.math, w.out_tokens});
+  return out;
+}
+
+}  // namespace detail
+
+/// Decode step of `batch` sequences, each with `context` tokens cached: one new
+/// token per sequence. Throws std::invalid_argument unless batch >= 1 and
+/// context >= 0.
+inline op_counts count_decode(const architecture& a, const precision& pr, double batch,
+                              double context) {
+  detail::require_in("batch", batch, 1, 1e9);
+  detail::require_non_negative("context", context);
+  return detail::count(a, pr, {phase::decode, batch, batch, batch, 1, {}, context});
+}
+
+/// Decode step of sequences with their own cached contexts (one per entry).
+/// Throws std::invalid_argument on an empty list or a negative context.
+inline op_counts count_decode(const architecture& a, const precision& pr,
+                              std::span<const double> contexts) {
+  if (contexts.empty()) detail::fail("contexts size", ">= 1", 0);
+  for (double c : contexts) detail::require_non_negative("context", c);
+  const double b = static_cast<double>(contexts.size());
+  return detail::count(a, pr, {phase::decode, b, b, b, 1, contexts, 0});
+}
+
+/// Prefill of `prompt` new tokens in each of `batch` sequences after `cached`
+/// tokens already in their caches. lm_head runs only for each sequence's last
+/// token. Throws std::invalid_argument unless prompt >= 1, batch >= 1, cached >= 0.
+inline op_counts count_prefill(const architecture& a, const precision& pr, double prompt,
+                               double cached = 0, double batch = 1) {
+  detail::require_in("prompt", prompt, 1, 1e9);
+  detail::require_non_negative("cached", cached);
+  detail::require_in("batch", batch, 1, 1e9);
+  return detail::count(a, pr, {phase::prefill, batch, batch * prompt, batch, prompt, {}, cached});
+}
+
+}  // namespace llmroof

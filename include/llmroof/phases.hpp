@@ -1,0 +1,78 @@
+// Timing of whole phases: a prefill (time to first token) and a decode step
+// (time per output token), with bound and estimate side by side, per op.
+#pragma once
+
+#include <array>
+#include <span>
+
+#include "llmroof/ops.hpp"
+#include "llmroof/roofline.hpp"
+
+namespace llmroof {
+
+/// Time of one phase; `ops` and `times` are parallel lists.
+struct phase_timing {
+  op_counts counts;
+  std::array<op_time, max_ops> times{};
+  seconds bound = make_seconds(0);     ///< sum of op bounds, no overhead
+  seconds estimate = make_seconds(0);  ///< sum of op estimates + per-step overhead
+  seconds memory_time = make_seconds(0);   ///< estimate share of memory-limited ops
+  seconds compute_time = make_seconds(0);  ///< estimate share of compute-limited ops
+  seconds overhead_time = make_seconds(0);
+
+  /// The roof that accounts for most of the estimated time.
+  [[nodiscard]] bottleneck limit() const {
+    if (overhead_time > memory_time && overhead_time > compute_time) return bottleneck::overhead;
+    return compute_time > memory_time ? bottleneck::compute : bottleneck::memory;
+  }
+  /// New tokens per second over the phase (decode: B / step time).
+  [[nodiscard]] tokens_per_second tokens_per_s_bound() const {
+    return make_tokens(counts.new_tokens) / bound;
+  }
+  [[nodiscard]] tokens_per_second tokens_per_s_estimate() const {
+    return make_tokens(counts.new_tokens) / estimate;
+  }
+};
+
+/// Applies a roofline to counted ops.
+inline phase_timing time_phase(const op_counts& c, const roofline& r) {
+  phase_timing p;
+  p.counts = c;
+  for (std::size_t i = 0; i < c.size; ++i) {
+    const op_time t = r.time(c.ops[i]);
+    p.times[i] = t;
+    p.bound += t.bound();
+    p.estimate += t.estimate();
+    p.overhead_time += t.overhead;
+    if (t.limit() == bottleneck::compute) {
+      p.compute_time += t.compute_est;
+    } else {
+      p.memory_time += t.memory_est;
+    }
+  }
+  p.estimate += r.efficiency().per_step;
+  p.overhead_time += r.efficiency().per_step;
+  return p;
+}
+
+/// Decode step of `batch` sequences at `context` cached tokens each.
+/// Throws std::invalid_argument on batch < 1 or context < 0.
+inline phase_timing decode_step(const architecture& a, const precision& pr, const roofline& r,
+                                double batch, double context) {
+  return time_phase(count_decode(a, pr, batch, context), r);
+}
+
+/// Decode step of sequences with their own contexts.
+inline phase_timing decode_step(const architecture& a, const precision& pr, const roofline& r,
+                                std::span<const double> contexts) {
+  return time_phase(count_decode(a, pr, contexts), r);
+}
+
+/// Prefill of `prompt` tokens after `cached` ones, in one chunk, for `batch`
+/// sequences. Its estimate is the time to first token without queueing.
+inline phase_timing prefill(const architecture& a, const precision& pr, const roofline& r,
+                            double prompt, double cached = 0, double batch = 1) {
+  return time_phase(count_prefill(a, pr, prompt, cached, batch), r);
+}
+
+}  // namespace llmroof

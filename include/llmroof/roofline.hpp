@@ -1,0 +1,121 @@
+// The roofline: an op's time is the larger of its compute time and its memory
+// time. The bound uses the device's peaks; the estimate applies an
+// efficiency profile and per-kernel overhead, so estimate >= bound always.
+#pragma once
+
+#include <algorithm>
+#include <string>
+
+#include "llmroof/device.hpp"
+#include "llmroof/ops.hpp"
+#include "llmroof/units.hpp"
+
+namespace llmroof {
+
+/// What one engine achieves on one class of device. Calibrated profiles
+/// (calibrate.hpp) produce the same struct.
+struct efficiency_profile {
+  std::string name;
+  double memory = 0.66;             ///< eta_m: achieved fraction of peak bandwidth, (0, 1]
+  double compute = 0.75;            ///< eta_c of a large GEMM, (0, 1]
+  double compute_half_rows = 64;    ///< GEMM rows at which eta_c is half of `compute`, >= 0
+  double attention = 0.5;           ///< attention kernels' fraction of the compute roof, (0, 1]
+  seconds per_kernel = make_seconds(0);       ///< launch overhead per kernel (per layer op)
+  seconds per_step = make_seconds(0.3e-3);    ///< scheduler + sampling overhead per step
+  std::string source;
+
+  /// eta_c(m) = compute * m / (m + compute_half_rows): small GEMMs are
+  /// latency-bound and reach a smaller share of the peak.
+  [[nodiscard]] constexpr double compute_efficiency(double rows) const {
+    return compute * rows / (rows + compute_half_rows);
+  }
+};
+
+/// Throws std::invalid_argument naming the first field out of range.
+inline void validate(const efficiency_profile& e) {
+  detail::require_in_open_closed("efficiency.memory", e.memory, 0, 1);
+  detail::require_in_open_closed("efficiency.compute", e.compute, 0, 1);
+  detail::require_non_negative("efficiency.compute_half_rows", e.compute_half_rows);
+  detail::require_in_open_closed("efficiency.attention", e.attention, 0, 1);
+  detail::require_non_negative("efficiency.per_kernel", e.per_kernel.value());
+  detail::require_non_negative("efficiency.per_step", e.per_step.value());
+}
+
+/// Default profile of a device's class (documented with its source).
+efficiency_profile default_profile(const device& d);
+
+enum class bottleneck : std::uint8_t { memory, compute, overhead };
+
+constexpr std::string_view to_string(bottleneck b) {
+  switch (b) {
+    case bottleneck::memory: return "memory";
+    case bottleneck::compute: return "compute";
+    case bottleneck::overhead: return "overhead";
+  }
+  return "?";
+}
+
+/// Times of one op.
+struct op_time {
+  seconds compute_bound = make_seconds(0);  ///< FLOP / peak
+  seconds memory_bound = make_seconds(0);   ///< bytes / bandwidth
+  seconds compute_est = make_seconds(0);    ///< FLOP / (peak * eta_c)
+  seconds memory_est = make_seconds(0);     ///< bytes / (bandwidth * eta_m)
+  seconds overhead = make_seconds(0);
+  [[nodiscard]] constexpr seconds bound() const { return std::max(compute_bound, memory_bound); }
+  [[nodiscard]] constexpr seconds estimate() const {
+    return std::max(compute_est, memory_est) + overhead;
+  }
+  [[nodiscard]] constexpr bottleneck limit() const {
+    return compute_est > memory_est ? bottleneck::compute : bottleneck::memory;
+  }
+};
+
+/// A device with an efficiency profile, spread over `devices` identical
+/// devices that share FLOP and bytes evenly (tensor parallel without
+/// communication cost; parallel.hpp refines it).
+class roofline {
+ public:
+  /// Throws std::invalid_argument on an invalid device or profile, or devices < 1.
+  roofline(const device& d, efficiency_profile e, int devices = 1)
+      : device_(d), eff_(std::move(e)), n_(devices) {
+    validate(device_);
+    validate(eff_);
+    detail::require_in("devices", devices, 1, 65536);
+  }
+  explicit roofline(const device& d) : roofline(d, default_profile(d)) {}
+
+  [[nodiscard]] const device& dev() const { return device_; }
+  [[nodiscard]] const efficiency_profile& efficiency() const { return eff_; }
+  [[nodiscard]] int devices() const { return n_; }
+
+  [[nodiscard]] flops_per_second peak(math_format m) const { return double(n_) * device_.peak(m); }
+  [[nodiscard]] bytes_per_second bandwidth() const { return double(n_) * device_.bandwidth; }
+
+  /// FLOP per byte where the compute and memory roofs meet.
+  [[nodiscard]] flops_per_byte ridge(math_format m) const { return peak(m) / bandwidth(); }
+
+  [[nodiscard]] op_time time(const op& o) const {
+    op_time t;
+    const flops_per_second p = peak(o.math);
+    const bytes_per_second bw = bandwidth();
+    t.compute_bound = o.flop / p;
+    t.memory_bound = o.total_bytes() / bw;
+    const double eta_c = o.klass == op_class::attention ? eff_.attention
+                         : o.klass == op_class::gemm    ? eff_.compute_efficiency(o.gemm_rows)
+                                                        : eff_.compute;
+    t.compute_est = eta_c > 0 ? o.flop / (p * eta_c) : t.compute_bound;
+    t.memory_est = o.total_bytes() / (bw * eff_.memory);
+    t.overhead = o.count * eff_.per_kernel;
+    // An estimate never beats the bound, whatever the profile says.
+    t.compute_est = std::max(t.compute_est, t.compute_bound);
+    return t;
+  }
+
+ private:
+  device device_;
+  efficiency_profile eff_;
+  int n_;
+};
+
+}  // namespace llmroof

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Generate src/catalog_devices.inc from data/accelerators.csv (a copy of
+shared/data/accelerators.csv) and data/accelerators_extra.csv.
+
+Ids, classes and derived peaks (for rows whose vendor published only one
+figure) live here, each with its reasoning. Run with --check to fail when the
+committed file is stale (the test suite does).
+"""
+import csv
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "src" / "catalog_devices.inc"
+
+# name -> (id, class)
+IDS = {
+    "NVIDIA GeForce RTX 3090": ("rtx-3090", "consumer"),
+    "NVIDIA GeForce RTX 3090 Ti": ("rtx-3090-ti", "consumer"),
+    "NVIDIA GeForce RTX 4090": ("rtx-4090", "consumer"),
+    "NVIDIA GeForce RTX 5090": ("rtx-5090", "consumer"),
+    "NVIDIA RTX A6000": ("rtx-a6000", "workstation"),
+    "NVIDIA RTX 6000 Ada Generation": ("rtx-6000-ada", "workstation"),
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition": ("rtx-pro-6000-blackwell", "workstation"),
+    "NVIDIA L4": ("l4", "datacenter"),
+    "NVIDIA L40S": ("l40s", "datacenter"),
+    "NVIDIA A10": ("a10", "datacenter"),
+    "NVIDIA A100 40GB PCIe": ("a100-40gb-pcie", "datacenter"),
+    "NVIDIA A100 80GB PCIe": ("a100-80gb-pcie", "datacenter"),
+    "NVIDIA A100 40GB SXM4": ("a100-40gb-sxm", "datacenter"),
+    "NVIDIA A100 80GB SXM4": ("a100-80gb-sxm", "datacenter"),
+    "NVIDIA H100 PCIe": ("h100-pcie", "datacenter"),
+    "NVIDIA H100 SXM5": ("h100-sxm", "datacenter"),
+    "NVIDIA H100 NVL": ("h100-nvl", "datacenter"),
+    "NVIDIA H200 SXM": ("h200", "datacenter"),
+    "NVIDIA H200 NVL": ("h200-nvl", "datacenter"),
+    "NVIDIA H20": ("h20", "datacenter"),
+    "NVIDIA B200 (HGX/DGX, per GPU)": ("b200", "datacenter"),
+    "NVIDIA GB200 (per Blackwell GPU in GB200 NVL72)": ("gb200", "datacenter"),
+    "NVIDIA B300 / Blackwell Ultra (HGX, per GPU)": ("b300", "datacenter"),
+    "NVIDIA DGX Spark (GB10 Grace Blackwell)": ("dgx-spark", "unified"),
+    "NVIDIA Jetson AGX Orin 64GB": ("jetson-agx-orin-64gb", "unified"),
+    "NVIDIA Jetson AGX Thor (T5000)": ("jetson-agx-thor", "unified"),
+    "AMD Instinct MI250X": ("mi250x", "datacenter"),
+    "AMD Instinct MI300X": ("mi300x", "datacenter"),
+    "AMD Instinct MI325X": ("mi325x", "datacenter"),
+    "AMD Instinct MI355X": ("mi355x", "datacenter"),
+    "AMD Radeon RX 7900 XTX": ("rx-7900-xtx", "consumer"),
+    "AMD Ryzen AI Max+ 395 (Strix Halo, Radeon 8060S)": ("ryzen-ai-max-395", "unified"),
+    "Intel Gaudi 3 (HL-325L OAM)": ("gaudi-3", "datacenter"),
+    "Google Cloud TPU v5e": ("tpu-v5e", "datacenter"),
+    "Google Cloud TPU v6e (Trillium)": ("tpu-v6e", "datacenter"),
+    "Apple M1 (8-core GPU)": ("m1-8c", "unified"),
+    "Apple M1 Pro (16-core GPU)": ("m1-pro-16c", "unified"),
+    "Apple M1 Max (32-core GPU)": ("m1-max-32c", "unified"),
+    "Apple M1 Ultra (64-core GPU)": ("m1-ultra-64c", "unified"),
+    "Apple M2 (10-core GPU)": ("m2-10c", "unified"),
+    "Apple M2 Pro (19-core GPU)": ("m2-pro-19c", "unified"),
+    "Apple M2 Max (38-core GPU)": ("m2-max-38c", "unified"),
+    "Apple M2 Ultra (76-core GPU)": ("m2-ultra-76c", "unified"),
+    "Apple M3 (10-core GPU)": ("m3-10c", "unified"),
+    "Apple M3 Pro (18-core GPU)": ("m3-pro-18c", "unified"),
+    "Apple M3 Max (14-core CPU / 30-core GPU)": ("m3-max-30c", "unified"),
+    "Apple M3 Max (16-core CPU / 40-core GPU)": ("m3-max-40c", "unified"),
+    "Apple M3 Ultra (80-core GPU)": ("m3-ultra-80c", "unified"),
+    "Apple M4 (10-core GPU)": ("m4-10c", "unified"),
+    "Apple M4 Pro (20-core GPU)": ("m4-pro-20c", "unified"),
+    "Apple M4 Max (14-core CPU / 32-core GPU)": ("m4-max-32c", "unified"),
+    "Apple M4 Max (16-core CPU / 40-core GPU)": ("m4-max-40c", "unified"),
+    "NVIDIA GeForce RTX 3060 12GB": ("rtx-3060", "consumer"),
+    "NVIDIA GeForce RTX 3070": ("rtx-3070", "consumer"),
+    "NVIDIA GeForce RTX 3080 10GB": ("rtx-3080", "consumer"),
+    "NVIDIA GeForce RTX 4060 Ti 16GB": ("rtx-4060-ti-16gb", "consumer"),
+    "NVIDIA GeForce RTX 4070": ("rtx-4070", "consumer"),
+    "NVIDIA GeForce RTX 4080": ("rtx-4080", "consumer"),
+    "NVIDIA GeForce RTX 5080": ("rtx-5080", "consumer"),
+    "NVIDIA A40": ("a40", "datacenter"),
+    "NVIDIA V100 SXM2 32GB": ("v100-sxm2-32gb", "datacenter"),
+    "NVIDIA Tesla P40": ("p40", "datacenter"),
+    "NVIDIA RTX 4000 Ada Generation": ("rtx-4000-ada", "workstation"),
+    "NVIDIA RTX 5000 Ada Generation": ("rtx-5000-ada", "workstation"),
+}
+
+# Apple M3/M4 GPU FP32 was never published: cores x 128 FP32 lanes x 2 (FMA)
+# x clock. The clocks (M3 1.40 GHz, M4 1.67 GHz) are chosen so that a 32-core
+# M4 Max gives the ~13.7 TFLOPS third-party figure quoted in ACCELERATORS.md.
+def apple_fp32(cores, ghz):
+    return round(cores * 128 * 2 * ghz / 1000, 1)
+
+# name -> {column: (value, why)} for cells the vendor left empty.
+DERIVED = {
+    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition": {
+        "fp16_bf16_dense_tflops": (500.0, "bf16 = fp4 dense / 4 (Blackwell tensor rate ratio fp4:fp8:bf16 = 4:2:1; no FP32-accumulate halving on pro parts)"),
+        "fp8_dense_tflops": (1000.0, "fp8 = fp4 dense / 2"),
+        "int8_dense_tops": (1000.0, "int8 = fp8 rate"),
+    },
+    "NVIDIA DGX Spark (GB10 Grace Blackwell)": {
+        "fp16_bf16_dense_tflops": (125.0, "bf16 = fp4 dense / 4 (Blackwell ratio)"),
+        "fp8_dense_tflops": (250.0, "fp8 = fp4 dense / 2"),
+    },
+    "NVIDIA Jetson AGX Thor (T5000)": {
+        "fp16_bf16_dense_tflops": (258.75, "bf16 = fp4 dense / 4 (Blackwell ratio)"),
+        "fp8_dense_tflops": (517.5, "fp8 = fp4 dense / 2"),
+    },
+    "NVIDIA Jetson AGX Orin 64GB": {
+        "fp32_tflops": (5.3, "2048 CUDA cores x 2 x 1.3 GHz"),
+        "fp16_bf16_dense_tflops": (42.6, "16 SMs x 1024 dense fp16 FMA/clk x 2 x 1.3 GHz (Ampere)"),
+    },
+    "AMD Ryzen AI Max+ 395 (Strix Halo, Radeon 8060S)": {
+        "fp32_tflops": (29.7, "unofficial: 40 CU x 64 x 2 x 2 x 2.9 GHz (ACCELERATORS.md)"),
+        "fp16_bf16_dense_tflops": (59.4, "unofficial: WMMA fp16 = 2 x fp32 (ACCELERATORS.md)"),
+    },
+    "Google Cloud TPU v5e": {},
+    "Google Cloud TPU v6e (Trillium)": {},
+}
+for name, cores, ghz in [
+    ("Apple M3 (10-core GPU)", 10, 1.40), ("Apple M3 Pro (18-core GPU)", 18, 1.40),
+    ("Apple M3 Max (14-core CPU / 30-core GPU)", 30, 1.40),
+    ("Apple M3 Max (16-core CPU / 40-core GPU)", 40, 1.40),
+    ("Apple M3 Ultra (80-core GPU)", 80, 1.40), ("Apple M4 (10-core GPU)", 10, 1.67),
+    ("Apple M4 Pro (20-core GPU)", 20, 1.67),
+    ("Apple M4 Max (14-core CPU / 32-core GPU)", 32, 1.67),
+    ("Apple M4 Max (16-core CPU / 40-core GPU)", 40, 1.67),
+]:
+    DERIVED[name] = {"fp32_tflops": (apple_fp32(cores, ghz),
+                                     f"estimate: {cores} GPU cores x 128 lanes x 2 x {ghz} GHz")}
+
+
+def cxx(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def num(x):
+    return "0" if x in ("", None) else repr(float(x))
+
+
+def main():
+    rows = []
+    for f in ("accelerators.csv", "accelerators_extra.csv"):
+        rows += list(csv.DictReader(open(ROOT / "data" / f, encoding="utf-8")))
+    lines = ["// Generated by scripts/gen_device_catalog.py from data/accelerators*.csv. Do not edit.",
+             "// Columns: id, name, vendor, family, class, memory type, memory (marketed GB, read as GiB),",
+             "// bandwidth GB/s, peak TFLOPS fp32, bf16, fp8, int8, fp4, tdp W, interconnect, link GB/s, source."]
+    for r in rows:
+        if r["name"] not in IDS:
+            sys.exit(f"no id for {r['name']!r}: add it to IDS")
+        did, klass = IDS[r["name"]]
+        notes = []
+        for col, (v, why) in DERIVED.get(r["name"], {}).items():
+            if r[col] == "":
+                r[col] = str(v)
+                notes.append(f"{col} {v} derived: {why}")
+        # Apple GPUs run fp16 at the fp32 rate and have no matrix units.
+        if r["vendor"] == "Apple" and r["fp16_bf16_dense_tflops"] == "":
+            r["fp16_bf16_dense_tflops"] = r["fp32_tflops"]
+            notes.append("bf16 roof = fp32 rate (Apple GPUs run fp16 at the fp32 rate)")
+        src = r["source"] + (" | derived here: " + "; ".join(notes) if notes else "")
+        lines.append("{" + ", ".join([
+            cxx(did), cxx(r["name"]), cxx(r["vendor"]), cxx(r["family"]),
+            "device_class::" + klass, cxx(r["memory_type"]), num(r["memory_gib_or_gb"]),
+            num(r["memory_bandwidth_gbs"]), num(r["fp32_tflops"]), num(r["fp16_bf16_dense_tflops"]),
+            num(r["fp8_dense_tflops"]), num(r["int8_dense_tops"]), num(r["fp4_dense_tflops"]),
+            num(r["tdp_w"]), cxx(r["interconnect"]), num(r["interconnect_gbs"]), cxx(src)]) + "},")
+    text = "\n".join(lines) + "\n"
+    if "--check" in sys.argv:
+        if OUT.read_text(encoding="utf-8") != text:
+            sys.exit(f"{OUT} is stale: run scripts/gen_device_catalog.py")
+        print("device catalog up to date")
+        return
+    OUT.write_text(text, encoding="utf-8")
+    print(f"wrote {len(rows)} devices to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
