@@ -177,10 +177,13 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
            make_bytes(t * d * pr.embedding.bytes_per_element()), make_bytes(0), make_bytes(0),
            make_bytes(t * d * act), math_format::bf16, t});
 
-  const double norm_count = a.num_layers;
-  out.add({"norms", op_class::elementwise, norm_count, make_flops(4.0 * t * d * a.norms_per_layer * norm_count),
-           make_bytes(layer_norm_params(a) * norm_count * act), make_bytes(0), make_bytes(0),
-           make_bytes(2.0 * t * d * a.norms_per_layer * norm_count * act), math_format::bf16, t});
+  // Per-layer norms plus the final norm: ~4 FLOP per element (square, sum,
+  // scale, weight); each reads and writes the hidden state.
+  const double norms = double(a.norms_per_layer) * a.num_layers + 1;
+  out.add({"norms", op_class::elementwise, norms, make_flops(4.0 * t * d * norms),
+           make_bytes((layer_norm_params(a) * a.num_layers + d * (a.norm_bias ? 2 : 1)) * act),
+           make_bytes(0), make_bytes(0), make_bytes(2.0 * t * d * norms * act), math_format::bf16,
+           t});
 
   // Attention projections of global and sliding layers.
   const double n_attn = a.count_layers(layer_kind::global) + a.count_layers(layer_kind::sliding);

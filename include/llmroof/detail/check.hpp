@@ -84,25 +84,39 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
   return prev[b.size()];
 }
 
-/// The up to `n` candidates closest to `wanted`; candidates containing the
-/// wanted text (or contained in it) rank first, then by edit distance.
+/// Lowercase without separators, so that `q4km`, `Q4_K_M` and `q4-k-m` compare equal.
+inline std::string normalized(std::string_view s) {
+  std::string out;
+  for (char c : to_lower(s)) {
+    if (c != '-' && c != '_' && c != '.' && c != ' ') out.push_back(c);
+  }
+  return out;
+}
+
+/// The up to `n` candidates closest to `wanted`: by edit distance after
+/// normalisation, then by the longest common prefix, then catalog order.
 inline std::vector<std::string> closest(std::string_view wanted,
                                         const std::vector<std::string>& candidates,
                                         std::size_t n = 3) {
   const std::string w = to_lower(wanted);
-  std::vector<std::pair<std::size_t, std::string>> scored;
-  scored.reserve(candidates.size());
+  const std::string wn = normalized(wanted);
+  struct scored {
+    std::size_t distance;
+    std::size_t prefix;
+    const std::string* name;
+  };
+  std::vector<scored> all;
+  all.reserve(candidates.size());
   for (const auto& c : candidates) {
-    std::size_t d = edit_distance(w, c);
-    if (!w.empty() && (c.find(w) != std::string::npos || w.find(c) != std::string::npos)) {
-      d = d / 4;
-    }
-    scored.emplace_back(d, c);
+    std::size_t prefix = 0;
+    while (prefix < c.size() && prefix < w.size() && c[prefix] == w[prefix]) ++prefix;
+    all.push_back({edit_distance(wn, normalized(c)), prefix, &c});
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::stable_sort(all.begin(), all.end(), [](const scored& x, const scored& y) {
+    return x.distance != y.distance ? x.distance < y.distance : x.prefix > y.prefix;
+  });
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < scored.size() && i < n; ++i) out.push_back(scored[i].second);
+  for (std::size_t i = 0; i < all.size() && i < n; ++i) out.push_back(*all[i].name);
   return out;
 }
 

@@ -1,0 +1,609 @@
+// The llmroof command: plan, decode, prefill, kv, list.
+//
+// Exit codes: 0 success, 2 bad input (one line on stderr), 1 internal error.
+// `--json` prints a stable schema (docs/cli-json.md); human output is a table
+// that says GB (1e9 B) or GiB (2^30 B) explicitly.
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "llmroof/llmroof.hpp"
+
+namespace {
+
+using namespace llmroof;
+using json = nlohmann::ordered_json;
+
+constexpr const char* usage = R"(llmroof — roofline estimates for LLM inference
+
+usage:
+  llmroof plan    --model ID --device ID[:N] [--weights FMT] [--kv FMT] [--users N] [--context C] [--prompt P]
+  llmroof decode  --model ID --device ID[:N] [--weights FMT] [--kv FMT] [--batch N] [--context C]
+  llmroof prefill --model ID --device ID[:N] [--weights FMT] [--kv FMT] [--batch N] [--prompt P] [--context C]
+  llmroof kv      --model ID [--kv FMT] [--context C] [--users N]
+  llmroof list    devices|models|formats
+
+options:
+  --model ID         catalog id (llmroof list models)
+  --device ID[:N]    catalog id, N devices in tensor parallel (default 1)
+  --weights FMT      weight format (default bf16): bf16, fp8, awq-int4, nvfp4, q4_k_m, ...
+  --kv FMT           KV-cache format (default bf16)
+  --lm-head FMT      format of lm_head and embeddings (default: bf16 for quantized checkpoints)
+  --users N          concurrent users (default 1)
+  --batch N          sequences decoded together (default 1)
+  --context C        tokens per user: 4096, 128k (= 131072), 1m (default 4096)
+  --prompt P         prompt tokens (default 2048, or the context if smaller)
+  --memory-utilization F   share of device memory the engine uses (default 0.9)
+  --block-tokens N   KV block size of the paged engine (default 16)
+  --json             machine-readable output (schema "llmroof.<command>/1")
+)";
+
+struct usage_error : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+struct options {
+  std::string command;
+  std::string sub;
+  std::map<std::string, std::string> values;
+  bool json = false;
+
+  [[nodiscard]] std::optional<std::string> get(const std::string& k) const {
+    auto it = values.find(k);
+    if (it == values.end()) return std::nullopt;
+    return it->second;
+  }
+  [[nodiscard]] std::string require(const std::string& k) const {
+    auto v = get(k);
+    if (!v) throw usage_error("--" + k + " is required for '" + command + "'");
+    return *v;
+  }
+};
+
+const std::vector<std::string> valued = {"model",   "device", "weights", "kv",
+                                         "lm-head", "users",  "batch",   "context",
+                                         "prompt",  "memory-utilization", "block-tokens"};
+
+options parse(int argc, char** argv) {
+  options o;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) throw usage_error("missing command; run 'llmroof --help'");
+  o.command = args[0];
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--json") {
+      o.json = true;
+    } else if (a.rfind("--", 0) == 0) {
+      std::string key = a.substr(2);
+      std::string value;
+      if (const auto eq = key.find('='); eq != std::string::npos) {
+        value = key.substr(eq + 1);
+        key = key.substr(0, eq);
+      } else {
+        if (i + 1 >= args.size()) throw usage_error("--" + key + " needs a value");
+        value = args[++i];
+      }
+      bool known = false;
+      for (const auto& v : valued) known = known || v == key;
+      if (!known) throw usage_error("unknown option --" + key + "; run 'llmroof --help'");
+      o.values[key] = value;
+    } else if (o.sub.empty()) {
+      o.sub = a;
+    } else {
+      throw usage_error("unexpected argument '" + a + "'");
+    }
+  }
+  return o;
+}
+
+/// "131072", "128k" (x1024), "1m" (x1048576), "1.5k".
+double parse_tokens(const std::string& field, const std::string& s) {
+  const auto bad = [&] {
+    return usage_error("--" + field + " must be a token count like 4096 or 128k (got '" + s + "')");
+  };
+  if (s.empty()) throw bad();
+  double mult = 1;
+  std::string num = s;
+  const char last = static_cast<char>(std::tolower(static_cast<unsigned char>(s.back())));
+  if (last == 'k') mult = 1024;
+  if (last == 'm') mult = 1024.0 * 1024.0;
+  if (mult > 1) num = s.substr(0, s.size() - 1);
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(num, &used);
+  } catch (const std::exception&) {
+    throw bad();
+  }
+  if (used != num.size() || !std::isfinite(v)) throw bad();
+  v *= mult;
+  if (v < 0) detail::fail(field, ">= 0", v);
+  return std::round(v);
+}
+
+double parse_count(const std::string& field, const std::string& s) {
+  const double v = parse_tokens(field, s);
+  detail::require_in(field, v, 1, 1e9);
+  return v;
+}
+
+double parse_number(const std::string& field, const std::string& s) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != s.size()) {
+    throw usage_error("--" + field + " must be a number (got '" + s + "')");
+  }
+  return v;
+}
+
+struct setup {
+  const architecture* model = nullptr;
+  const device* dev = nullptr;
+  int devices = 1;
+  precision pr;
+  engine_settings engine;
+};
+
+setup make_setup(const options& o, bool need_device) {
+  setup s;
+  const std::string model = o.require("model");
+  if (model.find('/') != std::string::npos || model.find(".json") != std::string::npos ||
+      model.find(".gguf") != std::string::npos) {
+    throw usage_error("--model " + model +
+                      ": reading model files is not supported yet; use a catalog id "
+                      "(llmroof list models)");
+  }
+  s.model = &find_model(model);
+  if (need_device) {
+    std::string dev = o.require("device");
+    if (const auto colon = dev.find(':'); colon != std::string::npos) {
+      s.devices = static_cast<int>(parse_count("device count", dev.substr(colon + 1)));
+      dev = dev.substr(0, colon);
+    }
+    s.dev = &find_device(dev);
+  }
+  const auto& w = find_format(o.get("weights").value_or("bf16"));
+  const auto& kv = find_format(o.get("kv").value_or("bf16"));
+  s.pr = precision::of(w, kv);
+  if (auto h = o.get("lm-head")) {
+    s.pr.lm_head = find_format(*h);
+    s.pr.embedding = s.pr.lm_head;
+  }
+  if (auto u = o.get("memory-utilization")) {
+    s.engine.memory_utilization = parse_number("memory-utilization", *u);
+  }
+  if (auto b = o.get("block-tokens")) {
+    s.engine.block_tokens = static_cast<int>(parse_count("block-tokens", *b));
+  }
+  validate(s.engine);
+  return s;
+}
+
+// ---- formatting --------------------------------------------------------------
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string thousands(double v) {
+  const auto n = static_cast<long long>(std::llround(v));
+  std::string s = std::to_string(n < 0 ? -n : n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return (n < 0 ? "-" : "") + s;
+}
+
+std::string gib(bytes b) { return fmt("%.2f GiB", in_GiB(b)); }
+std::string gb(bytes b) { return fmt("%.2f GB", in_GB(b)); }
+std::string ms(seconds t) { return fmt("%.2f ms", t.value() * 1e3); }
+std::string ctx_label(double c) {
+  if (c >= 1024 && std::fmod(c, 1024) == 0) return thousands(c / 1024) + "k";
+  return thousands(c);
+}
+
+std::string device_label(const setup& s) {
+  return std::to_string(s.devices) + " x " + s.dev->name;
+}
+
+json phase_json(const phase_timing& p) {
+  json ops = json::array();
+  for (std::size_t i = 0; i < p.counts.size; ++i) {
+    const op& o = p.counts.ops[i];
+    const op_time& t = p.times[i];
+    ops.push_back({{"name", o.name},
+                   {"count", o.count},
+                   {"flop", o.flop.value()},
+                   {"weight_bytes", o.weights.value()},
+                   {"kv_read_bytes", o.kv_read.value()},
+                   {"kv_written_bytes", o.kv_written.value()},
+                   {"activation_bytes", o.activations.value()},
+                   {"intensity_flop_per_byte", o.intensity().value()},
+                   {"math", to_string(o.math)},
+                   {"bound_s", t.bound().value()},
+                   {"estimate_s", t.estimate().value()},
+                   {"bottleneck", to_string(t.limit())}});
+  }
+  return {{"phase", to_string(p.counts.kind)},
+          {"sequences", p.counts.sequences},
+          {"new_tokens", p.counts.new_tokens},
+          {"flop", p.counts.total_flop().value()},
+          {"bytes", p.counts.total_bytes().value()},
+          {"weight_bytes", p.counts.weight_bytes().value()},
+          {"kv_read_bytes", p.counts.kv_read_bytes().value()},
+          {"bound_s", p.bound.value()},
+          {"estimate_s", p.estimate.value()},
+          {"tokens_per_s_bound", p.tokens_per_s_bound().value()},
+          {"tokens_per_s_estimate", p.tokens_per_s_estimate().value()},
+          {"bottleneck", to_string(p.limit())},
+          {"ops", ops}};
+}
+
+json setup_json(const setup& s) {
+  json j = {{"model", s.model->id},
+            {"weights", s.pr.weights.name},
+            {"kv", s.pr.kv.name},
+            {"lm_head", s.pr.lm_head.name}};
+  if (s.dev != nullptr) {
+    j["device"] = s.dev->id;
+    j["devices"] = s.devices;
+  }
+  return j;
+}
+
+json memory_json(const memory_plan& m) {
+  return {{"capacity_bytes", m.capacity.value()},
+          {"usable_bytes", m.usable.value()},
+          {"memory_utilization", m.capacity.value() > 0 ? m.usable.value() / m.capacity.value() : 0},
+          {"weight_bytes", m.weights.value()},
+          {"reserve_bytes", m.reserve.value()},
+          {"activation_bytes", m.activations.value()},
+          {"kv_budget_bytes", m.kv_budget.value()},
+          {"kv_bytes_per_token", m.kv_per_token.value()},
+          {"kv_bytes_per_sequence", m.kv_per_sequence.value()},
+          {"kv_bytes_needed", m.kv_needed.value()},
+          {"users", m.users},
+          {"context", m.context},
+          {"weights_fit", m.weights_fit},
+          {"fits", m.fits},
+          {"shortfall_bytes", m.shortfall().value()},
+          {"headroom_bytes", m.headroom().value()},
+          {"max_users_at_context", m.max_sequences},
+          {"max_context_for_users", m.max_context}};
+}
+
+void print_ops(const phase_timing& p) {
+  std::printf("  %-18s %6s %12s %12s %12s %10s %10s %10s  %s\n", "op", "count", "GFLOP",
+              "weights GB", "KV GB", "FLOP/B", "bound", "estimate", "limit");
+  for (std::size_t i = 0; i < p.counts.size; ++i) {
+    const op& o = p.counts.ops[i];
+    const op_time& t = p.times[i];
+    std::printf("  %-18s %6.0f %12.3f %12.4f %12.4f %10.1f %10s %10s  %s\n",
+                std::string(o.name).c_str(), o.count, o.flop.value() / 1e9, in_GB(o.weights),
+                in_GB(o.kv_read + o.kv_written), o.intensity().value(), ms(t.bound()).c_str(),
+                ms(t.estimate()).c_str(), std::string(to_string(t.limit())).c_str());
+  }
+}
+
+// ---- commands ----------------------------------------------------------------
+
+int cmd_plan(const options& o) {
+  const setup s = make_setup(o, true);
+  scenario sc;
+  sc.users = parse_count("users", o.get("users").value_or("1"));
+  sc.context = parse_tokens("context", o.get("context").value_or("4096"));
+  if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
+  sc.engine = s.engine;
+  sc.devices = s.devices;
+  const roofline r(*s.dev, default_profile(*s.dev), s.devices);
+  const plan_result res = plan(*s.model, s.pr, r, sc);
+  const memory_plan& m = res.memory;
+
+  if (o.json) {
+    json j = {{"schema", "llmroof.plan/1"}};
+    j.update(setup_json(s));
+    j["efficiency"] = {{"name", r.efficiency().name},
+                       {"memory", r.efficiency().memory},
+                       {"compute", r.efficiency().compute},
+                       {"per_step_s", r.efficiency().per_step.value()}};
+    j["memory"] = memory_json(m);
+    j["prompt_tokens"] = res.prompt;
+    j["ttft"] = phase_json(res.ttft);
+    json curve = json::array();
+    for (const auto& pt : res.curve) {
+      curve.push_back({{"context", pt.context},
+                       {"fits", pt.fits},
+                       {"single_user_tokens_per_s_bound", pt.single.tokens_per_s_bound().value()},
+                       {"single_user_tokens_per_s_estimate", pt.single.tokens_per_s_estimate().value()},
+                       {"per_user_tokens_per_s_bound", pt.per_user_bound().value()},
+                       {"per_user_tokens_per_s_estimate", pt.per_user_estimate().value()},
+                       {"total_tokens_per_s_estimate", pt.total_estimate().value()},
+                       {"tpot_s_estimate", pt.all.estimate.value()},
+                       {"bottleneck", to_string(pt.all.limit())}});
+    }
+    j["decode_curve"] = curve;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+
+  const double users = sc.users;
+  std::printf("llmroof plan: %s on %s\n", s.model->name.c_str(), device_label(s).c_str());
+  std::printf("weights %s (%.4g bits), KV %s (%.4g bits), lm_head %s; engine %s, memory utilisation %.2f, KV blocks of %d tokens\n\n",
+              std::string(s.pr.weights.name).c_str(), s.pr.weights.bits,
+              std::string(s.pr.kv.name).c_str(), s.pr.kv.bits,
+              std::string(s.pr.lm_head.name).c_str(), sc.engine.name.c_str(),
+              sc.engine.memory_utilization, sc.engine.block_tokens);
+  std::printf("Memory (1 GiB = 2^30 B, 1 GB = 1e9 B)\n");
+  std::printf("  %-34s %12s\n", "capacity", gib(m.capacity).c_str());
+  std::printf("  %-34s %12s\n", ("usable (x " + fmt("%.2f", sc.engine.memory_utilization) + ")").c_str(), gib(m.usable).c_str());
+  std::printf("  %-34s %12s  (%s)\n", "weights", gib(m.weights).c_str(), gb(m.weights).c_str());
+  std::printf("  %-34s %12s\n", "runtime reserve", gib(m.reserve).c_str());
+  std::printf("  %-34s %12s\n", "activation peak", gib(m.activations).c_str());
+  std::printf("  %-34s %12s\n", "KV budget", gib(m.kv_budget).c_str());
+  std::printf("  %-34s %12s B  (%.1f KiB)\n", "KV cache per token", thousands(m.kv_per_token.value()).c_str(), m.kv_per_token.value() / 1024);
+  std::printf("  %-34s %12s\n", ("KV per user at " + thousands(sc.context) + " tokens").c_str(), gib(m.kv_per_sequence).c_str());
+  std::printf("  %-34s %12s\n", ("KV for " + thousands(users) + " users").c_str(), gib(m.kv_needed).c_str());
+  if (!m.weights_fit) {
+    std::printf("\n  The weights alone do NOT fit: short by %s (%s).\n", gib(make_bytes(-m.kv_budget.value())).c_str(),
+                gb(make_bytes(-m.kv_budget.value())).c_str());
+  } else if (m.fits) {
+    std::printf("\n  %s users at %s tokens fit, with %s to spare.\n", thousands(users).c_str(),
+                thousands(sc.context).c_str(), gib(m.headroom()).c_str());
+  } else {
+    std::printf("\n  %s users at %s tokens do NOT fit: short by %s.\n", thousands(users).c_str(),
+                thousands(sc.context).c_str(), gib(m.shortfall()).c_str());
+  }
+  if (m.weights_fit) {
+    std::printf("  Most users that fit at %s tokens: %s\n", thousands(sc.context).c_str(),
+                thousands(m.max_sequences).c_str());
+    std::printf("  Longest context that fits %s users: %s tokens", thousands(users).c_str(),
+                thousands(m.max_context).c_str());
+    if (s.model->max_context > 0 && m.max_context > s.model->max_context) {
+      std::printf(" (the model supports %s)", thousands(s.model->max_context).c_str());
+    }
+    std::printf("\n");
+  }
+
+  std::printf("\nTime to first token, prompt of %s tokens: estimate %s, bound %s (%s-bound, %.0f tokens/s)\n",
+              thousands(res.prompt).c_str(), ms(res.ttft.estimate).c_str(), ms(res.ttft.bound).c_str(),
+              std::string(to_string(res.ttft.limit())).c_str(), res.ttft.tokens_per_s_estimate().value());
+
+  std::printf("\nDecode tokens/s against context (bound = peak roofs; estimate = profile %s, eta_m %.2f)\n",
+              r.efficiency().name.c_str(), r.efficiency().memory);
+  std::printf("  %9s  %-9s %11s %11s   %-28s %11s  %s\n", "context", "fits all", "1 user est", "1 user bnd",
+              (thousands(users) + " users: per user est / bnd").c_str(), "total est", "limit");
+  for (const auto& pt : res.curve) {
+    std::printf("  %9s  %-9s %11.1f %11.1f   %13.1f / %-12.1f %11.1f  %s\n", ctx_label(pt.context).c_str(),
+                pt.fits ? "yes" : "no", pt.single.tokens_per_s_estimate().value(),
+                pt.single.tokens_per_s_bound().value(), pt.per_user_estimate().value(),
+                pt.per_user_bound().value(), pt.total_estimate().value(),
+                std::string(to_string(pt.all.limit())).c_str());
+  }
+  const phase_timing& empty = res.curve.front().single;
+  std::printf("\nAn empty-context decode step reads %s per token (weights %s); at %s tokens the KV cache adds %s.\n",
+              gb(empty.counts.total_bytes()).c_str(), gb(empty.counts.weight_bytes()).c_str(),
+              thousands(sc.context).c_str(), gb(res.curve.back().single.counts.kv_read_bytes()).c_str());
+  return 0;
+}
+
+int cmd_decode(const options& o) {
+  const setup s = make_setup(o, true);
+  const double batch = parse_count("batch", o.get("batch").value_or("1"));
+  const double context = parse_tokens("context", o.get("context").value_or("4096"));
+  const roofline r(*s.dev, default_profile(*s.dev), s.devices);
+  const phase_timing p = decode_step(*s.model, s.pr, r, batch, context);
+  if (o.json) {
+    json j = {{"schema", "llmroof.decode/1"}};
+    j.update(setup_json(s));
+    j["batch"] = batch;
+    j["context"] = context;
+    j["step"] = phase_json(p);
+    j["per_user_tokens_per_s_estimate"] = 1.0 / p.estimate.value();
+    j["per_user_tokens_per_s_bound"] = 1.0 / p.bound.value();
+    j["ridge_flop_per_byte"] = r.ridge(s.pr.weights.math).value();
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("llmroof decode: %s on %s, batch %s at %s cached tokens, weights %s, KV %s\n\n",
+              s.model->name.c_str(), device_label(s).c_str(), thousands(batch).c_str(),
+              thousands(context).c_str(), std::string(s.pr.weights.name).c_str(),
+              std::string(s.pr.kv.name).c_str());
+  print_ops(p);
+  std::printf("\n  step: estimate %s, bound %s (%s-bound); reads %s per step\n", ms(p.estimate).c_str(),
+              ms(p.bound).c_str(), std::string(to_string(p.limit())).c_str(), gb(p.counts.total_bytes()).c_str());
+  std::printf("  per user: %.1f tokens/s estimate, %.1f bound; total %.1f tokens/s estimate\n",
+              1.0 / p.estimate.value(), 1.0 / p.bound.value(), p.tokens_per_s_estimate().value());
+  std::printf("  ridge point (%s): %.1f FLOP/B\n", std::string(to_string(s.dev->effective_math(s.pr.weights.math))).c_str(),
+              r.ridge(s.pr.weights.math).value());
+  return 0;
+}
+
+int cmd_prefill(const options& o) {
+  const setup s = make_setup(o, true);
+  const double batch = parse_count("batch", o.get("batch").value_or("1"));
+  const double prompt = parse_count("prompt", o.get("prompt").value_or("2048"));
+  const double cached = parse_tokens("context", o.get("context").value_or("0"));
+  const roofline r(*s.dev, default_profile(*s.dev), s.devices);
+  const phase_timing p = prefill(*s.model, s.pr, r, prompt, cached, batch);
+  if (o.json) {
+    json j = {{"schema", "llmroof.prefill/1"}};
+    j.update(setup_json(s));
+    j["batch"] = batch;
+    j["prompt"] = prompt;
+    j["cached"] = cached;
+    j["prefill"] = phase_json(p);
+    j["ttft_s_estimate"] = p.estimate.value();
+    j["ttft_s_bound"] = p.bound.value();
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("llmroof prefill: %s on %s, %s x %s prompt tokens after %s cached, weights %s\n\n",
+              s.model->name.c_str(), device_label(s).c_str(), thousands(batch).c_str(),
+              thousands(prompt).c_str(), thousands(cached).c_str(), std::string(s.pr.weights.name).c_str());
+  print_ops(p);
+  std::printf("\n  time to first token: estimate %s, bound %s (%s-bound)\n", ms(p.estimate).c_str(),
+              ms(p.bound).c_str(), std::string(to_string(p.limit())).c_str());
+  std::printf("  prefill speed: %.0f tokens/s estimate, %.0f bound\n", p.tokens_per_s_estimate().value(),
+              p.tokens_per_s_bound().value());
+  return 0;
+}
+
+int cmd_kv(const options& o) {
+  const setup s = make_setup(o, false);
+  const double context = parse_tokens("context", o.get("context").value_or("4096"));
+  const double users = parse_count("users", o.get("users").value_or("1"));
+  const architecture& a = *s.model;
+  const bytes per_token = kv_bytes_per_token(a, s.pr.kv);
+  const bytes per_seq = kv_bytes_per_sequence(a, s.pr.kv, context, s.engine.block_tokens);
+  if (o.json) {
+    json layers = json::array();
+    for (layer_kind k : {layer_kind::global, layer_kind::sliding, layer_kind::linear}) {
+      if (a.count_layers(k) == 0) continue;
+      layers.push_back({{"kind", to_string(k)},
+                        {"layers", a.count_layers(k)},
+                        {"bytes_per_token", kv_bytes_per_token(a, k, s.pr.kv).value()},
+                        {"tokens_held", tokens_held(a, k, context)},
+                        {"state_bytes", k == layer_kind::linear ? linear_state_bytes_per_layer(a).value() : 0.0}});
+    }
+    json j = {{"schema", "llmroof.kv/1"}};
+    j.update(setup_json(s));
+    j["context"] = context;
+    j["users"] = users;
+    j["block_tokens"] = s.engine.block_tokens;
+    j["kv_bytes_per_token"] = per_token.value();
+    j["kv_bytes_per_sequence"] = per_seq.value();
+    j["kv_bytes_total"] = users * per_seq.value();
+    j["layers"] = layers;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("llmroof kv: %s, KV %s (%.4g bits)\n", a.name.c_str(), std::string(s.pr.kv.name).c_str(), s.pr.kv.bits);
+  std::printf("  per token (all layers, below any window): %s B (%.1f KiB)\n",
+              thousands(per_token.value()).c_str(), per_token.value() / 1024);
+  for (layer_kind k : {layer_kind::global, layer_kind::sliding, layer_kind::linear}) {
+    if (a.count_layers(k) == 0) continue;
+    if (k == layer_kind::linear) {
+      std::printf("  %2d linear-attention layers: constant state %s B per sequence each\n",
+                  a.count_layers(k), thousands(linear_state_bytes_per_layer(a).value()).c_str());
+    } else {
+      std::printf("  %2d %s layers: %s B per token each, holding %s tokens at context %s\n", a.count_layers(k),
+                  std::string(to_string(k)).c_str(), thousands(kv_bytes_per_token(a, k, s.pr.kv).value()).c_str(),
+                  thousands(tokens_held(a, k, context)).c_str(), thousands(context).c_str());
+    }
+  }
+  std::printf("  one sequence at %s tokens (blocks of %d): %s (%s)\n", thousands(context).c_str(),
+              s.engine.block_tokens, gib(per_seq).c_str(), gb(per_seq).c_str());
+  std::printf("  %s users: %s\n", thousands(users).c_str(), gib(users * per_seq).c_str());
+  return 0;
+}
+
+int cmd_list(const options& o) {
+  if (o.sub == "devices") {
+    if (o.json) {
+      json j = json::array();
+      for (const auto& d : devices()) {
+        j.push_back({{"id", d.id}, {"name", d.name}, {"class", to_string(d.klass)},
+                     {"memory_bytes", d.memory.value()}, {"bandwidth_bytes_per_s", d.bandwidth.value()},
+                     {"bf16_flops_per_s", d.peak(math_format::bf16).value()},
+                     {"fp8_flops_per_s", d.published_peak(math_format::fp8).value()},
+                     {"fp4_flops_per_s", d.published_peak(math_format::fp4).value()},
+                     {"source", d.source}});
+      }
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::printf("%-24s %-11s %9s %10s %10s %10s  %s\n", "id", "class", "GiB", "GB/s", "bf16 TF", "fp8 TF", "name");
+    for (const auto& d : devices()) {
+      std::printf("%-24s %-11s %9.0f %10.0f %10.1f %10.1f  %s\n", d.id.c_str(),
+                  std::string(to_string(d.klass)).c_str(), in_GiB(d.memory), in_GBps(d.bandwidth),
+                  in_TFLOPS(d.peak(math_format::bf16)), in_TFLOPS(d.published_peak(math_format::fp8)),
+                  d.name.c_str());
+    }
+    return 0;
+  }
+  if (o.sub == "models") {
+    if (o.json) {
+      json j = json::array();
+      for (const auto& a : models()) {
+        const auto p = count_parameters(a);
+        j.push_back({{"id", a.id}, {"name", a.name}, {"family", a.family}, {"layers", a.num_layers},
+                     {"params_total", p.total()}, {"params_active", p.active()},
+                     {"moe", a.is_moe()}, {"source", a.source}});
+      }
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::printf("%-24s %-12s %6s %10s %10s %8s  %s\n", "id", "family", "layers", "total B", "active B", "active", "attention");
+    for (const auto& a : models()) {
+      const auto p = count_parameters(a);
+      std::printf("%-24s %-12s %6d %10.2f %10.2f %7.1f%%  %s%s\n", a.id.c_str(), a.family.c_str(), a.num_layers,
+                  p.total() / 1e9, p.active() / 1e9, 100 * p.active() / p.total(),
+                  a.attention == attention_kind::mla ? "MLA" : "GQA",
+                  a.count_layers(layer_kind::sliding) > 0  ? " + sliding"
+                  : a.count_layers(layer_kind::linear) > 0 ? " + linear"
+                                                           : "");
+    }
+    return 0;
+  }
+  if (o.sub == "formats") {
+    if (o.json) {
+      json j = json::array();
+      for (const auto& f : formats()) {
+        j.push_back({{"name", f.name}, {"bits", f.bits}, {"math", to_string(f.math)}, {"mix", f.mix},
+                     {"description", f.description}, {"source", f.source}});
+      }
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::printf("%-10s %8s %6s  %s\n", "name", "bits", "math", "layout");
+    for (const auto& f : formats()) {
+      std::printf("%-10s %8.4f %6s  %s\n", std::string(f.name).c_str(), f.bits,
+                  std::string(to_string(f.math)).c_str(), std::string(f.description).c_str());
+    }
+    return 0;
+  }
+  throw usage_error("list needs one of: devices, models, formats (got '" + o.sub + "')");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
+                      std::string(argv[1]) == "help")) {
+      std::cout << usage;
+      return 0;
+    }
+    if (argc >= 2 && std::string(argv[1]) == "--version") {
+      std::cout << "llmroof " << llmroof::version << "\n";
+      return 0;
+    }
+    const options o = parse(argc, argv);
+    if (o.command == "plan") return cmd_plan(o);
+    if (o.command == "decode") return cmd_decode(o);
+    if (o.command == "prefill") return cmd_prefill(o);
+    if (o.command == "kv") return cmd_kv(o);
+    if (o.command == "list") return cmd_list(o);
+    throw usage_error("unknown command '" + o.command + "'; commands: plan, decode, prefill, kv, list");
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "llmroof: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "llmroof: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""End-to-end tests of the llmroof command (run by ctest with the binary path)."""
+import json
+import subprocess
+import sys
+
+BIN = sys.argv[1]
+failures = []
+passed = 0
+
+
+def run(*args):
+    return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=60)
+
+
+def check(name, cond, detail=""):
+    global passed
+    if cond:
+        passed += 1
+    else:
+        failures.append(f"{name}: {detail}")
+
+
+SEED = ["--model", "devstral-small-2-24b", "--device", "rtx-pro-6000-blackwell",
+        "--weights", "fp8", "--kv", "bf16", "--users", "4", "--context", "128k"]
+
+# Seed scenario, human output.
+r = run("plan", *SEED)
+check("seed exit", r.returncode == 0, r.stderr)
+out = r.stdout
+check("seed kv per token", "163,840 B" in out, out)
+check("seed does not fit", "4 users at 131,072 tokens do NOT fit" in out, out)
+check("seed most users", "Most users that fit at 131,072 tokens: 3" in out, out)
+check("seed longest context", "Longest context that fits 4 users:" in out, out)
+check("seed GiB said", "GiB" in out and "GB" in out, out)
+
+# Seed scenario, JSON: same numbers, stable schema.
+r = run("plan", *SEED, "--json")
+check("json exit", r.returncode == 0, r.stderr)
+j = json.loads(r.stdout)
+check("json schema", j["schema"] == "llmroof.plan/1", j.get("schema"))
+m = j["memory"]
+check("json kv per token", m["kv_bytes_per_token"] == 163840, m["kv_bytes_per_token"])
+check("json not fits", m["fits"] is False and m["shortfall_bytes"] > 0, m)
+check("json max users", m["max_users_at_context"] == 3, m)
+check("json max context", 90000 < m["max_context_for_users"] < 110000, m["max_context_for_users"])
+curve = j["decode_curve"]
+check("curve starts at 0", curve[0]["context"] == 0, curve[0])
+check("curve ends at 128k", curve[-1]["context"] == 131072, curve[-1])
+e0 = curve[0]["single_user_tokens_per_s_estimate"]
+e1 = curve[-1]["single_user_tokens_per_s_estimate"]
+check("curve starts near 50 t/s", 45 <= e0 <= 55, e0)
+check("curve ends in 20-30 t/s", 20 <= e1 <= 30, e1)
+check("bound beside estimate", all(p["single_user_tokens_per_s_bound"] >= p["single_user_tokens_per_s_estimate"] for p in curve), curve)
+check("curve never rises", all(a["single_user_tokens_per_s_estimate"] >= b["single_user_tokens_per_s_estimate"] for a, b in zip(curve, curve[1:])), curve)
+
+# Human decode table shows the same figure as JSON.
+r = run("plan", *SEED)
+check("human matches json", f"{e0:.1f}" in r.stdout, (e0, r.stdout))
+
+# Other commands.
+for args in (["decode", "--model", "llama-3.1-70b", "--device", "h100-sxm:2", "--batch", "8", "--context", "4k"],
+             ["prefill", "--model", "llama-3.1-8b", "--device", "a100-80gb-sxm", "--prompt", "2048"],
+             ["kv", "--model", "gpt-oss-120b", "--context", "128k"],
+             ["list", "devices"], ["list", "models"], ["list", "formats"]):
+    r = run(*args)
+    check(" ".join(args), r.returncode == 0 and r.stdout, r.stderr)
+    r = run(*args, "--json")
+    check(" ".join(args) + " --json", r.returncode == 0 and json.loads(r.stdout) is not None, r.stderr)
+
+r = run("kv", "--model", "deepseek-v3", "--json")
+check("kv mla", json.loads(r.stdout)["kv_bytes_per_token"] == 70272, r.stdout)
+r = run("kv", "--model", "gpt-oss-120b", "--context", "128k", "--json")
+layers = {l["kind"]: l for l in json.loads(r.stdout)["layers"]}
+check("kv sliding window", layers["sliding"]["tokens_held"] == 128, layers)
+
+# Bad input: exit 2, one line on stderr, naming the field or the closest ids.
+BAD = [
+    (["plan", "--model", "llama-3.1-7b", "--device", "h100-sxm"], "unknown model 'llama-3.1-7b'; closest: llama-3.1-70b, llama-3.1-8b"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h100"], "unknown device 'h100'; closest:"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--weights", "fp7"], "unknown format 'fp7'"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--users", "0"], "users must be in [1, 1000000000] (got 0)"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--users", "-3"], "users must be >= 0 (got -3)"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--context", "nan"], "--context must be a token count"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--context", "12q"], "--context must be a token count like 4096 or 128k (got '12q')"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm:0"], "device count must be in [1, 1000000000] (got 0)"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--memory-utilization", "1.5"], "engine.memory_utilization must be in (0, 1] (got 1.5)"),
+    (["plan", "--device", "h100-sxm"], "--model is required for 'plan'"),
+    (["plan", "--model"], "--model needs a value"),
+    (["plan", "--bogus", "1"], "unknown option --bogus"),
+    (["frobnicate"], "unknown command 'frobnicate'"),
+    (["list", "gpus"], "list needs one of: devices, models, formats (got 'gpus')"),
+    ([], "missing command"),
+]
+for args, msg in BAD:
+    r = run(*args)
+    lines = r.stderr.strip().splitlines()
+    check(f"bad {args}: exit 2", r.returncode == 2, (r.returncode, r.stderr))
+    check(f"bad {args}: one line", len(lines) == 1, r.stderr)
+    check(f"bad {args}: message", msg in r.stderr, r.stderr)
+    check(f"bad {args}: no stdout", r.stdout == "", r.stdout)
+
+r = run("--help")
+check("help", r.returncode == 0 and "usage:" in r.stdout, r.stderr)
+
+for f in failures:
+    print("FAIL", f[:2000])
+print(f"{passed} passed, {len(failures)} failed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,79 @@
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "llmroof/phases.hpp"
+
+using namespace llmroof;
+
+TEST_CASE("seed: Devstral FP8 on an RTX Pro 6000 decodes ~50 t/s empty, 20-30 t/s at 128k") {
+  const auto& a = find_model("devstral-small-2-24b");
+  const precision pr = precision::of(find_format("fp8"), find_format("bf16"));
+  const roofline r(find_device("rtx-pro-6000-blackwell"));
+  const auto empty = decode_step(a, pr, r, 1, 0);
+  // Weights read: 22,229,811,200 linear params x (8 + 32/16384)/8 B + lm_head
+  // 671,088,640 x 2 B + norms + one embedding row = ~23.58 GB.
+  CHECK(in_GB(empty.counts.weight_bytes()) == doctest::Approx(23.58).epsilon(0.001));
+  // Bound: 23.58 GB / 1792 GB/s = 13.16 ms -> 76.0 t/s.
+  CHECK(empty.tokens_per_s_bound().value() == doctest::Approx(76.0).epsilon(0.005));
+  CHECK(empty.tokens_per_s_estimate().value() == doctest::Approx(50).epsilon(0.05));
+  const auto full = decode_step(a, pr, r, 1, 131072);
+  // KV read: 131,072 x 163,840 B = 21.47 GB.
+  CHECK(in_GB(full.counts.kv_read_bytes()) == doctest::Approx(21.475).epsilon(0.001));
+  CHECK(full.tokens_per_s_bound().value() == doctest::Approx(39.8).epsilon(0.01));
+  CHECK(full.tokens_per_s_estimate().value() > 20);
+  CHECK(full.tokens_per_s_estimate().value() < 30);
+  CHECK(empty.limit() == bottleneck::memory);
+}
+
+TEST_CASE("the seed model on an RTX 3090 with a 4-bit KV cache: ratio explained by bandwidth and bytes") {
+  const auto& a = find_model("devstral-small-2-24b");
+  const precision pro_pr = precision::of(find_format("fp8"), find_format("bf16"));
+  const precision r3090_pr = precision::of(find_format("fp8"), find_format("q4_0"));
+  const auto pro = decode_step(a, pro_pr, roofline(find_device("rtx-pro-6000-blackwell")), 1, 32768);
+  const auto r3090 = decode_step(a, r3090_pr, roofline(find_device("rtx-3090")), 1, 32768);
+  // Bound ratio = (bytes_3090 / 936 GB/s) / (bytes_pro / 1792 GB/s).
+  const double expect = (r3090.counts.total_bytes().value() / 936e9) / (pro.counts.total_bytes().value() / 1792e9);
+  CHECK(r3090.bound.value() / pro.bound.value() == doctest::Approx(expect).epsilon(1e-3));
+  // The q4_0 cache is 4.5/16 of the bf16 one.
+  CHECK(r3090.counts.kv_read_bytes().value() / pro.counts.kv_read_bytes().value() == doctest::Approx(4.5 / 16));
+}
+
+TEST_CASE("prefill of a long prompt is compute-bound and fast") {
+  const auto& a = find_model("llama-3.1-8b");
+  const auto p = prefill(a, precision{}, roofline(find_device("h100-sxm")), 4096);
+  CHECK(p.limit() == bottleneck::compute);
+  CHECK(p.tokens_per_s_estimate().value() > 1000);
+}
+
+TEST_CASE("property: decode time never decreases with context or batch; bound <= estimate") {
+  std::mt19937 rng(3);
+  const std::vector<const char*> devs{"h100-sxm", "rtx-3090", "m2-ultra-76c", "mi300x", "rtx-pro-6000-blackwell", "a100-40gb-pcie"};
+  for (const auto& a : models()) {
+    for (const char* dv : devs) {
+      CAPTURE(a.id);
+      CAPTURE(dv);
+      const roofline r(find_device(dv));
+      const precision pr = precision::of(find_format("fp8"), find_format("fp8-e4m3"));
+      double prev_c = 0;
+      for (double c = 0; c <= 262144; c = c * 2 + 512) {
+        const auto p = decode_step(a, pr, r, 4, c);
+        CHECK(p.bound.value() <= p.estimate.value());
+        CHECK(p.estimate.value() >= prev_c);
+        prev_c = p.estimate.value();
+      }
+      double prev_b = 0;
+      for (double b = 1; b <= 1024; b *= 2) {
+        const auto p = decode_step(a, pr, r, b, 2048);
+        CHECK(p.bound.value() <= p.estimate.value());
+        CHECK(p.estimate.value() >= prev_b);
+        prev_b = p.estimate.value();
+      }
+      const auto pf = prefill(a, pr, r, 1 + std::floor(std::uniform_real_distribution<double>(0, 8192)(rng)));
+      CHECK(pf.bound.value() <= pf.estimate.value());
+      for (std::size_t i = 0; i < pf.counts.size; ++i) {
+        CHECK(pf.times[i].bound().value() <= pf.times[i].estimate().value());
+      }
+    }
+  }
+}

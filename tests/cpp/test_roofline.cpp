@@ -1,0 +1,56 @@
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include "llmroof/roofline.hpp"
+
+using namespace llmroof;
+
+TEST_CASE("ridge point is peak over bandwidth") {
+  // H100 SXM: 989.5 TFLOPS / 3,350 GB/s = 295.37 FLOP/B; fp8: 1979 / 3350 = 590.7.
+  const roofline r(find_device("h100-sxm"));
+  CHECK(r.ridge(math_format::bf16).value() == doctest::Approx(295.373).epsilon(1e-5));
+  CHECK(r.ridge(math_format::fp8).value() == doctest::Approx(590.746).epsilon(1e-5));
+}
+
+TEST_CASE("an op takes the larger of its compute and memory times") {
+  const roofline r(find_device("h100-sxm"));
+  op o;
+  o.flop = make_flops(989.5e12);  // 1 s of bf16 peak
+  o.weights = make_bytes(3.35e12 / 2);  // 0.5 s of bandwidth
+  o.gemm_rows = 1e9;
+  const op_time t = r.time(o);
+  CHECK(t.compute_bound.value() == doctest::Approx(1.0));
+  CHECK(t.memory_bound.value() == doctest::Approx(0.5));
+  CHECK(t.bound().value() == doctest::Approx(1.0));
+  CHECK(t.limit() == bottleneck::compute);
+  // Estimate: 1 / eta_c(1e9) ~ 1 / 0.75.
+  CHECK(t.estimate().value() == doctest::Approx(1.0 / 0.75).epsilon(1e-6));
+}
+
+TEST_CASE("devices in parallel add their roofs") {
+  const roofline one(find_device("h100-sxm"));
+  const roofline eight(find_device("h100-sxm"), default_profile(find_device("h100-sxm")), 8);
+  CHECK(eight.bandwidth().value() == doctest::Approx(8 * one.bandwidth().value()));
+}
+
+TEST_CASE("compute efficiency grows with GEMM rows") {
+  efficiency_profile e;
+  e.compute = 0.8;
+  e.compute_half_rows = 64;
+  CHECK(e.compute_efficiency(64) == doctest::Approx(0.4));
+  CHECK(e.compute_efficiency(1) < e.compute_efficiency(1024));
+}
+
+TEST_CASE("bad profiles name the field") {
+  efficiency_profile e;
+  e.memory = 1.5;
+  CHECK_THROWS_WITH_AS(roofline(find_device("h100-sxm"), e), "efficiency.memory must be in (0, 1] (got 1.5)",
+                       std::invalid_argument);
+  e = efficiency_profile{};
+  e.per_step = make_seconds(-1);
+  CHECK_THROWS_WITH_AS(roofline(find_device("h100-sxm"), e), "efficiency.per_step must be >= 0 (got -1)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(roofline(find_device("h100-sxm"), efficiency_profile{}, 0), "devices must be in [1, 65536] (got 0)",
+                       std::invalid_argument);
+}
