@@ -17,11 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include "llmroof/llmroof.hpp"
+#include "report/json.hpp"
 
 namespace {
 
 using namespace llmroof;
-using json = nlohmann::ordered_json;
+using report::json;
+using report::setup;
 
 constexpr const char* usage = R"(llmroof — roofline estimates for LLM inference
 
@@ -150,14 +152,6 @@ double parse_number(const std::string& field, const std::string& s) {
   return v;
 }
 
-struct setup {
-  const architecture* model = nullptr;
-  const device* dev = nullptr;
-  int devices = 1;
-  precision pr;
-  engine_settings engine;
-};
-
 setup make_setup(const options& o, bool need_device) {
   setup s;
   const std::string model = o.require("model");
@@ -220,72 +214,6 @@ std::string device_label(const setup& s) {
   return std::to_string(s.devices) + " x " + s.dev->name;
 }
 
-json phase_json(const phase_timing& p) {
-  json ops = json::array();
-  for (std::size_t i = 0; i < p.counts.size; ++i) {
-    const op& o = p.counts.ops[i];
-    const op_time& t = p.times[i];
-    ops.push_back({{"name", o.name},
-                   {"count", o.count},
-                   {"flop", o.flop.value()},
-                   {"weight_bytes", o.weights.value()},
-                   {"kv_read_bytes", o.kv_read.value()},
-                   {"kv_written_bytes", o.kv_written.value()},
-                   {"activation_bytes", o.activations.value()},
-                   {"intensity_flop_per_byte", o.intensity().value()},
-                   {"math", to_string(o.math)},
-                   {"bound_s", t.bound().value()},
-                   {"estimate_s", t.estimate().value()},
-                   {"bottleneck", to_string(t.limit())}});
-  }
-  return {{"phase", to_string(p.counts.kind)},
-          {"sequences", p.counts.sequences},
-          {"new_tokens", p.counts.new_tokens},
-          {"flop", p.counts.total_flop().value()},
-          {"bytes", p.counts.total_bytes().value()},
-          {"weight_bytes", p.counts.weight_bytes().value()},
-          {"kv_read_bytes", p.counts.kv_read_bytes().value()},
-          {"bound_s", p.bound.value()},
-          {"estimate_s", p.estimate.value()},
-          {"tokens_per_s_bound", p.tokens_per_s_bound().value()},
-          {"tokens_per_s_estimate", p.tokens_per_s_estimate().value()},
-          {"bottleneck", to_string(p.limit())},
-          {"ops", ops}};
-}
-
-json setup_json(const setup& s) {
-  json j = {{"model", s.model->id},
-            {"weights", s.pr.weights.name},
-            {"kv", s.pr.kv.name},
-            {"lm_head", s.pr.lm_head.name}};
-  if (s.dev != nullptr) {
-    j["device"] = s.dev->id;
-    j["devices"] = s.devices;
-  }
-  return j;
-}
-
-json memory_json(const memory_plan& m) {
-  return {{"capacity_bytes", m.capacity.value()},
-          {"usable_bytes", m.usable.value()},
-          {"memory_utilization", m.capacity.value() > 0 ? m.usable.value() / m.capacity.value() : 0},
-          {"weight_bytes", m.weights.value()},
-          {"reserve_bytes", m.reserve.value()},
-          {"activation_bytes", m.activations.value()},
-          {"kv_budget_bytes", m.kv_budget.value()},
-          {"kv_bytes_per_token", m.kv_per_token.value()},
-          {"kv_bytes_per_sequence", m.kv_per_sequence.value()},
-          {"kv_bytes_needed", m.kv_needed.value()},
-          {"users", m.users},
-          {"context", m.context},
-          {"weights_fit", m.weights_fit},
-          {"fits", m.fits},
-          {"shortfall_bytes", m.shortfall().value()},
-          {"headroom_bytes", m.headroom().value()},
-          {"max_users_at_context", m.max_sequences},
-          {"max_context_for_users", m.max_context}};
-}
-
 void print_ops(const phase_timing& p) {
   std::printf("  %-18s %6s %12s %12s %12s %10s %10s %10s  %s\n", "op", "count", "GFLOP",
               "weights GB", "KV GB", "FLOP/B", "bound", "estimate", "limit");
@@ -314,29 +242,7 @@ int cmd_plan(const options& o) {
   const memory_plan& m = res.memory;
 
   if (o.json) {
-    json j = {{"schema", "llmroof.plan/1"}};
-    j.update(setup_json(s));
-    j["efficiency"] = {{"name", r.efficiency().name},
-                       {"memory", r.efficiency().memory},
-                       {"compute", r.efficiency().compute},
-                       {"per_step_s", r.efficiency().per_step.value()}};
-    j["memory"] = memory_json(m);
-    j["prompt_tokens"] = res.prompt;
-    j["ttft"] = phase_json(res.ttft);
-    json curve = json::array();
-    for (const auto& pt : res.curve) {
-      curve.push_back({{"context", pt.context},
-                       {"fits", pt.fits},
-                       {"single_user_tokens_per_s_bound", pt.single.tokens_per_s_bound().value()},
-                       {"single_user_tokens_per_s_estimate", pt.single.tokens_per_s_estimate().value()},
-                       {"per_user_tokens_per_s_bound", pt.per_user_bound().value()},
-                       {"per_user_tokens_per_s_estimate", pt.per_user_estimate().value()},
-                       {"total_tokens_per_s_estimate", pt.total_estimate().value()},
-                       {"tpot_s_estimate", pt.all.estimate.value()},
-                       {"bottleneck", to_string(pt.all.limit())}});
-    }
-    j["decode_curve"] = curve;
-    std::cout << j.dump(2) << "\n";
+    std::cout << report::plan_json(s, r, res).dump(2) << "\n";
     return 0;
   }
 
@@ -407,15 +313,7 @@ int cmd_decode(const options& o) {
   const roofline r(*s.dev, default_profile(*s.dev), s.devices);
   const phase_timing p = decode_step(*s.model, s.pr, r, batch, context);
   if (o.json) {
-    json j = {{"schema", "llmroof.decode/1"}};
-    j.update(setup_json(s));
-    j["batch"] = batch;
-    j["context"] = context;
-    j["step"] = phase_json(p);
-    j["per_user_tokens_per_s_estimate"] = 1.0 / p.estimate.value();
-    j["per_user_tokens_per_s_bound"] = 1.0 / p.bound.value();
-    j["ridge_flop_per_byte"] = r.ridge(s.pr.weights.math).value();
-    std::cout << j.dump(2) << "\n";
+    std::cout << report::decode_json(s, r, batch, context, p).dump(2) << "\n";
     return 0;
   }
   std::printf("llmroof decode: %s on %s, batch %s at %s cached tokens, weights %s, KV %s\n\n",
@@ -440,15 +338,7 @@ int cmd_prefill(const options& o) {
   const roofline r(*s.dev, default_profile(*s.dev), s.devices);
   const phase_timing p = prefill(*s.model, s.pr, r, prompt, cached, batch);
   if (o.json) {
-    json j = {{"schema", "llmroof.prefill/1"}};
-    j.update(setup_json(s));
-    j["batch"] = batch;
-    j["prompt"] = prompt;
-    j["cached"] = cached;
-    j["prefill"] = phase_json(p);
-    j["ttft_s_estimate"] = p.estimate.value();
-    j["ttft_s_bound"] = p.bound.value();
-    std::cout << j.dump(2) << "\n";
+    std::cout << report::prefill_json(s, batch, prompt, cached, p).dump(2) << "\n";
     return 0;
   }
   std::printf("llmroof prefill: %s on %s, %s x %s prompt tokens after %s cached, weights %s\n\n",
@@ -470,25 +360,7 @@ int cmd_kv(const options& o) {
   const bytes per_token = kv_bytes_per_token(a, s.pr.kv);
   const bytes per_seq = kv_bytes_per_sequence(a, s.pr.kv, context, s.engine.block_tokens);
   if (o.json) {
-    json layers = json::array();
-    for (layer_kind k : {layer_kind::global, layer_kind::sliding, layer_kind::linear}) {
-      if (a.count_layers(k) == 0) continue;
-      layers.push_back({{"kind", to_string(k)},
-                        {"layers", a.count_layers(k)},
-                        {"bytes_per_token", kv_bytes_per_token(a, k, s.pr.kv).value()},
-                        {"tokens_held", tokens_held(a, k, context)},
-                        {"state_bytes", k == layer_kind::linear ? linear_state_bytes_per_layer(a).value() : 0.0}});
-    }
-    json j = {{"schema", "llmroof.kv/1"}};
-    j.update(setup_json(s));
-    j["context"] = context;
-    j["users"] = users;
-    j["block_tokens"] = s.engine.block_tokens;
-    j["kv_bytes_per_token"] = per_token.value();
-    j["kv_bytes_per_sequence"] = per_seq.value();
-    j["kv_bytes_total"] = users * per_seq.value();
-    j["layers"] = layers;
-    std::cout << j.dump(2) << "\n";
+    std::cout << report::kv_json(s, context, users).dump(2) << "\n";
     return 0;
   }
   std::printf("llmroof kv: %s, KV %s (%.4g bits)\n", a.name.c_str(), std::string(s.pr.kv.name).c_str(), s.pr.kv.bits);

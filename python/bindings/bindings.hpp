@@ -1,0 +1,26 @@
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include "llmroof/llmroof.hpp"
+
+namespace llmroof::python {
+
+namespace py = pybind11;
+
+void register_catalog(py::module_& m);
+void register_estimates(py::module_& m);
+void register_sweeps(py::module_& m);
+
+/// An architecture from a dict of its fields (the inverse of arch_to_dict).
+architecture arch_from_dict(const py::dict& d);
+py::dict arch_to_dict(const architecture& a);
+/// A device from a dict of its fields (the inverse of device_to_dict).
+device device_from_dict(const py::dict& d);
+py::dict device_to_dict(const device& d);
+efficiency_profile profile_from_dict(const device& dev, const py::object& d);
+py::dict profile_to_dict(const efficiency_profile& e);
+
+}  // namespace llmroof::python

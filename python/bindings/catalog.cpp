@@ -1,0 +1,288 @@
+// Catalog lookups and the dict round trip of architectures and devices.
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+
+namespace llmroof::python {
+
+namespace {
+
+template <class T>
+T get(const py::dict& d, const char* key, T fallback) {
+  if (!d.contains(key)) return fallback;
+  try {
+    return d[key].cast<T>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(std::string(key) + " has the wrong type");
+  }
+}
+
+py::dict format_to_dict(const numeric_format& f) {
+  py::dict d;
+  d["name"] = std::string(f.name);
+  d["bits"] = f.bits;
+  d["math"] = std::string(to_string(f.math));
+  d["mix"] = f.mix;
+  d["description"] = std::string(f.description);
+  d["source"] = std::string(f.source);
+  return d;
+}
+
+layer_kind kind_from(const std::string& s) {
+  if (s == "global") return layer_kind::global;
+  if (s == "sliding") return layer_kind::sliding;
+  if (s == "linear") return layer_kind::linear;
+  throw std::invalid_argument("layer_kinds entries must be global, sliding or linear (got '" + s + "')");
+}
+
+}  // namespace
+
+py::dict arch_to_dict(const architecture& a) {
+  py::dict d;
+  d["id"] = a.id;
+  d["name"] = a.name;
+  d["family"] = a.family;
+  d["source"] = a.source;
+  d["num_layers"] = a.num_layers;
+  d["hidden_size"] = a.hidden_size;
+  d["num_heads"] = a.num_heads;
+  d["num_kv_heads"] = a.num_kv_heads;
+  d["head_dim"] = a.head_dim;
+  d["ffn_size"] = a.ffn_size;
+  d["vocab_size"] = a.vocab_size;
+  d["attention"] = a.attention == attention_kind::mla ? "mla" : "gqa";
+  d["gated_ffn"] = a.ffn == ffn_kind::gated;
+  d["tied_embeddings"] = a.tied_embeddings;
+  d["qkv_bias"] = a.qkv_bias;
+  d["o_bias"] = a.o_bias;
+  d["mlp_bias"] = a.mlp_bias;
+  d["lm_head_bias"] = a.lm_head_bias;
+  d["qk_norm"] = a.qk_norm;
+  d["attn_output_gate"] = a.attn_output_gate;
+  d["attention_sinks"] = a.attention_sinks;
+  d["norm_bias"] = a.norm_bias;
+  d["norms_per_layer"] = a.norms_per_layer;
+  d["q_lora_rank"] = a.mla.q_lora_rank;
+  d["kv_lora_rank"] = a.mla.kv_lora_rank;
+  d["qk_nope_head_dim"] = a.mla.qk_nope_head_dim;
+  d["qk_rope_head_dim"] = a.mla.qk_rope_head_dim;
+  d["v_head_dim"] = a.mla.v_head_dim;
+  d["linear_num_key_heads"] = a.linear.num_key_heads;
+  d["linear_num_value_heads"] = a.linear.num_value_heads;
+  d["linear_key_head_dim"] = a.linear.key_head_dim;
+  d["linear_value_head_dim"] = a.linear.value_head_dim;
+  d["linear_conv_kernel"] = a.linear.conv_kernel;
+  d["num_experts"] = a.moe.num_experts;
+  d["experts_per_token"] = a.moe.experts_per_token;
+  d["shared_experts"] = a.moe.shared_experts;
+  d["expert_ffn"] = a.moe.expert_ffn;
+  d["shared_expert_ffn"] = a.moe.shared_expert_ffn;
+  d["first_dense_layers"] = a.moe.first_dense_layers;
+  d["mtp_layers"] = a.moe.mtp_layers;
+  d["router_bias"] = a.moe.router_bias;
+  d["expert_bias"] = a.moe.expert_bias;
+  d["shared_expert_gate"] = a.moe.shared_expert_gate;
+  py::list kinds;
+  for (auto k : a.layer_kinds) kinds.append(std::string(to_string(k)));
+  d["layer_kinds"] = kinds;
+  d["sliding_window"] = a.sliding_window;
+  d["max_context"] = a.max_context;
+  d["published_total_b"] = a.published_total_b;
+  d["published_active_b"] = a.published_active_b;
+  return d;
+}
+
+architecture arch_from_dict(const py::dict& d) {
+  architecture a;
+  a.id = get<std::string>(d, "id", "custom");
+  a.name = get<std::string>(d, "name", a.id);
+  a.family = get<std::string>(d, "family", "");
+  a.source = get<std::string>(d, "source", "user-defined");
+  a.num_layers = get<int>(d, "num_layers", 0);
+  a.hidden_size = get<int>(d, "hidden_size", 0);
+  a.num_heads = get<int>(d, "num_heads", 0);
+  a.num_kv_heads = get<int>(d, "num_kv_heads", a.num_heads);
+  a.head_dim = get<int>(d, "head_dim", a.num_heads > 0 ? a.hidden_size / a.num_heads : 0);
+  a.ffn_size = get<int>(d, "ffn_size", 0);
+  a.vocab_size = get<int>(d, "vocab_size", 0);
+  const auto att = get<std::string>(d, "attention", "gqa");
+  if (att != "gqa" && att != "mla") {
+    throw std::invalid_argument("attention must be 'gqa' or 'mla' (got '" + att + "')");
+  }
+  a.attention = att == "mla" ? attention_kind::mla : attention_kind::gqa;
+  a.ffn = get<bool>(d, "gated_ffn", true) ? ffn_kind::gated : ffn_kind::plain;
+  a.tied_embeddings = get<bool>(d, "tied_embeddings", false);
+  a.qkv_bias = get<bool>(d, "qkv_bias", false);
+  a.o_bias = get<bool>(d, "o_bias", false);
+  a.mlp_bias = get<bool>(d, "mlp_bias", false);
+  a.lm_head_bias = get<bool>(d, "lm_head_bias", false);
+  a.qk_norm = get<bool>(d, "qk_norm", false);
+  a.attn_output_gate = get<bool>(d, "attn_output_gate", false);
+  a.attention_sinks = get<bool>(d, "attention_sinks", false);
+  a.norm_bias = get<bool>(d, "norm_bias", false);
+  a.norms_per_layer = get<int>(d, "norms_per_layer", 2);
+  a.mla.q_lora_rank = get<int>(d, "q_lora_rank", 0);
+  a.mla.kv_lora_rank = get<int>(d, "kv_lora_rank", 0);
+  a.mla.qk_nope_head_dim = get<int>(d, "qk_nope_head_dim", 0);
+  a.mla.qk_rope_head_dim = get<int>(d, "qk_rope_head_dim", 0);
+  a.mla.v_head_dim = get<int>(d, "v_head_dim", 0);
+  a.linear.num_key_heads = get<int>(d, "linear_num_key_heads", 0);
+  a.linear.num_value_heads = get<int>(d, "linear_num_value_heads", 0);
+  a.linear.key_head_dim = get<int>(d, "linear_key_head_dim", 0);
+  a.linear.value_head_dim = get<int>(d, "linear_value_head_dim", 0);
+  a.linear.conv_kernel = get<int>(d, "linear_conv_kernel", 0);
+  a.moe.num_experts = get<int>(d, "num_experts", 0);
+  a.moe.experts_per_token = get<int>(d, "experts_per_token", 0);
+  a.moe.shared_experts = get<int>(d, "shared_experts", 0);
+  a.moe.expert_ffn = get<int>(d, "expert_ffn", 0);
+  a.moe.shared_expert_ffn = get<int>(d, "shared_expert_ffn", 0);
+  a.moe.first_dense_layers = get<int>(d, "first_dense_layers", 0);
+  a.moe.mtp_layers = get<int>(d, "mtp_layers", 0);
+  a.moe.router_bias = get<bool>(d, "router_bias", false);
+  a.moe.expert_bias = get<bool>(d, "expert_bias", false);
+  a.moe.shared_expert_gate = get<bool>(d, "shared_expert_gate", false);
+  for (const auto& k : get<std::vector<std::string>>(d, "layer_kinds", {})) {
+    a.layer_kinds.push_back(kind_from(k));
+  }
+  a.sliding_window = get<int>(d, "sliding_window", 0);
+  a.max_context = get<int>(d, "max_context", 0);
+  a.published_total_b = get<double>(d, "published_total_b", 0);
+  a.published_active_b = get<double>(d, "published_active_b", 0);
+  validate(a);
+  return a;
+}
+
+py::dict device_to_dict(const device& dv) {
+  py::dict d;
+  d["id"] = dv.id;
+  d["name"] = dv.name;
+  d["vendor"] = dv.vendor;
+  d["family"] = dv.family;
+  d["device_class"] = std::string(to_string(dv.klass));
+  d["memory_type"] = dv.memory_type;
+  d["memory_bytes"] = dv.memory.value();
+  d["bandwidth_bytes_per_s"] = dv.bandwidth.value();
+  d["fp32_flops_per_s"] = dv.published_peak(math_format::fp32).value();
+  d["bf16_flops_per_s"] = dv.published_peak(math_format::bf16).value();
+  d["fp8_flops_per_s"] = dv.published_peak(math_format::fp8).value();
+  d["int8_ops_per_s"] = dv.published_peak(math_format::int8).value();
+  d["fp4_flops_per_s"] = dv.published_peak(math_format::fp4).value();
+  d["interconnect"] = dv.interconnect;
+  d["link_bandwidth_bytes_per_s"] = dv.link_bandwidth.value();
+  d["tdp_w"] = dv.tdp_w;
+  d["source"] = dv.source;
+  return d;
+}
+
+device device_from_dict(const py::dict& d) {
+  device dv;
+  dv.id = get<std::string>(d, "id", "custom");
+  dv.name = get<std::string>(d, "name", dv.id);
+  dv.vendor = get<std::string>(d, "vendor", "");
+  dv.family = get<std::string>(d, "family", "");
+  const auto klass = get<std::string>(d, "device_class", "datacenter");
+  bool found = false;
+  for (auto c : {device_class::datacenter, device_class::workstation, device_class::consumer,
+                 device_class::unified, device_class::cpu}) {
+    if (to_string(c) == klass) {
+      dv.klass = c;
+      found = true;
+    }
+  }
+  if (!found) {
+    throw std::invalid_argument(
+        "device_class must be datacenter, workstation, consumer, unified or cpu (got '" + klass + "')");
+  }
+  dv.memory_type = get<std::string>(d, "memory_type", "");
+  dv.memory = make_bytes(get<double>(d, "memory_bytes", 0));
+  dv.bandwidth = make_bytes_per_second(get<double>(d, "bandwidth_bytes_per_s", 0));
+  dv.peaks[0] = make_flops_per_second(get<double>(d, "fp32_flops_per_s", 0));
+  dv.peaks[1] = make_flops_per_second(get<double>(d, "bf16_flops_per_s", 0));
+  dv.peaks[2] = make_flops_per_second(get<double>(d, "fp8_flops_per_s", 0));
+  dv.peaks[3] = make_flops_per_second(get<double>(d, "int8_ops_per_s", 0));
+  dv.peaks[4] = make_flops_per_second(get<double>(d, "fp4_flops_per_s", 0));
+  dv.interconnect = get<std::string>(d, "interconnect", "");
+  dv.link_bandwidth = make_bytes_per_second(get<double>(d, "link_bandwidth_bytes_per_s", 0));
+  dv.tdp_w = get<double>(d, "tdp_w", 0);
+  dv.source = get<std::string>(d, "source", "user-defined");
+  validate(dv);
+  return dv;
+}
+
+py::dict profile_to_dict(const efficiency_profile& e) {
+  py::dict d;
+  d["name"] = e.name;
+  d["memory"] = e.memory;
+  d["compute"] = e.compute;
+  d["compute_half_rows"] = e.compute_half_rows;
+  d["attention"] = e.attention;
+  d["per_kernel_s"] = e.per_kernel.value();
+  d["per_step_s"] = e.per_step.value();
+  d["source"] = e.source;
+  return d;
+}
+
+efficiency_profile profile_from_dict(const device& dev, const py::object& o) {
+  efficiency_profile e = default_profile(dev);
+  if (o.is_none()) return e;
+  const auto d = o.cast<py::dict>();
+  e.name = get<std::string>(d, "name", "custom");
+  e.memory = get<double>(d, "memory", e.memory);
+  e.compute = get<double>(d, "compute", e.compute);
+  e.compute_half_rows = get<double>(d, "compute_half_rows", e.compute_half_rows);
+  e.attention = get<double>(d, "attention", e.attention);
+  e.per_kernel = make_seconds(get<double>(d, "per_kernel_s", e.per_kernel.value()));
+  e.per_step = make_seconds(get<double>(d, "per_step_s", e.per_step.value()));
+  e.source = get<std::string>(d, "source", "user-defined");
+  validate(e);
+  return e;
+}
+
+void register_catalog(py::module_& m) {
+  m.def("format_names", [] {
+    py::list out;
+    for (const auto& f : formats()) out.append(std::string(f.name));
+    return out;
+  });
+  m.def("find_format", [](const std::string& name) { return format_to_dict(find_format(name)); },
+        py::arg("name"));
+  m.def("device_ids", [] {
+    py::list out;
+    for (const auto& d : devices()) out.append(d.id);
+    return out;
+  });
+  m.def("find_device", [](const std::string& id) { return device_to_dict(find_device(id)); },
+        py::arg("id"));
+  m.def("model_ids", [] {
+    py::list out;
+    for (const auto& a : models()) out.append(a.id);
+    return out;
+  });
+  m.def("find_model", [](const std::string& id) { return arch_to_dict(find_model(id)); },
+        py::arg("id"));
+  m.def("validate_model", [](const py::dict& d) { return arch_to_dict(arch_from_dict(d)); },
+        py::arg("fields"));
+  m.def("validate_device", [](const py::dict& d) { return device_to_dict(device_from_dict(d)); },
+        py::arg("fields"));
+  m.def("default_profile", [](const py::dict& dev) { return profile_to_dict(default_profile(device_from_dict(dev))); },
+        py::arg("device"));
+  m.def("count_parameters", [](const py::dict& d) {
+    const auto p = count_parameters(arch_from_dict(d));
+    py::dict out;
+    out["embedding"] = p.embedding;
+    out["attention"] = p.attention;
+    out["dense_ffn"] = p.dense_ffn;
+    out["routed_experts"] = p.routed_experts;
+    out["shared_experts"] = p.shared_experts;
+    out["router"] = p.router;
+    out["norms"] = p.norms;
+    out["lm_head"] = p.lm_head;
+    out["mtp"] = p.mtp;
+    out["total"] = p.total();
+    out["active"] = p.active();
+    out["active_with_embedding"] = p.active_with_embedding();
+    return out;
+  }, py::arg("model"));
+}
+
+}  // namespace llmroof::python

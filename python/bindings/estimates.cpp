@@ -1,0 +1,121 @@
+// Estimates: KV cache, decode, prefill, memory plan and plan. Each returns the
+// JSON report of the command (same schema, same numbers) as a string.
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+
+#include "bindings.hpp"
+#include "report/json.hpp"
+
+namespace llmroof::python {
+
+namespace {
+
+struct context {
+  architecture model;
+  device dev;
+  report::setup setup;
+  std::optional<roofline> roof;
+};
+
+engine_settings engine_from(double memory_utilization, int block_tokens) {
+  engine_settings e;
+  e.memory_utilization = memory_utilization;
+  e.block_tokens = block_tokens;
+  validate(e);
+  return e;
+}
+
+std::unique_ptr<context> make(const py::dict& model, const py::dict& dev, const std::string& weights,
+                              const std::string& kv, const py::object& lm_head, int devices,
+                              const py::object& profile, double memory_utilization, int block_tokens) {
+  auto c = std::make_unique<context>();
+  c->model = arch_from_dict(model);
+  c->dev = device_from_dict(dev);
+  c->roof.emplace(c->dev, profile_from_dict(c->dev, profile), devices);
+  c->setup.model = &c->model;
+  c->setup.dev = &c->dev;
+  c->setup.devices = devices;
+  c->setup.pr = precision::of(find_format(weights), find_format(kv));
+  if (!lm_head.is_none()) {
+    c->setup.pr.lm_head = find_format(lm_head.cast<std::string>());
+    c->setup.pr.embedding = c->setup.pr.lm_head;
+  }
+  c->setup.engine = engine_from(memory_utilization, block_tokens);
+  return c;
+}
+
+}  // namespace
+
+void register_estimates(py::module_& m) {
+  m.def(
+      "kv_report",
+      [](const py::dict& model, const std::string& kv, double context, double users, int block_tokens) {
+        const architecture a = arch_from_dict(model);
+        report::setup s;
+        s.model = &a;
+        s.pr = precision::of(find_format("bf16"), find_format(kv));
+        s.engine = engine_from(0.9, block_tokens);
+        detail::require_non_negative("context", context);
+        detail::require_in("users", users, 1, 1e9);
+        return report::kv_json(s, context, users).dump();
+      },
+      py::arg("model"), py::arg("kv"), py::arg("context"), py::arg("users"), py::arg("block_tokens"));
+
+  m.def(
+      "decode_report",
+      [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
+         const py::object& lm_head, int devices, const py::object& profile, double batch,
+         const std::vector<double>& contexts) {
+        auto c = make(model, dev, weights, kv, lm_head, devices, profile, 0.9, 16);
+        const phase_timing p = contexts.size() == 1
+                                   ? decode_step(c->model, c->setup.pr, *c->roof, batch, contexts[0])
+                                   : decode_step(c->model, c->setup.pr, *c->roof, contexts);
+        const double mean = contexts.empty() ? 0 : [&] {
+          double s = 0;
+          for (double x : contexts) s += x;
+          return s / static_cast<double>(contexts.size());
+        }();
+        return report::decode_json(c->setup, *c->roof, p.counts.sequences, mean, p).dump();
+      },
+      py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
+      py::arg("devices"), py::arg("profile"), py::arg("batch"), py::arg("contexts"));
+
+  m.def(
+      "prefill_report",
+      [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
+         const py::object& lm_head, int devices, const py::object& profile, double batch, double prompt,
+         double cached) {
+        auto c = make(model, dev, weights, kv, lm_head, devices, profile, 0.9, 16);
+        const phase_timing p = prefill(c->model, c->setup.pr, *c->roof, prompt, cached, batch);
+        return report::prefill_json(c->setup, batch, prompt, cached, p).dump();
+      },
+      py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
+      py::arg("devices"), py::arg("profile"), py::arg("batch"), py::arg("prompt"), py::arg("cached"));
+
+  m.def(
+      "plan_report",
+      [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
+         const py::object& lm_head, int devices, const py::object& profile, double users, double context,
+         double prompt, double memory_utilization, int block_tokens) {
+        auto c = make(model, dev, weights, kv, lm_head, devices, profile, memory_utilization, block_tokens);
+        scenario sc;
+        sc.users = users;
+        sc.context = context;
+        sc.prompt = prompt;
+        sc.engine = c->setup.engine;
+        sc.devices = devices;
+        const plan_result res = plan(c->model, c->setup.pr, *c->roof, sc);
+        return report::plan_json(c->setup, *c->roof, res).dump();
+      },
+      py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
+      py::arg("devices"), py::arg("profile"), py::arg("users"), py::arg("context"), py::arg("prompt"),
+      py::arg("memory_utilization"), py::arg("block_tokens"));
+
+  m.def("expected_distinct_experts",
+        py::overload_cast<int, int, double>(&expected_distinct_experts), py::arg("num_experts"),
+        py::arg("experts_per_token"), py::arg("tokens"));
+}
+
+}  // namespace llmroof::python

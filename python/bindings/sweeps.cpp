@@ -1,0 +1,158 @@
+// Vectorised sweeps: every (model, device, weights, kv) combination times
+// every point of flat (batch, context) or (prompt, context) arrays, computed
+// with the GIL released into Eigen column arrays.
+#include <pybind11/eigen.h>
+#include <pybind11/stl.h>
+
+#include <Eigen/Core>
+#include <vector>
+
+#include "bindings.hpp"
+
+namespace llmroof::python {
+
+namespace {
+
+using column = Eigen::ArrayXd;
+
+struct combo {
+  architecture model;
+  device dev;
+  precision pr;
+  efficiency_profile profile;
+  int devices;
+  double kv_budget;  // bytes; < 0 when the weights do not fit
+};
+
+std::vector<combo> combos(const py::list& models, const py::list& devs, const py::list& weights,
+                          const py::list& kvs, int devices, const py::object& profile,
+                          double memory_utilization, int block_tokens) {
+  std::vector<combo> out;
+  engine_settings e;
+  e.memory_utilization = memory_utilization;
+  e.block_tokens = block_tokens;
+  validate(e);
+  for (const auto& m : models) {
+    const architecture a = arch_from_dict(m.cast<py::dict>());
+    for (const auto& d : devs) {
+      const device dv = device_from_dict(d.cast<py::dict>());
+      const efficiency_profile prof = profile_from_dict(dv, profile);
+      for (const auto& w : weights) {
+        for (const auto& k : kvs) {
+          const precision pr = precision::of(find_format(w.cast<std::string>()), find_format(k.cast<std::string>()));
+          const memory_plan mp = plan_memory(a, pr, dv, 1, 0, e, devices);
+          out.push_back({a, dv, pr, prof, devices, mp.kv_budget.value()});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void check_points(const Eigen::Ref<const column>& x, const char* name, double lo) {
+  for (Eigen::Index i = 0; i < x.size(); ++i) detail::require_in(name, x[i], lo, 1e12);
+}
+
+}  // namespace
+
+void register_sweeps(py::module_& m) {
+  m.def(
+      "sweep_decode",
+      [](const py::list& models, const py::list& devs, const py::list& weights, const py::list& kvs,
+         const Eigen::Ref<const column>& batch, const Eigen::Ref<const column>& context, int devices,
+         const py::object& profile, double memory_utilization, int block_tokens) {
+        if (batch.size() != context.size()) {
+          detail::fail("batch and context sizes", "equal (context has " + detail::show(double(context.size())) + ")",
+                       double(batch.size()));
+        }
+        check_points(batch, "batch", 1);
+        check_points(context, "context", 0);
+        const auto cs = combos(models, devs, weights, kvs, devices, profile, memory_utilization, block_tokens);
+        const Eigen::Index n = batch.size();
+        const Eigen::Index total = n * static_cast<Eigen::Index>(cs.size());
+        column combo_index(total), bound(total), estimate(total), bytes_col(total), weight_col(total),
+            kv_col(total), flop_col(total), fits(total), compute_limited(total);
+        {
+          py::gil_scoped_release release;
+          for (std::size_t c = 0; c < cs.size(); ++c) {
+            const combo& k = cs[c];
+            const roofline r(k.dev, k.profile, k.devices);
+            for (Eigen::Index i = 0; i < n; ++i) {
+              const Eigen::Index j = static_cast<Eigen::Index>(c) * n + i;
+              const phase_timing p = decode_step(k.model, k.pr, r, batch[i], context[i]);
+              combo_index[j] = static_cast<double>(c);
+              bound[j] = p.bound.value();
+              estimate[j] = p.estimate.value();
+              bytes_col[j] = p.counts.total_bytes().value();
+              weight_col[j] = p.counts.weight_bytes().value();
+              kv_col[j] = p.counts.kv_read_bytes().value();
+              flop_col[j] = p.counts.total_flop().value();
+              compute_limited[j] = p.limit() == bottleneck::compute ? 1.0 : 0.0;
+              fits[j] = k.kv_budget >= 0 &&
+                                batch[i] * kv_bytes_per_sequence(k.model, k.pr.kv, context[i], block_tokens).value() <=
+                                    k.kv_budget
+                            ? 1.0
+                            : 0.0;
+            }
+          }
+        }
+        py::dict out;
+        out["combo"] = combo_index;
+        out["tpot_s_bound"] = bound;
+        out["tpot_s_estimate"] = estimate;
+        out["bytes_per_step"] = bytes_col;
+        out["weight_bytes_per_step"] = weight_col;
+        out["kv_read_bytes_per_step"] = kv_col;
+        out["flop_per_step"] = flop_col;
+        out["fits"] = fits;
+        out["compute_bound"] = compute_limited;
+        return out;
+      },
+      py::arg("models"), py::arg("devices"), py::arg("weights"), py::arg("kvs"), py::arg("batch"),
+      py::arg("context"), py::arg("n_devices"), py::arg("profile"), py::arg("memory_utilization"),
+      py::arg("block_tokens"));
+
+  m.def(
+      "sweep_prefill",
+      [](const py::list& models, const py::list& devs, const py::list& weights, const py::list& kvs,
+         const Eigen::Ref<const column>& prompt, const Eigen::Ref<const column>& cached, int devices,
+         const py::object& profile) {
+        if (prompt.size() != cached.size()) {
+          detail::fail("prompt and cached sizes", "equal (cached has " + detail::show(double(cached.size())) + ")",
+                       double(prompt.size()));
+        }
+        check_points(prompt, "prompt", 1);
+        check_points(cached, "cached", 0);
+        const auto cs = combos(models, devs, weights, kvs, devices, profile, 0.9, 16);
+        const Eigen::Index n = prompt.size();
+        const Eigen::Index total = n * static_cast<Eigen::Index>(cs.size());
+        column combo_index(total), bound(total), estimate(total), flop_col(total), bytes_col(total);
+        {
+          py::gil_scoped_release release;
+          for (std::size_t c = 0; c < cs.size(); ++c) {
+            const combo& k = cs[c];
+            const roofline r(k.dev, k.profile, k.devices);
+            for (Eigen::Index i = 0; i < n; ++i) {
+              const Eigen::Index j = static_cast<Eigen::Index>(c) * n + i;
+              const phase_timing p = prefill(k.model, k.pr, r, prompt[i], cached[i]);
+              combo_index[j] = static_cast<double>(c);
+              bound[j] = p.bound.value();
+              estimate[j] = p.estimate.value();
+              flop_col[j] = p.counts.total_flop().value();
+              bytes_col[j] = p.counts.total_bytes().value();
+            }
+          }
+        }
+        py::dict out;
+        out["combo"] = combo_index;
+        out["ttft_s_bound"] = bound;
+        out["ttft_s_estimate"] = estimate;
+        out["flop"] = flop_col;
+        out["bytes"] = bytes_col;
+        return out;
+      },
+      py::arg("models"), py::arg("devices"), py::arg("weights"), py::arg("kvs"), py::arg("prompt"),
+      py::arg("cached"), py::arg("n_devices"), py::arg("profile"));
+}
+
+}  // namespace llmroof::python

@@ -1,0 +1,65 @@
+"""llmroof: typed roofline models for LLM inference.
+
+Count FLOP and bytes from a model's architecture, divide by a device's roofs,
+and report the ideal bound beside a calibrated estimate: time to first token,
+tokens/s per user and in total, KV-cache capacity, dense versus MoE.
+
+All floats are in base units, with the unit in the name: ``time_s``,
+``bytes``, ``tokens_per_s``.
+
+>>> import llmroof
+>>> p = llmroof.plan(model="devstral-small-2-24b", device="rtx-pro-6000-blackwell",
+...                  weights="fp8", kv="bf16", users=4, context=131072)
+>>> p.memory.fits
+False
+"""
+
+from __future__ import annotations
+
+try:
+    from . import _core  # noqa: F401
+except ImportError as err:  # pragma: no cover - only without a build
+    raise ImportError(
+        "llmroof's compiled core (llmroof._core) is missing: install the package with "
+        "'pip install .' from the source tree (it needs the Debian packages of "
+        "scripts/install-deps.sh)"
+    ) from err
+
+from ._api import (
+    Device,
+    Format,
+    KvCache,
+    MemoryPlan,
+    Model,
+    Parameters,
+    Phase,
+    Plan,
+    decode,
+    expected_distinct_experts,
+    kv_cache,
+    plan,
+    prefill,
+    sweep_decode,
+    sweep_prefill,
+)
+
+__version__: str = _core.__version__
+
+__all__ = [
+    "Device",
+    "Format",
+    "KvCache",
+    "MemoryPlan",
+    "Model",
+    "Parameters",
+    "Phase",
+    "Plan",
+    "__version__",
+    "decode",
+    "expected_distinct_experts",
+    "kv_cache",
+    "plan",
+    "prefill",
+    "sweep_decode",
+    "sweep_prefill",
+]

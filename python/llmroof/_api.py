@@ -1,0 +1,693 @@
+"""Pythonic layer over the compiled core: catalog objects, estimates, sweeps."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence, Union
+
+import numpy as np
+
+from . import _core
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+GIB = float(2**30)
+GB = 1e9
+
+
+def _number(name: str, value: object, *, minimum: float | None = None) -> float:
+    """A finite real number, or TypeError/ValueError naming the field."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number (got {type(value).__name__})")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be finite (got {v})")
+    if minimum is not None and v < minimum:
+        raise ValueError(f"{name} must be >= {minimum:g} (got {v:g})")
+    return v
+
+
+def _text(name: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str (got {type(value).__name__})")
+    return value
+
+
+# ---- catalog objects --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Format:
+    """A numeric storage format: bits per element (block scales included)."""
+
+    name: str
+    bits: float
+    math: str
+    mix: bool
+    description: str
+    source: str
+
+    @classmethod
+    def get(cls, name: str) -> Format:
+        """Look a format up by name (case-insensitive); ValueError lists the closest."""
+        return cls(**_core.find_format(_text("format", name)))
+
+    @staticmethod
+    def names() -> list[str]:
+        """Every built-in format name."""
+        return list(_core.format_names())
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+    def __repr__(self) -> str:
+        return f"Format({self.name!r}, {self.bits:g} bits, computes in {self.math})"
+
+
+@dataclass(frozen=True)
+class Device:
+    """An accelerator: capacity (bytes), bandwidth (B/s), peaks (FLOP/s), source."""
+
+    fields: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def get(cls, id: str) -> Device:
+        """A catalog device by id (``h100-sxm``); ValueError lists the closest ids."""
+        return cls(_core.find_device(_text("device", id)))
+
+    @classmethod
+    def custom(cls, **fields: Any) -> Device:
+        """A device of your own: ``memory_bytes``, ``bandwidth_bytes_per_s``,
+        ``bf16_flops_per_s`` at least. ValueError names the first bad field."""
+        return cls(_core.validate_device(fields))
+
+    @staticmethod
+    def ids() -> list[str]:
+        return list(_core.device_ids())
+
+    @property
+    def id(self) -> str:
+        return str(self.fields["id"])
+
+    @property
+    def memory_bytes(self) -> float:
+        return float(self.fields["memory_bytes"])
+
+    @property
+    def bandwidth_bytes_per_s(self) -> float:
+        return float(self.fields["bandwidth_bytes_per_s"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.fields)
+
+    def __repr__(self) -> str:
+        f = self.fields
+        return (
+            f"Device({f['id']!r}, {f['memory_bytes'] / GIB:.0f} GiB, "
+            f"{f['bandwidth_bytes_per_s'] / GB:.0f} GB/s, "
+            f"bf16 {f['bf16_flops_per_s'] / 1e12:.1f} TFLOP/s)"
+        )
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """Parameter counts by component (elements); ``active`` excludes the
+    embedding table (a lookup reads one row)."""
+
+    embedding: float
+    attention: float
+    dense_ffn: float
+    routed_experts: float
+    shared_experts: float
+    router: float
+    norms: float
+    lm_head: float
+    mtp: float
+    total: float
+    active: float
+    active_with_embedding: float
+
+    def to_dict(self) -> dict[str, float]:
+        return dict(self.__dict__)
+
+    def __repr__(self) -> str:
+        return (
+            f"Parameters(total={self.total / 1e9:.2f}B, active={self.active / 1e9:.2f}B "
+            f"({100 * self.active / self.total:.1f}%))"
+        )
+
+
+@dataclass(frozen=True)
+class Model:
+    """A decoder-only architecture (catalog entry or your own fields)."""
+
+    fields: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def get(cls, id: str) -> Model:
+        """A catalog model by id (``llama-3.1-8b``); ValueError lists the closest ids."""
+        return cls(_core.find_model(_text("model", id)))
+
+    @classmethod
+    def custom(cls, **fields: Any) -> Model:
+        """A model of your own from architecture fields (``num_layers``,
+        ``hidden_size``, ``num_heads``, ``num_kv_heads``, ``head_dim``,
+        ``ffn_size``, ``vocab_size``, ...). ValueError names the first bad field."""
+        return cls(_core.validate_model(fields))
+
+    @staticmethod
+    def ids() -> list[str]:
+        return list(_core.model_ids())
+
+    @property
+    def id(self) -> str:
+        return str(self.fields["id"])
+
+    def parameters(self) -> Parameters:
+        """Exact parameter counts by component."""
+        return Parameters(**_core.count_parameters(self.fields))
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.fields)
+
+    def __repr__(self) -> str:
+        p = self.parameters()
+        return f"Model({self.id!r}, {p.total / 1e9:.2f}B total, {p.active / 1e9:.2f}B active)"
+
+
+ModelLike = Union[str, Model]
+DeviceLike = Union[str, Device]
+
+
+def _model(m: ModelLike) -> Model:
+    if isinstance(m, Model):
+        return m
+    if isinstance(m, str):
+        return Model.get(m)
+    raise TypeError(f"model must be a catalog id or a Model (got {type(m).__name__})")
+
+
+def _device(d: DeviceLike) -> Device:
+    if isinstance(d, Device):
+        return d
+    if isinstance(d, str):
+        return Device.get(d)
+    raise TypeError(f"device must be a catalog id or a Device (got {type(d).__name__})")
+
+
+def _devices(n: object) -> int:
+    v = _number("devices", n, minimum=1)
+    if v != int(v):
+        raise ValueError(f"devices must be a whole number (got {v:g})")
+    return int(v)
+
+
+# ---- results ----------------------------------------------------------------
+
+
+class _Report:
+    """A JSON report of the core (the command's schema), with attribute access."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain data (the ``llmroof --json`` schema)."""
+        return json.loads(json.dumps(self._data))  # type: ignore[no-any-return]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return self._data
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._data = state
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._data == self._data  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Phase(_Report):
+    """Time of a decode step or a prefill: bound and estimate, per op."""
+
+    @property
+    def bound_s(self) -> float:
+        return float(self._data["bound_s"])
+
+    @property
+    def estimate_s(self) -> float:
+        return float(self._data["estimate_s"])
+
+    @property
+    def tokens_per_s_bound(self) -> float:
+        return float(self._data["tokens_per_s_bound"])
+
+    @property
+    def tokens_per_s_estimate(self) -> float:
+        return float(self._data["tokens_per_s_estimate"])
+
+    @property
+    def bytes(self) -> float:
+        return float(self._data["bytes"])
+
+    @property
+    def flop(self) -> float:
+        return float(self._data["flop"])
+
+    @property
+    def bottleneck(self) -> str:
+        return str(self._data["bottleneck"])
+
+    @property
+    def ops(self) -> list[dict[str, Any]]:
+        return list(self._data["ops"])
+
+    def ops_frame(self) -> pd.DataFrame:
+        """One row per op: FLOP, bytes by kind, intensity, bound and estimate."""
+        import pandas as pd
+
+        return pd.DataFrame(self.ops)
+
+    def __repr__(self) -> str:
+        d = self._data
+        return (
+            f"Phase({d['phase']}, {d['new_tokens']:g} tokens: estimate {d['estimate_s'] * 1e3:.2f} ms, "
+            f"bound {d['bound_s'] * 1e3:.2f} ms, {d['bottleneck']}-bound, "
+            f"{d['tokens_per_s_estimate']:.1f} tokens/s)"
+        )
+
+
+class MemoryPlan(_Report):
+    """Weights, KV cache, activations and reserve against usable memory."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self._data[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self) -> str:
+        d = self._data
+        verdict = (
+            "fits"
+            if d["fits"]
+            else f"does NOT fit (short by {d['shortfall_bytes'] / GIB:.2f} GiB)"
+        )
+        return (
+            f"MemoryPlan({d['users']:g} users x {d['context']:g} tokens {verdict}; "
+            f"weights {d['weight_bytes'] / GIB:.2f} GiB, KV {d['kv_bytes_per_token']:,.0f} B/token, "
+            f"max users {d['max_users_at_context']:g}, max context {d['max_context_for_users']:,.0f})"
+        )
+
+
+class KvCache(_Report):
+    """KV-cache bytes per token and per sequence, by layer kind."""
+
+    @property
+    def bytes_per_token(self) -> float:
+        return float(self._data["kv_bytes_per_token"])
+
+    @property
+    def bytes_per_sequence(self) -> float:
+        return float(self._data["kv_bytes_per_sequence"])
+
+    @property
+    def bytes_total(self) -> float:
+        return float(self._data["kv_bytes_total"])
+
+    def __repr__(self) -> str:
+        d = self._data
+        return (
+            f"KvCache({d['model']}, {d['kv']}: {d['kv_bytes_per_token']:,.0f} B/token, "
+            f"{d['kv_bytes_per_sequence'] / GIB:.2f} GiB per sequence at {d['context']:,.0f} tokens)"
+        )
+
+
+class Plan(_Report):
+    """A serving plan: memory, time to first token and the decode curve."""
+
+    @property
+    def memory(self) -> MemoryPlan:
+        return MemoryPlan(self._data["memory"])
+
+    @property
+    def ttft(self) -> Phase:
+        return Phase(self._data["ttft"])
+
+    @property
+    def decode_curve(self) -> list[dict[str, Any]]:
+        return list(self._data["decode_curve"])
+
+    def curve_frame(self) -> pd.DataFrame:
+        """The decode curve, one row per context."""
+        import pandas as pd
+
+        return pd.DataFrame(self.decode_curve)
+
+    def __repr__(self) -> str:
+        d = self._data
+        m = d["memory"]
+        lines = [
+            f"llmroof plan: {d['model']} on {d['devices']} x {d['device']}, "
+            f"weights {d['weights']}, KV {d['kv']}",
+            f"  KV cache per token: {m['kv_bytes_per_token']:,.0f} B; per user at "
+            f"{m['context']:,.0f} tokens: {m['kv_bytes_per_sequence'] / GIB:.2f} GiB",
+            f"  weights {m['weight_bytes'] / GIB:.2f} GiB, KV budget {m['kv_budget_bytes'] / GIB:.2f} GiB "
+            f"of {m['usable_bytes'] / GIB:.2f} GiB usable",
+        ]
+        if m["fits"]:
+            lines.append(f"  {m['users']:g} users at {m['context']:,.0f} tokens fit")
+        else:
+            lines.append(
+                f"  {m['users']:g} users at {m['context']:,.0f} tokens do NOT fit: "
+                f"short by {m['shortfall_bytes'] / GIB:.2f} GiB"
+            )
+        lines.append(
+            f"  most users at {m['context']:,.0f} tokens: {m['max_users_at_context']:g}; "
+            f"longest context for {m['users']:g} users: {m['max_context_for_users']:,.0f} tokens"
+        )
+        t = d["ttft"]
+        lines.append(
+            f"  time to first token ({d['prompt_tokens']:,.0f} tokens): "
+            f"{t['estimate_s'] * 1e3:.1f} ms (bound {t['bound_s'] * 1e3:.1f} ms)"
+        )
+        lines.append("  context   fits  1 user t/s est (bound)   per user est   total est")
+        for p in d["decode_curve"]:
+            lines.append(
+                f"  {p['context']:>7,.0f}   {'yes' if p['fits'] else 'no ':>4}  "
+                f"{p['single_user_tokens_per_s_estimate']:>8.1f} ({p['single_user_tokens_per_s_bound']:>6.1f})"
+                f"   {p['per_user_tokens_per_s_estimate']:>12.1f}   {p['total_tokens_per_s_estimate']:>9.1f}"
+            )
+        return "\n".join(lines)
+
+
+# ---- estimates ----------------------------------------------------------------
+
+
+def _format_name(name: str, value: object) -> str:
+    return Format.get(_text(name, value)).name
+
+
+def plan(
+    *,
+    model: ModelLike,
+    device: DeviceLike,
+    weights: str = "bf16",
+    kv: str = "bf16",
+    users: float = 1,
+    context: float = 4096,
+    prompt: float | None = None,
+    devices: int = 1,
+    lm_head: str | None = None,
+    memory_utilization: float = 0.9,
+    block_tokens: int = 16,
+    efficiency: dict[str, Any] | None = None,
+) -> Plan:
+    """Plan ``users`` concurrent users of ``context`` tokens each.
+
+    Parameters
+    ----------
+    model, device
+        Catalog ids or :class:`Model` / :class:`Device` objects.
+    weights, kv
+        Storage formats of the weights and the KV cache (``Format.names()``).
+    users
+        Concurrent sequences (>= 1).
+    context
+        Tokens each user holds (>= 0).
+    prompt
+        Prompt of the time-to-first-token estimate; default min(context, 2048).
+    devices
+        Identical devices sharing the work (tensor parallel, no link cost).
+    lm_head
+        Format of lm_head and embeddings; default bf16 for quantized checkpoints.
+    memory_utilization, block_tokens
+        Engine settings (vLLM defaults 0.9 and 16).
+    efficiency
+        Override fields of the device class's default efficiency profile.
+
+    Returns
+    -------
+    Plan
+        Memory plan, TTFT and the decode curve; ``repr`` prints a readable table.
+
+    Raises
+    ------
+    ValueError
+        An unknown id or format, or a value out of range (the message names it).
+    TypeError
+        An argument of the wrong type.
+    """
+    m, d = _model(model), _device(device)
+    users_v = _number("users", users)
+    context_v = _number("context", context)
+    prompt_v = 0.0 if prompt is None else _number("prompt", prompt, minimum=1)
+    report = _core.plan_report(
+        m.fields,
+        d.fields,
+        _format_name("weights", weights),
+        _format_name("kv", kv),
+        None if lm_head is None else _format_name("lm_head", lm_head),
+        _devices(devices),
+        efficiency,
+        users_v,
+        context_v,
+        prompt_v,
+        _number("memory_utilization", memory_utilization),
+        int(_number("block_tokens", block_tokens)),
+    )
+    return Plan(json.loads(report))
+
+
+def decode(
+    *,
+    model: ModelLike,
+    device: DeviceLike,
+    weights: str = "bf16",
+    kv: str = "bf16",
+    batch: float = 1,
+    context: float | Sequence[float] = 0,
+    devices: int = 1,
+    lm_head: str | None = None,
+    efficiency: dict[str, Any] | None = None,
+) -> Phase:
+    """One decode step of ``batch`` sequences at ``context`` cached tokens each,
+    or of sequences with their own contexts when ``context`` is a sequence.
+
+    Returns a :class:`Phase` (per-user tokens/s = 1 / ``estimate_s``).
+    Raises ValueError / TypeError naming the field.
+    """
+    m, d = _model(model), _device(device)
+    if isinstance(context, (list, tuple, np.ndarray)):
+        contexts = [_number("context", c) for c in context]
+        if not contexts:
+            raise ValueError("context must hold at least one sequence (got an empty sequence)")
+        batch_v = float(len(contexts))
+    else:
+        contexts = [_number("context", context)]
+        batch_v = _number("batch", batch)
+    report = _core.decode_report(
+        m.fields,
+        d.fields,
+        _format_name("weights", weights),
+        _format_name("kv", kv),
+        None if lm_head is None else _format_name("lm_head", lm_head),
+        _devices(devices),
+        efficiency,
+        batch_v,
+        contexts,
+    )
+    return Phase(json.loads(report)["step"])
+
+
+def prefill(
+    *,
+    model: ModelLike,
+    device: DeviceLike,
+    weights: str = "bf16",
+    kv: str = "bf16",
+    prompt: float = 2048,
+    cached: float = 0,
+    batch: float = 1,
+    devices: int = 1,
+    lm_head: str | None = None,
+    efficiency: dict[str, Any] | None = None,
+) -> Phase:
+    """Prefill of ``prompt`` tokens after ``cached`` ones for ``batch`` sequences;
+    its ``estimate_s`` is the time to first token without queueing."""
+    m, d = _model(model), _device(device)
+    report = _core.prefill_report(
+        m.fields,
+        d.fields,
+        _format_name("weights", weights),
+        _format_name("kv", kv),
+        None if lm_head is None else _format_name("lm_head", lm_head),
+        _devices(devices),
+        efficiency,
+        _number("batch", batch),
+        _number("prompt", prompt),
+        _number("cached", cached),
+    )
+    return Phase(json.loads(report)["prefill"])
+
+
+def kv_cache(
+    *, model: ModelLike, kv: str = "bf16", context: float = 4096, users: float = 1, block_tokens: int = 16
+) -> KvCache:
+    """KV-cache bytes per token, per sequence at ``context`` and for ``users``."""
+    m = _model(model)
+    report = _core.kv_report(
+        m.fields,
+        _format_name("kv", kv),
+        _number("context", context),
+        _number("users", users),
+        int(_number("block_tokens", block_tokens)),
+    )
+    return KvCache(json.loads(report))
+
+
+def expected_distinct_experts(*, num_experts: int, experts_per_token: int, tokens: float) -> float:
+    """Expected distinct experts per layer for ``tokens`` uniformly routed tokens:
+    E * (1 - (1 - k/E)^tokens)."""
+    return _core.expected_distinct_experts(
+        int(_number("num_experts", num_experts)),
+        int(_number("experts_per_token", experts_per_token)),
+        _number("tokens", tokens),
+    )
+
+
+# ---- sweeps -------------------------------------------------------------------
+
+
+def _as_list(name: str, value: object) -> list[Any]:
+    if isinstance(value, (str, Model, Device)):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        if not value:
+            raise ValueError(f"{name} must not be empty")
+        return list(value)
+    raise TypeError(f"{name} must be an id, an object or a list of them (got {type(value).__name__})")
+
+
+def _grid(**axes: object) -> dict[str, np.ndarray]:
+    arrays: dict[str, np.ndarray] = {}
+    for name, v in axes.items():
+        a = np.atleast_1d(np.asarray(v, dtype=np.float64))
+        if a.ndim != 1 or a.size == 0:
+            raise ValueError(f"{name} must be a number or a non-empty 1-D sequence")
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name} must be finite")
+        arrays[name] = a
+    mesh = np.meshgrid(*arrays.values(), indexing="ij")
+    return {name: np.ascontiguousarray(m.ravel()) for name, m in zip(arrays, mesh)}
+
+
+def sweep_decode(
+    *,
+    model: ModelLike | Sequence[ModelLike],
+    device: DeviceLike | Sequence[DeviceLike],
+    weights: str | Sequence[str] = "bf16",
+    kv: str | Sequence[str] = "bf16",
+    batch: float | Sequence[float] | np.ndarray = 1,
+    context: float | Sequence[float] | np.ndarray = 0,
+    devices: int = 1,
+    memory_utilization: float = 0.9,
+    block_tokens: int = 16,
+    efficiency: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Decode steps over the grid of every model x device x weights x kv x batch
+    x context, computed in C++ with the GIL released.
+
+    Returns a DataFrame with one row per point: ``model``, ``device``,
+    ``weights``, ``kv``, ``batch``, ``context``, ``tpot_s_bound``,
+    ``tpot_s_estimate``, ``tokens_per_s_per_user_estimate``,
+    ``tokens_per_s_total_estimate``, ``bytes_per_step``, ``weight_bytes_per_step``,
+    ``kv_read_bytes_per_step``, ``flop_per_step``, ``fits`` (all ``batch``
+    sequences' KV fit beside the weights) and ``compute_bound``.
+    """
+    import pandas as pd
+
+    models = [_model(x) for x in _as_list("model", model)]
+    devs = [_device(x) for x in _as_list("device", device)]
+    ws = [_format_name("weights", x) for x in _as_list("weights", weights)]
+    kvs = [_format_name("kv", x) for x in _as_list("kv", kv)]
+    g = _grid(batch=batch, context=context)
+    cols = _core.sweep_decode(
+        [m.fields for m in models],
+        [d.fields for d in devs],
+        ws,
+        kvs,
+        g["batch"],
+        g["context"],
+        _devices(devices),
+        efficiency,
+        _number("memory_utilization", memory_utilization),
+        int(_number("block_tokens", block_tokens)),
+    )
+    n = g["batch"].size
+    combos = [(m.id, d.id, w, k) for m in models for d in devs for w in ws for k in kvs]
+    idx = cols.pop("combo").astype(np.int64)
+    frame: dict[str, Any] = {}
+    for pos, name in enumerate(["model", "device", "weights", "kv"]):
+        labels = [c[pos] for c in combos]
+        frame[name] = np.asarray(labels, dtype=object)[idx]
+    frame["batch"] = np.tile(g["batch"], len(combos))
+    frame["context"] = np.tile(g["context"], len(combos))
+    frame.update(cols)
+    df = pd.DataFrame(frame)
+    df["tokens_per_s_per_user_estimate"] = 1.0 / df["tpot_s_estimate"]
+    df["tokens_per_s_per_user_bound"] = 1.0 / df["tpot_s_bound"]
+    df["tokens_per_s_total_estimate"] = df["batch"] / df["tpot_s_estimate"]
+    df["fits"] = df["fits"].astype(bool)
+    df["compute_bound"] = df["compute_bound"].astype(bool)
+    assert len(df) == n * len(combos)
+    return df
+
+
+def sweep_prefill(
+    *,
+    model: ModelLike | Sequence[ModelLike],
+    device: DeviceLike | Sequence[DeviceLike],
+    weights: str | Sequence[str] = "bf16",
+    kv: str | Sequence[str] = "bf16",
+    prompt: float | Sequence[float] | np.ndarray = 2048,
+    cached: float | Sequence[float] | np.ndarray = 0,
+    devices: int = 1,
+    efficiency: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Prefills over the grid of every model x device x weights x kv x prompt x
+    cached; one row per point with ``ttft_s_bound``, ``ttft_s_estimate``,
+    ``prefill_tokens_per_s_estimate``, ``flop`` and ``bytes``."""
+    import pandas as pd
+
+    models = [_model(x) for x in _as_list("model", model)]
+    devs = [_device(x) for x in _as_list("device", device)]
+    ws = [_format_name("weights", x) for x in _as_list("weights", weights)]
+    kvs = [_format_name("kv", x) for x in _as_list("kv", kv)]
+    g = _grid(prompt=prompt, cached=cached)
+    cols = _core.sweep_prefill(
+        [m.fields for m in models],
+        [d.fields for d in devs],
+        ws,
+        kvs,
+        g["prompt"],
+        g["cached"],
+        _devices(devices),
+        efficiency,
+    )
+    combos = [(m.id, d.id, w, k) for m in models for d in devs for w in ws for k in kvs]
+    idx = cols.pop("combo").astype(np.int64)
+    frame: dict[str, Any] = {}
+    for pos, name in enumerate(["model", "device", "weights", "kv"]):
+        frame[name] = np.asarray([c[pos] for c in combos], dtype=object)[idx]
+    frame["prompt"] = np.tile(g["prompt"], len(combos))
+    frame["cached"] = np.tile(g["cached"], len(combos))
+    frame.update(cols)
+    df = pd.DataFrame(frame)
+    df["prefill_tokens_per_s_estimate"] = df["prompt"] / df["ttft_s_estimate"]
+    return df

@@ -1,0 +1,81 @@
+# Stubs of the compiled core; tests/python/test_stubs.py fails when they drift.
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+def format_names() -> list[str]: ...
+def find_format(name: str) -> dict[str, Any]: ...
+def device_ids() -> list[str]: ...
+def find_device(id: str) -> dict[str, Any]: ...
+def model_ids() -> list[str]: ...
+def find_model(id: str) -> dict[str, Any]: ...
+def validate_model(fields: dict[str, Any]) -> dict[str, Any]: ...
+def validate_device(fields: dict[str, Any]) -> dict[str, Any]: ...
+def default_profile(device: dict[str, Any]) -> dict[str, Any]: ...
+def count_parameters(model: dict[str, Any]) -> dict[str, float]: ...
+def kv_report(
+    model: dict[str, Any], kv: str, context: float, users: float, block_tokens: int
+) -> str: ...
+def decode_report(
+    model: dict[str, Any],
+    device: dict[str, Any],
+    weights: str,
+    kv: str,
+    lm_head: str | None,
+    devices: int,
+    profile: dict[str, Any] | None,
+    batch: float,
+    contexts: list[float],
+) -> str: ...
+def prefill_report(
+    model: dict[str, Any],
+    device: dict[str, Any],
+    weights: str,
+    kv: str,
+    lm_head: str | None,
+    devices: int,
+    profile: dict[str, Any] | None,
+    batch: float,
+    prompt: float,
+    cached: float,
+) -> str: ...
+def plan_report(
+    model: dict[str, Any],
+    device: dict[str, Any],
+    weights: str,
+    kv: str,
+    lm_head: str | None,
+    devices: int,
+    profile: dict[str, Any] | None,
+    users: float,
+    context: float,
+    prompt: float,
+    memory_utilization: float,
+    block_tokens: int,
+) -> str: ...
+def expected_distinct_experts(num_experts: int, experts_per_token: int, tokens: float) -> float: ...
+def sweep_decode(
+    models: list[dict[str, Any]],
+    devices: list[dict[str, Any]],
+    weights: list[str],
+    kvs: list[str],
+    batch: npt.NDArray[np.float64],
+    context: npt.NDArray[np.float64],
+    n_devices: int,
+    profile: dict[str, Any] | None,
+    memory_utilization: float,
+    block_tokens: int,
+) -> dict[str, npt.NDArray[np.float64]]: ...
+def sweep_prefill(
+    models: list[dict[str, Any]],
+    devices: list[dict[str, Any]],
+    weights: list[str],
+    kvs: list[str],
+    prompt: npt.NDArray[np.float64],
+    cached: npt.NDArray[np.float64],
+    n_devices: int,
+    profile: dict[str, Any] | None,
+) -> dict[str, npt.NDArray[np.float64]]: ...

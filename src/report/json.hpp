@@ -1,0 +1,37 @@
+// JSON reports shared by the llmroof command and the Python bindings, so that
+// both print the same numbers under the same schema (docs/cli-json.md).
+// Internal: not installed, not part of the public API.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "llmroof/llmroof.hpp"
+
+namespace llmroof::report {
+
+using json = nlohmann::ordered_json;
+
+/// What a report was computed for.
+struct setup {
+  const architecture* model = nullptr;
+  const device* dev = nullptr;  ///< null for device-free reports (kv)
+  int devices = 1;
+  precision pr;
+  engine_settings engine;
+};
+
+json phase_json(const phase_timing& p);
+json memory_json(const memory_plan& m);
+json setup_json(const setup& s);
+json efficiency_json(const efficiency_profile& e);
+
+/// "llmroof.plan/1"
+json plan_json(const setup& s, const roofline& r, const plan_result& res);
+/// "llmroof.decode/1"
+json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p);
+/// "llmroof.prefill/1"
+json prefill_json(const setup& s, double batch, double prompt, double cached, const phase_timing& p);
+/// "llmroof.kv/1"
+json kv_json(const setup& s, double context, double users);
+
+}  // namespace llmroof::report
