@@ -225,7 +225,7 @@ class _Report:
         self._data = state
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other._data == self._data  # type: ignore[attr-defined]
+        return type(other) is type(self) and other._data == self._data
 
     __hash__ = None  # type: ignore[assignment]
 

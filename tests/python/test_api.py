@@ -1,0 +1,137 @@
+from __future__ import annotations
+
+import json
+import math
+import pickle
+import subprocess
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+import llmroof
+from conftest import SEED
+
+
+def test_seed_plan_numbers() -> None:
+    p = llmroof.plan(**SEED)  # type: ignore[arg-type]
+    m = p.memory
+    assert m.kv_bytes_per_token == 163840  # 2 x 8 x 128 x 2 B x 40 layers
+    assert m.kv_bytes_per_sequence == 20 * 2**30  # 163,840 x 131,072
+    assert m.fits is False and m.shortfall_bytes > 0
+    assert m.max_users_at_context == 3
+    assert 90_000 < m.max_context_for_users < 110_000
+    curve = p.decode_curve
+    assert curve[0]["context"] == 0 and curve[-1]["context"] == 131072
+    assert 45 < curve[0]["single_user_tokens_per_s_estimate"] < 55
+    assert 20 < curve[-1]["single_user_tokens_per_s_estimate"] < 30
+    text = repr(p)
+    assert "163,840 B" in text and "do NOT fit" in text and "GiB" in text
+
+
+def test_cli_json_and_python_agree_on_the_seed(cli: str) -> None:
+    out = subprocess.run(
+        [cli, "plan", "--model", "devstral-small-2-24b", "--device", "rtx-pro-6000-blackwell",
+         "--weights", "fp8", "--kv", "bf16", "--users", "4", "--context", "128k", "--json"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    from_cli = json.loads(out)
+    from_py = llmroof.plan(**SEED).to_dict()  # type: ignore[arg-type]
+    assert from_cli == from_py
+
+
+def test_decode_prefill_kv() -> None:
+    d = llmroof.decode(model="llama-3.1-8b", device="h100-sxm", batch=1, context=0)
+    # 15,009,857,536 B of weights (tests/cpp/test_ops.cpp) over 3.35 TB/s.
+    assert d.bytes >= 15_009_857_536
+    assert d.bound_s == pytest.approx(d.bytes / 3.35e12, rel=1e-9)
+    assert d.estimate_s >= d.bound_s
+    assert d.bottleneck == "memory"
+    ragged = llmroof.decode(model="llama-3.1-8b", device="h100-sxm", context=[100, 900])
+    assert ragged.to_dict()["sequences"] == 2
+    p = llmroof.prefill(model="llama-3.1-8b", device="h100-sxm", prompt=4096)
+    assert p.bottleneck == "compute"
+    assert len(p.ops_frame()) == len(p.ops)
+    kv = llmroof.kv_cache(model="deepseek-v3", kv="bf16", context=1000, users=2, block_tokens=1)
+    assert kv.bytes_per_token == 70272  # (512 + 64) x 2 B x 61
+    assert kv.bytes_total == 2 * 1000 * 70272
+
+
+def test_catalog_objects() -> None:
+    m = llmroof.Model.get("llama-3.1-8b")
+    assert m.parameters().total == 8_030_261_248
+    assert "8.03B" in repr(m)
+    assert llmroof.Format.get("Q4_0").bits == 4.5
+    d = llmroof.Device.get("rtx-3090")
+    assert d.bandwidth_bytes_per_s == 936e9
+    assert "936 GB/s" in repr(d)
+    assert len(llmroof.Device.ids()) >= 40
+    assert "devstral-small-2-24b" in llmroof.Model.ids()
+    custom = llmroof.Model.custom(num_layers=2, hidden_size=64, num_heads=4, num_kv_heads=2,
+                                  head_dim=16, ffn_size=128, vocab_size=100)
+    # 2 x (64x64 + 2x64x32 + 64x64 + 3x64x128 + 128 norms) + 64 + 2 x 100 x 64 = 57,920
+    assert custom.parameters().total == 2 * (64 * 64 + 2 * 64 * 32 + 64 * 64 + 3 * 64 * 128 + 128) + 64 + 2 * 6400
+    assert llmroof.expected_distinct_experts(num_experts=128, experts_per_token=8, tokens=1) == 8
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "message"),
+    [
+        (dict(model="llama-3.1-7b"), ValueError, "unknown model 'llama-3.1-7b'; closest: llama-3.1-70b"),
+        (dict(device="h100"), ValueError, "unknown device 'h100'; closest"),
+        (dict(weights="fp7"), ValueError, "unknown format 'fp7'"),
+        (dict(users=0), ValueError, "users must be in [1, 1000000000] (got 0)"),
+        (dict(users="4"), TypeError, "users must be a number (got str)"),
+        (dict(context=math.nan), ValueError, "context must be finite (got nan)"),
+        (dict(context=-1), ValueError, "context must be >= 0 (got -1)"),
+        (dict(devices=0), ValueError, "devices must be >= 1 (got 0)"),
+        (dict(model=3), TypeError, "model must be a catalog id or a Model (got int)"),
+        (dict(memory_utilization=1.5), ValueError, "engine.memory_utilization must be in (0, 1] (got 1.5)"),
+        (dict(efficiency={"memory": 0}), ValueError, "efficiency.memory must be in (0, 1] (got 0)"),
+    ],
+)
+def test_bad_input_names_the_field(kwargs: dict[str, object], exc: type[Exception], message: str) -> None:
+    args: dict[str, object] = dict(model="llama-3.1-8b", device="h100-sxm")
+    args.update(kwargs)
+    with pytest.raises(exc) as info:
+        llmroof.plan(**args)  # type: ignore[arg-type]
+    assert message in str(info.value)
+
+
+def test_custom_model_errors_name_the_field() -> None:
+    with pytest.raises(ValueError, match=r"architecture.num_kv_heads must be > 0 \(got 0\)"):
+        llmroof.Model.custom(num_layers=2, hidden_size=64, num_heads=4, num_kv_heads=0, head_dim=16,
+                             ffn_size=128, vocab_size=100)
+    with pytest.raises(TypeError, match="num_layers has the wrong type"):
+        llmroof.Model.custom(num_layers="two", hidden_size=64)
+    with pytest.raises(ValueError, match=r"device.bandwidth must be > 0"):
+        llmroof.Device.custom(memory_bytes=1e9, bf16_flops_per_s=1e12)
+
+
+def test_objects_pickle() -> None:
+    for obj in (
+        llmroof.Model.get("deepseek-v3"),
+        llmroof.Device.get("h200"),
+        llmroof.Format.get("nvfp4"),
+        llmroof.plan(model="llama-3.1-8b", device="l4"),
+        llmroof.decode(model="llama-3.1-8b", device="l4"),
+    ):
+        again = pickle.loads(pickle.dumps(obj))
+        assert again == obj
+        assert repr(again) == repr(obj)
+
+
+def _tps(model: llmroof.Model) -> float:
+    return llmroof.decode(model=model, device="h100-sxm").tokens_per_s_estimate
+
+
+def test_objects_cross_process_boundaries() -> None:
+    models = [llmroof.Model.get(i) for i in ("llama-3.1-8b", "qwen3-8b")]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        remote = list(pool.map(_tps, models))
+    assert remote == [_tps(m) for m in models]
+
+
+def test_matplotlib_is_not_imported_by_the_package() -> None:
+    code = "import sys, llmroof; llmroof.plan(model='llama-3.1-8b', device='l4'); print('matplotlib' in sys.modules)"
+    out = subprocess.run([__import__("sys").executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,29 @@
+"""The notebook and the Python examples run, so they never rot."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_notebook_executes() -> None:
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(ROOT / "examples" / "notebooks" / "capacity_planning.ipynb", as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3").execute()
+    text = "".join(
+        str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
+        for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+    )
+    assert "163,840 B" in text
+    assert "do NOT fit" in text
+
+
+def test_python_example_runs() -> None:
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "python" / "seed_scenario.py")],
+                         capture_output=True, text=True, check=True).stdout
+    assert "163,840 B" in out and "KV q4_0: 4 users at 128k fit: True" in out

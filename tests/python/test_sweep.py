@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import llmroof
+
+
+def test_sweep_matches_single_estimates() -> None:
+    df = llmroof.sweep_decode(model=["llama-3.1-8b", "qwen3-30b-a3b"], device=["h100-sxm", "rtx-4090"],
+                              weights=["bf16", "fp8"], kv="bf16", batch=[1, 8], context=[0, 4096])
+    assert len(df) == 2 * 2 * 2 * 1 * 2 * 2
+    for row in df.sample(6, random_state=1).itertuples():
+        one = llmroof.decode(model=row.model, device=row.device, weights=row.weights, kv=row.kv,
+                             batch=row.batch, context=row.context)
+        assert row.tpot_s_estimate == pytest.approx(one.estimate_s, rel=1e-12)
+        assert row.tpot_s_bound == pytest.approx(one.bound_s, rel=1e-12)
+    assert (df["tpot_s_bound"] <= df["tpot_s_estimate"]).all()
+    assert set(df.columns) >= {"model", "device", "weights", "kv", "batch", "context", "fits",
+                               "tokens_per_s_per_user_estimate", "tokens_per_s_total_estimate"}
+
+
+def test_sweep_fits_flag_follows_memory() -> None:
+    df = llmroof.sweep_decode(model="devstral-small-2-24b", device="rtx-pro-6000-blackwell", weights="fp8",
+                              batch=[3, 4], context=131072)
+    assert df.set_index("batch")["fits"].to_dict() == {3.0: True, 4.0: False}
+
+
+def test_prefill_sweep() -> None:
+    df = llmroof.sweep_prefill(model="llama-3.1-8b", device=["h100-sxm", "l4"], prompt=[128, 2048], cached=[0, 1000])
+    assert len(df) == 8
+    one = llmroof.prefill(model="llama-3.1-8b", device="l4", prompt=2048, cached=1000)
+    row = df[(df.device == "l4") & (df.prompt == 2048) & (df.cached == 1000)].iloc[0]
+    assert row.ttft_s_estimate == pytest.approx(one.estimate_s, rel=1e-12)
+
+
+def test_million_point_sweep_runs() -> None:
+    # Timing is measured by benchmarks/sweep_benchmark.py, never asserted here.
+    t0 = time.perf_counter()
+    df = llmroof.sweep_decode(model="llama-3.1-70b", device="h100-sxm", batch=np.arange(1, 1001),
+                              context=np.linspace(0, 131072, 1000))
+    assert len(df) == 1_000_000
+    assert np.isfinite(df["tpot_s_estimate"]).all()
+    print(f"1,000,000-point sweep: {time.perf_counter() - t0:.3f} s")
+
+
+def test_sweep_errors() -> None:
+    with pytest.raises(ValueError, match="batch must be in"):
+        llmroof.sweep_decode(model="llama-3.1-8b", device="h100-sxm", batch=[0, 1])
+    with pytest.raises(ValueError, match="context must be finite"):
+        llmroof.sweep_decode(model="llama-3.1-8b", device="h100-sxm", context=[np.nan])
+    with pytest.raises(TypeError, match="model must be"):
+        llmroof.sweep_decode(model=3, device="h100-sxm")  # type: ignore[arg-type]
