@@ -137,4 +137,10 @@ inline const numeric_format& find_format(std::string_view name) {
   detail::fail_unknown("format", name, names);
 }
 
+/// A format that is not in the catalog, such as the measured average of one
+/// component of a GGUF file. The name is kept for the life of the program.
+/// Throws std::invalid_argument unless 0 < bits <= 64 and the name is not empty.
+numeric_format make_format(std::string_view name, double bits, math_format math,
+                           std::string_view description);
+
 }  // namespace llmroof

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "llmroof/architecture.hpp"
@@ -45,9 +46,10 @@ inline void validate(const engine_settings& e) {
 /// lm_head in theirs, norms and routers in 16 bit. MTP layers are not loaded.
 inline bytes weight_bytes(const architecture& a, const precision& pr) {
   const param_counts p = count_parameters(a);
-  const double linear = p.attention + p.dense_ffn + p.routed_experts + p.shared_experts;
-  return pr.weights.bytes_of(linear) + pr.embedding.bytes_of(p.embedding) +
-         pr.lm_head.bytes_of(p.lm_head) + pr.activations.bytes_of(p.norms + p.router);
+  return pr.attention_format().bytes_of(p.attention) + pr.ffn_format().bytes_of(p.dense_ffn) +
+         pr.experts_format().bytes_of(p.routed_experts + p.shared_experts) +
+         pr.embedding.bytes_of(p.embedding) + pr.lm_head.bytes_of(p.lm_head) +
+         pr.activations.bytes_of(p.norms + p.router);
 }
 
 /// Activation peak of the largest forward pass: hidden states and FFN
@@ -92,11 +94,13 @@ struct memory_plan {
   }
 };
 
+/// `stored_weights` replaces the counted weight bytes when a file says
+/// exactly what is loaded (a GGUF or safetensors inventory).
 /// Throws std::invalid_argument unless users >= 1, context >= 0, devices >= 1
 /// and the engine settings are valid.
 inline memory_plan plan_memory(const architecture& a, const precision& pr, const device& d,
                                double users, double context, const engine_settings& e = {},
-                               int devices = 1) {
+                               int devices = 1, std::optional<bytes> stored_weights = std::nullopt) {
   detail::require_in("users", users, 1, 1e9);
   detail::require_non_negative("context", context);
   detail::require_in("devices", devices, 1, 65536);
@@ -107,7 +111,8 @@ inline memory_plan plan_memory(const architecture& a, const precision& pr, const
   m.context = context;
   m.capacity = double(devices) * d.memory;
   m.usable = e.memory_utilization * m.capacity;
-  m.weights = weight_bytes(a, pr);
+  m.weights = stored_weights ? *stored_weights : weight_bytes(a, pr);
+  detail::require_non_negative("stored_weights", m.weights.value());
   m.reserve = double(devices) * e.runtime_reserve;
   m.activations = activation_peak(a, e);
   m.kv_budget = m.usable - m.weights - m.reserve - m.activations;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -21,11 +22,20 @@ namespace llmroof {
 /// NVFP4) keep the embedding table and lm_head in 16 bit, as HF and vLLM
 /// checkpoints do; GGUF files quantize them too (their mix averages cover it).
 struct precision {
-  numeric_format weights = find_format("bf16");     ///< linear layers
+  numeric_format weights = find_format("bf16");     ///< linear layers, unless overridden below
   numeric_format kv = find_format("bf16");          ///< KV cache
   numeric_format embedding = find_format("bf16");   ///< input table
   numeric_format lm_head = find_format("bf16");     ///< output projection
   numeric_format activations = find_format("bf16");
+  /// Per-module overrides, e.g. gpt-oss keeps attention in bf16 beside MXFP4
+  /// experts; a config.json's quantization_config sets them.
+  std::optional<numeric_format> attention;
+  std::optional<numeric_format> ffn;      ///< dense FFN layers
+  std::optional<numeric_format> experts; ///< routed and shared experts
+
+  [[nodiscard]] const numeric_format& attention_format() const { return attention ? *attention : weights; }
+  [[nodiscard]] const numeric_format& ffn_format() const { return ffn ? *ffn : weights; }
+  [[nodiscard]] const numeric_format& experts_format() const { return experts ? *experts : weights; }
 
   /// The usual deployment of `weights` with a `kv` cache (see above).
   static precision of(const numeric_format& weights, const numeric_format& kv) {
@@ -162,8 +172,9 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
   const double t = w.new_tokens;
   const double d = a.hidden_size;
   const double act = pr.activations.bytes_per_element();
-  const double wb = pr.weights.bytes_per_element();
-  const math_format wm = pr.weights.math;
+  const numeric_format& fa = pr.attention_format();
+  const numeric_format& ff = pr.ffn_format();
+  const numeric_format& fe = pr.experts_format();
 
   // Sums over sequences of what depends on each one's context.
   const auto per_seq = [&](auto&& f) {
@@ -197,8 +208,8 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
       flop += 2.0 * kv_b * n_attn * per_seq([](double c) { return c; });
     }
     out.add({"attention.proj", op_class::gemm, n_attn, make_flops(flop),
-             make_bytes(p * n_attn * wb), make_bytes(0), make_bytes(0),
-             make_bytes(t * attention_io_per_token(a) * n_attn * act), wm, t});
+             fa.bytes_of(p * n_attn), make_bytes(0), make_bytes(0),
+             make_bytes(t * attention_io_per_token(a) * n_attn * act), fa.math, t});
   }
 
   const double fpp = flop_per_pair(a, w.kind);
@@ -223,16 +234,16 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
     const double state_flop = 6.0 * l.num_value_heads * double(l.key_head_dim) * l.value_head_dim;
     const double state = linear_state_bytes_per_layer(a).value();
     out.add({"attention.linear", op_class::gemm, n, make_flops((2.0 * p + state_flop) * t * n),
-             make_bytes(p * n * wb), make_bytes(w.sequences * state * n),
-             make_bytes(w.sequences * state * n), make_bytes(t * 2.0 * d * n * act), wm, t});
+             fa.bytes_of(p * n), make_bytes(w.sequences * state * n),
+             make_bytes(w.sequences * state * n), make_bytes(t * 2.0 * d * n * act), fa.math, t});
   }
 
   if (const double n = a.num_dense_layers(); n > 0) {
     const double p = dense_ffn_params(a);
-    out.add({"ffn", op_class::gemm, n, make_flops(2.0 * t * p * n), make_bytes(p * n * wb),
+    out.add({"ffn", op_class::gemm, n, make_flops(2.0 * t * p * n), ff.bytes_of(p * n),
              make_bytes(0), make_bytes(0),
              make_bytes(t * (2.0 * d + (a.ffn == ffn_kind::gated ? 3.0 : 2.0) * a.ffn_size) * n * act),
-             wm, t});
+             ff.math, t});
   }
 
   if (const double n = a.num_moe_layers(); n > 0) {
@@ -244,14 +255,14 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
     const double ep = expert_params(a);
     const double routed = t * m.experts_per_token;  // token-expert assignments
     out.add({"moe.experts", op_class::gemm, n, make_flops(2.0 * routed * ep * n),
-             make_bytes(distinct * ep * n * wb), make_bytes(0), make_bytes(0),
-             make_bytes(routed * (2.0 * d + 3.0 * m.expert_ffn) * n * act), wm,
+             fe.bytes_of(distinct * ep * n), make_bytes(0), make_bytes(0),
+             make_bytes(routed * (2.0 * d + 3.0 * m.expert_ffn) * n * act), fe.math,
              distinct > 0 ? routed / distinct : 1.0});
     if (m.shared_experts > 0) {
       const double sp = shared_experts_params(a);
       out.add({"moe.shared", op_class::gemm, n, make_flops(2.0 * t * sp * n),
-               make_bytes(sp * n * wb), make_bytes(0), make_bytes(0),
-               make_bytes(t * (2.0 * d + 3.0 * m.expert_ffn * m.shared_experts) * n * act), wm, t});
+               fe.bytes_of(sp * n), make_bytes(0), make_bytes(0),
+               make_bytes(t * (2.0 * d + 3.0 * m.expert_ffn * m.shared_experts) * n * act), fe.math, t});
     }
   }
 

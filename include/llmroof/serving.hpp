@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "llmroof/memory_plan.hpp"
@@ -18,6 +19,7 @@ struct scenario {
   double prompt = 0;       ///< prompt tokens of a new request; 0 = min(context, 2048)
   engine_settings engine;
   int devices = 1;
+  std::optional<bytes> stored_weights;  ///< exact loaded bytes from a file, if known
 };
 
 /// One point of the decode curve: every user at `context` cached tokens.
@@ -54,7 +56,7 @@ inline plan_result plan(const architecture& a, const precision& pr, const roofli
                         const scenario& s) {
   detail::require_non_negative("prompt", s.prompt);
   plan_result out;
-  out.memory = plan_memory(a, pr, r.dev(), s.users, s.context, s.engine, r.devices());
+  out.memory = plan_memory(a, pr, r.dev(), s.users, s.context, s.engine, r.devices(), s.stored_weights);
   out.prompt = s.prompt > 0 ? s.prompt : std::max(1.0, std::min(s.context, 2048.0));
   out.ttft = prefill(a, pr, r, out.prompt);
   for (double c : curve_contexts(s.context)) {

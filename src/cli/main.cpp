@@ -4,6 +4,7 @@
 // `--json` prints a stable schema (docs/cli-json.md); human output is a table
 // that says GB (1e9 B) or GiB (2^30 B) explicitly.
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -152,16 +153,26 @@ double parse_number(const std::string& field, const std::string& s) {
   return v;
 }
 
+/// A model read from a file lives here for the whole run.
+std::optional<model_source> file_model;
+
+bool looks_like_path(const std::string& m) {
+  std::error_code ec;
+  return m.find('/') != std::string::npos || m.find(".json") != std::string::npos ||
+         m.find(".gguf") != std::string::npos || m.find(".safetensors") != std::string::npos ||
+         std::filesystem::exists(m, ec);
+}
+
 setup make_setup(const options& o, bool need_device) {
   setup s;
   const std::string model = o.require("model");
-  if (model.find('/') != std::string::npos || model.find(".json") != std::string::npos ||
-      model.find(".gguf") != std::string::npos) {
-    throw usage_error("--model " + model +
-                      ": reading model files is not supported yet; use a catalog id "
-                      "(llmroof list models)");
+  if (looks_like_path(model) && !model.empty()) {
+    file_model = read_model(model);
+    s.model = &file_model->arch;
+    s.source = &*file_model;
+  } else {
+    s.model = &find_model(model);
   }
-  s.model = &find_model(model);
   if (need_device) {
     std::string dev = o.require("device");
     if (const auto colon = dev.find(':'); colon != std::string::npos) {
@@ -170,9 +181,13 @@ setup make_setup(const options& o, bool need_device) {
     }
     s.dev = &find_device(dev);
   }
-  const auto& w = find_format(o.get("weights").value_or("bf16"));
-  const auto& kv = find_format(o.get("kv").value_or("bf16"));
-  s.pr = precision::of(w, kv);
+  const auto& kv = find_format(o.get("kv").value_or(file_model ? std::string(file_model->pr.kv.name) : "bf16"));
+  if (file_model && !o.get("weights")) {
+    s.pr = file_model->pr;  // the file's own formats, module by module
+    s.pr.kv = kv;
+  } else {
+    s.pr = precision::of(find_format(o.get("weights").value_or("bf16")), kv);
+  }
   if (auto h = o.get("lm-head")) {
     s.pr.lm_head = find_format(*h);
     s.pr.embedding = s.pr.lm_head;
@@ -237,6 +252,9 @@ int cmd_plan(const options& o) {
   if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
   sc.engine = s.engine;
   sc.devices = s.devices;
+  if (s.source != nullptr && (!o.get("weights") || !s.source->tensors)) {
+    sc.stored_weights = loaded_weight_bytes(*s.source, s.pr);
+  }
   const roofline r(*s.dev, default_profile(*s.dev), s.devices);
   const plan_result res = plan(*s.model, s.pr, r, sc);
   const memory_plan& m = res.memory;
@@ -253,6 +271,14 @@ int cmd_plan(const options& o) {
               std::string(s.pr.kv.name).c_str(), s.pr.kv.bits,
               std::string(s.pr.lm_head.name).c_str(), sc.engine.name.c_str(),
               sc.engine.memory_utilization, sc.engine.block_tokens);
+  if (s.source != nullptr) {
+    std::printf("model read from %s (%s)%s\n", s.source->path.c_str(), s.source->arch.family.c_str(),
+                s.source->vision_params > 0
+                    ? (", vision tower " + fmt("%.2f", s.source->vision_params / 1e9) + "B params counted apart").c_str()
+                    : "");
+    for (const auto& w : s.source->warnings) std::printf("note: %s\n", w.c_str());
+    std::printf("\n");
+  }
   std::printf("Memory (1 GiB = 2^30 B, 1 GB = 1e9 B)\n");
   std::printf("  %-34s %12s\n", "capacity", gib(m.capacity).c_str());
   std::printf("  %-34s %12s\n", ("usable (x " + fmt("%.2f", sc.engine.memory_utilization) + ")").c_str(), gib(m.usable).c_str());

@@ -36,6 +36,43 @@ json phase_json(const phase_timing& p) {
           {"ops", ops}};
 }
 
+json format_json(const numeric_format& f) {
+  return {{"name", f.name}, {"bits", f.bits}, {"math", to_string(f.math)}};
+}
+
+json model_source_json(const model_source& m) {
+  json j = {{"path", m.path},
+            {"family", m.arch.family},
+            {"quantized", m.quantized},
+            {"vision_params", m.vision_params},
+            {"warnings", m.warnings},
+            {"formats", {{"weights", format_json(m.pr.weights)},
+                         {"attention", format_json(m.pr.attention_format())},
+                         {"ffn", format_json(m.pr.ffn_format())},
+                         {"experts", format_json(m.pr.experts_format())},
+                         {"embedding", format_json(m.pr.embedding)},
+                         {"lm_head", format_json(m.pr.lm_head)},
+                         {"kv", format_json(m.pr.kv)}}}};
+  if (m.tensors) {
+    json by_component = json::object();
+    for (const auto& [c, b] : m.tensors->bytes) {
+      by_component[std::string(to_string(c))] = {{"bytes", b}, {"elements", m.tensors->elements.at(c)}};
+    }
+    json by_type = json::object();
+    for (const auto& [t, b] : m.tensors->bytes_by_type) {
+      by_type[t] = {{"bytes", b}, {"elements", m.tensors->elements_by_type.at(t)}};
+    }
+    j["tensors"] = {{"count", m.tensors->tensors},
+                    {"bytes", m.tensors->total_bytes()},
+                    {"elements", m.tensors->total_elements()},
+                    {"by_component", by_component},
+                    {"by_type", by_type}};
+  } else {
+    j["tensors"] = nullptr;
+  }
+  return j;
+}
+
 json setup_json(const setup& s) {
   json j = {{"model", s.model->id},
             {"weights", s.pr.weights.name},
@@ -45,6 +82,7 @@ json setup_json(const setup& s) {
     j["device"] = s.dev->id;
     j["devices"] = s.devices;
   }
+  if (s.source != nullptr) j["model_source"] = model_source_json(*s.source);
   return j;
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llmroof/llmroof.hpp"
+#include "llmroof/readers.hpp"
 
 namespace llmroof::report {
 
@@ -18,7 +19,10 @@ struct setup {
   int devices = 1;
   precision pr;
   engine_settings engine;
+  const model_source* source = nullptr;  ///< set when the model came from a file
 };
+
+json model_source_json(const model_source& m);
 
 json phase_json(const phase_timing& p);
 json memory_json(const memory_plan& m);

@@ -1,0 +1,113 @@
+// Helpers shared by the readers (internal).
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <regex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmroof/readers.hpp"
+
+namespace llmroof::readers {
+
+[[noreturn]] inline void fail(std::string_view file, const std::string& what) {
+  throw std::invalid_argument(std::string(file) + ": " + what);
+}
+
+/// Reads at most `limit` bytes from the start of a file; throws naming the
+/// file when it cannot be opened.
+inline std::vector<std::uint8_t> read_prefix(const std::string& path, std::uint64_t limit,
+                                             std::uint64_t* file_size) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) fail(path, "cannot open the file");
+  const auto end = in.tellg();
+  if (end < 0) fail(path, "cannot read the file size");
+  const auto size = static_cast<std::uint64_t>(end);
+  if (file_size != nullptr) *file_size = size;
+  const std::uint64_t n = size < limit ? size : limit;
+  std::vector<std::uint8_t> buf(static_cast<std::size_t>(n));
+  in.seekg(0);
+  if (n > 0 && !in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(n))) {
+    fail(path, "cannot read the file");
+  }
+  return buf;
+}
+
+/// True when `s` is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
+inline bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t n = 0;
+    std::uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      n = 1;
+      cp = c & 0x1Fu;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2;
+      cp = c & 0x0Fu;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3;
+      cp = c & 0x07u;
+    } else {
+      return false;
+    }
+    for (std::size_t k = 1; k <= n; ++k) {
+      if (i + k >= s.size()) return false;
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3Fu);
+    }
+    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
+/// fnmatch-style glob with '*' and '?'.
+inline bool glob_match(std::string_view pat, std::string_view s) {
+  std::size_t p = 0, i = 0, star = std::string_view::npos, mark = 0;
+  while (i < s.size()) {
+    if (p < pat.size() && (pat[p] == '?' || pat[p] == s[i])) {
+      ++p;
+      ++i;
+    } else if (p < pat.size() && pat[p] == '*') {
+      star = p++;
+      mark = i;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      i = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pat.size() && pat[p] == '*') ++p;
+  return p == pat.size();
+}
+
+/// Does an ignore-list entry (compressed-tensors, modelopt, HF
+/// modules_to_not_convert) cover module `name`? Entries are "re:<regex>"
+/// (matched from the start), globs, or module prefixes.
+inline bool ignore_matches(std::string_view file, const std::string& entry, const std::string& name) {
+  if (entry.rfind("re:", 0) == 0) {
+    const std::string pat = entry.substr(3);
+    if (pat.size() > 512) fail(file, "quantization_config ignore pattern longer than 512 characters");
+    try {
+      return std::regex_search(name, std::regex("^(?:" + pat + ")"));
+    } catch (const std::regex_error&) {
+      fail(file, "quantization_config ignore entry '" + entry + "' is not a valid regex");
+    }
+  }
+  return glob_match(entry, name) || glob_match(entry + ".*", name) || glob_match(entry + "*", name);
+}
+
+}  // namespace llmroof::readers
