@@ -6,7 +6,7 @@
 set -euo pipefail
 
 debs=(g++ cmake ninja-build python3 libboost-dev libeigen3-dev doctest-dev
-      nlohmann-json3-dev libbenchmark-dev)
+      nlohmann-json3-dev libbenchmark-dev clang libclang-rt-14-dev)
 missing=()
 for p in "${debs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

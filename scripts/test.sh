@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: C++ (dev preset with warnings as errors, then ASan/UBSan:
 # unit, compile-fail, CLI, examples, consumer projects) and Python (pytest with
-# strict settings and Hypothesis, the notebook, mypy --strict) in .venv.
+# strict settings and Hypothesis, the notebook, mypy --strict) in .venv, then
+# bounded libFuzzer runs of the three file readers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -20,3 +21,6 @@ echo "== Python"
 .venv/bin/python -m pip install -q .
 .venv/bin/python -m pytest tests/python
 .venv/bin/python -m mypy
+
+echo "== Fuzzing the file readers (bounded)"
+bash scripts/fuzz.sh "${LLMROOF_FUZZ_RUNS:-300000}"

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "bindings.hpp"
+#include "llmroof/readers.hpp"
 #include "report/json.hpp"
 
 namespace llmroof::python {
@@ -27,9 +28,37 @@ engine_settings engine_from(double memory_utilization, int block_tokens) {
   return e;
 }
 
+numeric_format format_from(const py::handle& spec) {
+  const auto d = spec.cast<py::dict>();
+  const auto name = d["name"].cast<std::string>();
+  for (const auto& f : formats()) {
+    if (f.name == name) return f;
+  }
+  const auto math = d["math"].cast<std::string>();
+  math_format m = math_format::bf16;
+  for (auto x : {math_format::fp32, math_format::bf16, math_format::fp8, math_format::int8, math_format::fp4}) {
+    if (to_string(x) == math) m = x;
+  }
+  return make_format(name, d["bits"].cast<double>(), m, "from a model file");
+}
+
+/// Per-module formats of a model read from a file ({"attention": {name, bits,
+/// math}, ...}), applied when the caller named no weight format.
+void apply_formats(precision& pr, const py::object& module_formats) {
+  if (module_formats.is_none()) return;
+  const auto d = module_formats.cast<py::dict>();
+  if (d.contains("weights")) pr.weights = format_from(d["weights"]);
+  if (d.contains("attention")) pr.attention = format_from(d["attention"]);
+  if (d.contains("ffn")) pr.ffn = format_from(d["ffn"]);
+  if (d.contains("experts")) pr.experts = format_from(d["experts"]);
+  if (d.contains("embedding")) pr.embedding = format_from(d["embedding"]);
+  if (d.contains("lm_head")) pr.lm_head = format_from(d["lm_head"]);
+}
+
 std::unique_ptr<context> make(const py::dict& model, const py::dict& dev, const std::string& weights,
                               const std::string& kv, const py::object& lm_head, int devices,
-                              const py::object& profile, double memory_utilization, int block_tokens) {
+                              const py::object& profile, double memory_utilization, int block_tokens,
+                              const py::object& module_formats = py::none()) {
   auto c = std::make_unique<context>();
   c->model = arch_from_dict(model);
   c->dev = device_from_dict(dev);
@@ -38,6 +67,7 @@ std::unique_ptr<context> make(const py::dict& model, const py::dict& dev, const 
   c->setup.dev = &c->dev;
   c->setup.devices = devices;
   c->setup.pr = precision::of(find_format(weights), find_format(kv));
+  apply_formats(c->setup.pr, module_formats);
   if (!lm_head.is_none()) {
     c->setup.pr.lm_head = find_format(lm_head.cast<std::string>());
     c->setup.pr.embedding = c->setup.pr.lm_head;
@@ -67,8 +97,8 @@ void register_estimates(py::module_& m) {
       "decode_report",
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
          const py::object& lm_head, int devices, const py::object& profile, double batch,
-         const std::vector<double>& contexts) {
-        auto c = make(model, dev, weights, kv, lm_head, devices, profile, 0.9, 16);
+         const std::vector<double>& contexts, const py::object& module_formats) {
+        auto c = make(model, dev, weights, kv, lm_head, devices, profile, 0.9, 16, module_formats);
         const phase_timing p = contexts.size() == 1
                                    ? decode_step(c->model, c->setup.pr, *c->roof, batch, contexts[0])
                                    : decode_step(c->model, c->setup.pr, *c->roof, contexts);
@@ -80,38 +110,56 @@ void register_estimates(py::module_& m) {
         return report::decode_json(c->setup, *c->roof, p.counts.sequences, mean, p).dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
-      py::arg("devices"), py::arg("profile"), py::arg("batch"), py::arg("contexts"));
+      py::arg("devices"), py::arg("profile"), py::arg("batch"), py::arg("contexts"),
+      py::arg("module_formats") = py::none());
 
   m.def(
       "prefill_report",
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
          const py::object& lm_head, int devices, const py::object& profile, double batch, double prompt,
-         double cached) {
-        auto c = make(model, dev, weights, kv, lm_head, devices, profile, 0.9, 16);
+         double cached, const py::object& module_formats) {
+        auto c = make(model, dev, weights, kv, lm_head, devices, profile, 0.9, 16, module_formats);
         const phase_timing p = prefill(c->model, c->setup.pr, *c->roof, prompt, cached, batch);
         return report::prefill_json(c->setup, batch, prompt, cached, p).dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
-      py::arg("devices"), py::arg("profile"), py::arg("batch"), py::arg("prompt"), py::arg("cached"));
+      py::arg("devices"), py::arg("profile"), py::arg("batch"), py::arg("prompt"), py::arg("cached"),
+      py::arg("module_formats") = py::none());
 
   m.def(
       "plan_report",
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
          const py::object& lm_head, int devices, const py::object& profile, double users, double context,
-         double prompt, double memory_utilization, int block_tokens) {
-        auto c = make(model, dev, weights, kv, lm_head, devices, profile, memory_utilization, block_tokens);
+         double prompt, double memory_utilization, int block_tokens, const py::object& module_formats,
+         const py::object& stored_weight_bytes) {
+        auto c = make(model, dev, weights, kv, lm_head, devices, profile, memory_utilization, block_tokens,
+                      module_formats);
         scenario sc;
         sc.users = users;
         sc.context = context;
         sc.prompt = prompt;
         sc.engine = c->setup.engine;
         sc.devices = devices;
+        if (!stored_weight_bytes.is_none()) sc.stored_weights = make_bytes(stored_weight_bytes.cast<double>());
         const plan_result res = plan(c->model, c->setup.pr, *c->roof, sc);
         return report::plan_json(c->setup, *c->roof, res).dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
       py::arg("devices"), py::arg("profile"), py::arg("users"), py::arg("context"), py::arg("prompt"),
-      py::arg("memory_utilization"), py::arg("block_tokens"));
+      py::arg("memory_utilization"), py::arg("block_tokens"), py::arg("module_formats") = py::none(),
+      py::arg("stored_weight_bytes") = py::none());
+
+  m.def(
+      "read_model",
+      [](const std::string& path) {
+        const model_source src = read_model(path);
+        py::dict out;
+        out["fields"] = arch_to_dict(src.arch);
+        out["source"] = report::model_source_json(src).dump();
+        out["loaded_weight_bytes"] = loaded_weight_bytes(src, src.pr).value();
+        return out;
+      },
+      py::arg("path"));
 
   m.def("expected_distinct_experts",
         py::overload_cast<int, int, double>(&expected_distinct_experts), py::arg("num_experts"),

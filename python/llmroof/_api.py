@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence, Union
 
@@ -142,9 +143,58 @@ class Parameters:
 
 @dataclass(frozen=True)
 class Model:
-    """A decoder-only architecture (catalog entry or your own fields)."""
+    """A decoder-only architecture (catalog entry, local file, or your own fields).
+
+    Models read from files also carry ``source``: the path, warnings about
+    what was assumed, the weight format of each module (from
+    ``quantization_config`` or the tensors' types), the vision tower's
+    parameters (counted apart, not decoded) and, for GGUF and safetensors,
+    the exact bytes of every component.
+    """
 
     fields: dict[str, Any] = field(repr=False)
+    source: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    loaded_weight_bytes: float | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Model:
+        """Read a config.json, a folder, a .gguf or a .safetensors (index) file.
+
+        Raises ValueError naming the file, the key or offset, and the reason."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or path (got {type(path).__name__})")
+        r = _core.read_model(os.fspath(path))
+        return cls(r["fields"], json.loads(r["source"]), float(r["loaded_weight_bytes"]))
+
+    @classmethod
+    def from_hf_config(cls, path: str | os.PathLike[str]) -> Model:
+        """A HuggingFace config.json (or the folder holding it)."""
+        return cls.from_file(path)
+
+    @classmethod
+    def from_gguf(cls, path: str | os.PathLike[str]) -> Model:
+        """The header of a .gguf file: architecture and exact bytes per component."""
+        if not os.fspath(path).endswith(".gguf"):
+            raise ValueError(f"{os.fspath(path)}: a GGUF file name ends in .gguf")
+        return cls.from_file(path)
+
+    @classmethod
+    def from_safetensors(cls, path: str | os.PathLike[str]) -> Model:
+        """A .safetensors file, a model.safetensors.index.json, or their folder,
+        with the config.json beside them."""
+        p = os.fspath(path)
+        if not (p.endswith(".safetensors") or p.endswith(".index.json") or os.path.isdir(p)):
+            raise ValueError(f"{p}: expected a .safetensors file, an index.json or a folder")
+        return cls.from_file(path)
+
+    @property
+    def formats(self) -> dict[str, dict[str, Any]] | None:
+        """Weight format of each module, when the model came from a file."""
+        return None if self.source is None else dict(self.source["formats"])
+
+    @property
+    def warnings(self) -> list[str]:
+        return [] if self.source is None else list(self.source["warnings"])
 
     @classmethod
     def get(cls, id: str) -> Model:
@@ -393,12 +443,27 @@ def _format_name(name: str, value: object) -> str:
     return Format.get(_text(name, value)).name
 
 
+def _formats(m: Model, weights: str | None, kv: str | None) -> tuple[str, str, dict[str, Any] | None]:
+    """Weight and KV format names, and the file's per-module formats when the
+    caller named no weight format."""
+    fmts = m.formats
+    w = _format_name("weights", weights) if weights is not None else "bf16"
+    if kv is not None:
+        k = _format_name("kv", kv)
+    elif fmts is not None and fmts["kv"]["name"] in Format.names():
+        k = str(fmts["kv"]["name"])
+    else:
+        k = "bf16"
+    mods = fmts if (weights is None and fmts is not None) else None
+    return w, k, mods
+
+
 def plan(
     *,
     model: ModelLike,
     device: DeviceLike,
-    weights: str = "bf16",
-    kv: str = "bf16",
+    weights: str | None = None,
+    kv: str | None = None,
     users: float = 1,
     context: float = 4096,
     prompt: float | None = None,
@@ -415,7 +480,8 @@ def plan(
     model, device
         Catalog ids or :class:`Model` / :class:`Device` objects.
     weights, kv
-        Storage formats of the weights and the KV cache (``Format.names()``).
+        Storage formats of the weights and the KV cache (``Format.names()``);
+        default: the model file's own formats, else bf16.
     users
         Concurrent sequences (>= 1).
     context
@@ -447,11 +513,12 @@ def plan(
     users_v = _number("users", users)
     context_v = _number("context", context)
     prompt_v = 0.0 if prompt is None else _number("prompt", prompt, minimum=1)
+    w, k, mods = _formats(m, weights, kv)
     report = _core.plan_report(
         m.fields,
         d.fields,
-        _format_name("weights", weights),
-        _format_name("kv", kv),
+        w,
+        k,
         None if lm_head is None else _format_name("lm_head", lm_head),
         _devices(devices),
         efficiency,
@@ -460,6 +527,8 @@ def plan(
         prompt_v,
         _number("memory_utilization", memory_utilization),
         int(_number("block_tokens", block_tokens)),
+        mods,
+        m.loaded_weight_bytes if (weights is None or not (m.source or {}).get("tensors")) else None,
     )
     return Plan(json.loads(report))
 
@@ -468,8 +537,8 @@ def decode(
     *,
     model: ModelLike,
     device: DeviceLike,
-    weights: str = "bf16",
-    kv: str = "bf16",
+    weights: str | None = None,
+    kv: str | None = None,
     batch: float = 1,
     context: float | Sequence[float] = 0,
     devices: int = 1,
@@ -491,16 +560,18 @@ def decode(
     else:
         contexts = [_number("context", context)]
         batch_v = _number("batch", batch)
+    w, k, mods = _formats(m, weights, kv)
     report = _core.decode_report(
         m.fields,
         d.fields,
-        _format_name("weights", weights),
-        _format_name("kv", kv),
+        w,
+        k,
         None if lm_head is None else _format_name("lm_head", lm_head),
         _devices(devices),
         efficiency,
         batch_v,
         contexts,
+        mods,
     )
     return Phase(json.loads(report)["step"])
 
@@ -509,8 +580,8 @@ def prefill(
     *,
     model: ModelLike,
     device: DeviceLike,
-    weights: str = "bf16",
-    kv: str = "bf16",
+    weights: str | None = None,
+    kv: str | None = None,
     prompt: float = 2048,
     cached: float = 0,
     batch: float = 1,
@@ -521,17 +592,19 @@ def prefill(
     """Prefill of ``prompt`` tokens after ``cached`` ones for ``batch`` sequences;
     its ``estimate_s`` is the time to first token without queueing."""
     m, d = _model(model), _device(device)
+    w, k, mods = _formats(m, weights, kv)
     report = _core.prefill_report(
         m.fields,
         d.fields,
-        _format_name("weights", weights),
-        _format_name("kv", kv),
+        w,
+        k,
         None if lm_head is None else _format_name("lm_head", lm_head),
         _devices(devices),
         efficiency,
         _number("batch", batch),
         _number("prompt", prompt),
         _number("cached", cached),
+        mods,
     )
     return Phase(json.loads(report)["prefill"])
 

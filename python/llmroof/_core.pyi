@@ -29,6 +29,7 @@ def decode_report(
     profile: dict[str, Any] | None,
     batch: float,
     contexts: list[float],
+    module_formats: dict[str, Any] | None = None,
 ) -> str: ...
 def prefill_report(
     model: dict[str, Any],
@@ -41,6 +42,7 @@ def prefill_report(
     batch: float,
     prompt: float,
     cached: float,
+    module_formats: dict[str, Any] | None = None,
 ) -> str: ...
 def plan_report(
     model: dict[str, Any],
@@ -55,7 +57,10 @@ def plan_report(
     prompt: float,
     memory_utilization: float,
     block_tokens: int,
+    module_formats: dict[str, Any] | None = None,
+    stored_weight_bytes: float | None = None,
 ) -> str: ...
+def read_model(path: str) -> dict[str, Any]: ...
 def expected_distinct_experts(num_experts: int, experts_per_token: int, tokens: float) -> float: ...
 def sweep_decode(
     models: list[dict[str, Any]],

@@ -1,4 +1,5 @@
 // HuggingFace config.json -> architecture + weight formats.
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -34,9 +35,10 @@ class config {
       fail(file_, "missing " + where(key));
     }
     const json& v = j_.at(key);
-    if (!v.is_number_integer() && !(v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<long long>(v.get<double>())))) {
-      fail(file_, where(key) + " must be an integer (got " + v.dump().substr(0, 40) + ")");
-    }
+    // 32.0 is accepted as 32; 1e300 and 0.5 are not integers a model can have.
+    const bool whole = v.is_number_integer() ||
+                       (v.is_number_float() && std::isfinite(v.get<double>()) && std::floor(v.get<double>()) == v.get<double>());
+    if (!whole) fail(file_, where(key) + " must be an integer (got " + v.dump().substr(0, 40) + ")");
     const double x = v.get<double>();
     if (x < 0 || x > max) {
       fail(file_, where(key) + " must be in [0, " + detail::show(max) + "] (got " + detail::show(x) + ")");

@@ -217,11 +217,12 @@ model_source read_safetensors_model(const std::string& path) {
   fs::path p(path);
   std::error_code ec;
   const fs::path folder = fs::is_directory(p, ec) ? p : p.parent_path();
+  tensor_inventory inv = inventory(read_safetensors(path));  // header errors first
   if (!fs::exists(folder / "config.json", ec)) {
     fail(path, "no config.json beside the safetensors: the architecture cannot be known from tensors alone");
   }
   model_source m = read_hf_config((folder / "config.json").string());
-  m.tensors = inventory(read_safetensors(path));
+  m.tensors = std::move(inv);
   m.path = path;
   if (m.tensors->elements.count(component::vision)) m.vision_params = m.tensors->elements.at(component::vision);
   return m;

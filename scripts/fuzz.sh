@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Bounded libFuzzer runs of the three file readers (clang, ASan + UBSan).
+# usage: scripts/fuzz.sh [runs per reader, default 200000]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-200000}
+out=build/fuzz
+mkdir -p "$out"
+flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Iinclude -Isrc)
+lib_sources=(src/devices.cpp src/models.cpp src/profiles.cpp src/formats.cpp src/readers/*.cpp)
+for target in gguf safetensors hf_config; do
+  clang++ "${flags[@]}" "${lib_sources[@]}" "tests/fuzz/fuzz_${target}.cpp" -o "$out/fuzz_${target}"
+done
+
+# Seeds: the broken-file corpus, the shared configs, and valid files written here.
+rm -rf "$out/seeds" && mkdir -p "$out/seeds/gguf" "$out/seeds/safetensors" "$out/seeds/hf_config"
+cp tests/corpus/gguf/* "$out/seeds/gguf/"
+cp tests/corpus/safetensors/* "$out/seeds/safetensors/"
+cp tests/corpus/hf_config/* "$out/seeds/hf_config/"
+if [ -d ../shared/data/hf-configs ]; then cp ../shared/data/hf-configs/*.json "$out/seeds/hf_config/"; fi
+python3 tests/fuzz/make_seeds.py "$out/seeds"
+
+for target in gguf safetensors hf_config; do
+  dict=()
+  [ -f "tests/fuzz/${target}.dict" ] && dict=(-dict="tests/fuzz/${target}.dict")
+  mkdir -p "$out/corpus_${target}"
+  "$out/fuzz_${target}" "$out/corpus_${target}" "$out/seeds/${target}" -runs="$runs" -max_len=65536 \
+    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$out/" "${dict[@]}" 2>"$out/fuzz_${target}.log" || {
+      tail -40 "$out/fuzz_${target}.log"; echo "fuzz_${target}: FAILED"; exit 1; }
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz_${target}.log" | grep -o '[0-9]*$')
+  echo "fuzz_${target}: ${execs} executions, no crash or sanitizer report"
+done
