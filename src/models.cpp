@@ -245,6 +245,24 @@ std::vector<architecture> build() {
     a.moe.router_bias = true;
     m.push_back(with_published(std::move(a), 106, 12));
   }
+  for (const auto& [id, name] : {std::pair{"glm-4.5", "GLM-4.5"}, std::pair{"glm-4.7", "GLM-4.7"}}) {
+    // Not in shared/data: zai-org/GLM-4.5 config.json as published on the
+    // model card (Glm4MoeForCausalLM); GLM-4.6 and GLM-4.7 keep the shape.
+    auto a = gqa(id, name, "glm4_moe", 92, 5120, 96, 8, 128, 12288, 151552, 131072,
+                 std::string("zai-org/") + name + " config.json (Glm4MoeForCausalLM: 92 layers, hidden 5120, "
+                 "96 heads, 8 KV heads, 160 experts top-8 + 1 shared, expert FFN 1536, 3 dense layers) "
+                 "as recalled, not in shared/data [unverified here]; model card 355B / 32B");
+    a.qkv_bias = true;
+    a.qk_norm = true;
+    a.moe.num_experts = 160;
+    a.moe.experts_per_token = 8;
+    a.moe.shared_experts = 1;
+    a.moe.expert_ffn = 1536;
+    a.moe.first_dense_layers = 3;
+    a.moe.mtp_layers = 1;
+    a.moe.router_bias = true;
+    m.push_back(with_published(std::move(a), 355, 32));
+  }
   {
     auto a = gqa("minimax-m2", "MiniMax-M2", "minimax_m2", 62, 3072, 48, 8, 128, 1536, 200064, 196608,
                  std::string(hf) + "nvidia__MiniMax-M2.5-NVFP4.json (same minimax_m2 architecture as "

@@ -6,6 +6,8 @@
 // dense layers.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -236,6 +238,30 @@ constexpr param_counts count_parameters(const architecture& a) {
     p.mtp = a.moe.mtp_layers * (layer + 2.0 * d * d + 3.0 * d);
   }
   return p;
+}
+
+/// A dense model with the MoE model's attention, embeddings and layer count,
+/// whose gated FFN is sized so that its total parameters equal the MoE
+/// model's total (`match_total`) or active parameters. The yardstick of "a
+/// dense model of the same size" in MoE comparisons.
+inline architecture dense_equivalent(const architecture& moe, bool match_total) {
+  architecture d = moe;
+  const param_counts p = count_parameters(moe);
+  const double target = match_total ? p.total() : p.active_with_embedding();
+  d.moe = moe_dims{};
+  d.ffn = ffn_kind::gated;
+  d.mlp_bias = false;
+  d.ffn_size = 0;
+  const double rest = count_parameters(d).total();
+  const double per_unit = 3.0 * d.hidden_size * d.num_layers;  // params per unit of f
+  d.ffn_size = std::max(1, static_cast<int>(std::lround((target - rest) / per_unit)));
+  d.id = moe.id + (match_total ? "-dense-total" : "-dense-active");
+  d.name = "dense " + moe.name + (match_total ? " (same total)" : " (same active)");
+  d.source = "derived from " + moe.id + ": FFN sized to match its " + (match_total ? "total" : "active") +
+             " parameters";
+  d.published_total_b = 0;
+  d.published_active_b = 0;
+  return d;
 }
 
 /// Checks every field. Throws std::invalid_argument naming the first bad

@@ -72,4 +72,68 @@ inline plan_result plan(const architecture& a, const precision& pr, const roofli
   return out;
 }
 
+/// Two models decoding side by side against batch (users at one context).
+struct model_comparison {
+  double context = 0;
+  std::vector<double> batches;
+  std::vector<phase_timing> first;   ///< model a at each batch
+  std::vector<phase_timing> second;  ///< model b at each batch
+  /// First batch at which a's step reads at least as many bytes as b's (none
+  /// if never up to max_batch).
+  std::optional<double> bytes_crossover;
+  /// First batch at which a's estimated per-user tokens/s drop to b's or below.
+  std::optional<double> speed_crossover;
+};
+
+namespace detail {
+/// First integer batch in [1, max_batch] where `pred` holds, assuming it
+/// holds from some batch on (found by doubling, then bisection).
+template <class Pred>
+std::optional<double> first_batch(Pred pred, double max_batch) {
+  if (pred(1.0)) return 1.0;
+  double lo = 1, hi = 2;
+  while (hi <= max_batch && !pred(hi)) {
+    lo = hi;
+    hi *= 2;
+  }
+  if (hi > max_batch) {
+    if (!pred(max_batch)) return std::nullopt;
+    hi = max_batch;
+  }
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    (pred(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+}  // namespace detail
+
+/// Decode of models a and b at batches 1, 2, 4, ... max_batch, every sequence
+/// at `context` tokens, and where a stops being cheaper than b.
+/// Throws std::invalid_argument on context < 0 or max_batch < 1.
+inline model_comparison compare_decode(const architecture& a, const precision& pa, const architecture& b,
+                                       const precision& pb, const roofline& r, double context,
+                                       double max_batch = 1024) {
+  detail::require_non_negative("context", context);
+  detail::require_in("max_batch", max_batch, 1, 1e7);
+  model_comparison out;
+  out.context = context;
+  for (double n = 1; n <= max_batch; n *= 2) {
+    out.batches.push_back(n);
+    out.first.push_back(decode_step(a, pa, r, n, context));
+    out.second.push_back(decode_step(b, pb, r, n, context));
+  }
+  out.bytes_crossover = detail::first_batch(
+      [&](double n) {
+        return count_decode(a, pa, n, context).total_bytes() >= count_decode(b, pb, n, context).total_bytes();
+      },
+      max_batch);
+  out.speed_crossover = detail::first_batch(
+      [&](double n) {
+        return decode_step(a, pa, r, n, context).estimate >= decode_step(b, pb, r, n, context).estimate;
+      },
+      max_batch);
+  return out;
+}
+
 }  // namespace llmroof

@@ -150,6 +150,52 @@ void register_estimates(py::module_& m) {
       py::arg("stored_weight_bytes") = py::none());
 
   m.def(
+      "moe_report",
+      [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
+         int devices, const py::object& profile, double context, double max_batch, const py::object& module_formats) {
+        auto c = make(model, dev, weights, kv, py::none(), devices, profile, 0.9, 16, module_formats);
+        detail::require_non_negative("context", context);
+        return report::moe_json(c->setup, *c->roof, context, max_batch).dump();
+      },
+      py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("devices"),
+      py::arg("profile"), py::arg("context"), py::arg("max_batch"), py::arg("module_formats") = py::none());
+
+  m.def("moe_table_report", [] { return report::moe_table_json().dump(); });
+
+  m.def(
+      "compare_report",
+      [](const py::dict& first, const py::dict& second, const py::dict& dev, const std::string& weights_first,
+         const std::string& weights_second, const std::string& kv, int devices, const py::object& profile,
+         double context, double max_batch) {
+        auto a = make(first, dev, weights_first, kv, py::none(), devices, profile, 0.9, 16);
+        auto b = make(second, dev, weights_second, kv, py::none(), devices, profile, 0.9, 16);
+        return report::compare_json(a->setup, b->setup, *a->roof, context, max_batch).dump();
+      },
+      py::arg("first"), py::arg("second"), py::arg("device"), py::arg("weights_first"),
+      py::arg("weights_second"), py::arg("kv"), py::arg("devices"), py::arg("profile"), py::arg("context"),
+      py::arg("max_batch"));
+
+  m.def(
+      "simulate_routing",
+      [](const std::vector<double>& popularity, int experts_per_token, int tokens, int trials, std::uint64_t seed,
+         int ranks) {
+        const routing_sample r = simulate_routing(popularity, experts_per_token, tokens, trials, seed, ranks);
+        py::dict d;
+        d["mean_distinct"] = r.mean_distinct;
+        d["variance_distinct"] = r.variance_distinct;
+        d["mean_busiest_rank_tokens"] = r.mean_busiest_rank_tokens;
+        d["mean_busiest_rank_experts"] = r.mean_busiest_rank_experts;
+        return d;
+      },
+      py::arg("popularity"), py::arg("experts_per_token"), py::arg("tokens"), py::arg("trials"), py::arg("seed"),
+      py::arg("ranks"));
+
+  m.def("expected_distinct_experts_skewed",
+        py::overload_cast<const std::vector<double>&, int, double>(&expected_distinct_experts),
+        py::arg("popularity"), py::arg("experts_per_token"), py::arg("tokens"));
+  m.def("zipf_popularity", &zipf_popularity, py::arg("num_experts"), py::arg("alpha"));
+
+  m.def(
       "read_model",
       [](const std::string& path) {
         const model_source src = read_model(path);

@@ -624,14 +624,99 @@ def kv_cache(
     return KvCache(json.loads(report))
 
 
-def expected_distinct_experts(*, num_experts: int, experts_per_token: int, tokens: float) -> float:
-    """Expected distinct experts per layer for ``tokens`` uniformly routed tokens:
-    E * (1 - (1 - k/E)^tokens)."""
+def expected_distinct_experts(
+    *, num_experts: int | None = None, experts_per_token: int, tokens: float,
+    popularity: Sequence[float] | None = None,
+) -> float:
+    """Expected distinct experts per layer for ``tokens`` routed tokens: uniform
+    E * (1 - (1 - k/E)^tokens), or with a popularity vector (Zipf, a router
+    histogram) sum_e 1 - (1 - min(1, k p_e))^tokens."""
+    if popularity is not None:
+        return _core.expected_distinct_experts_skewed([float(p) for p in popularity],
+                                                      int(_number("experts_per_token", experts_per_token)),
+                                                      _number("tokens", tokens))
+    if num_experts is None:
+        raise ValueError("give num_experts (uniform routing) or popularity")
     return _core.expected_distinct_experts(
         int(_number("num_experts", num_experts)),
         int(_number("experts_per_token", experts_per_token)),
         _number("tokens", tokens),
     )
+
+
+def moe(
+    *,
+    model: ModelLike,
+    device: DeviceLike,
+    weights: str | None = None,
+    kv: str | None = None,
+    context: float = 4096,
+    max_batch: float = 1024,
+    devices: int = 1,
+    efficiency: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A MoE model against batch: experts touched per layer (and their spread),
+    bytes per step, tokens/s per user and in total, beside a dense model of the
+    same total size, and the batch where the MoE advantage is gone.
+
+    Returns the ``llmroof moe --json`` report (schema ``llmroof.moe/1``).
+    Raises ValueError for a dense model.
+    """
+    m, d = _model(model), _device(device)
+    w, k, mods = _formats(m, weights, kv)
+    return dict(json.loads(_core.moe_report(m.fields, d.fields, w, k, _devices(devices), efficiency,
+                                            _number("context", context, minimum=0),
+                                            _number("max_batch", max_batch, minimum=1), mods)))
+
+
+def moe_table() -> pd.DataFrame:
+    """Total and active parameters of every catalog MoE model, with the active share."""
+    import pandas as pd
+
+    return pd.DataFrame(json.loads(_core.moe_table_report())["models"])
+
+
+def compare(
+    *,
+    models: Sequence[ModelLike],
+    device: DeviceLike,
+    weights: str | Sequence[str] = "bf16",
+    kv: str = "bf16",
+    context: float = 4096,
+    max_batch: float = 1024,
+    devices: int = 1,
+    efficiency: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Two models decoding side by side against batch, and the batch where the
+    first stops being faster per user (``speed_crossover_batch``).
+
+    Returns the ``llmroof compare --json`` report (schema ``llmroof.compare/1``).
+    """
+    if isinstance(models, (str, Model)) or len(models) != 2:
+        raise ValueError("models must hold exactly two models")
+    a, b = _model(models[0]), _model(models[1])
+    ws = [weights, weights] if isinstance(weights, str) else list(weights)
+    if len(ws) != 2:
+        raise ValueError("weights must be one format or two")
+    return dict(json.loads(_core.compare_report(
+        a.fields, b.fields, _device(device).fields, _format_name("weights", ws[0]), _format_name("weights", ws[1]),
+        _format_name("kv", kv), _devices(devices), efficiency, _number("context", context, minimum=0),
+        _number("max_batch", max_batch, minimum=1))))
+
+
+def simulate_routing(
+    *, popularity: Sequence[float], experts_per_token: int, tokens: int, trials: int = 1000, seed: int = 0,
+    ranks: int = 1,
+) -> dict[str, float]:
+    """Seeded Monte-Carlo routing: mean and variance of distinct experts per
+    layer, and the busiest expert-parallel rank's load."""
+    return dict(_core.simulate_routing([float(p) for p in popularity], int(experts_per_token), int(tokens),
+                                       int(trials), int(seed), int(ranks)))
+
+
+def zipf_popularity(*, num_experts: int, alpha: float) -> list[float]:
+    """Zipf(alpha) routing popularity over ``num_experts`` experts (sums to 1)."""
+    return list(_core.zipf_popularity(int(num_experts), float(alpha)))
 
 
 # ---- sweeps -------------------------------------------------------------------

@@ -84,3 +84,32 @@ def sweep_prefill(
     n_devices: int,
     profile: dict[str, Any] | None,
 ) -> dict[str, npt.NDArray[np.float64]]: ...
+def moe_report(
+    model: dict[str, Any],
+    device: dict[str, Any],
+    weights: str,
+    kv: str,
+    devices: int,
+    profile: dict[str, Any] | None,
+    context: float,
+    max_batch: float,
+    module_formats: dict[str, Any] | None = None,
+) -> str: ...
+def moe_table_report() -> str: ...
+def compare_report(
+    first: dict[str, Any],
+    second: dict[str, Any],
+    device: dict[str, Any],
+    weights_first: str,
+    weights_second: str,
+    kv: str,
+    devices: int,
+    profile: dict[str, Any] | None,
+    context: float,
+    max_batch: float,
+) -> str: ...
+def simulate_routing(
+    popularity: list[float], experts_per_token: int, tokens: int, trials: int, seed: int, ranks: int
+) -> dict[str, float]: ...
+def expected_distinct_experts_skewed(popularity: list[float], experts_per_token: int, tokens: float) -> float: ...
+def zipf_popularity(num_experts: int, alpha: float) -> list[float]: ...

@@ -9,6 +9,7 @@
 #include <exception>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -33,10 +34,12 @@ usage:
   llmroof decode  --model ID --device ID[:N] [--weights FMT] [--kv FMT] [--batch N] [--context C]
   llmroof prefill --model ID --device ID[:N] [--weights FMT] [--kv FMT] [--batch N] [--prompt P] [--context C]
   llmroof kv      --model ID [--kv FMT] [--context C] [--users N]
+  llmroof moe     [--model ID --device ID[:N] [--weights FMT] [--context C] [--max-batch N]]
+  llmroof compare --model A --model B --device ID[:N] [--weights FMT] [--context C] [--max-batch N]
   llmroof list    devices|models|formats
 
 options:
-  --model ID         catalog id (llmroof list models)
+  --model ID|PATH    catalog id (llmroof list models), or a config.json, folder, .gguf or .safetensors
   --device ID[:N]    catalog id, N devices in tensor parallel (default 1)
   --weights FMT      weight format (default bf16): bf16, fp8, awq-int4, nvfp4, q4_k_m, ...
   --kv FMT           KV-cache format (default bf16)
@@ -58,6 +61,7 @@ struct options {
   std::string command;
   std::string sub;
   std::map<std::string, std::string> values;
+  std::vector<std::string> models;  ///< every --model, in order (compare takes two)
   bool json = false;
 
   [[nodiscard]] std::optional<std::string> get(const std::string& k) const {
@@ -74,7 +78,7 @@ struct options {
 
 const std::vector<std::string> valued = {"model",   "device", "weights", "kv",
                                          "lm-head", "users",  "batch",   "context",
-                                         "prompt",  "memory-utilization", "block-tokens"};
+                                         "prompt",  "memory-utilization", "block-tokens", "max-batch"};
 
 options parse(int argc, char** argv) {
   options o;
@@ -99,6 +103,7 @@ options parse(int argc, char** argv) {
       for (const auto& v : valued) known = known || v == key;
       if (!known) throw usage_error("unknown option --" + key + "; run 'llmroof --help'");
       o.values[key] = value;
+      if (key == "model") o.models.push_back(value);
     } else if (o.sub.empty()) {
       o.sub = a;
     } else {
@@ -153,9 +158,6 @@ double parse_number(const std::string& field, const std::string& s) {
   return v;
 }
 
-/// A model read from a file lives here for the whole run.
-std::optional<model_source> file_model;
-
 bool looks_like_path(const std::string& m) {
   std::error_code ec;
   return m.find('/') != std::string::npos || m.find(".json") != std::string::npos ||
@@ -163,13 +165,18 @@ bool looks_like_path(const std::string& m) {
          std::filesystem::exists(m, ec);
 }
 
-setup make_setup(const options& o, bool need_device) {
+/// Models read from files live here for the whole run (compare reads two).
+std::vector<std::unique_ptr<model_source>> file_models;
+
+setup make_setup(const options& o, bool need_device, std::optional<std::string> which = std::nullopt) {
   setup s;
-  const std::string model = o.require("model");
+  const std::string model = which ? *which : o.require("model");
+  const model_source* src = nullptr;
   if (looks_like_path(model) && !model.empty()) {
-    file_model = read_model(model);
-    s.model = &file_model->arch;
-    s.source = &*file_model;
+    file_models.push_back(std::make_unique<model_source>(read_model(model)));
+    src = file_models.back().get();
+    s.model = &src->arch;
+    s.source = src;
   } else {
     s.model = &find_model(model);
   }
@@ -181,9 +188,9 @@ setup make_setup(const options& o, bool need_device) {
     }
     s.dev = &find_device(dev);
   }
-  const auto& kv = find_format(o.get("kv").value_or(file_model ? std::string(file_model->pr.kv.name) : "bf16"));
-  if (file_model && !o.get("weights")) {
-    s.pr = file_model->pr;  // the file's own formats, module by module
+  const auto& kv = find_format(o.get("kv").value_or(src != nullptr ? std::string(src->pr.kv.name) : "bf16"));
+  if (src != nullptr && !o.get("weights")) {
+    s.pr = src->pr;  // the file's own formats, module by module
     s.pr.kv = kv;
   } else {
     s.pr = precision::of(find_format(o.get("weights").value_or("bf16")), kv);
@@ -409,6 +416,138 @@ int cmd_kv(const options& o) {
   return 0;
 }
 
+
+int cmd_moe(const options& o) {
+  if (!o.get("model")) {
+    const json j = report::moe_table_json();
+    if (o.json) {
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::printf("Mixture-of-Experts models: parameters (B = 1e9), active share per token\n");
+    std::printf("  %-24s %10s %10s %8s %8s %6s %7s %10s\n", "model", "total B", "active B", "share", "experts", "top-k",
+                "shared", "MTP B");
+    for (const auto& m : j["models"]) {
+      std::printf("  %-24s %10.1f %10.2f %7.1f%% %8d %6d %7d %10.2f\n", m["model"].get<std::string>().c_str(),
+                  m["total"].get<double>() / 1e9, m["active"].get<double>() / 1e9,
+                  100 * m["active_share"].get<double>(), m["num_experts"].get<int>(), m["experts_per_token"].get<int>(),
+                  m["shared_experts"].get<int>(), m["mtp"].get<double>() / 1e9);
+    }
+    std::printf("\nactive = everything but the routed experts, plus k of them, without the embedding table.\n"
+                "MTP layers are counted apart and not decoded (speculative decoding is off by default).\n");
+    return 0;
+  }
+  const setup s = make_setup(o, true);
+  const double context = parse_tokens("context", o.get("context").value_or("4096"));
+  const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
+  const roofline r(*s.dev, default_profile(*s.dev), s.devices);
+  const json j = report::moe_json(s, r, context, max_batch);
+  if (o.json) {
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  const auto& p = j["parameters"];
+  std::printf("llmroof moe: %s on %s, weights %s, KV %s, every sequence at %s tokens\n", s.model->name.c_str(),
+              device_label(s).c_str(), std::string(s.pr.weights.name).c_str(), std::string(s.pr.kv.name).c_str(),
+              thousands(context).c_str());
+  std::printf("  %.1fB total, %.2fB active (%.1f%%): %d routed experts, top-%d, %d shared\n",
+              p["total"].get<double>() / 1e9, p["active"].get<double>() / 1e9, 100 * p["active_share"].get<double>(),
+              p["num_experts"].get<int>(), p["experts_per_token"].get<int>(), p["shared_experts"].get<int>());
+  if (p["mtp_layers"].get<int>() > 0) {
+    std::printf("  MTP: %d layer(s), %.2fB params, counted apart and not decoded\n", p["mtp_layers"].get<int>(),
+                p["mtp"].get<double>() / 1e9);
+  }
+  const auto& fit = j["fit"];
+  if (fit["weights_fit"].get<bool>()) {
+    std::printf("  fits on %s: weights %s of %s usable\n", device_label(s).c_str(),
+                gib(make_bytes(fit["weight_bytes"].get<double>())).c_str(),
+                gib(make_bytes(fit["usable_bytes"].get<double>())).c_str());
+  } else {
+    std::printf("  does NOT fit on %s: weights %s, short by %s (%s)\n", device_label(s).c_str(),
+                gib(make_bytes(fit["weight_bytes"].get<double>())).c_str(),
+                gib(make_bytes(fit["short_bytes"].get<double>())).c_str(),
+                gb(make_bytes(fit["short_bytes"].get<double>())).c_str());
+  }
+  std::printf("\n  %6s %16s %8s %12s %14s %11s %11s   %s\n", "batch", "experts/layer", "read", "GB/step",
+              "t/s/user est", "(bound)", "t/s total", "dense same-total: GB/step, t/s/user");
+  for (const auto& b : j["batches"]) {
+    std::printf("  %6.0f %9.1f ± %4.1f %7.1f%% %12.2f %14.1f %11.1f %11.0f   %10.2f %8.1f\n", b["batch"].get<double>(),
+                b["experts_per_layer"].get<double>(), b["experts_per_layer_sd"].get<double>(),
+                100 * b["expert_share_read"].get<double>(), b["bytes_per_step"].get<double>() / 1e9,
+                b["per_user_tokens_per_s_estimate"].get<double>(), b["per_user_tokens_per_s_bound"].get<double>(),
+                b["total_tokens_per_s_estimate"].get<double>(), b["dense_bytes_per_step"].get<double>() / 1e9,
+                b["dense_per_user_tokens_per_s_estimate"].get<double>());
+  }
+  const auto& dense = j["dense_equivalent"];
+  std::printf("\n  dense equivalent: same attention and layers, FFN %d wide (%.1fB params)\n",
+              dense["ffn_size"].get<int>(), dense["params_total"].get<double>() / 1e9);
+  if (j["weights_crossover_batch"].is_null()) {
+    std::printf("  up to batch %s the MoE step reads fewer weight bytes than the dense one\n", thousands(max_batch).c_str());
+  } else {
+    std::printf("  from batch %s on, the MoE step reads (within 1%%) as many weight bytes as the dense model of the\n"
+                "  same total size: its advantage is gone, only its smaller FLOP remain\n",
+                thousands(j["weights_crossover_batch"].get<double>()).c_str());
+  }
+  return 0;
+}
+
+int cmd_compare(const options& o) {
+  if (o.models.size() != 2) {
+    throw usage_error("compare needs exactly two --model options (got " + std::to_string(o.models.size()) + ")");
+  }
+  const setup a = make_setup(o, true, o.models[0]);
+  const setup b = make_setup(o, true, o.models[1]);
+  const double context = parse_tokens("context", o.get("context").value_or("4096"));
+  const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
+  const roofline r(*a.dev, default_profile(*a.dev), a.devices);
+  const json j = report::compare_json(a, b, r, context, max_batch);
+  if (o.json) {
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  const std::string na = a.model->id;
+  const std::string nb = b.model->id;
+  std::printf("llmroof compare: %s vs %s on %s, weights %s / %s, every sequence at %s tokens\n", na.c_str(),
+              nb.c_str(), device_label(a).c_str(), std::string(a.pr.weights.name).c_str(),
+              std::string(b.pr.weights.name).c_str(), thousands(context).c_str());
+  for (const auto* side : {&j["first"], &j["second"]}) {
+    const auto& f = (*side)["fit"];
+    const auto& p = (*side)["parameters"];
+    std::printf("  %-24s %7.1fB total, %6.2fB active; weights %s: %s\n", (*side)["model"].get<std::string>().c_str(),
+                p["total"].get<double>() / 1e9, p["active"].get<double>() / 1e9,
+                gib(make_bytes(f["weight_bytes"].get<double>())).c_str(),
+                f["weights_fit"].get<bool>()
+                    ? "fits"
+                    : ("does NOT fit, short by " + gib(make_bytes(f["short_bytes"].get<double>()))).c_str());
+  }
+  std::printf("\n  %6s | %-30s | %-30s | %s\n", "batch", (na + " t/s/user (bnd), GB").c_str(),
+              (nb + " t/s/user (bnd), GB").c_str(), "faster");
+  for (const auto& row : j["batches"]) {
+    const double ta = row["first_per_user_tokens_per_s_estimate"].get<double>();
+    const double tb = row["second_per_user_tokens_per_s_estimate"].get<double>();
+    std::printf("  %6.0f | %8.1f (%7.1f) %9.2f GB | %8.1f (%7.1f) %9.2f GB | %s\n", row["batch"].get<double>(), ta,
+                row["first_per_user_tokens_per_s_bound"].get<double>(), row["first_bytes_per_step"].get<double>() / 1e9,
+                tb, row["second_per_user_tokens_per_s_bound"].get<double>(),
+                row["second_bytes_per_step"].get<double>() / 1e9, ta > tb ? na.c_str() : nb.c_str());
+  }
+  if (j["speed_crossover_batch"].is_null()) {
+    std::printf("\n  %s stays faster per user up to batch %s\n", na.c_str(), thousands(max_batch).c_str());
+  } else {
+    const double x = j["speed_crossover_batch"].get<double>();
+    if (x <= 1) {
+      std::printf("\n  %s is not faster than %s even at batch 1\n", na.c_str(), nb.c_str());
+    } else {
+      std::printf("\n  %s decodes faster per user up to batch %s; from batch %s on, %s is as fast or faster\n",
+                  na.c_str(), thousands(x - 1).c_str(), thousands(x).c_str(), nb.c_str());
+    }
+  }
+  if (!j["bytes_crossover_batch"].is_null()) {
+    std::printf("  from batch %s on, a %s step reads as many bytes as a %s step\n",
+                thousands(j["bytes_crossover_batch"].get<double>()).c_str(), na.c_str(), nb.c_str());
+  }
+  return 0;
+}
+
 int cmd_list(const options& o) {
   if (o.sub == "devices") {
     if (o.json) {
@@ -496,7 +635,9 @@ int main(int argc, char** argv) {
     if (o.command == "prefill") return cmd_prefill(o);
     if (o.command == "kv") return cmd_kv(o);
     if (o.command == "list") return cmd_list(o);
-    throw usage_error("unknown command '" + o.command + "'; commands: plan, decode, prefill, kv, list");
+    if (o.command == "moe") return cmd_moe(o);
+    if (o.command == "compare") return cmd_compare(o);
+    throw usage_error("unknown command '" + o.command + "'; commands: plan, decode, prefill, kv, moe, compare, list");
   } catch (const std::invalid_argument& e) {
     std::cerr << "llmroof: error: " << e.what() << "\n";
     return 2;

@@ -191,4 +191,128 @@ json kv_json(const setup& s, double context, double users) {
   return j;
 }
 
+namespace {
+
+json fit_json(const setup& s, const roofline& r, double users, double context) {
+  std::optional<bytes> stored;
+  if (s.source != nullptr) stored = loaded_weight_bytes(*s.source, s.pr);
+  const memory_plan m = plan_memory(*s.model, s.pr, r.dev(), users, context, s.engine, r.devices(), stored);
+  return {{"weights_fit", m.weights_fit},
+          {"weight_bytes", m.weights.value()},
+          {"usable_bytes", m.usable.value()},
+          {"short_bytes", m.weights_fit ? 0.0 : -m.kv_budget.value()},
+          {"max_users_at_context", m.max_sequences}};
+}
+
+json params_json(const architecture& a) {
+  const param_counts p = count_parameters(a);
+  return {{"total", p.total()},
+          {"active", p.active()},
+          {"active_with_embedding", p.active_with_embedding()},
+          {"active_share", p.active() / p.total()},
+          {"routed_experts", p.routed_experts},
+          {"mtp", p.mtp},
+          {"num_experts", a.moe.num_experts},
+          {"experts_per_token", a.moe.experts_per_token},
+          {"shared_experts", a.moe.shared_experts},
+          {"mtp_layers", a.moe.mtp_layers}};
+}
+
+}  // namespace
+
+json moe_table_json() {
+  json rows = json::array();
+  for (const auto& a : models()) {
+    if (!a.is_moe()) continue;
+    json row = params_json(a);
+    row["model"] = a.id;
+    row["published_total_b"] = a.published_total_b;
+    row["published_active_b"] = a.published_active_b;
+    rows.push_back(row);
+  }
+  return {{"schema", "llmroof.moe_table/1"}, {"models", rows}};
+}
+
+json moe_json(const setup& s, const roofline& r, double context, double max_batch) {
+  const architecture& a = *s.model;
+  if (!a.is_moe()) throw std::invalid_argument("model '" + a.id + "' is dense: 'moe' needs a Mixture-of-Experts model");
+  const architecture dense = dense_equivalent(a, true);
+  const model_comparison c = compare_decode(a, s.pr, dense, s.pr, r, context, max_batch);
+  const double ep = expert_params(a) * a.num_moe_layers();
+  json rows = json::array();
+  for (std::size_t i = 0; i < c.batches.size(); ++i) {
+    const double n = c.batches[i];
+    const phase_timing& m = c.first[i];
+    const phase_timing& d = c.second[i];
+    const double distinct = expected_distinct_experts(a.moe.num_experts, a.moe.experts_per_token, n);
+    double expert_bytes = 0;
+    for (const auto& o : m.counts.list()) {
+      if (o.name == "moe.experts") expert_bytes = o.weights.value();
+    }
+    rows.push_back({{"batch", n},
+                    {"experts_per_layer", distinct},
+                    {"experts_per_layer_sd", std::sqrt(distinct_experts_variance(a.moe.num_experts, a.moe.experts_per_token, n))},
+                    {"expert_share_read", distinct / a.moe.num_experts},
+                    {"expert_weight_bytes", expert_bytes},
+                    {"bytes_per_step", m.counts.total_bytes().value()},
+                    {"per_user_tokens_per_s_estimate", 1.0 / m.estimate.value()},
+                    {"per_user_tokens_per_s_bound", 1.0 / m.bound.value()},
+                    {"total_tokens_per_s_estimate", n / m.estimate.value()},
+                    {"bottleneck", to_string(m.limit())},
+                    {"weight_bytes_per_step", m.counts.weight_bytes().value()},
+                    {"dense_bytes_per_step", d.counts.total_bytes().value()},
+                    {"dense_weight_bytes_per_step", d.counts.weight_bytes().value()},
+                    {"dense_per_user_tokens_per_s_estimate", 1.0 / d.estimate.value()}});
+  }
+  json j = {{"schema", "llmroof.moe/1"}};
+  j.update(setup_json(s));
+  j["context"] = context;
+  j["parameters"] = params_json(a);
+  j["routed_expert_params"] = ep;
+  j["fit"] = fit_json(s, r, 1, context);
+  j["dense_equivalent"] = {{"model", dense.id}, {"params_total", count_parameters(dense).total()}, {"ffn_size", dense.ffn_size}};
+  // The MoE step converges on the dense one from below as the batch touches
+  // every expert; the crossover is where its weight reads come within 1%.
+  const auto weights_at = [&](const architecture& m, double n) {
+    return count_decode(m, s.pr, n, context).weight_bytes().value();
+  };
+  const auto crossover = llmroof::detail::first_batch(
+      [&](double n) { return weights_at(a, n) >= 0.99 * weights_at(dense, n); }, max_batch);
+  j["weights_crossover_batch"] = crossover ? json(*crossover) : json(nullptr);
+  j["speed_crossover_batch"] = c.speed_crossover ? json(*c.speed_crossover) : json(nullptr);
+  j["batches"] = rows;
+  return j;
+}
+
+json compare_json(const setup& a, const setup& b, const roofline& r, double context, double max_batch) {
+  const model_comparison c = compare_decode(*a.model, a.pr, *b.model, b.pr, r, context, max_batch);
+  json rows = json::array();
+  for (std::size_t i = 0; i < c.batches.size(); ++i) {
+    rows.push_back({{"batch", c.batches[i]},
+                    {"first_bytes_per_step", c.first[i].counts.total_bytes().value()},
+                    {"second_bytes_per_step", c.second[i].counts.total_bytes().value()},
+                    {"first_per_user_tokens_per_s_estimate", 1.0 / c.first[i].estimate.value()},
+                    {"second_per_user_tokens_per_s_estimate", 1.0 / c.second[i].estimate.value()},
+                    {"first_per_user_tokens_per_s_bound", 1.0 / c.first[i].bound.value()},
+                    {"second_per_user_tokens_per_s_bound", 1.0 / c.second[i].bound.value()},
+                    {"first_total_tokens_per_s_estimate", c.batches[i] / c.first[i].estimate.value()},
+                    {"second_total_tokens_per_s_estimate", c.batches[i] / c.second[i].estimate.value()}});
+  }
+  json first = setup_json(a);
+  first["parameters"] = params_json(*a.model);
+  first["fit"] = fit_json(a, r, 1, context);
+  json second = setup_json(b);
+  second["parameters"] = params_json(*b.model);
+  second["fit"] = fit_json(b, r, 1, context);
+  return {{"schema", "llmroof.compare/1"},
+          {"device", r.dev().id},
+          {"devices", r.devices()},
+          {"context", context},
+          {"first", first},
+          {"second", second},
+          {"bytes_crossover_batch", c.bytes_crossover ? json(*c.bytes_crossover) : json(nullptr)},
+          {"speed_crossover_batch", c.speed_crossover ? json(*c.speed_crossover) : json(nullptr)},
+          {"batches", rows}};
+}
+
 }  // namespace llmroof::report

@@ -35,6 +35,13 @@ json plan_json(const setup& s, const roofline& r, const plan_result& res);
 json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p);
 /// "llmroof.prefill/1"
 json prefill_json(const setup& s, double batch, double prompt, double cached, const phase_timing& p);
+/// "llmroof.moe/1": routing, bytes and speed of a MoE model against batch,
+/// beside a dense model of the same total size.
+json moe_json(const setup& s, const roofline& r, double context, double max_batch);
+/// "llmroof.moe_table/1": total and active parameters of every catalog MoE model.
+json moe_table_json();
+/// "llmroof.compare/1": two models side by side against batch.
+json compare_json(const setup& a, const setup& b, const roofline& r, double context, double max_batch);
 /// "llmroof.kv/1"
 json kv_json(const setup& s, double context, double users);
 

@@ -68,6 +68,23 @@ for args in (["decode", "--model", "llama-3.1-70b", "--device", "h100-sxm:2", "-
     r = run(*args, "--json")
     check(" ".join(args) + " --json", r.returncode == 0 and json.loads(r.stdout) is not None, r.stderr)
 
+# MoE: the params table, GLM-4.5-Air against Devstral, and the FP8 fit.
+r = run("moe")
+for m in ("glm-4.5-air", "qwen3-30b-a3b", "deepseek-v3", "minimax-m2", "qwen3-coder-480b-a35b", "kimi-k2"):
+    check(f"moe table {m}", m in r.stdout, r.stdout)
+r = run("compare", "--model", "glm-4.5-air", "--model", "devstral-small-2-24b", "--device", "rtx-pro-6000-blackwell",
+        "--weights", "awq-int4")
+check("compare exit", r.returncode == 0, r.stderr)
+check("compare crossover", "glm-4.5-air decodes faster per user up to batch" in r.stdout, r.stdout)
+r = run("moe", "--model", "glm-4.5-air", "--device", "rtx-pro-6000-blackwell", "--weights", "fp8")
+check("moe fp8 does not fit", "does NOT fit on 1 x NVIDIA RTX PRO 6000 Blackwell Workstation Edition" in r.stdout
+      and "short by" in r.stdout, r.stdout)
+check("moe mtp said", "counted apart and not decoded" in r.stdout, r.stdout)
+r = run("compare", "--model", "glm-4.5-air", "--device", "h100-sxm")
+check("compare needs two", r.returncode == 2 and "compare needs exactly two --model options (got 1)" in r.stderr, r.stderr)
+r = run("moe", "--model", "llama-3.1-8b", "--device", "h100-sxm")
+check("moe dense model", r.returncode == 2 and "is dense" in r.stderr, r.stderr)
+
 r = run("kv", "--model", "deepseek-v3", "--json")
 check("kv mla", json.loads(r.stdout)["kv_bytes_per_token"] == 70272, r.stdout)
 r = run("kv", "--model", "gpt-oss-120b", "--context", "128k", "--json")

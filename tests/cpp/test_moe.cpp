@@ -37,3 +37,43 @@ TEST_CASE("bad routing input names the field") {
   CHECK_THROWS_WITH_AS(expected_distinct_experts(std::vector<double>{0.5, 0.6}, 1, 1),
                        "popularity sum must be 1 (got 1.1)", std::invalid_argument);
 }
+
+TEST_CASE("variance of distinct experts: zero at B = 1, zero once every expert is touched") {
+  // B = 1: r1 = 15/16, r2 = (120 x 119)/(128 x 127); 128 r1 (1 - r1) = 7.5 and
+  // 128 x 127 x (r2 - r1^2) = -7.5: exactly 8 experts, no spread.
+  CHECK(distinct_experts_variance(128, 8, 1) == doctest::Approx(0.0).epsilon(1e-9));
+  CHECK(distinct_experts_variance(128, 8, 2000) == doctest::Approx(0.0).epsilon(1e-9));
+  CHECK(distinct_experts_variance(128, 8, 16) > 1.0);
+}
+
+TEST_CASE("closed forms agree with the seeded Monte-Carlo simulator within 1%") {
+  for (int b : {1, 4, 16, 64}) {
+    CAPTURE(b);
+    const routing_sample s = simulate_routing(uniform_popularity(128), 8, b, 1500, 42);
+    CHECK(s.mean_distinct == doctest::Approx(expected_distinct_experts(128, 8, b)).epsilon(0.01));
+    const double var = distinct_experts_variance(128, 8, b);
+    if (var > 0.5) CHECK(s.variance_distinct == doctest::Approx(var).epsilon(0.10));
+  }
+  const auto zipf = zipf_popularity(256, 0.8);
+  for (int b : {1, 8, 32}) {
+    CAPTURE(b);
+    const routing_sample s = simulate_routing(zipf, 8, b, 1500, 7);
+    CHECK(s.mean_distinct == doctest::Approx(expected_distinct_experts(zipf, 8, b)).epsilon(0.01));
+  }
+}
+
+TEST_CASE("expert parallelism: busiest rank and all-to-all traffic") {
+  const auto p = uniform_popularity(256);
+  const expert_parallel_load l = expert_parallel(p, 8, 64, 8);
+  // Mean load: 64 tokens x 8 experts / 8 ranks = 64 assignments per rank.
+  CHECK(l.tokens_per_rank == doctest::Approx(64.0));
+  CHECK(l.token_imbalance() > 1.0);
+  const routing_sample s = simulate_routing(p, 8, 64, 1000, 5, 8);
+  CHECK(l.busiest_rank_tokens == doctest::Approx(s.mean_busiest_rank_tokens).epsilon(0.10));
+  CHECK(l.busiest_rank_experts == doctest::Approx(s.mean_busiest_rank_experts).epsilon(0.10));
+  // Skewed routing piles tokens on the rank holding the popular experts.
+  CHECK(expert_parallel(zipf_popularity(256, 1.0), 8, 64, 8).token_imbalance() > l.token_imbalance());
+  // All-to-all: 2 x 16 tokens x 8 experts x 7/8 remote x 7168 x 2 B = 3,211,264 B per layer.
+  CHECK(all_to_all_bytes(16, 8, 8, 7168, 2) == doctest::Approx(3211264.0));
+  CHECK(all_to_all_bytes(16, 8, 1, 7168, 2) == 0.0);
+}
