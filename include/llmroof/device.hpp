@@ -67,6 +67,27 @@ struct device {
   }
 };
 
+/// A device-to-device link: bandwidth per direction per device, and the
+/// fixed cost of one hop of a collective.
+struct link_spec {
+  std::string id;                 ///< `nvlink4`, `pcie5`, `ib-ndr`, ...
+  std::string name;
+  bytes_per_second bandwidth = make_bytes_per_second(0);  ///< per direction, per device
+  seconds latency = make_seconds(0);                      ///< per hop
+  std::string source;
+};
+
+/// Every built-in link kind.
+const std::vector<link_spec>& links();
+
+/// Looks a link up by id (case-insensitive); throws listing the closest ids.
+const link_spec& find_link(std::string_view id);
+
+/// The link `n` devices of this kind use among themselves in one node: the
+/// device's own interconnect (NVLink, Infinity Fabric), or PCIe when it has
+/// none or when a 2-way bridge cannot join n > 2 devices.
+link_spec intra_node_link(const device& d, int n);
+
 /// Every built-in device (more than 60), in catalog order.
 const std::vector<device>& devices();
 

@@ -12,4 +12,5 @@
 #include "llmroof/phases.hpp"         // IWYU pragma: export
 #include "llmroof/memory_plan.hpp"    // IWYU pragma: export
 #include "llmroof/serving.hpp"        // IWYU pragma: export
+#include "llmroof/parallel.hpp"       // IWYU pragma: export
 #include "llmroof/version.hpp"        // IWYU pragma: export

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 #include <optional>
 #include <string>
 
@@ -16,9 +18,25 @@
 
 namespace llmroof {
 
-/// Serving-engine settings that decide memory. Defaults are vLLM's.
+/// How an engine turns device memory into a KV-cache budget.
+enum class memory_model : std::uint8_t {
+  /// vLLM: utilisation x capacity holds weights, profiled activations and KV.
+  fraction_of_total,
+  /// SGLang: mem_fraction_static x capacity holds weights and KV; activations
+  /// and CUDA graphs live in the rest.
+  static_fraction,
+  /// TensorRT-LLM: the KV cache takes a fraction of the memory left free
+  /// after weights and activations (kv_cache_free_gpu_memory_fraction).
+  fraction_of_free,
+  /// llama.cpp, Ollama, MLX: no fraction; everything allocated exactly.
+  exact,
+};
+
+/// Serving-engine settings that decide memory. Defaults are vLLM's; see
+/// find_engine for the others.
 struct engine_settings {
   std::string name = "vllm";
+  memory_model model = memory_model::fraction_of_total;
   /// Share of device memory the engine may use (vLLM gpu_memory_utilization, default 0.9).
   double memory_utilization = 0.9;
   /// CUDA context, cuBLAS/attention workspaces and CUDA graphs, outside the
@@ -31,7 +49,23 @@ struct engine_settings {
   double max_batched_tokens = 8192;
   /// Sequences the sampler is profiled with (vLLM max_num_seqs default 256).
   double max_sequences = 256;
+  std::string source = "vLLM EngineArgs defaults (docs.vllm.ai, engine arguments)";
 };
+
+/// Built-in engine profiles: vllm, sglang, tensorrt-llm, llama.cpp, ollama,
+/// mlx, with their memory models and defaults (each with its source).
+/// Throws std::invalid_argument listing the closest names when unknown.
+engine_settings find_engine(std::string_view name);
+
+/// Names of the built-in engine profiles.
+std::vector<std::string> engine_names();
+
+/// Share of a device's memory its GPU may address: macOS lets Metal wire
+/// about 75% of unified memory (recommendedMaxWorkingSetSize; llama.cpp and
+/// MLX report it); discrete GPUs and other unified parts all of it.
+inline double gpu_visible_fraction(const device& d) {
+  return d.vendor == "Apple" ? 0.75 : 1.0;
+}
 
 /// Throws std::invalid_argument naming the first field out of range.
 inline void validate(const engine_settings& e) {
@@ -109,13 +143,32 @@ inline memory_plan plan_memory(const architecture& a, const precision& pr, const
   m.devices = devices;
   m.users = users;
   m.context = context;
-  m.capacity = double(devices) * d.memory;
+  m.capacity = double(devices) * gpu_visible_fraction(d) * d.memory;
   m.usable = e.memory_utilization * m.capacity;
   m.weights = stored_weights ? *stored_weights : weight_bytes(a, pr);
   detail::require_non_negative("stored_weights", m.weights.value());
   m.reserve = double(devices) * e.runtime_reserve;
   m.activations = activation_peak(a, e);
-  m.kv_budget = m.usable - m.weights - m.reserve - m.activations;
+  switch (e.model) {
+    case memory_model::fraction_of_total:
+    case memory_model::exact:
+      m.kv_budget = m.usable - m.weights - m.reserve - m.activations;
+      break;
+    case memory_model::static_fraction: {
+      // Activations and reserve live outside the static fraction; any excess
+      // over the rest of memory comes out of the KV pool.
+      const bytes outside = m.capacity - m.usable;
+      const bytes excess = m.reserve + m.activations - outside;
+      m.kv_budget = m.usable - m.weights - (excess.value() > 0 ? excess : make_bytes(0));
+      break;
+    }
+    case memory_model::fraction_of_free: {
+      const bytes free = m.capacity - m.weights - m.reserve - m.activations;
+      m.kv_budget = free.value() > 0 ? e.memory_utilization * free : free;
+      m.usable = m.capacity;
+      break;
+    }
+  }
   m.weights_fit = m.kv_budget.value() >= 0;
   m.kv_per_token = kv_bytes_per_token(a, pr.kv);
   m.kv_per_sequence = kv_bytes_per_sequence(a, pr.kv, context, e.block_tokens);

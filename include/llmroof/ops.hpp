@@ -60,7 +60,13 @@ constexpr std::string_view to_string(phase p) {
 
 /// What an op's FLOP run on: a GEMM (efficiency grows with its rows) or an
 /// attention kernel.
-enum class op_class : std::uint8_t { gemm, attention, elementwise };
+enum class op_class : std::uint8_t { gemm, attention, elementwise, communication };
+
+/// What an op is, so that parallel plans know how it splits across devices.
+enum class op_kind : std::uint8_t {
+  embedding, norms, attention_proj, attention_global, attention_sliding, attention_linear,
+  ffn, router, experts, shared_experts, lm_head, all_reduce, all_to_all, p2p
+};
 
 /// One operation, totalled over the `count` layers (kernels) it stands for.
 struct op {
@@ -74,6 +80,10 @@ struct op {
   bytes activations = make_bytes(0);
   math_format math = math_format::bf16;
   double gemm_rows = 1;        ///< tokens per weight matrix (M of the GEMM), for efficiency
+  op_kind kind = op_kind::embedding;
+  bytes network = make_bytes(0);       ///< bytes over the device interconnect (communication ops)
+  seconds latency = make_seconds(0);   ///< fixed cost per instance (communication ops)
+  bytes_per_second link_bandwidth = make_bytes_per_second(0);  ///< 0: the roofline's link
 
   [[nodiscard]] constexpr bytes total_bytes() const {
     return weights + kv_read + kv_written + activations;
@@ -95,7 +105,8 @@ struct op_counts {
   std::size_t size = 0;
 
   [[nodiscard]] std::span<const op> list() const { return {ops.data(), size}; }
-  void add(const op& o) {
+  void add(op o, op_kind k) {
+    o.kind = k;
     if (o.count > 0) ops[size++] = o;
   }
   [[nodiscard]] flops total_flop() const {
@@ -186,7 +197,7 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
 
   out.add({"embedding", op_class::elementwise, 1, make_flops(0),
            make_bytes(t * d * pr.embedding.bytes_per_element()), make_bytes(0), make_bytes(0),
-           make_bytes(t * d * act), math_format::bf16, t});
+           make_bytes(t * d * act), math_format::bf16, t}, op_kind::embedding);
 
   // Per-layer norms plus the final norm: ~4 FLOP per element (square, sum,
   // scale, weight); each reads and writes the hidden state.
@@ -194,7 +205,7 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
   out.add({"norms", op_class::elementwise, norms, make_flops(4.0 * t * d * norms),
            make_bytes((layer_norm_params(a) * a.num_layers + d * (a.norm_bias ? 2 : 1)) * act),
            make_bytes(0), make_bytes(0), make_bytes(2.0 * t * d * norms * act), math_format::bf16,
-           t});
+           t}, op_kind::norms);
 
   // Attention projections of global and sliding layers.
   const double n_attn = a.count_layers(layer_kind::global) + a.count_layers(layer_kind::sliding);
@@ -209,7 +220,7 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
     }
     out.add({"attention.proj", op_class::gemm, n_attn, make_flops(flop),
              fa.bytes_of(p * n_attn), make_bytes(0), make_bytes(0),
-             make_bytes(t * attention_io_per_token(a) * n_attn * act), fa.math, t});
+             make_bytes(t * attention_io_per_token(a) * n_attn * act), fa.math, t}, op_kind::attention_proj);
   }
 
   const double fpp = flop_per_pair(a, w.kind);
@@ -223,7 +234,8 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
     out.add({k == layer_kind::global ? "attention.global" : "attention.sliding",
              op_class::attention, n, make_flops(fpp * pairs * n), make_bytes(0),
              make_bytes(held * kv_tok * n), make_bytes(t * kv_tok * n), make_bytes(0),
-             math_format::bf16, w.kind == phase::decode ? 1.0 : t});
+             math_format::bf16, w.kind == phase::decode ? 1.0 : t},
+            k == layer_kind::global ? op_kind::attention_global : op_kind::attention_sliding);
   }
 
   if (const double n = a.count_layers(layer_kind::linear); n > 0) {
@@ -235,7 +247,8 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
     const double state = linear_state_bytes_per_layer(a).value();
     out.add({"attention.linear", op_class::gemm, n, make_flops((2.0 * p + state_flop) * t * n),
              fa.bytes_of(p * n), make_bytes(w.sequences * state * n),
-             make_bytes(w.sequences * state * n), make_bytes(t * 2.0 * d * n * act), fa.math, t});
+             make_bytes(w.sequences * state * n), make_bytes(t * 2.0 * d * n * act), fa.math, t},
+            op_kind::attention_linear);
   }
 
   if (const double n = a.num_dense_layers(); n > 0) {
@@ -243,26 +256,27 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
     out.add({"ffn", op_class::gemm, n, make_flops(2.0 * t * p * n), ff.bytes_of(p * n),
              make_bytes(0), make_bytes(0),
              make_bytes(t * (2.0 * d + (a.ffn == ffn_kind::gated ? 3.0 : 2.0) * a.ffn_size) * n * act),
-             ff.math, t});
+             ff.math, t}, op_kind::ffn);
   }
 
   if (const double n = a.num_moe_layers(); n > 0) {
     const auto& m = a.moe;
     out.add({"moe.router", op_class::gemm, n, make_flops(2.0 * t * d * m.num_experts * n),
              make_bytes(router_params(a) * n * act), make_bytes(0), make_bytes(0),
-             make_bytes(t * (d + m.num_experts) * n * act), math_format::bf16, t});
+             make_bytes(t * (d + m.num_experts) * n * act), math_format::bf16, t}, op_kind::router);
     const double distinct = expected_distinct_experts(m.num_experts, m.experts_per_token, t);
     const double ep = expert_params(a);
     const double routed = t * m.experts_per_token;  // token-expert assignments
     out.add({"moe.experts", op_class::gemm, n, make_flops(2.0 * routed * ep * n),
              fe.bytes_of(distinct * ep * n), make_bytes(0), make_bytes(0),
              make_bytes(routed * (2.0 * d + 3.0 * m.expert_ffn) * n * act), fe.math,
-             distinct > 0 ? routed / distinct : 1.0});
+             distinct > 0 ? routed / distinct : 1.0}, op_kind::experts);
     if (m.shared_experts > 0) {
       const double sp = shared_experts_params(a);
       out.add({"moe.shared", op_class::gemm, n, make_flops(2.0 * t * sp * n),
                fe.bytes_of(sp * n), make_bytes(0), make_bytes(0),
-               make_bytes(t * (2.0 * d + 3.0 * m.expert_ffn * m.shared_experts) * n * act), fe.math, t});
+               make_bytes(t * (2.0 * d + 3.0 * m.expert_ffn * m.shared_experts) * n * act), fe.math, t},
+              op_kind::shared_experts);
     }
   }
 
@@ -270,7 +284,7 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
   const auto& head = a.tied_embeddings ? pr.embedding : pr.lm_head;
   out.add({"lm_head", op_class::gemm, 1, make_flops(2.0 * w.out_tokens * d * v),
            make_bytes(v * d * head.bytes_per_element()), make_bytes(0), make_bytes(0),
-           make_bytes(w.out_tokens * (d + v) * act), head.math, w.out_tokens});
+           make_bytes(w.out_tokens * (d + v) * act), head.math, w.out_tokens}, op_kind::lm_head);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // (time per output token), with bound and estimate side by side, per op.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <span>
 
@@ -19,10 +20,13 @@ struct phase_timing {
   seconds memory_time = make_seconds(0);   ///< estimate share of memory-limited ops
   seconds compute_time = make_seconds(0);  ///< estimate share of compute-limited ops
   seconds overhead_time = make_seconds(0);
+  seconds link_time = make_seconds(0);     ///< estimate share of collectives
 
   /// The roof that accounts for most of the estimated time.
   [[nodiscard]] bottleneck limit() const {
-    if (overhead_time > memory_time && overhead_time > compute_time) return bottleneck::overhead;
+    const seconds most = std::max({memory_time, compute_time, overhead_time, link_time});
+    if (most == link_time && link_time.value() > 0) return bottleneck::link;
+    if (most == overhead_time && overhead_time > memory_time) return bottleneck::overhead;
     return compute_time > memory_time ? bottleneck::compute : bottleneck::memory;
   }
   /// New tokens per second over the phase (decode: B / step time).
@@ -44,7 +48,9 @@ inline phase_timing time_phase(const op_counts& c, const roofline& r) {
     p.bound += t.bound();
     p.estimate += t.estimate();
     p.overhead_time += t.overhead;
-    if (t.limit() == bottleneck::compute) {
+    if (t.communication) {
+      p.link_time += t.memory_est;
+    } else if (t.limit() == bottleneck::compute) {
       p.compute_time += t.compute_est;
     } else {
       p.memory_time += t.memory_est;

@@ -22,6 +22,9 @@ struct efficiency_profile {
   double attention = 0.5;           ///< attention kernels' fraction of the compute roof, (0, 1]
   seconds per_kernel = make_seconds(0);       ///< launch overhead per kernel (per layer op)
   seconds per_step = make_seconds(0.3e-3);    ///< scheduler + sampling overhead per step
+  /// Achieved fraction of link bandwidth in collectives: NCCL's bus bandwidth
+  /// reaches ~80% of NVLink peak for large messages (nccl-tests reports).
+  double link = 0.8;
   std::string source;
 
   /// eta_c(m) = compute * m / (m + compute_half_rows): small GEMMs are
@@ -37,6 +40,7 @@ inline void validate(const efficiency_profile& e) {
   detail::require_in_open_closed("efficiency.compute", e.compute, 0, 1);
   detail::require_non_negative("efficiency.compute_half_rows", e.compute_half_rows);
   detail::require_in_open_closed("efficiency.attention", e.attention, 0, 1);
+  detail::require_in_open_closed("efficiency.link", e.link, 0, 1);
   detail::require_non_negative("efficiency.per_kernel", e.per_kernel.value());
   detail::require_non_negative("efficiency.per_step", e.per_step.value());
 }
@@ -44,13 +48,14 @@ inline void validate(const efficiency_profile& e) {
 /// Default profile of a device's class (documented with its source).
 efficiency_profile default_profile(const device& d);
 
-enum class bottleneck : std::uint8_t { memory, compute, overhead };
+enum class bottleneck : std::uint8_t { memory, compute, overhead, link };
 
 constexpr std::string_view to_string(bottleneck b) {
   switch (b) {
     case bottleneck::memory: return "memory";
     case bottleneck::compute: return "compute";
     case bottleneck::overhead: return "overhead";
+    case bottleneck::link: return "link";
   }
   return "?";
 }
@@ -62,11 +67,13 @@ struct op_time {
   seconds compute_est = make_seconds(0);    ///< FLOP / (peak * eta_c)
   seconds memory_est = make_seconds(0);     ///< bytes / (bandwidth * eta_m)
   seconds overhead = make_seconds(0);
+  bool communication = false;               ///< memory_* are link times
   [[nodiscard]] constexpr seconds bound() const { return std::max(compute_bound, memory_bound); }
   [[nodiscard]] constexpr seconds estimate() const {
     return std::max(compute_est, memory_est) + overhead;
   }
   [[nodiscard]] constexpr bottleneck limit() const {
+    if (communication) return bottleneck::link;
     return compute_est > memory_est ? bottleneck::compute : bottleneck::memory;
   }
 };
@@ -78,7 +85,7 @@ class roofline {
  public:
   /// Throws std::invalid_argument on an invalid device or profile, or devices < 1.
   roofline(const device& d, efficiency_profile e, int devices = 1)
-      : device_(d), eff_(std::move(e)), n_(devices) {
+      : device_(d), eff_(std::move(e)), n_(devices), link_(intra_node_link(d, devices)) {
     validate(device_);
     validate(eff_);
     detail::require_in("devices", devices, 1, 65536);
@@ -95,8 +102,25 @@ class roofline {
   /// FLOP per byte where the compute and memory roofs meet.
   [[nodiscard]] flops_per_byte ridge(math_format m) const { return peak(m) / bandwidth(); }
 
+  /// The link communication ops cross (parallel plans set it per collective).
+  [[nodiscard]] const link_spec& link() const { return link_; }
+  void set_link(link_spec l) {
+    detail::require_positive("link.bandwidth", l.bandwidth.value());
+    detail::require_non_negative("link.latency", l.latency.value());
+    link_ = std::move(l);
+  }
+
   [[nodiscard]] op_time time(const op& o) const {
     op_time t;
+    if (o.klass == op_class::communication) {
+      // Bytes over the link; the bound has no latency, the estimate has it
+      // and the achieved share of link bandwidth.
+      const bytes_per_second bw = o.link_bandwidth.value() > 0 ? o.link_bandwidth : link_.bandwidth;
+      t.memory_bound = o.network / bw;
+      t.memory_est = o.network / (eff_.link * bw) + o.count * o.latency;
+      t.communication = true;
+      return t;
+    }
     const flops_per_second p = peak(o.math);
     const bytes_per_second bw = bandwidth();
     t.compute_bound = o.flop / p;
@@ -116,6 +140,7 @@ class roofline {
   device device_;
   efficiency_profile eff_;
   int n_;
+  link_spec link_;
 };
 
 }  // namespace llmroof

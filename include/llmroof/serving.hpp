@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "llmroof/memory_plan.hpp"
+#include "llmroof/parallel.hpp"
 #include "llmroof/phases.hpp"
 
 namespace llmroof {
@@ -17,8 +18,9 @@ struct scenario {
   double users = 1;        ///< concurrent sequences
   double context = 4096;   ///< tokens each user may hold (prompt + answer)
   double prompt = 0;       ///< prompt tokens of a new request; 0 = min(context, 2048)
+  double output = 512;     ///< tokens generated per request (load model)
   engine_settings engine;
-  int devices = 1;
+  parallel_plan parallel;  ///< tp/pp/ep; a roofline over n devices means tp = n
   std::optional<bytes> stored_weights;  ///< exact loaded bytes from a file, if known
 };
 
@@ -50,25 +52,187 @@ inline std::vector<double> curve_contexts(double context) {
   return cs;
 }
 
+/// The parallel plan a scenario runs: its own, or tp = the roofline's devices.
+inline parallel_plan effective_plan(const scenario& s, const roofline& r) {
+  parallel_plan p = s.parallel;
+  if (p.devices() == 1 && r.devices() > 1) p.tp = r.devices();
+  return p;
+}
+
+/// Decode step of `batch` sequences at `context` for a scenario's plan.
+inline phase_timing scenario_decode(const architecture& a, const precision& pr, const roofline& r,
+                                    const parallel_plan& p, double batch, double context) {
+  if (p.devices() == 1) return decode_step(a, pr, r, batch, context);  // r's own devices (ideal aggregate)
+  return decode_step_parallel(a, pr, r.dev(), r.efficiency(), p, batch, context);
+}
+
 /// Throws std::invalid_argument on invalid scenario fields (users < 1,
-/// context < 0, prompt < 0, devices < 1) or engine settings.
+/// context < 0, prompt < 0), engine settings or parallel plan.
 inline plan_result plan(const architecture& a, const precision& pr, const roofline& r,
                         const scenario& s) {
   detail::require_non_negative("prompt", s.prompt);
+  const parallel_plan p = effective_plan(s, r);
   plan_result out;
-  out.memory = plan_memory(a, pr, r.dev(), s.users, s.context, s.engine, r.devices(), s.stored_weights);
+  out.memory = plan_memory_parallel(a, pr, r.dev(), p, s.users, s.context, s.engine, s.stored_weights);
   out.prompt = s.prompt > 0 ? s.prompt : std::max(1.0, std::min(s.context, 2048.0));
-  out.ttft = prefill(a, pr, r, out.prompt);
+  out.ttft = prefill_parallel(a, pr, r.dev(), r.efficiency(), p, out.prompt);
   for (double c : curve_contexts(s.context)) {
-    curve_point p;
-    p.context = c;
-    p.fits = out.memory.weights_fit &&
-             s.users * kv_bytes_per_sequence(a, pr.kv, c, s.engine.block_tokens).value() <=
-                 out.memory.kv_budget.value();
-    p.single = decode_step(a, pr, r, 1, c);
-    p.all = decode_step(a, pr, r, s.users, c);
-    out.curve.push_back(p);
+    curve_point pt;
+    pt.context = c;
+    pt.fits = plan_memory_parallel(a, pr, r.dev(), p, s.users, c, s.engine, s.stored_weights).fits;
+    pt.single = scenario_decode(a, pr, r, p, 1, c);
+    pt.all = scenario_decode(a, pr, r, p, s.users, c);
+    out.curve.push_back(pt);
   }
+  return out;
+}
+
+// ---- load: arrivals, queueing, capacity ---------------------------------------
+
+/// Steady state of a server under Poisson arrivals of `rate` requests/s, each
+/// with scenario.prompt prompt tokens and scenario.output generated tokens.
+struct load_result {
+  double rate = 0;             ///< requests/s offered
+  bool stable = false;         ///< the server keeps up (utilisation < 1, memory holds)
+  double users = 0;            ///< mean concurrent sequences (Little's law)
+  double prefill_share = 0;    ///< share of device time spent in prefill
+  seconds prefill = make_seconds(0);     ///< one prompt's prefill, alone
+  seconds ttft_wait = make_seconds(0);   ///< mean queueing before the prefill starts
+  seconds ttft = make_seconds(0);        ///< wait + prefill stretched by running decodes
+  seconds tpot = make_seconds(0);        ///< time per output token while N users decode
+  [[nodiscard]] tokens_per_second tokens_per_s_per_user() const { return make_tokens(1) / tpot; }
+  [[nodiscard]] tokens_per_second tokens_per_s_total() const { return make_tokens(users) / tpot; }
+};
+
+/// First-order serving model, documented in README "Load":
+///  * Decode: N sequences at the mean context (prompt + output/2) share each
+///    step, TPOT(N) = decode step time.
+///  * Prefill of a request takes S = prefill(prompt); prefills are served
+///    first (chunked prefill), so decode steps are stretched by 1 / (1 - rho_p)
+///    with rho_p = rate * S, and the prefill queue is M/D/1:
+///    W = rho_p S / (2 (1 - rho_p)) (Pollaczek-Khinchine, deterministic service).
+///  * A prefill runs beside the batch's decodes: its chunks also carry the
+///    running decode tokens, TTFT = W + S + (chunks) x TPOT(N) x decode share.
+///  * Little's law closes the loop: N = rate x (TTFT + output x TPOT(N)),
+///    solved by fixed-point iteration. Unstable when rho_p >= 1, when the
+///    iteration diverges (each added user slows every step enough to add
+///    more than one user), or when N users do not fit in memory.
+inline load_result serve_at_rate(const architecture& a, const precision& pr, const roofline& r, const scenario& s,
+                                 double rate) {
+  detail::require_non_negative("rate", rate);
+  detail::require_in("output", s.output, 1, 1e9);
+  const parallel_plan p = effective_plan(s, r);
+  const double prompt = s.prompt > 0 ? s.prompt : 2048;
+  const double mean_context = prompt + s.output / 2;
+  load_result out;
+  out.rate = rate;
+  out.prefill = prefill_parallel(a, pr, r.dev(), r.efficiency(), p, prompt).estimate;
+  const double S = out.prefill.value();
+  out.prefill_share = rate * S;
+  const double chunks = std::ceil(prompt / s.engine.max_batched_tokens);
+  double n = std::max(1.0, rate * (S + s.output * scenario_decode(a, pr, r, p, 1, mean_context).estimate.value()));
+  bool ok = out.prefill_share < 1;
+  bool converged = false;
+  double tpot = 0, ttft = 0, wait = 0;
+  for (int it = 0; it < 500 && ok; ++it) {
+    const double step = scenario_decode(a, pr, r, p, std::max(1.0, n), mean_context).estimate.value();
+    tpot = step / (1 - out.prefill_share);
+    wait = out.prefill_share * S / (2 * (1 - out.prefill_share));
+    ttft = wait + S + chunks * step * std::min(1.0, n / std::max(1.0, s.engine.max_batched_tokens));
+    const double next = std::max(1.0, rate * (ttft + s.output * tpot));
+    if (next > 1e7) break;  // the batch grows without bound: unstable
+    if (std::fabs(next - n) <= 1e-6 * n) {
+      n = next;
+      converged = true;
+      break;
+    }
+    n = 0.5 * n + 0.5 * next;
+  }
+  out.users = n;
+  out.tpot = make_seconds(tpot);
+  out.ttft_wait = make_seconds(wait);
+  out.ttft = make_seconds(ttft);
+  const bool fits = converged && plan_memory_parallel(a, pr, r.dev(), p, std::ceil(n), prompt + s.output, s.engine,
+                                                      s.stored_weights).fits;
+  out.stable = ok && converged && fits;
+  return out;
+}
+
+/// Highest arrival rate (requests/s) that stays stable with a mean TTFT at or
+/// under `ttft_target` (0 = no TTFT target). Bisection over the rate.
+inline double max_rate(const architecture& a, const precision& pr, const roofline& r, const scenario& s,
+                       seconds ttft_target = make_seconds(0)) {
+  detail::require_non_negative("ttft_target", ttft_target.value());
+  const auto ok = [&](double rate) {
+    const load_result l = serve_at_rate(a, pr, r, s, rate);
+    return l.stable && (ttft_target.value() <= 0 || l.ttft <= ttft_target);
+  };
+  double lo = 0, hi = 1;
+  if (!ok(1e-9)) return 0;
+  while (ok(hi) && hi < 1e7) {
+    lo = hi;
+    hi *= 2;
+  }
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (lo + hi) / 2;
+    (ok(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+/// The most concurrent users (all at `context` cached tokens) such that each
+/// gets at least `min_tokens_per_s`, a new arrival's TTFT (prefill of
+/// scenario.prompt beside the running decodes) stays at or under
+/// `ttft_target` (0 = none), and everything fits in memory.
+struct users_result {
+  double users = 0;                        ///< 0 when not even one user meets the targets
+  phase_timing step;                       ///< decode step at that many users
+  seconds ttft = make_seconds(0);
+  memory_plan memory;
+  std::string limit;                       ///< what stops one more user: "tokens/s", "ttft", "memory"
+};
+
+inline users_result max_users(const architecture& a, const precision& pr, const roofline& r, const scenario& s,
+                              tokens_per_second min_tokens_per_s, seconds ttft_target = make_seconds(0)) {
+  detail::require_non_negative("min_tokens_per_s", min_tokens_per_s.value());
+  const parallel_plan p = effective_plan(s, r);
+  const double prompt = s.prompt > 0 ? s.prompt : std::max(1.0, std::min(s.context, 2048.0));
+  const seconds prefill_alone = prefill_parallel(a, pr, r.dev(), r.efficiency(), p, prompt).estimate;
+  const auto check = [&](double n, std::string* why) {
+    const phase_timing step = scenario_decode(a, pr, r, p, n, s.context);
+    if (1.0 / step.estimate.value() < min_tokens_per_s.value()) {
+      if (why) *why = "tokens/s";
+      return false;
+    }
+    // The new prompt's chunks share steps with n running decodes.
+    const double chunks = std::ceil(prompt / s.engine.max_batched_tokens);
+    const seconds ttft = prefill_alone + chunks * step.estimate;
+    if (ttft_target.value() > 0 && ttft > ttft_target) {
+      if (why) *why = "ttft";
+      return false;
+    }
+    if (!plan_memory_parallel(a, pr, r.dev(), p, n, s.context, s.engine, s.stored_weights).fits) {
+      if (why) *why = "memory";
+      return false;
+    }
+    return true;
+  };
+  users_result out;
+  if (!check(1, &out.limit)) return out;
+  double lo = 1, hi = 2;
+  while (hi < 1e6 && check(hi, nullptr)) {
+    lo = hi;
+    hi *= 2;
+  }
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    (check(mid, nullptr) ? lo : hi) = mid;
+  }
+  check(lo + 1, &out.limit);
+  out.users = lo;
+  out.step = scenario_decode(a, pr, r, p, lo, s.context);
+  out.ttft = prefill_alone + std::ceil(prompt / s.engine.max_batched_tokens) * out.step.estimate;
+  out.memory = plan_memory_parallel(a, pr, r.dev(), p, lo, s.context, s.engine, s.stored_weights);
   return out;
 }
 
@@ -113,24 +277,25 @@ std::optional<double> first_batch(Pred pred, double max_batch) {
 /// Throws std::invalid_argument on context < 0 or max_batch < 1.
 inline model_comparison compare_decode(const architecture& a, const precision& pa, const architecture& b,
                                        const precision& pb, const roofline& r, double context,
-                                       double max_batch = 1024) {
+                                       double max_batch = 1024, const parallel_plan& p = {}) {
   detail::require_non_negative("context", context);
   detail::require_in("max_batch", max_batch, 1, 1e7);
   model_comparison out;
   out.context = context;
   for (double n = 1; n <= max_batch; n *= 2) {
     out.batches.push_back(n);
-    out.first.push_back(decode_step(a, pa, r, n, context));
-    out.second.push_back(decode_step(b, pb, r, n, context));
+    out.first.push_back(scenario_decode(a, pa, r, p, n, context));
+    out.second.push_back(scenario_decode(b, pb, r, p, n, context));
   }
   out.bytes_crossover = detail::first_batch(
       [&](double n) {
-        return count_decode(a, pa, n, context).total_bytes() >= count_decode(b, pb, n, context).total_bytes();
+        return count_decode_parallel(a, pa, r.dev(), p, n, context).total_bytes() >=
+               count_decode_parallel(b, pb, r.dev(), p, n, context).total_bytes();
       },
       max_batch);
   out.speed_crossover = detail::first_batch(
       [&](double n) {
-        return decode_step(a, pa, r, n, context).estimate >= decode_step(b, pb, r, n, context).estimate;
+        return scenario_decode(a, pa, r, p, n, context).estimate >= scenario_decode(b, pb, r, p, n, context).estimate;
       },
       max_batch);
   return out;

@@ -55,24 +55,48 @@ void apply_formats(precision& pr, const py::object& module_formats) {
   if (d.contains("lm_head")) pr.lm_head = format_from(d["lm_head"]);
 }
 
+/// A parallel plan from {tp, pp, ep, devices_per_node, link, inter_link};
+/// without one, tensor parallel over `devices`.
+parallel_plan parallel_from(const py::object& spec, int devices) {
+  parallel_plan p;
+  p.tp = devices;
+  p.devices_per_node = devices;  // as the command's --device ID:N
+  if (spec.is_none()) return p;
+  const auto d = spec.cast<py::dict>();
+  const auto get = [&](const char* k, int fallback) { return d.contains(k) ? d[k].cast<int>() : fallback; };
+  p.tp = get("tp", 1);
+  p.pp = get("pp", 1);
+  p.ep = get("ep", 1);
+  p.devices_per_node = get("devices_per_node", 8);
+  if (d.contains("link")) p.intra = find_link(d["link"].cast<std::string>());
+  if (d.contains("inter_link")) p.inter = find_link(d["inter_link"].cast<std::string>());
+  return p;
+}
+
 std::unique_ptr<context> make(const py::dict& model, const py::dict& dev, const std::string& weights,
                               const std::string& kv, const py::object& lm_head, int devices,
                               const py::object& profile, double memory_utilization, int block_tokens,
-                              const py::object& module_formats = py::none()) {
+                              const py::object& module_formats = py::none(),
+                              const py::object& parallel = py::none(), const std::string& engine = "vllm") {
   auto c = std::make_unique<context>();
   c->model = arch_from_dict(model);
   c->dev = device_from_dict(dev);
-  c->roof.emplace(c->dev, profile_from_dict(c->dev, profile), devices);
+  c->roof.emplace(c->dev, profile_from_dict(c->dev, profile), 1);
+  c->setup.parallel = parallel_from(parallel, devices);
+  validate(c->setup.parallel, c->model);
   c->setup.model = &c->model;
   c->setup.dev = &c->dev;
-  c->setup.devices = devices;
+  c->setup.devices = c->setup.parallel.devices();
   c->setup.pr = precision::of(find_format(weights), find_format(kv));
   apply_formats(c->setup.pr, module_formats);
   if (!lm_head.is_none()) {
     c->setup.pr.lm_head = find_format(lm_head.cast<std::string>());
     c->setup.pr.embedding = c->setup.pr.lm_head;
   }
-  c->setup.engine = engine_from(memory_utilization, block_tokens);
+  c->setup.engine = find_engine(engine);
+  if (engine == "vllm" || memory_utilization != 0.9) c->setup.engine.memory_utilization = memory_utilization;
+  if (engine == "vllm" || block_tokens != 16) c->setup.engine.block_tokens = block_tokens;
+  validate(c->setup.engine);
   return c;
 }
 
@@ -97,10 +121,14 @@ void register_estimates(py::module_& m) {
       "decode_report",
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
          const py::object& lm_head, int devices, const py::object& profile, double batch,
-         const std::vector<double>& contexts, const py::object& module_formats) {
-        auto c = make(model, dev, weights, kv, lm_head, devices, profile, 0.9, 16, module_formats);
+         const std::vector<double>& contexts, const py::object& module_formats, const py::object& parallel) {
+        auto c = make(model, dev, weights, kv, lm_head, devices, profile, 0.9, 16, module_formats, parallel);
+        if (contexts.size() != 1 && c->setup.devices > 1) {
+          throw std::invalid_argument("per-sequence contexts need a single device (got " +
+                                      std::to_string(c->setup.devices) + ")");
+        }
         const phase_timing p = contexts.size() == 1
-                                   ? decode_step(c->model, c->setup.pr, *c->roof, batch, contexts[0])
+                                   ? scenario_decode(c->model, c->setup.pr, *c->roof, c->setup.parallel, batch, contexts[0])
                                    : decode_step(c->model, c->setup.pr, *c->roof, contexts);
         const double mean = contexts.empty() ? 0 : [&] {
           double s = 0;
@@ -111,54 +139,101 @@ void register_estimates(py::module_& m) {
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
       py::arg("devices"), py::arg("profile"), py::arg("batch"), py::arg("contexts"),
-      py::arg("module_formats") = py::none());
+      py::arg("module_formats") = py::none(), py::arg("parallel") = py::none());
 
   m.def(
       "prefill_report",
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
          const py::object& lm_head, int devices, const py::object& profile, double batch, double prompt,
-         double cached, const py::object& module_formats) {
-        auto c = make(model, dev, weights, kv, lm_head, devices, profile, 0.9, 16, module_formats);
-        const phase_timing p = prefill(c->model, c->setup.pr, *c->roof, prompt, cached, batch);
+         double cached, const py::object& module_formats, const py::object& parallel) {
+        auto c = make(model, dev, weights, kv, lm_head, devices, profile, 0.9, 16, module_formats, parallel);
+        const phase_timing p =
+            c->setup.devices > 1
+                ? prefill_parallel(c->model, c->setup.pr, c->dev, c->roof->efficiency(), c->setup.parallel, prompt, cached)
+                : prefill(c->model, c->setup.pr, *c->roof, prompt, cached, batch);
         return report::prefill_json(c->setup, batch, prompt, cached, p).dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
       py::arg("devices"), py::arg("profile"), py::arg("batch"), py::arg("prompt"), py::arg("cached"),
-      py::arg("module_formats") = py::none());
+      py::arg("module_formats") = py::none(), py::arg("parallel") = py::none());
 
   m.def(
       "plan_report",
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
          const py::object& lm_head, int devices, const py::object& profile, double users, double context,
          double prompt, double memory_utilization, int block_tokens, const py::object& module_formats,
-         const py::object& stored_weight_bytes) {
+         const py::object& stored_weight_bytes, const py::object& parallel, const std::string& engine,
+         const py::object& rate, double output, double ttft_target) {
         auto c = make(model, dev, weights, kv, lm_head, devices, profile, memory_utilization, block_tokens,
-                      module_formats);
+                      module_formats, parallel, engine);
         scenario sc;
         sc.users = users;
         sc.context = context;
         sc.prompt = prompt;
         sc.engine = c->setup.engine;
-        sc.devices = devices;
+        sc.parallel = c->setup.parallel;
         if (!stored_weight_bytes.is_none()) sc.stored_weights = make_bytes(stored_weight_bytes.cast<double>());
         const plan_result res = plan(c->model, c->setup.pr, *c->roof, sc);
-        return report::plan_json(c->setup, *c->roof, res).dump();
+        report::json j = report::plan_json(c->setup, *c->roof, res);
+        if (!rate.is_none()) {
+          sc.output = output;
+          if (prompt <= 0) sc.prompt = std::min(2048.0, std::max(1.0, context));
+          const load_result l = serve_at_rate(c->model, c->setup.pr, *c->roof, sc, rate.cast<double>());
+          j["load"] = report::load_json(l, max_rate(c->model, c->setup.pr, *c->roof, sc, make_seconds(ttft_target)),
+                                        ttft_target, max_rate(c->model, c->setup.pr, *c->roof, sc));
+        }
+        return j.dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
       py::arg("devices"), py::arg("profile"), py::arg("users"), py::arg("context"), py::arg("prompt"),
       py::arg("memory_utilization"), py::arg("block_tokens"), py::arg("module_formats") = py::none(),
-      py::arg("stored_weight_bytes") = py::none());
+      py::arg("stored_weight_bytes") = py::none(), py::arg("parallel") = py::none(), py::arg("engine") = "vllm",
+      py::arg("rate") = py::none(), py::arg("output") = 512.0, py::arg("ttft_target") = 1.0);
+
+  m.def(
+      "users_report",
+      [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv, int devices,
+         const py::object& profile, double context, double prompt, double min_tokens_per_s, double ttft_target,
+         const py::object& module_formats, const py::object& stored_weight_bytes, const py::object& parallel,
+         const std::string& engine) {
+        auto c = make(model, dev, weights, kv, py::none(), devices, profile, 0.9, 16, module_formats, parallel, engine);
+        scenario sc;
+        sc.context = detail::require_non_negative("context", context);
+        sc.prompt = prompt;
+        sc.engine = c->setup.engine;
+        sc.parallel = c->setup.parallel;
+        if (!stored_weight_bytes.is_none()) sc.stored_weights = make_bytes(stored_weight_bytes.cast<double>());
+        const users_result u = max_users(c->model, c->setup.pr, *c->roof, sc, make_tokens_per_second(min_tokens_per_s),
+                                         make_seconds(ttft_target));
+        report::json j = {{"schema", "llmroof.users/1"}};
+        j.update(report::setup_json(c->setup));
+        j["context"] = context;
+        j["min_tokens_per_s_per_user"] = min_tokens_per_s;
+        j["ttft_target_s"] = ttft_target;
+        j["max_users"] = u.users;
+        j["limit"] = u.limit;
+        j["ttft_s"] = u.ttft.value();
+        j["per_user_tokens_per_s_estimate"] = u.users > 0 ? 1.0 / u.step.estimate.value() : 0.0;
+        j["total_tokens_per_s_estimate"] = u.users > 0 ? u.users / u.step.estimate.value() : 0.0;
+        return j.dump();
+      },
+      py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("devices"), py::arg("profile"),
+      py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"),
+      py::arg("module_formats") = py::none(), py::arg("stored_weight_bytes") = py::none(),
+      py::arg("parallel") = py::none(), py::arg("engine") = "vllm");
 
   m.def(
       "moe_report",
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
-         int devices, const py::object& profile, double context, double max_batch, const py::object& module_formats) {
-        auto c = make(model, dev, weights, kv, py::none(), devices, profile, 0.9, 16, module_formats);
+         int devices, const py::object& profile, double context, double max_batch, const py::object& module_formats,
+         const py::object& parallel) {
+        auto c = make(model, dev, weights, kv, py::none(), devices, profile, 0.9, 16, module_formats, parallel);
         detail::require_non_negative("context", context);
         return report::moe_json(c->setup, *c->roof, context, max_batch).dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("devices"),
-      py::arg("profile"), py::arg("context"), py::arg("max_batch"), py::arg("module_formats") = py::none());
+      py::arg("profile"), py::arg("context"), py::arg("max_batch"), py::arg("module_formats") = py::none(),
+      py::arg("parallel") = py::none());
 
   m.def("moe_table_report", [] { return report::moe_table_json().dump(); });
 
@@ -166,14 +241,14 @@ void register_estimates(py::module_& m) {
       "compare_report",
       [](const py::dict& first, const py::dict& second, const py::dict& dev, const std::string& weights_first,
          const std::string& weights_second, const std::string& kv, int devices, const py::object& profile,
-         double context, double max_batch) {
-        auto a = make(first, dev, weights_first, kv, py::none(), devices, profile, 0.9, 16);
-        auto b = make(second, dev, weights_second, kv, py::none(), devices, profile, 0.9, 16);
+         double context, double max_batch, const py::object& parallel) {
+        auto a = make(first, dev, weights_first, kv, py::none(), devices, profile, 0.9, 16, py::none(), parallel);
+        auto b = make(second, dev, weights_second, kv, py::none(), devices, profile, 0.9, 16, py::none(), parallel);
         return report::compare_json(a->setup, b->setup, *a->roof, context, max_batch).dump();
       },
       py::arg("first"), py::arg("second"), py::arg("device"), py::arg("weights_first"),
       py::arg("weights_second"), py::arg("kv"), py::arg("devices"), py::arg("profile"), py::arg("context"),
-      py::arg("max_batch"));
+      py::arg("max_batch"), py::arg("parallel") = py::none());
 
   m.def(
       "simulate_routing",

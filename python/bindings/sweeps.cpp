@@ -20,8 +20,9 @@ struct combo {
   device dev;
   precision pr;
   efficiency_profile profile;
-  int devices;
-  double kv_budget;  // bytes; < 0 when the weights do not fit
+  parallel_plan plan;
+  double kv_budget;  // bytes per device; < 0 when the weights do not fit
+  engine_settings engine;
 };
 
 std::vector<combo> combos(const py::list& models, const py::list& devs, const py::list& weights,
@@ -40,8 +41,12 @@ std::vector<combo> combos(const py::list& models, const py::list& devs, const py
       for (const auto& w : weights) {
         for (const auto& k : kvs) {
           const precision pr = precision::of(find_format(w.cast<std::string>()), find_format(k.cast<std::string>()));
-          const memory_plan mp = plan_memory(a, pr, dv, 1, 0, e, devices);
-          out.push_back({a, dv, pr, prof, devices, mp.kv_budget.value()});
+          parallel_plan p;
+          p.tp = devices;
+          p.devices_per_node = std::max(8, devices);
+          validate(p, a);
+          const memory_plan mp = plan_memory_parallel(a, pr, dv, p, 1, 0, e);
+          out.push_back({a, dv, pr, prof, p, mp.kv_budget.value(), e});
         }
       }
     }
@@ -76,10 +81,10 @@ void register_sweeps(py::module_& m) {
           py::gil_scoped_release release;
           for (std::size_t c = 0; c < cs.size(); ++c) {
             const combo& k = cs[c];
-            const roofline r(k.dev, k.profile, k.devices);
+            const roofline r(k.dev, k.profile, 1);
             for (Eigen::Index i = 0; i < n; ++i) {
               const Eigen::Index j = static_cast<Eigen::Index>(c) * n + i;
-              const phase_timing p = decode_step(k.model, k.pr, r, batch[i], context[i]);
+              const phase_timing p = scenario_decode(k.model, k.pr, r, k.plan, batch[i], context[i]);
               combo_index[j] = static_cast<double>(c);
               bound[j] = p.bound.value();
               estimate[j] = p.estimate.value();
@@ -88,11 +93,14 @@ void register_sweeps(py::module_& m) {
               kv_col[j] = p.counts.kv_read_bytes().value();
               flop_col[j] = p.counts.total_flop().value();
               compute_limited[j] = p.limit() == bottleneck::compute ? 1.0 : 0.0;
-              fits[j] = k.kv_budget >= 0 &&
-                                batch[i] * kv_bytes_per_sequence(k.model, k.pr.kv, context[i], block_tokens).value() <=
-                                    k.kv_budget
-                            ? 1.0
-                            : 0.0;
+              fits[j] = k.plan.devices() == 1
+                            ? (k.kv_budget >= 0 && batch[i] * kv_bytes_per_sequence(k.model, k.pr.kv, context[i],
+                                                                                    block_tokens).value() <= k.kv_budget
+                                   ? 1.0
+                                   : 0.0)
+                            : (plan_memory_parallel(k.model, k.pr, k.dev, k.plan, batch[i], context[i], k.engine).fits
+                                   ? 1.0
+                                   : 0.0);
             }
           }
         }
@@ -131,10 +139,12 @@ void register_sweeps(py::module_& m) {
           py::gil_scoped_release release;
           for (std::size_t c = 0; c < cs.size(); ++c) {
             const combo& k = cs[c];
-            const roofline r(k.dev, k.profile, k.devices);
+            const roofline r(k.dev, k.profile, 1);
             for (Eigen::Index i = 0; i < n; ++i) {
               const Eigen::Index j = static_cast<Eigen::Index>(c) * n + i;
-              const phase_timing p = prefill(k.model, k.pr, r, prompt[i], cached[i]);
+              const phase_timing p = k.plan.devices() == 1
+                                         ? prefill(k.model, k.pr, r, prompt[i], cached[i])
+                                         : prefill_parallel(k.model, k.pr, k.dev, k.profile, k.plan, prompt[i], cached[i]);
               combo_index[j] = static_cast<double>(c);
               bound[j] = p.bound.value();
               estimate[j] = p.estimate.value();

@@ -45,6 +45,7 @@ from ._api import (
     simulate_routing,
     sweep_decode,
     sweep_prefill,
+    users,
     zipf_popularity,
 )
 
@@ -71,5 +72,6 @@ __all__ = [
     "simulate_routing",
     "sweep_decode",
     "sweep_prefill",
+    "users",
     "zipf_popularity",
 ]

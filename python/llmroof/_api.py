@@ -248,6 +248,22 @@ def _device(d: DeviceLike) -> Device:
     raise TypeError(f"device must be a catalog id or a Device (got {type(d).__name__})")
 
 
+def _parallel(devices: int, tp: int | None, pp: int, ep: int, nodes: int) -> dict[str, int] | None:
+    """The parallel plan of ``devices`` per node over ``nodes`` nodes; None for one device."""
+    total = devices * nodes
+    if tp is None and pp == 1 and ep == 1 and nodes == 1:
+        return None if devices == 1 else {"tp": devices, "pp": 1, "ep": 1, "devices_per_node": devices}
+    plan = {"tp": int(_number("tp", tp, minimum=1)) if tp is not None else max(1, total // pp // (ep if ep > 1 else 1)),
+            "pp": int(_number("pp", pp, minimum=1)), "ep": int(_number("ep", ep, minimum=1)), "devices_per_node": devices}
+    if ep > 1:
+        plan["tp"] = 1
+        if ep != total:
+            raise ValueError(f"ep ({ep}) must equal the devices ({total})")
+    elif plan["tp"] * plan["pp"] != total:
+        raise ValueError(f"tp x pp ({plan['tp']} x {plan['pp']} = {plan['tp'] * plan['pp']}) must equal the devices ({total})")
+    return plan
+
+
 def _devices(n: object) -> int:
     v = _number("devices", n, minimum=1)
     if v != int(v):
@@ -468,10 +484,18 @@ def plan(
     context: float = 4096,
     prompt: float | None = None,
     devices: int = 1,
+    tp: int | None = None,
+    pp: int = 1,
+    ep: int = 1,
+    nodes: int = 1,
+    engine: str = "vllm",
     lm_head: str | None = None,
     memory_utilization: float = 0.9,
     block_tokens: int = 16,
     efficiency: dict[str, Any] | None = None,
+    rate: float | None = None,
+    output: float = 512,
+    ttft_target_s: float = 1.0,
 ) -> Plan:
     """Plan ``users`` concurrent users of ``context`` tokens each.
 
@@ -488,8 +512,17 @@ def plan(
         Tokens each user holds (>= 0).
     prompt
         Prompt of the time-to-first-token estimate; default min(context, 2048).
-    devices
-        Identical devices sharing the work (tensor parallel, no link cost).
+    devices, nodes
+        Devices per node and nodes; tensor parallel over all unless ``tp``,
+        ``pp`` or ``ep`` say otherwise (``ep`` > 1: data-parallel attention and
+        expert-parallel experts). Collectives cost link time.
+    engine
+        ``vllm``, ``sglang``, ``tensorrt-llm``, ``llama.cpp``, ``ollama`` or ``mlx``:
+        how device memory becomes KV cache.
+    rate, output, ttft_target_s
+        With ``rate`` (requests/s), the plan gains a ``load`` section: steady-state
+        users, TTFT (M/D/1 prefill queue), TPOT, and the highest rate whose mean
+        TTFT stays under ``ttft_target_s``.
     lm_head
         Format of lm_head and embeddings; default bf16 for quantized checkpoints.
     memory_utilization, block_tokens
@@ -514,13 +547,15 @@ def plan(
     context_v = _number("context", context)
     prompt_v = 0.0 if prompt is None else _number("prompt", prompt, minimum=1)
     w, k, mods = _formats(m, weights, kv)
+    dev_n = _devices(devices)
+    par = _parallel(dev_n, tp, int(pp), int(ep), int(_number("nodes", nodes, minimum=1)))
     report = _core.plan_report(
         m.fields,
         d.fields,
         w,
         k,
         None if lm_head is None else _format_name("lm_head", lm_head),
-        _devices(devices),
+        dev_n,
         efficiency,
         users_v,
         context_v,
@@ -529,8 +564,49 @@ def plan(
         int(_number("block_tokens", block_tokens)),
         mods,
         m.loaded_weight_bytes if (weights is None or not (m.source or {}).get("tensors")) else None,
+        par,
+        _text("engine", engine),
+        None if rate is None else _number("rate", rate, minimum=0),
+        _number("output", output, minimum=1),
+        _number("ttft_target_s", ttft_target_s, minimum=0),
     )
     return Plan(json.loads(report))
+
+
+def users(
+    *,
+    model: ModelLike,
+    device: DeviceLike,
+    min_tokens_per_s: float,
+    ttft_target_s: float = 0,
+    context: float = 4096,
+    prompt: float = 0,
+    weights: str | None = None,
+    kv: str | None = None,
+    devices: int = 1,
+    tp: int | None = None,
+    pp: int = 1,
+    ep: int = 1,
+    nodes: int = 1,
+    engine: str = "vllm",
+    efficiency: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The most concurrent users at ``context`` tokens such that each gets at
+    least ``min_tokens_per_s``, a new arrival's TTFT stays at or under
+    ``ttft_target_s`` (0 = no target), and all fit in memory.
+
+    Returns the ``llmroof users --json`` report: ``max_users`` and ``limit``
+    (what one more user breaks: ``tokens/s``, ``ttft`` or ``memory``)."""
+    m, d = _model(model), _device(device)
+    w, k, mods = _formats(m, weights, kv)
+    dev_n = _devices(devices)
+    par = _parallel(dev_n, tp, int(pp), int(ep), int(_number("nodes", nodes, minimum=1)))
+    return dict(json.loads(_core.users_report(
+        m.fields, d.fields, w, k, dev_n, efficiency, _number("context", context, minimum=0),
+        _number("prompt", prompt, minimum=0), _number("min_tokens_per_s", min_tokens_per_s, minimum=0),
+        _number("ttft_target_s", ttft_target_s, minimum=0), mods,
+        m.loaded_weight_bytes if (weights is None or not (m.source or {}).get("tensors")) else None, par,
+        _text("engine", engine))))
 
 
 def decode(
@@ -542,6 +618,10 @@ def decode(
     batch: float = 1,
     context: float | Sequence[float] = 0,
     devices: int = 1,
+    tp: int | None = None,
+    pp: int = 1,
+    ep: int = 1,
+    nodes: int = 1,
     lm_head: str | None = None,
     efficiency: dict[str, Any] | None = None,
 ) -> Phase:
@@ -572,6 +652,7 @@ def decode(
         batch_v,
         contexts,
         mods,
+        _parallel(_devices(devices), tp, int(pp), int(ep), int(_number("nodes", nodes, minimum=1))),
     )
     return Phase(json.loads(report)["step"])
 
@@ -586,6 +667,10 @@ def prefill(
     cached: float = 0,
     batch: float = 1,
     devices: int = 1,
+    tp: int | None = None,
+    pp: int = 1,
+    ep: int = 1,
+    nodes: int = 1,
     lm_head: str | None = None,
     efficiency: dict[str, Any] | None = None,
 ) -> Phase:
@@ -605,6 +690,7 @@ def prefill(
         _number("prompt", prompt),
         _number("cached", cached),
         mods,
+        _parallel(_devices(devices), tp, int(pp), int(ep), int(_number("nodes", nodes, minimum=1))),
     )
     return Phase(json.loads(report)["prefill"])
 

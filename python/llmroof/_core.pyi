@@ -30,6 +30,7 @@ def decode_report(
     batch: float,
     contexts: list[float],
     module_formats: dict[str, Any] | None = None,
+    parallel: dict[str, Any] | None = None,
 ) -> str: ...
 def prefill_report(
     model: dict[str, Any],
@@ -43,6 +44,7 @@ def prefill_report(
     prompt: float,
     cached: float,
     module_formats: dict[str, Any] | None = None,
+    parallel: dict[str, Any] | None = None,
 ) -> str: ...
 def plan_report(
     model: dict[str, Any],
@@ -59,6 +61,27 @@ def plan_report(
     block_tokens: int,
     module_formats: dict[str, Any] | None = None,
     stored_weight_bytes: float | None = None,
+    parallel: dict[str, Any] | None = None,
+    engine: str = "vllm",
+    rate: float | None = None,
+    output: float = 512.0,
+    ttft_target: float = 1.0,
+) -> str: ...
+def users_report(
+    model: dict[str, Any],
+    device: dict[str, Any],
+    weights: str,
+    kv: str,
+    devices: int,
+    profile: dict[str, Any] | None,
+    context: float,
+    prompt: float,
+    min_tokens_per_s: float,
+    ttft_target: float,
+    module_formats: dict[str, Any] | None = None,
+    stored_weight_bytes: float | None = None,
+    parallel: dict[str, Any] | None = None,
+    engine: str = "vllm",
 ) -> str: ...
 def read_model(path: str) -> dict[str, Any]: ...
 def expected_distinct_experts(num_experts: int, experts_per_token: int, tokens: float) -> float: ...
@@ -94,6 +117,7 @@ def moe_report(
     context: float,
     max_batch: float,
     module_formats: dict[str, Any] | None = None,
+    parallel: dict[str, Any] | None = None,
 ) -> str: ...
 def moe_table_report() -> str: ...
 def compare_report(
@@ -107,6 +131,7 @@ def compare_report(
     profile: dict[str, Any] | None,
     context: float,
     max_batch: float,
+    parallel: dict[str, Any] | None = None,
 ) -> str: ...
 def simulate_routing(
     popularity: list[float], experts_per_token: int, tokens: int, trials: int, seed: int, ranks: int

@@ -36,7 +36,8 @@ usage:
   llmroof kv      --model ID [--kv FMT] [--context C] [--users N]
   llmroof moe     [--model ID --device ID[:N] [--weights FMT] [--context C] [--max-batch N]]
   llmroof compare --model A --model B --device ID[:N] [--weights FMT] [--context C] [--max-batch N]
-  llmroof list    devices|models|formats
+  llmroof users   --model ID --device ID[:N] --tps T [--ttft S] [--context C] [--prompt P]
+  llmroof list    devices|models|formats|links|engines
 
 options:
   --model ID|PATH    catalog id (llmroof list models), or a config.json, folder, .gguf or .safetensors
@@ -50,6 +51,12 @@ options:
   --prompt P         prompt tokens (default 2048, or the context if smaller)
   --memory-utilization F   share of device memory the engine uses (default 0.9)
   --block-tokens N   KV block size of the paged engine (default 16)
+  --tp N, --pp N, --ep N   tensor / pipeline / expert parallel (default: TP over all devices)
+  --nodes K          K nodes of N devices each (--device ID:N); cross-node links: --inter-link (ib-ndr)
+  --link ID          override the intra-node link (nvlink4, pcie4, ...; llmroof list links)
+  --engine NAME      vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx
+  --rate R           plan: arrivals in requests/s; reports TTFT, TPOT, utilisation (with --output O)
+  --tps T, --ttft S  users: per-user tokens/s target and TTFT target (1, 0.5s, 500ms)
   --json             machine-readable output (schema "llmroof.<command>/1")
 )";
 
@@ -78,7 +85,9 @@ struct options {
 
 const std::vector<std::string> valued = {"model",   "device", "weights", "kv",
                                          "lm-head", "users",  "batch",   "context",
-                                         "prompt",  "memory-utilization", "block-tokens", "max-batch"};
+                                         "prompt",  "memory-utilization", "block-tokens", "max-batch",
+                                         "tp", "pp", "ep", "nodes", "engine", "rate", "output",
+                                         "tps", "ttft", "link", "inter-link"};
 
 options parse(int argc, char** argv) {
   options o;
@@ -138,6 +147,30 @@ double parse_tokens(const std::string& field, const std::string& s) {
   return std::round(v);
 }
 
+/// "1", "0.5", "500ms", "2s" -> seconds.
+double parse_seconds(const std::string& field, const std::string& s) {
+  std::string num = s;
+  double mult = 1;
+  if (num.size() > 2 && num.substr(num.size() - 2) == "ms") {
+    mult = 1e-3;
+    num = num.substr(0, num.size() - 2);
+  } else if (!num.empty() && num.back() == 's') {
+    num.pop_back();
+  }
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(num, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != num.size() || !std::isfinite(v)) {
+    throw usage_error("--" + field + " must be a time like 1, 0.5s or 500ms (got '" + s + "')");
+  }
+  detail::require_non_negative(field, v);
+  return v * mult;
+}
+
 double parse_count(const std::string& field, const std::string& s) {
   const double v = parse_tokens(field, s);
   detail::require_in(field, v, 1, 1e9);
@@ -180,13 +213,32 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
   } else {
     s.model = &find_model(model);
   }
+  if (auto e = o.get("engine")) s.engine = find_engine(*e);
   if (need_device) {
     std::string dev = o.require("device");
+    int per_node = 1;
     if (const auto colon = dev.find(':'); colon != std::string::npos) {
-      s.devices = static_cast<int>(parse_count("device count", dev.substr(colon + 1)));
+      per_node = static_cast<int>(parse_count("device count", dev.substr(colon + 1)));
       dev = dev.substr(0, colon);
     }
     s.dev = &find_device(dev);
+    const int nodes = static_cast<int>(parse_count("nodes", o.get("nodes").value_or("1")));
+    const int total = per_node * nodes;
+    parallel_plan& p = s.parallel;
+    p.devices_per_node = per_node;
+    p.tp = static_cast<int>(parse_count("tp", o.get("tp").value_or("1")));
+    p.pp = static_cast<int>(parse_count("pp", o.get("pp").value_or("1")));
+    p.ep = static_cast<int>(parse_count("ep", o.get("ep").value_or("1")));
+    if (!o.get("tp") && !o.get("pp") && !o.get("ep")) p.tp = total;  // default: tensor parallel over all
+    if (!o.get("tp") && o.get("pp") && !o.get("ep")) p.tp = std::max(1, total / p.pp);
+    if (p.devices() != total) {
+      throw usage_error(p.ep > 1 ? "--ep (" + std::to_string(p.ep) + ") must equal the devices (" + std::to_string(total) + ")"
+                                 : "--tp x --pp (" + std::to_string(p.tp) + " x " + std::to_string(p.pp) + " = " +
+                                       std::to_string(p.tp * p.pp) + ") must equal the devices (" + std::to_string(total) + ")");
+    }
+    if (auto l = o.get("link")) p.intra = find_link(*l);
+    if (auto l = o.get("inter-link")) p.inter = find_link(*l);
+    s.devices = total;
   }
   const auto& kv = find_format(o.get("kv").value_or(src != nullptr ? std::string(src->pr.kv.name) : "bf16"));
   if (src != nullptr && !o.get("weights")) {
@@ -206,6 +258,7 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
     s.engine.block_tokens = static_cast<int>(parse_count("block-tokens", *b));
   }
   validate(s.engine);
+  if (s.model != nullptr && need_device) validate(s.parallel, *s.model);
   return s;
 }
 
@@ -233,7 +286,14 @@ std::string ctx_label(double c) {
 }
 
 std::string device_label(const setup& s) {
-  return std::to_string(s.devices) + " x " + s.dev->name;
+  std::string out = std::to_string(s.devices) + " x " + s.dev->name;
+  const auto& p = s.parallel;
+  if (s.devices > 1) {
+    out += p.ep > 1 ? " (EP " + std::to_string(p.ep) + ")"
+                    : " (TP " + std::to_string(p.tp) + (p.pp > 1 ? ", PP " + std::to_string(p.pp) : "") + ")";
+    if (p.nodes() > 1) out += ", " + std::to_string(p.nodes()) + " nodes";
+  }
+  return out;
 }
 
 void print_ops(const phase_timing& p) {
@@ -258,16 +318,28 @@ int cmd_plan(const options& o) {
   sc.context = parse_tokens("context", o.get("context").value_or("4096"));
   if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
   sc.engine = s.engine;
-  sc.devices = s.devices;
+  sc.parallel = s.parallel;
   if (s.source != nullptr && (!o.get("weights") || !s.source->tensors)) {
     sc.stored_weights = loaded_weight_bytes(*s.source, s.pr);
   }
-  const roofline r(*s.dev, default_profile(*s.dev), s.devices);
+  const roofline r(*s.dev);
   const plan_result res = plan(*s.model, s.pr, r, sc);
   const memory_plan& m = res.memory;
 
+  std::optional<load_result> load;
+  double capacity_1s = 0;
+  double capacity = 0;
+  if (auto rate = o.get("rate")) {
+    sc.output = parse_count("output", o.get("output").value_or("512"));
+    if (!o.get("prompt")) sc.prompt = std::min(2048.0, std::max(1.0, sc.context));
+    load = serve_at_rate(*s.model, s.pr, r, sc, parse_number("rate", *rate));
+    capacity_1s = max_rate(*s.model, s.pr, r, sc, make_seconds(o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0));
+    capacity = max_rate(*s.model, s.pr, r, sc);
+  }
   if (o.json) {
-    std::cout << report::plan_json(s, r, res).dump(2) << "\n";
+    json j = report::plan_json(s, r, res);
+    if (load) j["load"] = report::load_json(*load, capacity_1s, o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0, capacity);
+    std::cout << j.dump(2) << "\n";
     return 0;
   }
 
@@ -286,7 +358,7 @@ int cmd_plan(const options& o) {
     for (const auto& w : s.source->warnings) std::printf("note: %s\n", w.c_str());
     std::printf("\n");
   }
-  std::printf("Memory (1 GiB = 2^30 B, 1 GB = 1e9 B)\n");
+  std::printf("Memory%s (1 GiB = 2^30 B, 1 GB = 1e9 B)\n", s.devices > 1 ? " per device" : "");
   std::printf("  %-34s %12s\n", "capacity", gib(m.capacity).c_str());
   std::printf("  %-34s %12s\n", ("usable (x " + fmt("%.2f", sc.engine.memory_utilization) + ")").c_str(), gib(m.usable).c_str());
   std::printf("  %-34s %12s  (%s)\n", "weights", gib(m.weights).c_str(), gb(m.weights).c_str());
@@ -332,6 +404,22 @@ int cmd_plan(const options& o) {
                 pt.per_user_bound().value(), pt.total_estimate().value(),
                 std::string(to_string(pt.all.limit())).c_str());
   }
+  if (load) {
+    const double target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
+    std::printf("\nLoad: %.3g requests/s, each %s prompt + %s output tokens (M/D/1 prefill queue, Little's law)\n",
+                load->rate, thousands(sc.prompt).c_str(), thousands(sc.output).c_str());
+    if (load->stable) {
+      std::printf("  steady state: %.1f concurrent users, utilisation %.0f%% of the %.3g requests/s capacity, "
+                  "prefill share %.0f%%\n", load->users, capacity > 0 ? 100 * load->rate / capacity : 100.0, capacity,
+                  100 * load->prefill_share);
+      std::printf("  TTFT %s (queueing %s), TPOT %s = %.1f tokens/s per user, %.0f tokens/s total\n",
+                  ms(load->ttft).c_str(), ms(load->ttft_wait).c_str(), ms(load->tpot).c_str(),
+                  load->tokens_per_s_per_user().value(), load->tokens_per_s_total().value());
+    } else {
+      std::printf("  NOT sustainable: the queue grows without bound (or the users it needs do not fit in memory)\n");
+    }
+    std::printf("  most requests/s with a mean TTFT under %s: %.3g\n", ms(make_seconds(target)).c_str(), capacity_1s);
+  }
   const phase_timing& empty = res.curve.front().single;
   std::printf("\nAn empty-context decode step reads %s per token (weights %s); at %s tokens the KV cache adds %s.\n",
               gb(empty.counts.total_bytes()).c_str(), gb(empty.counts.weight_bytes()).c_str(),
@@ -343,8 +431,8 @@ int cmd_decode(const options& o) {
   const setup s = make_setup(o, true);
   const double batch = parse_count("batch", o.get("batch").value_or("1"));
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
-  const roofline r(*s.dev, default_profile(*s.dev), s.devices);
-  const phase_timing p = decode_step(*s.model, s.pr, r, batch, context);
+  const roofline r(*s.dev);
+  const phase_timing p = scenario_decode(*s.model, s.pr, r, s.parallel, batch, context);
   if (o.json) {
     std::cout << report::decode_json(s, r, batch, context, p).dump(2) << "\n";
     return 0;
@@ -368,8 +456,9 @@ int cmd_prefill(const options& o) {
   const double batch = parse_count("batch", o.get("batch").value_or("1"));
   const double prompt = parse_count("prompt", o.get("prompt").value_or("2048"));
   const double cached = parse_tokens("context", o.get("context").value_or("0"));
-  const roofline r(*s.dev, default_profile(*s.dev), s.devices);
-  const phase_timing p = prefill(*s.model, s.pr, r, prompt, cached, batch);
+  const roofline r(*s.dev);
+  const phase_timing p = s.devices > 1 ? prefill_parallel(*s.model, s.pr, *s.dev, r.efficiency(), s.parallel, prompt, cached)
+                                       : prefill(*s.model, s.pr, r, prompt, cached, batch);
   if (o.json) {
     std::cout << report::prefill_json(s, batch, prompt, cached, p).dump(2) << "\n";
     return 0;
@@ -440,7 +529,7 @@ int cmd_moe(const options& o) {
   const setup s = make_setup(o, true);
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
-  const roofline r(*s.dev, default_profile(*s.dev), s.devices);
+  const roofline r(*s.dev);
   const json j = report::moe_json(s, r, context, max_batch);
   if (o.json) {
     std::cout << j.dump(2) << "\n";
@@ -499,7 +588,7 @@ int cmd_compare(const options& o) {
   const setup b = make_setup(o, true, o.models[1]);
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
-  const roofline r(*a.dev, default_profile(*a.dev), a.devices);
+  const roofline r(*a.dev);
   const json j = report::compare_json(a, b, r, context, max_batch);
   if (o.json) {
     std::cout << j.dump(2) << "\n";
@@ -545,6 +634,47 @@ int cmd_compare(const options& o) {
     std::printf("  from batch %s on, a %s step reads as many bytes as a %s step\n",
                 thousands(j["bytes_crossover_batch"].get<double>()).c_str(), na.c_str(), nb.c_str());
   }
+  return 0;
+}
+
+int cmd_users(const options& o) {
+  const setup s = make_setup(o, true);
+  scenario sc;
+  sc.context = parse_tokens("context", o.get("context").value_or("4096"));
+  if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
+  sc.engine = s.engine;
+  sc.parallel = s.parallel;
+  if (s.source != nullptr && (!o.get("weights") || !s.source->tensors)) sc.stored_weights = loaded_weight_bytes(*s.source, s.pr);
+  const double tps = parse_number("tps", o.get("tps").value_or("10"));
+  const double ttft = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 0.0;
+  const roofline r(*s.dev);
+  const users_result u = max_users(*s.model, s.pr, r, sc, make_tokens_per_second(tps), make_seconds(ttft));
+  if (o.json) {
+    json j = {{"schema", "llmroof.users/1"}};
+    j.update(report::setup_json(s));
+    j["context"] = sc.context;
+    j["min_tokens_per_s_per_user"] = tps;
+    j["ttft_target_s"] = ttft;
+    j["max_users"] = u.users;
+    j["limit"] = u.limit;
+    j["ttft_s"] = u.ttft.value();
+    j["per_user_tokens_per_s_estimate"] = u.users > 0 ? 1.0 / u.step.estimate.value() : 0.0;
+    j["total_tokens_per_s_estimate"] = u.users > 0 ? u.users / u.step.estimate.value() : 0.0;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::printf("llmroof users: %s on %s, weights %s, KV %s, every user at %s tokens\n", s.model->name.c_str(),
+              device_label(s).c_str(), std::string(s.pr.weights.name).c_str(), std::string(s.pr.kv.name).c_str(),
+              thousands(sc.context).c_str());
+  std::printf("  targets: at least %.1f tokens/s per user%s\n", tps,
+              ttft > 0 ? (", TTFT at most " + ms(make_seconds(ttft))).c_str() : "");
+  if (u.users == 0) {
+    std::printf("  not even one user meets the targets (limit: %s)\n", u.limit.c_str());
+    return 0;
+  }
+  std::printf("  most users: %s (one more breaks: %s)\n", thousands(u.users).c_str(), u.limit.c_str());
+  std::printf("  each gets %.1f tokens/s, %.0f tokens/s in total; a new arrival waits %s for its first token\n",
+              1.0 / u.step.estimate.value(), u.users / u.step.estimate.value(), ms(u.ttft).c_str());
   return 0;
 }
 
@@ -613,7 +743,43 @@ int cmd_list(const options& o) {
     }
     return 0;
   }
-  throw usage_error("list needs one of: devices, models, formats (got '" + o.sub + "')");
+  if (o.sub == "links") {
+    if (o.json) {
+      json j = json::array();
+      for (const auto& l : links()) {
+        j.push_back({{"id", l.id}, {"name", l.name}, {"bandwidth_bytes_per_s", l.bandwidth.value()},
+                     {"latency_s", l.latency.value()}, {"source", l.source}});
+      }
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::printf("%-22s %14s %10s  %s\n", "id", "GB/s each way", "latency", "name");
+    for (const auto& l : links()) {
+      std::printf("%-22s %14.2f %8.1f us  %s\n", l.id.c_str(), in_GBps(l.bandwidth), l.latency.value() * 1e6, l.name.c_str());
+    }
+    return 0;
+  }
+  if (o.sub == "engines") {
+    json j = json::array();
+    for (const auto& n : engine_names()) {
+      const engine_settings e = find_engine(n);
+      j.push_back({{"name", e.name}, {"memory_utilization", e.memory_utilization}, {"block_tokens", e.block_tokens},
+                   {"max_batched_tokens", e.max_batched_tokens}, {"runtime_reserve_bytes", e.runtime_reserve.value()},
+                   {"source", e.source}});
+    }
+    if (o.json) {
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
+    std::printf("%-14s %6s %7s %10s %9s  %s\n", "engine", "util", "block", "batched", "reserve", "source");
+    for (const auto& e : j) {
+      std::printf("%-14s %6.2f %7d %10.0f %5.2f GiB  %s\n", e["name"].get<std::string>().c_str(),
+                  e["memory_utilization"].get<double>(), e["block_tokens"].get<int>(), e["max_batched_tokens"].get<double>(),
+                  e["runtime_reserve_bytes"].get<double>() / gibi, e["source"].get<std::string>().c_str());
+    }
+    return 0;
+  }
+  throw usage_error("list needs one of: devices, models, formats, links, engines (got '" + o.sub + "')");
 }
 
 }  // namespace
@@ -637,7 +803,8 @@ int main(int argc, char** argv) {
     if (o.command == "list") return cmd_list(o);
     if (o.command == "moe") return cmd_moe(o);
     if (o.command == "compare") return cmd_compare(o);
-    throw usage_error("unknown command '" + o.command + "'; commands: plan, decode, prefill, kv, moe, compare, list");
+    if (o.command == "users") return cmd_users(o);
+    throw usage_error("unknown command '" + o.command + "'; commands: plan, decode, prefill, kv, moe, compare, users, list");
   } catch (const std::invalid_argument& e) {
     std::cerr << "llmroof: error: " << e.what() << "\n";
     return 2;

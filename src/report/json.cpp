@@ -81,6 +81,12 @@ json setup_json(const setup& s) {
   if (s.dev != nullptr) {
     j["device"] = s.dev->id;
     j["devices"] = s.devices;
+    j["parallel"] = {{"tp", s.parallel.tp},
+                     {"pp", s.parallel.pp},
+                     {"ep", s.parallel.ep},
+                     {"nodes", s.parallel.nodes()},
+                     {"devices_per_node", s.parallel.devices_per_node}};
+    j["engine"] = s.engine.name;
   }
   if (s.source != nullptr) j["model_source"] = model_source_json(*s.source);
   return j;
@@ -196,7 +202,7 @@ namespace {
 json fit_json(const setup& s, const roofline& r, double users, double context) {
   std::optional<bytes> stored;
   if (s.source != nullptr) stored = loaded_weight_bytes(*s.source, s.pr);
-  const memory_plan m = plan_memory(*s.model, s.pr, r.dev(), users, context, s.engine, r.devices(), stored);
+  const memory_plan m = plan_memory_parallel(*s.model, s.pr, r.dev(), s.parallel, users, context, s.engine, stored);
   return {{"weights_fit", m.weights_fit},
           {"weight_bytes", m.weights.value()},
           {"usable_bytes", m.usable.value()},
@@ -220,6 +226,23 @@ json params_json(const architecture& a) {
 
 }  // namespace
 
+json load_json(const load_result& l, double max_rate_at_target, double ttft_target_s, double capacity) {
+  return {{"rate_requests_per_s", l.rate},
+          {"stable", l.stable},
+          {"users", l.users},
+          {"capacity_requests_per_s", capacity},
+          {"utilization", capacity > 0 ? l.rate / capacity : 1.0},
+          {"prefill_share", l.prefill_share},
+          {"prefill_s", l.prefill.value()},
+          {"ttft_wait_s", l.ttft_wait.value()},
+          {"ttft_s", l.ttft.value()},
+          {"tpot_s", l.tpot.value()},
+          {"tokens_per_s_per_user", l.stable ? l.tokens_per_s_per_user().value() : 0.0},
+          {"tokens_per_s_total", l.stable ? l.tokens_per_s_total().value() : 0.0},
+          {"ttft_target_s", ttft_target_s},
+          {"max_rate_at_ttft_target", max_rate_at_target}};
+}
+
 json moe_table_json() {
   json rows = json::array();
   for (const auto& a : models()) {
@@ -237,7 +260,7 @@ json moe_json(const setup& s, const roofline& r, double context, double max_batc
   const architecture& a = *s.model;
   if (!a.is_moe()) throw std::invalid_argument("model '" + a.id + "' is dense: 'moe' needs a Mixture-of-Experts model");
   const architecture dense = dense_equivalent(a, true);
-  const model_comparison c = compare_decode(a, s.pr, dense, s.pr, r, context, max_batch);
+  const model_comparison c = compare_decode(a, s.pr, dense, s.pr, r, context, max_batch, s.parallel);
   const double ep = expert_params(a) * a.num_moe_layers();
   json rows = json::array();
   for (std::size_t i = 0; i < c.batches.size(); ++i) {
@@ -274,7 +297,7 @@ json moe_json(const setup& s, const roofline& r, double context, double max_batc
   // The MoE step converges on the dense one from below as the batch touches
   // every expert; the crossover is where its weight reads come within 1%.
   const auto weights_at = [&](const architecture& m, double n) {
-    return count_decode(m, s.pr, n, context).weight_bytes().value();
+    return count_decode_parallel(m, s.pr, r.dev(), s.parallel, n, context).weight_bytes().value();
   };
   const auto crossover = llmroof::detail::first_batch(
       [&](double n) { return weights_at(a, n) >= 0.99 * weights_at(dense, n); }, max_batch);
@@ -285,7 +308,7 @@ json moe_json(const setup& s, const roofline& r, double context, double max_batc
 }
 
 json compare_json(const setup& a, const setup& b, const roofline& r, double context, double max_batch) {
-  const model_comparison c = compare_decode(*a.model, a.pr, *b.model, b.pr, r, context, max_batch);
+  const model_comparison c = compare_decode(*a.model, a.pr, *b.model, b.pr, r, context, max_batch, a.parallel);
   json rows = json::array();
   for (std::size_t i = 0; i < c.batches.size(); ++i) {
     rows.push_back({{"batch", c.batches[i]},

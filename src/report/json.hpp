@@ -16,7 +16,8 @@ using json = nlohmann::ordered_json;
 struct setup {
   const architecture* model = nullptr;
   const device* dev = nullptr;  ///< null for device-free reports (kv)
-  int devices = 1;
+  int devices = 1;              ///< all devices of the plan
+  parallel_plan parallel;       ///< tp / pp / ep over them
   precision pr;
   engine_settings engine;
   const model_source* source = nullptr;  ///< set when the model came from a file
@@ -42,6 +43,9 @@ json moe_json(const setup& s, const roofline& r, double context, double max_batc
 json moe_table_json();
 /// "llmroof.compare/1": two models side by side against batch.
 json compare_json(const setup& a, const setup& b, const roofline& r, double context, double max_batch);
+/// The load section of a plan: steady state at a rate, and the capacity.
+/// `capacity` is the highest stable rate without a TTFT target; utilisation = rate / capacity.
+json load_json(const load_result& l, double max_rate_at_target, double ttft_target_s, double capacity);
 /// "llmroof.kv/1"
 json kv_json(const setup& s, double context, double users);
 

@@ -106,7 +106,7 @@ BAD = [
     (["plan", "--model"], "--model needs a value"),
     (["plan", "--bogus", "1"], "unknown option --bogus"),
     (["frobnicate"], "unknown command 'frobnicate'"),
-    (["list", "gpus"], "list needs one of: devices, models, formats (got 'gpus')"),
+    (["list", "gpus"], "list needs one of: devices, models, formats, links, engines (got 'gpus')"),
     ([], "missing command"),
 ]
 for args, msg in BAD:

@@ -1,0 +1,264 @@
+// Several devices: tensor, pipeline and expert parallel plans, their
+// per-device op counts and memory, and the collectives between devices.
+//
+// Layouts:
+//  * TP x PP (ep = 1): every layer's weights split over tp devices, layers
+//    over pp stages. Two all-reduces per layer; a decode step crosses every
+//    stage in turn (per-token latency does not shrink with pp; memory does).
+//  * EP (ep = n, tp = pp = 1): the DeepSeek/SGLang large-scale layout. Data-
+//    parallel attention (each rank decodes batch/n sequences with replicated
+//    attention and dense weights), routed experts split by id over the n
+//    ranks, an all-to-all dispatch and combine per MoE layer; the step waits
+//    for the busiest rank.
+// Nodes hold `devices_per_node` devices; collectives that leave a node run at
+// the inter-node link's bandwidth.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "llmroof/memory_plan.hpp"
+#include "llmroof/moe.hpp"
+#include "llmroof/phases.hpp"
+
+namespace llmroof {
+
+struct parallel_plan {
+  int tp = 1;
+  int pp = 1;
+  int ep = 1;
+  int devices_per_node = 8;
+  std::optional<link_spec> intra;  ///< default: the device's own (intra_node_link)
+  link_spec inter = find_link("ib-ndr");
+
+  [[nodiscard]] int devices() const { return ep > 1 ? ep : tp * pp; }
+  [[nodiscard]] int nodes() const { return (devices() + devices_per_node - 1) / devices_per_node; }
+};
+
+/// Throws std::invalid_argument naming the field: sizes >= 1, ep > 1 only
+/// with tp = pp = 1, ep no larger than the routed experts, pp no larger than
+/// the layers.
+inline void validate(const parallel_plan& p, const architecture& a) {
+  detail::require_in("tp", p.tp, 1, 4096);
+  detail::require_in("pp", p.pp, 1, a.num_layers);
+  detail::require_in("ep", p.ep, 1, 65536);
+  detail::require_in("devices_per_node", p.devices_per_node, 1, 1024);
+  if (p.ep > 1) {
+    if (p.tp != 1 || p.pp != 1) {
+      throw std::invalid_argument("ep > 1 needs tp = 1 and pp = 1 (data-parallel attention + expert-parallel experts)");
+    }
+    if (!a.is_moe()) throw std::invalid_argument("ep > 1 needs a Mixture-of-Experts model ('" + a.id + "' is dense)");
+    detail::require_in("ep", p.ep, 1, a.moe.num_experts);
+  }
+}
+
+namespace detail {
+
+inline link_spec link_for(const parallel_plan& p, const device& d, int group) {
+  if (group > p.devices_per_node) return p.inter;
+  return p.intra ? *p.intra : intra_node_link(d, group);
+}
+
+inline op comm_op(op_kind kind, std::string_view name, double count, double bytes_per_instance,
+                  const link_spec& l, double hops) {
+  op o;
+  o.name = name;
+  o.klass = op_class::communication;
+  o.kind = kind;
+  o.count = count;
+  o.network = make_bytes(count * bytes_per_instance);
+  o.latency = hops * l.latency;
+  o.link_bandwidth = l.bandwidth;
+  return o;
+}
+
+}  // namespace detail
+
+/// Per-device ops of one decode step of `batch` sequences at `context` under
+/// plan `p`, including the collectives (op_class::communication).
+/// Throws std::invalid_argument on an invalid plan or workload.
+inline op_counts count_decode_parallel(const architecture& a, const precision& pr, const device& d,
+                                       const parallel_plan& p, double batch, double context) {
+  validate(p, a);
+  const double act = pr.activations.bytes_per_element();
+  const double dim = a.hidden_size;
+  if (p.ep > 1) {
+    const double n = p.ep;
+    const double local = std::max(1.0, std::ceil(batch / n));  // sequences on the busiest rank
+    op_counts c = count_decode(a, pr, local, context);
+    // Routed experts: the busiest rank's tokens and distinct experts.
+    const auto pop = uniform_popularity(a.moe.num_experts);
+    const expert_parallel_load load = expert_parallel(pop, a.moe.experts_per_token, batch, p.ep);
+    const double ep_params = expert_params(a) * a.num_moe_layers();
+    for (std::size_t i = 0; i < c.size; ++i) {
+      op& o = c.ops[i];
+      if (o.kind != op_kind::experts) continue;
+      o.weights = pr.experts_format().bytes_of(load.busiest_rank_experts * ep_params);
+      o.flop = make_flops(2.0 * load.busiest_rank_tokens * ep_params);
+      o.activations = make_bytes(load.busiest_rank_tokens * (2.0 * dim + 3.0 * a.moe.expert_ffn) * a.num_moe_layers() * act);
+      o.gemm_rows = load.busiest_rank_experts > 0 ? load.busiest_rank_tokens / load.busiest_rank_experts : 1.0;
+    }
+    const link_spec l = detail::link_for(p, d, p.ep);
+    // Per rank and MoE layer: its tokens' hidden states go to remote experts and back.
+    const double per_layer = all_to_all_bytes(batch, a.moe.experts_per_token, p.ep, a.hidden_size, act) / n;
+    c.add(detail::comm_op(op_kind::all_to_all, "comm.all_to_all", 2.0 * a.num_moe_layers(), per_layer / 2,
+                          l, n - 1),
+          op_kind::all_to_all);
+    c.sequences = batch;
+    c.new_tokens = batch;
+    return c;
+  }
+
+  op_counts c = count_decode(a, pr, batch, context);
+  const double t = p.tp;
+  const double g = a.num_kv_heads;
+  for (std::size_t i = 0; i < c.size; ++i) {
+    op& o = c.ops[i];
+    double split = t;  // FLOP and bytes shared by the TP group
+    switch (o.kind) {
+      case op_kind::norms:
+      case op_kind::router: split = 1; break;  // replicated
+      case op_kind::attention_global:
+      case op_kind::attention_sliding:
+        // Heads split; K/V heads replicate when g < tp; MLA latents replicate.
+        o.flop = o.flop / t;
+        o.kv_read = a.attention == attention_kind::mla ? o.kv_read : o.kv_read / std::min(t, g);
+        o.kv_written = a.attention == attention_kind::mla ? o.kv_written : o.kv_written / std::min(t, g);
+        continue;
+      default: break;
+    }
+    o.flop = o.flop / split;
+    o.weights = o.weights / split;
+    o.kv_read = o.kv_read / split;
+    o.kv_written = o.kv_written / split;
+    o.activations = o.activations / split;
+  }
+  if (p.tp > 1) {
+    // Two all-reduces per layer (after attention and after the FFN) of the
+    // hidden states; a ring sends 2(t-1)/t of the message per device.
+    const double msg = batch * dim * act;
+    const link_spec l = detail::link_for(p, d, p.tp);
+    c.add(detail::comm_op(op_kind::all_reduce, "comm.all_reduce", 2.0 * a.num_layers,
+                          2.0 * (t - 1) / t * msg, l, 2.0 * (t - 1)),
+          op_kind::all_reduce);
+  }
+  if (p.pp > 1) {
+    const link_spec l = detail::link_for(p, d, p.tp * p.pp);
+    c.add(detail::comm_op(op_kind::p2p, "comm.pipeline", p.pp - 1.0, batch * dim * act, l, 1), op_kind::p2p);
+  }
+  return c;
+}
+
+/// Timed decode step under a parallel plan, per device.
+inline phase_timing decode_step_parallel(const architecture& a, const precision& pr, const device& d,
+                                         const efficiency_profile& e, const parallel_plan& p, double batch,
+                                         double context) {
+  const roofline r(d, e, 1);
+  return time_phase(count_decode_parallel(a, pr, d, p, batch, context), r);
+}
+
+/// Timed prefill under a parallel plan (TP/PP split like decode; under EP one
+/// rank prefills the prompt with its experts spread over the ranks).
+inline phase_timing prefill_parallel(const architecture& a, const precision& pr, const device& d,
+                                     const efficiency_profile& e, const parallel_plan& p, double prompt,
+                                     double cached = 0) {
+  validate(p, a);
+  op_counts c = count_prefill(a, pr, prompt, cached, 1);
+  const double n = p.ep > 1 ? p.ep : p.tp;
+  for (std::size_t i = 0; i < c.size; ++i) {
+    op& o = c.ops[i];
+    const bool split = p.ep > 1 ? o.kind == op_kind::experts
+                                : (o.kind != op_kind::norms && o.kind != op_kind::router);
+    if (!split) continue;
+    o.flop = o.flop / n;
+    o.weights = o.weights / n;
+    o.activations = o.activations / n;
+    if (a.attention != attention_kind::mla || p.ep > 1) {
+      o.kv_read = o.kv_read / n;
+      o.kv_written = o.kv_written / n;
+    }
+  }
+  const double act = pr.activations.bytes_per_element();
+  if (p.ep > 1) {
+    c.add(detail::comm_op(op_kind::all_to_all, "comm.all_to_all", 2.0 * a.num_moe_layers(),
+                          all_to_all_bytes(prompt, a.moe.experts_per_token, p.ep, a.hidden_size, act) / 2,
+                          detail::link_for(p, d, p.ep), p.ep - 1.0),
+          op_kind::all_to_all);
+  } else if (p.tp > 1) {
+    const double t = p.tp;
+    c.add(detail::comm_op(op_kind::all_reduce, "comm.all_reduce", 2.0 * a.num_layers,
+                          2.0 * (t - 1) / t * prompt * a.hidden_size * act, detail::link_for(p, d, p.tp),
+                          2.0 * (t - 1)),
+          op_kind::all_reduce);
+  }
+  if (p.pp > 1) {
+    c.add(detail::comm_op(op_kind::p2p, "comm.pipeline", p.pp - 1.0, prompt * a.hidden_size * act,
+                          detail::link_for(p, d, p.tp * p.pp), 1),
+          op_kind::p2p);
+  }
+  return time_phase(c, roofline(d, e, 1));
+}
+
+/// Memory of one device under the plan, for `users` sequences of `context`.
+/// Weights: TP/PP shards (norms and routers replicated), or under EP the
+/// replicated non-expert weights plus 1/ep of the routed experts. KV: heads
+/// split over TP (replicated when g < tp; MLA latents replicated), layers over
+/// PP; under EP each rank holds its own users' whole caches.
+/// The result's fields are per device; `max_sequences` counts all devices'.
+inline memory_plan plan_memory_parallel(const architecture& a, const precision& pr, const device& d,
+                                        const parallel_plan& p, double users, double context,
+                                        const engine_settings& e = {},
+                                        std::optional<bytes> stored_weights = std::nullopt) {
+  detail::require_in("users", users, 1, 1e9);
+  detail::require_non_negative("context", context);
+  validate(p, a);
+  const param_counts pc = count_parameters(a);
+  const bytes all = stored_weights ? *stored_weights : weight_bytes(a, pr);
+  const bytes replicated = pr.activations.bytes_of(pc.norms + pc.router);
+  bytes per_device;
+  double kv_share = 1;  // of one sequence's KV on one device
+  double seqs_per_device = users;
+  if (p.ep > 1) {
+    const bytes experts = pr.experts_format().bytes_of(pc.routed_experts);
+    per_device = all - experts + (1.0 / p.ep) * experts;
+    seqs_per_device = std::ceil(users / p.ep);
+  } else {
+    per_device = (1.0 / (p.tp * p.pp)) * (all - replicated) + replicated;
+    const double g = a.num_kv_heads;
+    const double head_share = a.attention == attention_kind::mla ? 1.0 : 1.0 / std::min<double>(p.tp, g);
+    kv_share = head_share / p.pp;
+  }
+  // One device's view: its weights, its share of each of its sequences.
+  memory_plan m = plan_memory(a, pr, d, 1, 0, e, 1, per_device);
+  m.devices = p.devices();
+  m.users = users;
+  m.context = context;
+  const double per_seq = kv_share * kv_bytes_per_sequence(a, pr.kv, context, e.block_tokens).value();
+  m.kv_per_token = kv_share * kv_bytes_per_token(a, pr.kv);
+  m.kv_per_sequence = make_bytes(per_seq);
+  m.kv_needed = make_bytes(seqs_per_device * per_seq);
+  m.fits = m.weights_fit && m.kv_needed <= m.kv_budget;
+  const double replicas_of_budget = p.ep > 1 ? p.ep : 1;
+  m.max_sequences = m.weights_fit && per_seq > 0 ? replicas_of_budget * std::floor(m.kv_budget.value() / per_seq) : 0;
+  if (m.weights_fit) {
+    double lo = 0, hi = 1e9;
+    const auto fits_at = [&](double c) {
+      return seqs_per_device * kv_share * kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value() <=
+             m.kv_budget.value();
+    };
+    if (fits_at(hi)) {
+      lo = hi;
+    } else {
+      while (hi - lo > 1) {
+        const double mid = std::floor((lo + hi) / 2);
+        (fits_at(mid) ? lo : hi) = mid;
+      }
+    }
+    m.max_context = fits_at(0) ? lo : 0;
+  }
+  return m;
+}
+
+}  // namespace llmroof

@@ -1,0 +1,84 @@
+// Interconnects: bandwidth per direction per device and per-hop latency.
+#include <string>
+#include <vector>
+
+#include "llmroof/detail/check.hpp"
+#include "llmroof/device.hpp"
+
+namespace llmroof {
+
+namespace {
+
+link_spec make(const char* id, const char* name, double gbps_each_way, double latency_us, const char* source) {
+  return {id, name, make_bytes_per_second(gbps_each_way * giga), make_seconds(latency_us * 1e-6), source};
+}
+
+// Latencies are per hop of a ring collective as NCCL/RCCL see them for small
+// messages (order of magnitude: NVLink ~1-2 us, PCIe peer-to-peer ~3-5 us,
+// InfiniBand ~3-5 us, Ethernet/RoCE ~10 us); engineering estimates, to be
+// refined by calibration.
+std::vector<link_spec> build() {
+  return {
+      make("nvlink3", "NVLink 3 (A100)", 300, 1.5, "NVIDIA A100 datasheet: 600 GB/s bidirectional per GPU"),
+      make("nvlink4", "NVLink 4 (H100/H200)", 450, 1.5, "NVIDIA H100 datasheet: 900 GB/s bidirectional per GPU"),
+      make("nvlink5", "NVLink 5 (B200/GB200)", 900, 1.5, "NVIDIA B200 datasheet: 1.8 TB/s bidirectional per GPU"),
+      make("nvlink-bridge-ampere", "NVLink bridge, 2 GPUs (RTX A6000, A40)", 56.25, 2,
+           "NVIDIA RTX A6000 datasheet: 112.5 GB/s bidirectional"),
+      make("infinity-fabric-mi300", "AMD Infinity Fabric (MI300X/MI325X)", 448, 2,
+           "AMD MI300X datasheet: 7 links, 896 GB/s aggregate bidirectional"),
+      make("pcie3", "PCIe 3.0 x16", 15.75, 5, "PCI-SIG: 8 GT/s x 16 lanes, 128b/130b"),
+      make("pcie4", "PCIe 4.0 x16", 31.5, 4, "PCI-SIG: 16 GT/s x 16 lanes, 128b/130b"),
+      make("pcie5", "PCIe 5.0 x16", 63, 4, "PCI-SIG: 32 GT/s x 16 lanes, 128b/130b"),
+      make("ib-hdr", "InfiniBand HDR 200 Gb/s (one NIC per GPU)", 25, 4, "IBTA HDR: 200 Gb/s per port"),
+      make("ib-ndr", "InfiniBand NDR 400 Gb/s (one NIC per GPU)", 50, 4, "IBTA NDR: 400 Gb/s per port"),
+      make("ib-xdr", "InfiniBand XDR 800 Gb/s (one NIC per GPU)", 100, 4, "IBTA XDR: 800 Gb/s per port"),
+      make("eth-10g", "Ethernet 10 Gb/s", 1.25, 30, "IEEE 802.3: 10 Gb/s"),
+      make("eth-100g", "Ethernet/RoCE 100 Gb/s", 12.5, 10, "IEEE 802.3: 100 Gb/s"),
+      make("eth-400g", "Ethernet/RoCE 400 Gb/s", 50, 8, "IEEE 802.3: 400 Gb/s"),
+      make("thunderbolt5", "Thunderbolt 5 (Mac clusters)", 10, 20, "Intel Thunderbolt 5: 80 Gb/s"),
+  };
+}
+
+}  // namespace
+
+const std::vector<link_spec>& links() {
+  static const std::vector<link_spec> all = build();
+  return all;
+}
+
+const link_spec& find_link(std::string_view id) {
+  const std::string key = detail::to_lower(id);
+  std::vector<std::string> ids;
+  for (const auto& l : links()) {
+    if (l.id == key) return l;
+    ids.push_back(l.id);
+  }
+  detail::fail_unknown("link", id, ids);
+}
+
+link_spec intra_node_link(const device& d, int n) {
+  const std::string& ic = d.interconnect;
+  const auto has = [&](const char* s) { return ic.find(s) != std::string::npos; };
+  const bool bridge = has("bridge");
+  if (!bridge || n <= 2) {
+    if (has("NVLink 5")) return find_link("nvlink5");
+    if (has("NVLink 4")) return find_link("nvlink4");
+    if (has("NVLink 3")) return find_link("nvlink3");
+    if (has("Infinity Fabric") && d.link_bandwidth.value() > 0) {
+      link_spec l = find_link("infinity-fabric-mi300");
+      l.bandwidth = 0.5 * d.link_bandwidth;
+      return l;
+    }
+    if (bridge && d.link_bandwidth.value() > 0) {
+      link_spec l = find_link("nvlink-bridge-ampere");
+      l.bandwidth = 0.5 * d.link_bandwidth;  // the table's figure is bidirectional
+      l.name = "NVLink bridge (" + d.name + ")";
+      return l;
+    }
+  }
+  if (has("PCIe 5.0")) return find_link("pcie5");
+  if (has("PCIe 3.0")) return find_link("pcie3");
+  return find_link("pcie4");
+}
+
+}  // namespace llmroof
