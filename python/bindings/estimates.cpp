@@ -174,7 +174,7 @@ void register_estimates(py::module_& m) {
         sc.parallel = c->setup.parallel;
         if (!stored_weight_bytes.is_none()) sc.stored_weights = make_bytes(stored_weight_bytes.cast<double>());
         const plan_result res = plan(c->model, c->setup.pr, *c->roof, sc);
-        report::json j = report::plan_json(c->setup, *c->roof, res);
+        report::json j = report::plan_json(c->setup, *c->roof, res, sc);
         if (!rate.is_none()) {
           sc.output = output;
           if (prompt <= 0) sc.prompt = std::min(2048.0, std::max(1.0, context));

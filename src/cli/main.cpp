@@ -336,8 +336,9 @@ int cmd_plan(const options& o) {
     capacity_1s = max_rate(*s.model, s.pr, r, sc, make_seconds(o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0));
     capacity = max_rate(*s.model, s.pr, r, sc);
   }
+  json j = report::plan_json(s, r, res, sc);
+  const json alternatives = j["alternatives"];
   if (o.json) {
-    json j = report::plan_json(s, r, res);
     if (load) j["load"] = report::load_json(*load, capacity_1s, o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0, capacity);
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -403,6 +404,17 @@ int cmd_plan(const options& o) {
                 pt.single.tokens_per_s_bound().value(), pt.per_user_estimate().value(),
                 pt.per_user_bound().value(), pt.total_estimate().value(),
                 std::string(to_string(pt.all.limit())).c_str());
+  }
+  if (!alternatives.empty()) {
+    std::printf("\nWhat would make it fit (each change alone):\n");
+    std::printf("  %-26s %-5s %7s %9s %8s %14s %11s\n", "change", "fits", "users", "context", "devices",
+                "t/s/user est", "total est");
+    for (const auto& alt : alternatives) {
+      std::printf("  %-26s %-5s %7s %9s %8d %14.1f %11.1f\n", alt["change"].get<std::string>().c_str(),
+                  alt["fits"].get<bool>() ? "yes" : "no", thousands(alt["users"].get<double>()).c_str(),
+                  thousands(alt["context"].get<double>()).c_str(), alt["devices"].get<int>(),
+                  alt["per_user_tokens_per_s_estimate"].get<double>(), alt["total_tokens_per_s_estimate"].get<double>());
+    }
   }
   if (load) {
     const double target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;

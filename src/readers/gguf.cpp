@@ -287,6 +287,7 @@ model_source model_from_gguf(const gguf_header& h, std::string_view name) {
     if (t.name.find(".attn_q.bias") != std::string::npos) a.qkv_bias = true;
     if (t.name.find(".attn_q_norm") != std::string::npos) a.qk_norm = true;
   }
+  if (vocab > 1e8) fail(name, "vocabulary of " + detail::show(vocab) + " tokens is absurd (limit 1e8)");
   a.vocab_size = static_cast<int>(vocab);
   a.tied_embeddings = !has_output;
   const double experts = num("expert_count", 0.0);

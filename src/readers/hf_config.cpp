@@ -188,7 +188,7 @@ model_source parse_hf_config(std::string_view json_text, std::string_view name) 
   json root;
   try {
     root = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     fail(name, std::string("invalid JSON: ") + e.what());
   }
   if (!root.is_object()) fail(name, "the top level must be a JSON object");

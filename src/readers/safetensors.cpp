@@ -99,7 +99,7 @@ std::vector<safetensors_tensor> parse_safetensors(std::span<const std::uint8_t> 
   json j;
   try {
     j = json::parse(data.begin() + 8, data.begin() + 8 + static_cast<std::ptrdiff_t>(n));
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     fail(name, std::string("offset 8: invalid JSON header: ") + e.what());
   }
   if (!j.is_object()) fail(name, "offset 8: the header must be a JSON object");
@@ -166,7 +166,7 @@ std::vector<safetensors_tensor> read_safetensors(const std::string& path) {
     json j;
     try {
       j = json::parse(buf.begin(), buf.end());
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
       fail(p.string(), std::string("invalid JSON: ") + e.what());
     }
     if (!j.is_object() || !j.contains("weight_map") || !j.at("weight_map").is_object()) {

@@ -114,6 +114,51 @@ json memory_json(const memory_plan& m) {
 }
 
 
+json alternatives_json(const setup& s, const roofline& r, const scenario& sc) {
+  json out = json::array();
+  const auto entry = [&](const std::string& change, const precision& pr, const parallel_plan& p, double users,
+                         double context) {
+    const memory_plan m = plan_memory_parallel(*s.model, pr, r.dev(), p, users, context, sc.engine, sc.stored_weights);
+    const phase_timing step = scenario_decode(*s.model, pr, r, p, users, context);
+    out.push_back({{"change", change},
+                   {"fits", m.fits},
+                   {"users", users},
+                   {"context", context},
+                   {"devices", p.devices()},
+                   {"kv", pr.kv.name},
+                   {"max_users_at_context", m.max_sequences},
+                   {"per_user_tokens_per_s_estimate", 1.0 / step.estimate.value()},
+                   {"total_tokens_per_s_estimate", users / step.estimate.value()}});
+  };
+  for (const char* kv : {"fp8-e4m3", "q8_0", "q4_0"}) {
+    if (find_format(kv).bits >= s.pr.kv.bits) continue;
+    precision pr = s.pr;
+    pr.kv = find_format(kv);
+    entry(std::string("KV cache in ") + kv, pr, sc.parallel, sc.users, sc.context);
+  }
+  for (int more : {2, 4}) {
+    parallel_plan p = sc.parallel;
+    if (p.ep > 1) {
+      p.ep *= more;
+      if (p.ep > s.model->moe.num_experts) continue;
+    } else {
+      p.tp *= more;
+    }
+    p.devices_per_node = std::max(p.devices_per_node, p.devices());
+    entry(std::to_string(p.devices()) + " devices (" + (p.ep > 1 ? "EP " + std::to_string(p.ep) : "TP " + std::to_string(p.tp)) + ")",
+          s.pr, p, sc.users, sc.context);
+  }
+  const memory_plan now = plan_memory_parallel(*s.model, s.pr, r.dev(), sc.parallel, sc.users, sc.context, sc.engine,
+                                               sc.stored_weights);
+  if (now.weights_fit && now.max_sequences >= 1) {
+    entry("fewer users", s.pr, sc.parallel, std::min(sc.users, now.max_sequences), sc.context);
+  }
+  if (now.weights_fit && now.max_context >= 1) {
+    entry("shorter context", s.pr, sc.parallel, sc.users, std::min(sc.context, now.max_context));
+  }
+  return out;
+}
+
 json efficiency_json(const efficiency_profile& e) {
   return {{"name", e.name},
           {"memory", e.memory},
@@ -125,7 +170,7 @@ json efficiency_json(const efficiency_profile& e) {
           {"source", e.source}};
 }
 
-json plan_json(const setup& s, const roofline& r, const plan_result& res) {
+json plan_json(const setup& s, const roofline& r, const plan_result& res, const scenario& sc) {
   json j = {{"schema", "llmroof.plan/1"}};
   j.update(setup_json(s));
   j["efficiency"] = efficiency_json(r.efficiency());
@@ -145,6 +190,7 @@ json plan_json(const setup& s, const roofline& r, const plan_result& res) {
                      {"bottleneck", to_string(pt.all.limit())}});
   }
   j["decode_curve"] = curve;
+  j["alternatives"] = res.memory.fits ? json::array() : alternatives_json(s, r, sc);
   return j;
 }
 

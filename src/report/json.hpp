@@ -30,8 +30,13 @@ json memory_json(const memory_plan& m);
 json setup_json(const setup& s);
 json efficiency_json(const efficiency_profile& e);
 
+/// When a plan does not fit: what would (a smaller KV format, more devices,
+/// fewer users, a shorter context), each with its fit and speed.
+json alternatives_json(const setup& s, const roofline& r, const scenario& sc);
+
 /// "llmroof.plan/1"
-json plan_json(const setup& s, const roofline& r, const plan_result& res);
+/// Includes "alternatives" (alternatives_json) when the scenario does not fit.
+json plan_json(const setup& s, const roofline& r, const plan_result& res, const scenario& sc);
 /// "llmroof.decode/1"
 json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p);
 /// "llmroof.prefill/1"

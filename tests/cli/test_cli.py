@@ -85,6 +85,29 @@ check("compare needs two", r.returncode == 2 and "compare needs exactly two --mo
 r = run("moe", "--model", "llama-3.1-8b", "--device", "h100-sxm")
 check("moe dense model", r.returncode == 2 and "is dense" in r.stderr, r.stderr)
 
+# Several devices, engines, load, users.
+r = run("plan", "--model", "llama-3.1-405b", "--device", "h100-sxm", "--weights", "fp8")
+check("405b one h100", "The weights alone do NOT fit: short by" in r.stdout, r.stdout)
+r = run("plan", "--model", "llama-3.1-405b", "--device", "h100-sxm:8", "--weights", "fp8", "--json")
+j8 = json.loads(r.stdout)
+check("405b tp8 fits", j8["memory"]["fits"] and j8["parallel"]["tp"] == 8 and j8["memory"]["kv_budget_bytes"] > 0, j8["memory"])
+r = run("plan", "--model", "kimi-k2", "--device", "h100-sxm:8", "--nodes", "2", "--weights", "fp8")
+check("kimi two nodes", "16 x NVIDIA H100 SXM5 (TP 16), 2 nodes" in r.stdout and "fit" in r.stdout, r.stdout)
+r = run("plan", "--model", "devstral-small-2-24b", "--device", "rtx-pro-6000-blackwell", "--weights", "fp8",
+        "--users", "4", "--context", "128k")
+check("seed alternatives", "What would make it fit" in r.stdout and "2 devices (TP 2)" in r.stdout, r.stdout)
+r = run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--rate", "2", "--output", "256")
+check("plan rate", "Load: 2 requests/s" in r.stdout and "TTFT" in r.stdout, r.stdout)
+r = run("users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "30", "--ttft", "500ms")
+check("users", "most users:" in r.stdout, r.stdout)
+for sub in ("links", "engines"):
+    r = run("list", sub)
+    check("list " + sub, r.returncode == 0 and r.stdout, r.stderr)
+r = run("plan", "--model", "llama-3.1-70b", "--device", "h100-sxm:8", "--tp", "4")
+check("tp mismatch", r.returncode == 2 and "--tp x --pp (4 x 1 = 4) must equal the devices (8)" in r.stderr, r.stderr)
+r = run("users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--ttft", "soon")
+check("bad ttft", r.returncode == 2 and "--ttft must be a time like 1, 0.5s or 500ms (got 'soon')" in r.stderr, r.stderr)
+
 r = run("kv", "--model", "deepseek-v3", "--json")
 check("kv mla", json.loads(r.stdout)["kv_bytes_per_token"] == 70272, r.stdout)
 r = run("kv", "--model", "gpt-oss-120b", "--context", "128k", "--json")

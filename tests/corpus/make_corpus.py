@@ -43,6 +43,11 @@ def main() -> None:
     write("gguf/huge_dim.gguf", gguf(1, 1, kv_arch + s(b"w") + struct.pack("<IQ", 1, 2**62) + struct.pack("<IQ", 0, 0)))
     write("gguf/unknown_tensor_type.gguf", gguf(1, 1, kv_arch + s(b"w") + struct.pack("<IQ", 1, 32) + struct.pack("<IQ", 77, 0)))
     write("gguf/arch_without_sizes.gguf", gguf(0, 1, kv_arch))
+    sizes = b"".join(s(k) + struct.pack("<II", 4, v) for k, v in [
+        (b"llama.block_count", 1), (b"llama.embedding_length", 64), (b"llama.attention.head_count", 4)])
+    # Found by fuzzing: a vocabulary taken from a tensor shape overflowed an int.
+    write("gguf/absurd_vocab.gguf", gguf(1, 4, kv_arch + sizes + s(b"token_embd.weight") +
+                                         struct.pack("<IQQ", 2, 64, 2**39) + struct.pack("<IQ", 0, 0)))
 
     def st(header: bytes, data: int = 0, length: int | None = None) -> bytes:
         n = len(header) if length is None else length
@@ -58,6 +63,8 @@ def main() -> None:
     write("safetensors/offsets_outside.safetensors", st(json.dumps({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}).encode(), 8))
     write("safetensors/size_mismatch.safetensors", st(json.dumps({"w": {"dtype": "F32", "shape": [3], "data_offsets": [0, 16]}}).encode(), 16))
     write("safetensors/negative_shape.safetensors", st(json.dumps({"w": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]}}).encode(), 4))
+    # Found by fuzzing: nlohmann-json reports number overflow as out_of_range.
+    write("safetensors/number_overflow.safetensors", st(b'{"w": 1e999999}'))
     write("safetensors/bad_utf8.safetensors", st(b'{"\xff": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}', 4))
 
     write("hf_config/empty.json", b"")
@@ -67,6 +74,8 @@ def main() -> None:
     write("hf_config/absurd_layers.json", json.dumps({"num_hidden_layers": 10**12, "hidden_size": 8}).encode())
     write("hf_config/zero_heads.json", json.dumps({"num_hidden_layers": 2, "hidden_size": 8, "num_attention_heads": 0,
                                                    "vocab_size": 4, "intermediate_size": 4}).encode())
+    write("hf_config/number_overflow.json", b'{"num_hidden_layers": 1e999999}')
+    write("hf_config/fractional.json", b'{"num_hidden_layers": 2.5}')
     write("hf_config/bad_utf8.json", b'{"model_type": "\xc3\x28"}')
     write("hf_config/layer_types_mismatch.json", json.dumps({
         "num_hidden_layers": 3, "hidden_size": 8, "num_attention_heads": 2, "vocab_size": 4, "intermediate_size": 4,

@@ -1,0 +1,172 @@
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+#include "llmroof/parallel.hpp"
+#include "llmroof/serving.hpp"
+
+using namespace llmroof;
+
+namespace {
+const precision fp8 = precision::of(find_format("fp8"), find_format("bf16"));
+const op& find_op(const op_counts& c, op_kind k) {
+  for (const auto& o : c.list()) {
+    if (o.kind == k) return o;
+  }
+  FAIL("missing op");
+  return c.ops[0];
+}
+parallel_plan tp(int n, int per_node = 8) {
+  parallel_plan p;
+  p.tp = n;
+  p.devices_per_node = per_node;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("Llama-3.1-405B in FP8: not on one H100, yes on 8 with TP8") {
+  const architecture& a = find_model("llama-3.1-405b");
+  const device& h100 = find_device("h100-sxm");
+  const memory_plan one = plan_memory_parallel(a, fp8, h100, tp(1, 1), 1, 4096);
+  CHECK_FALSE(one.weights_fit);
+  CHECK(in_GiB(one.shortfall()) > 300);
+  const memory_plan eight = plan_memory_parallel(a, fp8, h100, tp(8), 1, 4096);
+  CHECK(eight.weights_fit);
+  CHECK(eight.fits);
+  // 410 GB of weights over 8 devices: ~47.8 GiB each of 72 GiB usable.
+  CHECK(in_GiB(eight.weights) == doctest::Approx(47.76).epsilon(0.01));
+  CHECK(in_GiB(eight.kv_budget) > 15);
+  // KV per device: 8 KV heads over TP8, one head each: 2 x 128 x 2 B x 126 layers = 64,512 B/token.
+  CHECK(eight.kv_per_token.value() == doctest::Approx(64512.0));
+}
+
+TEST_CASE("DeepSeek-V3 in FP8 fits 8 x H200; Kimi K2 needs two nodes of 8 x H100") {
+  CHECK(plan_memory_parallel(find_model("deepseek-v3"), fp8, find_device("h200"), tp(8), 1, 32768).fits);
+  CHECK_FALSE(plan_memory_parallel(find_model("kimi-k2"), fp8, find_device("h100-sxm"), tp(8), 1, 4096).weights_fit);
+  const memory_plan two = plan_memory_parallel(find_model("kimi-k2"), fp8, find_device("h100-sxm"), tp(16), 1, 4096);
+  CHECK(two.weights_fit);
+  CHECK(tp(16).nodes() == 2);
+  parallel_plan pp2 = tp(8);
+  pp2.pp = 2;
+  CHECK(plan_memory_parallel(find_model("kimi-k2"), fp8, find_device("h100-sxm"), pp2, 1, 4096).weights_fit);
+}
+
+TEST_CASE("tensor parallel: weights split, all-reduces counted by hand") {
+  const architecture& a = find_model("llama-3.1-70b");
+  const device& h100 = find_device("h100-sxm");
+  const op_counts one = count_decode(a, precision{}, 1, 1024);
+  const op_counts four = count_decode_parallel(a, precision{}, h100, tp(4), 1, 1024);
+  CHECK(find_op(four, op_kind::ffn).weights.value() == doctest::Approx(find_op(one, op_kind::ffn).weights.value() / 4));
+  // Two all-reduces per layer of 1 x 8192 x 2 B = 16,384 B; a ring sends
+  // 2 x 3/4 of it per device: 24,576 B x 160 = 3,932,160 B.
+  const op& ar = find_op(four, op_kind::all_reduce);
+  CHECK(ar.count == 160);
+  CHECK(ar.network.value() == doctest::Approx(3932160.0));
+  CHECK(ar.link_bandwidth.value() == doctest::Approx(450e9));  // NVLink 4, each way
+  // KV: 8 heads over 4 devices, 2 each: a quarter of the cache per device.
+  CHECK(find_op(four, op_kind::attention_global).kv_read.value() ==
+        doctest::Approx(find_op(one, op_kind::attention_global).kv_read.value() / 4));
+  // TP16 over 2 nodes: KV heads replicate (g = 8 < 16), collectives cross InfiniBand.
+  const op_counts sixteen = count_decode_parallel(a, precision{}, h100, tp(16), 1, 1024);
+  CHECK(find_op(sixteen, op_kind::attention_global).kv_read.value() ==
+        doctest::Approx(find_op(one, op_kind::attention_global).kv_read.value() / 8));
+  CHECK(find_op(sixteen, op_kind::all_reduce).link_bandwidth.value() == doctest::Approx(50e9));
+}
+
+TEST_CASE("a parallel step costs link time and is faster than one device when weights dominate") {
+  const architecture& a = find_model("llama-3.1-70b");
+  const device& h100 = find_device("h100-sxm");
+  const efficiency_profile e = default_profile(h100);
+  const phase_timing one = decode_step_parallel(a, precision{}, h100, e, tp(1, 1), 1, 1024);
+  const phase_timing four = decode_step_parallel(a, precision{}, h100, e, tp(4), 1, 1024);
+  CHECK(four.estimate < one.estimate);
+  CHECK(four.estimate.value() > one.estimate.value() / 4);  // collectives and overhead
+  CHECK(four.link_time.value() > 0);
+  CHECK(four.bound <= four.estimate);
+}
+
+TEST_CASE("expert parallel: DP attention, experts split, all-to-all") {
+  const architecture& a = find_model("deepseek-v3");
+  const device& h200 = find_device("h200");
+  parallel_plan ep;
+  ep.ep = 8;
+  const op_counts c = count_decode_parallel(a, fp8, h200, ep, 64, 4096);
+  const op& x = find_op(c, op_kind::all_to_all);
+  // Per rank and MoE layer: 2 x 64 x 8 x 7/8 x 7168 x 2 B / 8 = 1,605,632 B, in two halves, 58 layers.
+  CHECK(x.count == 2 * 58);
+  CHECK(x.network.value() == doctest::Approx(58 * 1605632.0));
+  const memory_plan m = plan_memory_parallel(a, fp8, h200, ep, 64, 4096);
+  CHECK(m.weights_fit);
+  CHECK(m.devices == 8);
+  parallel_plan bad = ep;
+  bad.tp = 2;
+  CHECK_THROWS_WITH_AS(validate(bad, a), "ep > 1 needs tp = 1 and pp = 1 (data-parallel attention + expert-parallel experts)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(validate(ep, find_model("llama-3.1-8b")), "ep > 1 needs a Mixture-of-Experts model ('llama-3.1-8b' is dense)",
+                       std::invalid_argument);
+}
+
+TEST_CASE("engines turn memory into KV budgets their own way") {
+  const architecture& a = find_model("llama-3.1-8b");
+  const device& h100 = find_device("h100-sxm");
+  const memory_plan v = plan_memory(a, precision{}, h100, 1, 0, find_engine("vllm"));
+  const memory_plan trt = plan_memory(a, precision{}, h100, 1, 0, find_engine("tensorrt-llm"));
+  const memory_plan lc = plan_memory(a, precision{}, h100, 1, 0, find_engine("llama.cpp"));
+  // TensorRT-LLM: 0.9 x (80 GiB - weights - 1 GiB - activations).
+  CHECK(trt.kv_budget.value() ==
+        doctest::Approx(0.9 * (80 * gibi - trt.weights.value() - gibi - trt.activations.value())));
+  // llama.cpp allocates exactly: everything but weights, 0.5 GiB and its compute buffer.
+  CHECK(lc.kv_budget.value() == doctest::Approx(80 * gibi - lc.weights.value() - 0.5 * gibi - lc.activations.value()));
+  CHECK(lc.kv_budget > v.kv_budget);
+  CHECK(find_engine("Ollama").name == "ollama");
+  CHECK_THROWS_WITH_AS(find_engine("vlm"), "unknown engine 'vlm'; closest: vllm, mlx, ollama", std::invalid_argument);
+  // Apple: Metal wires about 75% of unified memory: 192 GiB -> 144 GiB.
+  const memory_plan mac = plan_memory(a, precision{}, find_device("m2-ultra-76c"), 1, 0, find_engine("mlx"));
+  CHECK(in_GiB(mac.capacity) == doctest::Approx(144));
+}
+
+TEST_CASE("load: light traffic sees the bare prefill; capacity grows with the TTFT target") {
+  const architecture& a = find_model("llama-3.1-8b");
+  const roofline r(find_device("h100-sxm"));
+  scenario s;
+  s.prompt = 1024;
+  s.output = 256;
+  const load_result light = serve_at_rate(a, precision{}, r, s, 0.01);
+  CHECK(light.stable);
+  CHECK(light.ttft.value() == doctest::Approx(light.prefill.value()).epsilon(0.01));
+  // Little's law: N = rate x (TTFT + output x TPOT).
+  CHECK(light.users == doctest::Approx(std::max(1.0, 0.01 * (light.ttft.value() + 256 * light.tpot.value()))).epsilon(1e-3));
+  const double cap_tight = max_rate(a, precision{}, r, s, make_seconds(0.1));
+  const double cap_loose = max_rate(a, precision{}, r, s, make_seconds(2.0));
+  CHECK(cap_tight > 0);
+  CHECK(cap_loose >= cap_tight);
+  CHECK_FALSE(serve_at_rate(a, precision{}, r, s, cap_loose * 4).stable);
+}
+
+TEST_CASE("max users meets the targets, and one more does not") {
+  const architecture& a = find_model("llama-3.1-8b");
+  const roofline r(find_device("h100-sxm"));
+  scenario s;
+  s.context = 8192;
+  const users_result u = max_users(a, precision{}, r, s, make_tokens_per_second(30), make_seconds(1));
+  REQUIRE(u.users > 1);
+  CHECK(1.0 / u.step.estimate.value() >= 30);
+  CHECK(u.limit == "tokens/s");
+  CHECK(1.0 / decode_step(a, precision{}, r, u.users + 1, 8192).estimate.value() < 30);
+}
+
+TEST_CASE("property: per-user tokens/s never rise with users, total never falls, under TP too") {
+  const architecture& a = find_model("llama-3.1-70b");
+  const device& h100 = find_device("h100-sxm");
+  for (int n : {1, 2, 4, 8}) {
+    double prev_user = 1e30;
+    double prev_total = 0;
+    for (double users = 1; users <= 512; users *= 2) {
+      const phase_timing step = decode_step_parallel(a, fp8, h100, default_profile(h100), tp(n), users, 2048);
+      CHECK(1.0 / step.estimate.value() <= prev_user);
+      CHECK(users / step.estimate.value() >= prev_total);
+      prev_user = 1.0 / step.estimate.value();
+      prev_total = users / step.estimate.value();
+    }
+  }
+}
