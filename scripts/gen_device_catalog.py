@@ -79,6 +79,11 @@ IDS = {
     "NVIDIA Tesla P40": ("p40", "datacenter"),
     "NVIDIA RTX 4000 Ada Generation": ("rtx-4000-ada", "workstation"),
     "NVIDIA RTX 5000 Ada Generation": ("rtx-5000-ada", "workstation"),
+    "AMD Ryzen 9 7950X": ("ryzen-9-7950x", "cpu"),
+    "Intel Core i9-14900K": ("core-i9-14900k", "cpu"),
+    "AMD EPYC 9654": ("epyc-9654", "cpu"),
+    "Intel Xeon Platinum 8480+": ("xeon-8480", "cpu"),
+    "AMD Threadripper PRO 7995WX": ("threadripper-7995wx", "cpu"),
 }
 
 # Apple M3/M4 GPU FP32 was never published: cores x 128 FP32 lanes x 2 (FMA)

@@ -27,10 +27,16 @@ struct efficiency_profile {
   double link = 0.8;
   std::string source;
 
-  /// eta_c(m) = compute * m / (m + compute_half_rows): small GEMMs are
-  /// latency-bound and reach a smaller share of the peak.
+  /// Floor of eta_c(m) / compute: a GEMV (m = 1) runs on CUDA cores or
+  /// dequantizing kernels at a fraction of tensor-core peak, not at 1/64 of it;
+  /// batch-1 decode stays memory-bound, as every engine measures it.
+  double compute_floor = 0.25;
+
+  /// eta_c(m) = compute * max(compute_floor, m / (m + compute_half_rows)):
+  /// small GEMMs reach a smaller share of the peak.
   [[nodiscard]] constexpr double compute_efficiency(double rows) const {
-    return compute * rows / (rows + compute_half_rows);
+    const double shape = rows / (rows + compute_half_rows);
+    return compute * (shape > compute_floor ? shape : compute_floor);
   }
 };
 
@@ -39,6 +45,7 @@ inline void validate(const efficiency_profile& e) {
   detail::require_in_open_closed("efficiency.memory", e.memory, 0, 1);
   detail::require_in_open_closed("efficiency.compute", e.compute, 0, 1);
   detail::require_non_negative("efficiency.compute_half_rows", e.compute_half_rows);
+  detail::require_in("efficiency.compute_floor", e.compute_floor, 0, 1);
   detail::require_in_open_closed("efficiency.attention", e.attention, 0, 1);
   detail::require_in_open_closed("efficiency.link", e.link, 0, 1);
   detail::require_non_negative("efficiency.per_kernel", e.per_kernel.value());

@@ -22,6 +22,7 @@ struct scenario {
   engine_settings engine;
   parallel_plan parallel;  ///< tp/pp/ep; a roofline over n devices means tp = n
   std::optional<bytes> stored_weights;  ///< exact loaded bytes from a file, if known
+  std::optional<offload_plan> offload;  ///< part of the model in host RAM (one device only)
 };
 
 /// One point of the decode curve: every user at `context` cached tokens.
@@ -61,7 +62,9 @@ inline parallel_plan effective_plan(const scenario& s, const roofline& r) {
 
 /// Decode step of `batch` sequences at `context` for a scenario's plan.
 inline phase_timing scenario_decode(const architecture& a, const precision& pr, const roofline& r,
-                                    const parallel_plan& p, double batch, double context) {
+                                    const parallel_plan& p, double batch, double context,
+                                    const std::optional<offload_plan>& off = std::nullopt) {
+  if (off) return decode_step_offload(a, pr, r.dev(), *off, batch, context);
   if (p.devices() == 1) return decode_step(a, pr, r, batch, context);  // r's own devices (ideal aggregate)
   return decode_step_parallel(a, pr, r.dev(), r.efficiency(), p, batch, context);
 }
@@ -72,16 +75,24 @@ inline plan_result plan(const architecture& a, const precision& pr, const roofli
                         const scenario& s) {
   detail::require_non_negative("prompt", s.prompt);
   const parallel_plan p = effective_plan(s, r);
+  if (s.offload && p.devices() > 1) throw std::invalid_argument("offload needs a single device (got " + std::to_string(p.devices()) + ")");
+  // Offloaded weights leave the device (the host must hold them).
+  std::optional<bytes> stored = s.stored_weights;
+  if (s.offload) {
+    const bytes host = host_weight_bytes(a, pr, *s.offload);
+    stored = (s.stored_weights ? *s.stored_weights : weight_bytes(a, pr)) - host;
+  }
   plan_result out;
-  out.memory = plan_memory_parallel(a, pr, r.dev(), p, s.users, s.context, s.engine, s.stored_weights);
+  out.memory = plan_memory_parallel(a, pr, r.dev(), p, s.users, s.context, s.engine, stored);
   out.prompt = s.prompt > 0 ? s.prompt : std::max(1.0, std::min(s.context, 2048.0));
-  out.ttft = prefill_parallel(a, pr, r.dev(), r.efficiency(), p, out.prompt);
+  out.ttft = s.offload ? prefill_offload(a, pr, r.dev(), *s.offload, out.prompt)
+                       : prefill_parallel(a, pr, r.dev(), r.efficiency(), p, out.prompt);
   for (double c : curve_contexts(s.context)) {
     curve_point pt;
     pt.context = c;
-    pt.fits = plan_memory_parallel(a, pr, r.dev(), p, s.users, c, s.engine, s.stored_weights).fits;
-    pt.single = scenario_decode(a, pr, r, p, 1, c);
-    pt.all = scenario_decode(a, pr, r, p, s.users, c);
+    pt.fits = plan_memory_parallel(a, pr, r.dev(), p, s.users, c, s.engine, stored).fits;
+    pt.single = scenario_decode(a, pr, r, p, 1, c, s.offload);
+    pt.all = scenario_decode(a, pr, r, p, s.users, c, s.offload);
     out.curve.push_back(pt);
   }
   return out;

@@ -55,6 +55,8 @@ options:
   --nodes K          K nodes of N devices each (--device ID:N); cross-node links: --inter-link (ib-ndr)
   --link ID          override the intra-node link (nvlink4, pcie4, ...; llmroof list links)
   --engine NAME      vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx
+  --offload F|experts  plan: share F of the layers, or the routed experts, in host RAM (llama.cpp)
+  --host ID          the host CPU for --offload (default ryzen-9-7950x; llmroof list devices)
   --rate R           plan: arrivals in requests/s; reports TTFT, TPOT, utilisation (with --output O)
   --tps T, --ttft S  users: per-user tokens/s target and TTFT target (1, 0.5s, 500ms)
   --json             machine-readable output (schema "llmroof.<command>/1")
@@ -87,7 +89,7 @@ const std::vector<std::string> valued = {"model",   "device", "weights", "kv",
                                          "lm-head", "users",  "batch",   "context",
                                          "prompt",  "memory-utilization", "block-tokens", "max-batch",
                                          "tp", "pp", "ep", "nodes", "engine", "rate", "output",
-                                         "tps", "ttft", "link", "inter-link"};
+                                         "tps", "ttft", "link", "inter-link", "offload", "host"};
 
 options parse(int argc, char** argv) {
   options o;
@@ -322,6 +324,17 @@ int cmd_plan(const options& o) {
   if (s.source != nullptr && (!o.get("weights") || !s.source->tensors)) {
     sc.stored_weights = loaded_weight_bytes(*s.source, s.pr);
   }
+  if (auto off = o.get("offload")) {
+    offload_plan op;
+    if (*off == "experts") {
+      op.experts = true;
+    } else {
+      op.layers = parse_number("offload", *off);
+    }
+    if (auto h = o.get("host")) op.host = find_device(*h);
+    validate(op, *s.model);
+    sc.offload = op;
+  }
   const roofline r(*s.dev);
   const plan_result res = plan(*s.model, s.pr, r, sc);
   const memory_plan& m = res.memory;
@@ -351,6 +364,12 @@ int cmd_plan(const options& o) {
               std::string(s.pr.kv.name).c_str(), s.pr.kv.bits,
               std::string(s.pr.lm_head.name).c_str(), sc.engine.name.c_str(),
               sc.engine.memory_utilization, sc.engine.block_tokens);
+  if (sc.offload) {
+    std::printf("offload: %s on the host %s (%.0f GB/s): %s of weights in host RAM\n",
+                sc.offload->experts ? "routed experts" : (fmt("%.0f%%", 100 * sc.offload->layers) + " of the layers").c_str(),
+                sc.offload->host.name.c_str(), in_GBps(sc.offload->host.bandwidth),
+                gib(host_weight_bytes(*s.model, s.pr, *sc.offload)).c_str());
+  }
   if (s.source != nullptr) {
     std::printf("model read from %s (%s)%s\n", s.source->path.c_str(), s.source->arch.family.c_str(),
                 s.source->vision_params > 0

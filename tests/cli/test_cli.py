@@ -108,6 +108,12 @@ check("tp mismatch", r.returncode == 2 and "--tp x --pp (4 x 1 = 4) must equal t
 r = run("users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--ttft", "soon")
 check("bad ttft", r.returncode == 2 and "--ttft must be a time like 1, 0.5s or 500ms (got 'soon')" in r.stderr, r.stderr)
 
+r = run("plan", "--model", "qwen3-30b-a3b", "--device", "rtx-3060", "--weights", "q4_k_m", "--engine", "llama.cpp",
+        "--offload", "experts", "--json")
+check("offload experts fits", r.returncode == 0 and json.loads(r.stdout)["memory"]["fits"], r.stdout[:500] + r.stderr)
+r = run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--offload", "2")
+check("offload range", r.returncode == 2 and "offload.layers must be in [0, 1] (got 2)" in r.stderr, r.stderr)
+
 r = run("kv", "--model", "deepseek-v3", "--json")
 check("kv mla", json.loads(r.stdout)["kv_bytes_per_token"] == 70272, r.stdout)
 r = run("kv", "--model", "gpt-oss-120b", "--context", "128k", "--json")

@@ -170,3 +170,45 @@ TEST_CASE("property: per-user tokens/s never rise with users, total never falls,
     }
   }
 }
+
+TEST_CASE("offload: host layers at host bandwidth, experts in RAM, CPU-only devices") {
+  const architecture& a = find_model("qwen3-30b-a3b");
+  const precision q4 = precision::of(find_format("q4_k_m"), find_format("fp16"));
+  const device& gpu = find_device("rtx-3060");
+  offload_plan none;
+  offload_plan half;
+  half.layers = 0.5;
+  offload_plan experts;
+  experts.experts = true;
+  const double t0 = decode_step_offload(a, q4, gpu, none, 1, 1024).estimate.value();
+  const double t50 = decode_step_offload(a, q4, gpu, half, 1, 1024).estimate.value();
+  const double tall = decode_step(a, q4, roofline(find_device("ryzen-9-7950x")), 1, 1024).estimate.value();
+  CHECK(t0 < t50);
+  CHECK(t50 < tall + t0);
+  // Half the layer weights move to the host: (weights - embedding - lm_head) / 2.
+  const param_counts pc = count_parameters(a);
+  CHECK(host_weight_bytes(a, q4, half).value() ==
+        doctest::Approx(0.5 * (weight_bytes(a, q4) - q4.embedding.bytes_of(pc.embedding) - q4.lm_head.bytes_of(pc.lm_head)).value()));
+  // Experts on the host: all routed expert weights there.
+  CHECK(host_weight_bytes(a, q4, experts).value() == doctest::Approx(q4.experts_format().bytes_of(pc.routed_experts).value()));
+  // Experts on the host cross PCIe twice per MoE layer: 96 crossings.
+  const phase_timing pe = decode_step_offload(a, q4, gpu, experts, 1, 1024);
+  bool crossed = false;
+  for (const auto& o : pe.counts.list()) {
+    if (o.kind == op_kind::p2p) {
+      crossed = true;
+      CHECK(o.count == 96);
+    }
+  }
+  CHECK(crossed);
+  // A plan with the experts offloaded fits a 12 GiB card the model alone does not.
+  scenario s;
+  s.context = 8192;
+  s.engine = find_engine("llama.cpp");
+  CHECK_FALSE(plan(a, q4, roofline(gpu), s).memory.weights_fit);
+  s.offload = experts;
+  CHECK(plan(a, q4, roofline(gpu), s).memory.fits);
+  offload_plan bad;
+  bad.layers = 1.5;
+  CHECK_THROWS_WITH_AS(validate(bad, a), "offload.layers must be in [0, 1] (got 1.5)", std::invalid_argument);
+}

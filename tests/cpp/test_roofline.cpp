@@ -38,7 +38,8 @@ TEST_CASE("compute efficiency grows with GEMM rows") {
   efficiency_profile e;
   e.compute = 0.8;
   e.compute_half_rows = 64;
-  CHECK(e.compute_efficiency(64) == doctest::Approx(0.4));
+  CHECK(e.compute_efficiency(64) == doctest::Approx(0.4));            // 0.8 x 64/128
+  CHECK(e.compute_efficiency(1) == doctest::Approx(0.8 * 0.25));       // the GEMV floor
   CHECK(e.compute_efficiency(1) < e.compute_efficiency(1024));
 }
 
