@@ -7,7 +7,7 @@ runs=${1:-200000}
 out=build/fuzz
 mkdir -p "$out"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Iinclude -Isrc)
-lib_sources=(src/devices.cpp src/models.cpp src/profiles.cpp src/formats.cpp src/readers/*.cpp)
+lib_sources=(src/devices.cpp src/models.cpp src/profiles.cpp src/formats.cpp src/links.cpp src/engines.cpp src/readers/*.cpp)
 for target in gguf safetensors hf_config; do
   clang++ "${flags[@]}" "${lib_sources[@]}" "tests/fuzz/fuzz_${target}.cpp" -o "$out/fuzz_${target}"
 done

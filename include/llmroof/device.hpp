@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,20 @@ constexpr std::string_view to_string(device_class c) {
   return "?";
 }
 
+/// Memory technology, from the memory type: decode efficiency follows it
+/// more than the market class (an L40S behaves like a GDDR card).
+enum class memory_kind : std::uint8_t { hbm, gddr, unified, ddr };
+
+constexpr std::string_view to_string(memory_kind k) {
+  switch (k) {
+    case memory_kind::hbm: return "hbm";
+    case memory_kind::gddr: return "gddr";
+    case memory_kind::unified: return "unified";
+    case memory_kind::ddr: return "ddr";
+  }
+  return "?";
+}
+
 /// One accelerator. Peaks are dense (no 2:4 sparsity) vendor figures; a peak
 /// of zero means "not published": the roof then falls back (see `peak`).
 struct device {
@@ -43,6 +58,13 @@ struct device {
   bytes_per_second link_bandwidth = make_bytes_per_second(0);  ///< bidirectional aggregate
   double tdp_w = 0;          ///< board power, W (0 = unknown)
   std::string source;        ///< URLs and documents, then "| notes"
+
+  [[nodiscard]] memory_kind memory_kind_of() const {
+    if (klass == device_class::cpu) return memory_kind::ddr;
+    if (memory_type.find("HBM") != std::string::npos) return memory_kind::hbm;
+    if (memory_type.find("GDDR") != std::string::npos) return memory_kind::gddr;
+    return memory_kind::unified;
+  }
 
   /// Peak dense FLOP/s in math format m, 0 if unpublished.
   [[nodiscard]] flops_per_second published_peak(math_format m) const {

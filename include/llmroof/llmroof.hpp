@@ -13,4 +13,5 @@
 #include "llmroof/memory_plan.hpp"    // IWYU pragma: export
 #include "llmroof/serving.hpp"        // IWYU pragma: export
 #include "llmroof/parallel.hpp"       // IWYU pragma: export
+#include "llmroof/calibrate.hpp"      // IWYU pragma: export
 #include "llmroof/version.hpp"        // IWYU pragma: export

@@ -159,14 +159,31 @@ inline phase_timing decode_step_parallel(const architecture& a, const precision&
   return time_phase(count_decode_parallel(a, pr, d, p, batch, context), r);
 }
 
-/// Timed prefill under a parallel plan (TP/PP split like decode; under EP one
-/// rank prefills the prompt with its experts spread over the ranks).
+/// Timed prefill under a parallel plan: TP splits like decode; PP pipelines
+/// the prompt in micro-batches (llama.cpp n_ubatch 512, the default); under EP
+/// one rank prefills the prompt with its experts spread over the ranks.
 inline phase_timing prefill_parallel(const architecture& a, const precision& pr, const device& d,
                                      const efficiency_profile& e, const parallel_plan& p, double prompt,
-                                     double cached = 0) {
+                                     double cached = 0, double micro_batch = 512) {
   validate(p, a);
   op_counts c = count_prefill(a, pr, prompt, cached, 1);
   const double n = p.ep > 1 ? p.ep : p.tp;
+  // Pipeline stages hold 1/pp of the layers each; the prompt flows through
+  // them in micro-batches of `micro_batch` tokens, so a stage works on one
+  // micro-batch while the next stage works on the previous one.
+  const double stages = p.pp;
+  if (stages > 1) {
+    for (std::size_t i = 0; i < c.size; ++i) {
+      op& o = c.ops[i];
+      if (o.kind == op_kind::embedding || o.kind == op_kind::lm_head) continue;
+      o.count /= stages;
+      o.flop = o.flop / stages;
+      o.weights = o.weights / stages;
+      o.kv_read = o.kv_read / stages;
+      o.kv_written = o.kv_written / stages;
+      o.activations = o.activations / stages;
+    }
+  }
   for (std::size_t i = 0; i < c.size; ++i) {
     op& o = c.ops[i];
     const bool split = p.ep > 1 ? o.kind == op_kind::experts
@@ -198,7 +215,18 @@ inline phase_timing prefill_parallel(const architecture& a, const precision& pr,
                           detail::link_for(p, d, p.tp * p.pp), 1),
           op_kind::p2p);
   }
-  return time_phase(c, roofline(d, e, 1));
+  phase_timing t = time_phase(c, roofline(d, e, 1));
+  if (stages > 1) {
+    // m micro-batches through `stages` stages: (m + stages - 1) stage-slots of
+    // 1/m of one stage's work each.
+    const double m = std::max(1.0, std::ceil(prompt / micro_batch));
+    const double fill = (m + stages - 1) / m;
+    t.bound = fill * t.bound;
+    t.estimate = fill * t.estimate;
+    t.memory_time = fill * t.memory_time;
+    t.compute_time = fill * t.compute_time;
+  }
+  return t;
 }
 
 /// Memory of one device under the plan, for `users` sequences of `context`.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <string_view>
 #include <string>
 
 #include "llmroof/device.hpp"
@@ -25,6 +26,11 @@ struct efficiency_profile {
   /// Achieved fraction of link bandwidth in collectives: NCCL's bus bandwidth
   /// reaches ~80% of NVLink peak for large messages (nccl-tests reports).
   double link = 0.8;
+  /// Standard errors of the fitted fields (or a nominal spread for unfitted
+  /// defaults): the band of every estimate.
+  double memory_sd = 0.05;
+  double compute_sd = 0.05;
+  seconds per_step_sd = make_seconds(0.2e-3);
   std::string source;
 
   /// Floor of eta_c(m) / compute: a GEMV (m = 1) runs on CUDA cores or
@@ -40,6 +46,22 @@ struct efficiency_profile {
   }
 };
 
+/// The profile one standard error slower in every field (the low end of the band).
+inline efficiency_profile slower(efficiency_profile e) {
+  e.memory = std::max(0.01, e.memory - e.memory_sd);
+  e.compute = std::max(0.01, e.compute - e.compute_sd);
+  e.per_step = e.per_step + e.per_step_sd;
+  return e;
+}
+
+/// The profile one standard error faster in every field (the high end).
+inline efficiency_profile faster(efficiency_profile e) {
+  e.memory = std::min(1.0, e.memory + e.memory_sd);
+  e.compute = std::min(1.0, e.compute + e.compute_sd);
+  e.per_step = make_seconds(std::max(0.0, (e.per_step - e.per_step_sd).value()));
+  return e;
+}
+
 /// Throws std::invalid_argument naming the first field out of range.
 inline void validate(const efficiency_profile& e) {
   detail::require_in_open_closed("efficiency.memory", e.memory, 0, 1);
@@ -54,6 +76,12 @@ inline void validate(const efficiency_profile& e) {
 
 /// Default profile of a device's class (documented with its source).
 efficiency_profile default_profile(const device& d);
+
+/// The profile of `engine` (vllm, sglang, tensorrt-llm, llama.cpp, ollama,
+/// mlx) on `d`: fitted to shared/data/measured/calibration.csv where that
+/// engine has data (by engine and memory kind, else by engine), else the
+/// class default; `source` says which.
+efficiency_profile default_profile(const device& d, std::string_view engine);
 
 enum class bottleneck : std::uint8_t { memory, compute, overhead, link };
 

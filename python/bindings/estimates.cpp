@@ -271,6 +271,20 @@ void register_estimates(py::module_& m) {
   m.def("zipf_popularity", &zipf_popularity, py::arg("num_experts"), py::arg("alpha"));
 
   m.def(
+      "calibrate_report",
+      [](const std::string& path, const std::string& scope) {
+        profile_scope sc = profile_scope::engine_and_class;
+        if (scope == "global") sc = profile_scope::global;
+        else if (scope == "engine") sc = profile_scope::engine;
+        else if (scope != "engine-kind") {
+          throw std::invalid_argument("scope must be global, engine or engine-kind (got '" + scope + "')");
+        }
+        const measurement_set set = read_measurements(path);
+        return report::calibrate_json(set, sc, fit_profiles(set.rows, sc)).dump();
+      },
+      py::arg("path"), py::arg("scope"));
+
+  m.def(
       "read_model",
       [](const std::string& path) {
         const model_source src = read_model(path);

@@ -805,6 +805,15 @@ def zipf_popularity(*, num_experts: int, alpha: float) -> list[float]:
     return list(_core.zipf_popularity(int(num_experts), float(alpha)))
 
 
+def calibrate(path: str | os.PathLike[str], *, scope: str = "engine-kind") -> dict[str, Any]:
+    """Fit efficiency profiles to measured points (the column layout of
+    calibration.csv, docs/calibration.md): one per engine and memory kind
+    (``engine-kind``), per engine, or ``global``. Returns the
+    ``llmroof calibrate --json`` report: fitted values with standard errors,
+    residuals, and the rows that could not be mapped with the reason."""
+    return dict(json.loads(_core.calibrate_report(os.fspath(path), _text("scope", scope))))
+
+
 # ---- sweeps -------------------------------------------------------------------
 
 

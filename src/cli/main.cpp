@@ -5,6 +5,7 @@
 // that says GB (1e9 B) or GiB (2^30 B) explicitly.
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -37,6 +38,8 @@ usage:
   llmroof moe     [--model ID --device ID[:N] [--weights FMT] [--context C] [--max-batch N]]
   llmroof compare --model A --model B --device ID[:N] [--weights FMT] [--context C] [--max-batch N]
   llmroof users   --model ID --device ID[:N] --tps T [--ttft S] [--context C] [--prompt P]
+  llmroof calibrate POINTS.csv [--scope global|engine|engine-kind] [--write-profiles FILE]
+  llmroof validate  POINTS.csv [--report DIR]
   llmroof list    devices|models|formats|links|engines
 
 options:
@@ -89,7 +92,8 @@ const std::vector<std::string> valued = {"model",   "device", "weights", "kv",
                                          "lm-head", "users",  "batch",   "context",
                                          "prompt",  "memory-utilization", "block-tokens", "max-batch",
                                          "tp", "pp", "ep", "nodes", "engine", "rate", "output",
-                                         "tps", "ttft", "link", "inter-link", "offload", "host"};
+                                         "tps", "ttft", "link", "inter-link", "offload", "host",
+                                         "write-profiles", "report", "scope"};
 
 options parse(int argc, char** argv) {
   options o;
@@ -335,7 +339,7 @@ int cmd_plan(const options& o) {
     validate(op, *s.model);
     sc.offload = op;
   }
-  const roofline r(*s.dev);
+  const roofline r(*s.dev, default_profile(*s.dev, s.engine.name));
   const plan_result res = plan(*s.model, s.pr, r, sc);
   const memory_plan& m = res.memory;
 
@@ -415,6 +419,12 @@ int cmd_plan(const options& o) {
 
   std::printf("\nDecode tokens/s against context (bound = peak roofs; estimate = profile %s, eta_m %.2f)\n",
               r.efficiency().name.c_str(), r.efficiency().memory);
+  std::printf("  (estimate band for one user: %.1f-%.1f t/s on an empty context, %.1f-%.1f at %s tokens; profile: %s)\n",
+              j["decode_curve"].front()["single_user_tokens_per_s_low"].get<double>(),
+              j["decode_curve"].front()["single_user_tokens_per_s_high"].get<double>(),
+              j["decode_curve"].back()["single_user_tokens_per_s_low"].get<double>(),
+              j["decode_curve"].back()["single_user_tokens_per_s_high"].get<double>(), thousands(sc.context).c_str(),
+              r.efficiency().source.c_str());
   std::printf("  %9s  %-9s %11s %11s   %-28s %11s  %s\n", "context", "fits all", "1 user est", "1 user bnd",
               (thousands(users) + " users: per user est / bnd").c_str(), "total est", "limit");
   for (const auto& pt : res.curve) {
@@ -462,7 +472,7 @@ int cmd_decode(const options& o) {
   const setup s = make_setup(o, true);
   const double batch = parse_count("batch", o.get("batch").value_or("1"));
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
-  const roofline r(*s.dev);
+  const roofline r(*s.dev, default_profile(*s.dev, s.engine.name));
   const phase_timing p = scenario_decode(*s.model, s.pr, r, s.parallel, batch, context);
   if (o.json) {
     std::cout << report::decode_json(s, r, batch, context, p).dump(2) << "\n";
@@ -487,7 +497,7 @@ int cmd_prefill(const options& o) {
   const double batch = parse_count("batch", o.get("batch").value_or("1"));
   const double prompt = parse_count("prompt", o.get("prompt").value_or("2048"));
   const double cached = parse_tokens("context", o.get("context").value_or("0"));
-  const roofline r(*s.dev);
+  const roofline r(*s.dev, default_profile(*s.dev, s.engine.name));
   const phase_timing p = s.devices > 1 ? prefill_parallel(*s.model, s.pr, *s.dev, r.efficiency(), s.parallel, prompt, cached)
                                        : prefill(*s.model, s.pr, r, prompt, cached, batch);
   if (o.json) {
@@ -560,7 +570,7 @@ int cmd_moe(const options& o) {
   const setup s = make_setup(o, true);
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
-  const roofline r(*s.dev);
+  const roofline r(*s.dev, default_profile(*s.dev, s.engine.name));
   const json j = report::moe_json(s, r, context, max_batch);
   if (o.json) {
     std::cout << j.dump(2) << "\n";
@@ -619,7 +629,7 @@ int cmd_compare(const options& o) {
   const setup b = make_setup(o, true, o.models[1]);
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
-  const roofline r(*a.dev);
+  const roofline r(*a.dev, default_profile(*a.dev, a.engine.name));
   const json j = report::compare_json(a, b, r, context, max_batch);
   if (o.json) {
     std::cout << j.dump(2) << "\n";
@@ -678,7 +688,7 @@ int cmd_users(const options& o) {
   if (s.source != nullptr && (!o.get("weights") || !s.source->tensors)) sc.stored_weights = loaded_weight_bytes(*s.source, s.pr);
   const double tps = parse_number("tps", o.get("tps").value_or("10"));
   const double ttft = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 0.0;
-  const roofline r(*s.dev);
+  const roofline r(*s.dev, default_profile(*s.dev, s.engine.name));
   const users_result u = max_users(*s.model, s.pr, r, sc, make_tokens_per_second(tps), make_seconds(ttft));
   if (o.json) {
     json j = {{"schema", "llmroof.users/1"}};
@@ -706,6 +716,153 @@ int cmd_users(const options& o) {
   std::printf("  most users: %s (one more breaks: %s)\n", thousands(u.users).c_str(), u.limit.c_str());
   std::printf("  each gets %.1f tokens/s, %.0f tokens/s in total; a new arrival waits %s for its first token\n",
               1.0 / u.step.estimate.value(), u.users / u.step.estimate.value(), ms(u.ttft).c_str());
+  return 0;
+}
+
+profile_scope parse_scope(const std::string& s) {
+  if (s == "defaults") return profile_scope::defaults;
+  if (s == "global") return profile_scope::global;
+  if (s == "engine") return profile_scope::engine;
+  if (s == "engine-kind") return profile_scope::engine_and_class;
+  throw usage_error("--scope must be defaults, global, engine or engine-kind (got '" + s + "')");
+}
+
+int cmd_calibrate(const options& o) {
+  if (o.sub.empty()) throw usage_error("calibrate needs a points file: llmroof calibrate points.csv");
+  const measurement_set set = read_measurements(o.sub);
+  const profile_scope scope = parse_scope(o.get("scope").value_or("engine-kind"));
+  const profile_table t = fit_profiles(set.rows, scope);
+  if (auto out = o.get("write-profiles")) {
+    std::ofstream f(*out);
+    if (!f) throw usage_error("--write-profiles: cannot write '" + *out + "'");
+    f << "// Generated by: llmroof calibrate " << o.sub << " --write-profiles " << *out << "\n"
+      << "// key, eta_m, sd, eta_c, sd, attention, per_step s, sd, points, in-sample median APE\n";
+    for (const auto& [key, r] : t.fits) {
+      if (key.empty()) continue;
+      f << "{\"" << key << "\", " << r.profile.memory << ", " << r.memory_sd << ", " << r.profile.compute << ", "
+        << r.compute_sd << ", " << r.profile.attention << ", " << r.profile.per_step.value() << ", " << r.per_step_sd
+        << ", " << r.points << ", " << r.median_ape << "},\n";
+    }
+  }
+  if (o.json) {
+    std::cout << report::calibrate_json(set, scope, t).dump(2) << "\n";
+    return 0;
+  }
+  std::printf("llmroof calibrate: %zu points mapped, %zu skipped (llmroof validate lists why); scope: %s\n\n",
+              set.rows.size(), set.skipped.size(), std::string(to_string(scope)).c_str());
+  std::printf("  %-26s %6s %15s %15s %9s %17s %8s\n", "group", "points", "eta_m", "eta_c", "attention", "per step",
+              "MdAPE");
+  for (const auto& [key, r] : t.fits) {
+    std::printf("  %-26s %6zu %7.3f ± %5.3f %7.3f ± %5.3f %9.3f %7.2f ± %5.2f ms %7.1f%%\n",
+                key.empty() ? "global" : key.c_str(), r.points, r.profile.memory, r.memory_sd, r.profile.compute,
+                r.compute_sd, r.profile.attention, r.profile.per_step.value() * 1e3, r.per_step_sd * 1e3,
+                100 * r.median_ape);
+  }
+  std::printf("\n  MdAPE here is in-sample; llmroof validate gives cross-validated errors.\n");
+  return 0;
+}
+
+std::string likely_reason(const measurement& m, double ratio) {
+  if (m.notes.find("uncertain") != std::string::npos || m.notes.find("not clear") != std::string::npos) {
+    return "the source marks this reading as uncertain";
+  }
+  if (m.plan.pp > 1) return "llama.cpp layer split over " + std::to_string(m.plan.pp) + " GPUs: per-GPU overheads and PCIe hops beyond the model";
+  if (m.includes_prefill) return "throughput over the whole static-batch run (prefill, scheduling) measured end to end";
+  if (!decode_metric(m.what) && m.prompt + m.depth >= 4096) {
+    return "long prompt: attention cost depends on the kernel (FlashAttention or not) more than on the roofs";
+  }
+  if (m.arch.is_moe()) return "MoE kernels (routing, grouped GEMMs) reach less than dense kernels";
+  if (m.dev.vendor == "Apple") return "this Apple GPU reaches a different share of its bandwidth than its class";
+  return ratio > 1 ? "over-predicted: this device/engine pair reaches less than its group's efficiency"
+                   : "under-predicted: this device/engine pair beats its group's efficiency";
+}
+
+int cmd_validate(const options& o) {
+  if (o.sub.empty()) throw usage_error("validate needs a points file: llmroof validate points.csv");
+  const measurement_set set = read_measurements(o.sub);
+  struct scope_result {
+    profile_scope scope;
+    std::vector<cv_prediction> cv;
+    double decode, single, prefill;
+  };
+  std::vector<scope_result> results;
+  for (profile_scope sc : {profile_scope::defaults, profile_scope::global, profile_scope::engine,
+                           profile_scope::engine_and_class}) {
+    scope_result r{sc, cross_validate(set.rows, sc), 0, 0, 0};
+    std::vector<double> single;
+    for (const auto& p : r.cv) {
+      if (p.row->what == metric::decode_tps_per_seq && p.row->batch == 1) single.push_back(p.error());
+    }
+    r.decode = median_ape(r.cv, true);
+    r.single = median(single);
+    r.prefill = median_ape(r.cv, false);
+    results.push_back(std::move(r));
+  }
+  // Choose the scope with the lowest sum of single-stream decode and prefill MdAPE.
+  const scope_result* best = &results.front();
+  for (const auto& r : results) {
+    if (r.single + r.prefill < best->single + best->prefill) best = &r;
+  }
+  std::ostringstream md;
+  md << "# llmroof validation against " << o.sub << "\n\n"
+     << set.rows.size() << " points mapped, " << set.skipped.size() << " skipped (listed below). "
+     << "Leave-one-source-out cross-validation: every source's points are predicted by profiles fitted to the "
+     << "other sources only.\n\n| profile scope | decode MdAPE | single-stream decode MdAPE | prefill MdAPE |\n|---|---|---|---|\n";
+  for (const auto& r : results) {
+    md << "| " << to_string(r.scope) << (&r == best ? " (chosen)" : "") << " | " << fmt("%.1f%%", 100 * r.decode)
+       << " | " << fmt("%.1f%%", 100 * r.single) << " | " << fmt("%.1f%%", 100 * r.prefill) << " |\n";
+  }
+  // Breakdown of the chosen scope by metric, engine and memory kind.
+  std::map<std::string, std::vector<double>> groups;
+  for (const auto& p : best->cv) {
+    groups[std::string(to_string(p.row->what)) + " | " + p.row->engine + " | " +
+           std::string(to_string(p.row->dev.memory_kind_of()))]
+        .push_back(p.error());
+  }
+  md << "\n## By metric, engine and memory kind (" << to_string(best->scope) << ")\n\n"
+     << "| metric | engine | memory | points | MdAPE | worst APE |\n|---|---|---|---|---|---|\n";
+  for (const auto& [k, v] : groups) {
+    md << "| " << k << " | " << v.size() << " | " << fmt("%.1f%%", 100 * median(v)) << " | "
+       << fmt("%.0f%%", 100 * *std::max_element(v.begin(), v.end())) << " |\n";
+  }
+  std::vector<const cv_prediction*> worst;
+  for (const auto& p : best->cv) worst.push_back(&p);
+  std::sort(worst.begin(), worst.end(), [](auto* a, auto* b) { return a->error() > b->error(); });
+  md << "\n## Worst ten points\n\n| id | device | model | metric | measured | predicted | error | likely reason |\n"
+     << "|---|---|---|---|---|---|---|---|\n";
+  for (std::size_t i = 0; i < worst.size() && i < 10; ++i) {
+    const auto& p = *worst[i];
+    md << "| " << p.row->id << " | " << p.row->dev.id << " x" << p.row->plan.devices() << " | " << p.row->arch.id << " "
+       << p.row->pr.weights.name << " | " << to_string(p.row->what) << " | " << fmt("%.4g", p.row->value) << " | "
+       << fmt("%.4g", p.predicted) << " | " << fmt("%.0f%%", 100 * p.error()) << " | "
+       << likely_reason(*p.row, p.predicted / p.row->value) << " |\n";
+  }
+  md << "\n## Rows not mapped\n\n| id | reason |\n|---|---|\n";
+  for (const auto& s : set.skipped) md << "| " << s.id << " | " << s.reason << " |\n";
+  if (auto dir = o.get("report")) {
+    std::filesystem::create_directories(*dir);
+    std::ofstream(std::filesystem::path(*dir) / "report.md") << md.str();
+    std::ofstream csv(std::filesystem::path(*dir) / "predictions.csv");
+    csv << "id,engine,device,memory_kind,model,metric,measured,predicted,ape\n";
+    for (const auto& p : best->cv) {
+      csv << p.row->id << "," << p.row->engine << "," << p.row->dev.id << "," << to_string(p.row->dev.memory_kind_of())
+          << "," << p.row->arch.id << "," << to_string(p.row->what) << "," << p.row->value << "," << p.predicted << ","
+          << p.error() << "\n";
+    }
+  }
+  if (o.json) {
+    json j = {{"schema", "llmroof.validate/1"}, {"points", set.rows.size()}, {"skipped", set.skipped.size()},
+              {"chosen_scope", to_string(best->scope)}};
+    json scopes = json::array();
+    for (const auto& r : results) {
+      scopes.push_back({{"scope", to_string(r.scope)}, {"decode_mdape", r.decode}, {"single_stream_decode_mdape", r.single},
+                        {"prefill_mdape", r.prefill}});
+    }
+    j["scopes"] = scopes;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << md.str();
   return 0;
 }
 
@@ -835,7 +992,10 @@ int main(int argc, char** argv) {
     if (o.command == "moe") return cmd_moe(o);
     if (o.command == "compare") return cmd_compare(o);
     if (o.command == "users") return cmd_users(o);
-    throw usage_error("unknown command '" + o.command + "'; commands: plan, decode, prefill, kv, moe, compare, users, list");
+    if (o.command == "calibrate") return cmd_calibrate(o);
+    if (o.command == "validate") return cmd_validate(o);
+    throw usage_error("unknown command '" + o.command +
+                      "'; commands: plan, decode, prefill, kv, moe, compare, users, calibrate, validate, list");
   } catch (const std::invalid_argument& e) {
     std::cerr << "llmroof: error: " << e.what() << "\n";
     return 2;

@@ -178,8 +178,15 @@ json plan_json(const setup& s, const roofline& r, const plan_result& res, const 
   j["prompt_tokens"] = res.prompt;
   j["ttft"] = phase_json(res.ttft);
   json curve = json::array();
+  // The band: one standard error of the profile either way.
+  const roofline lo(r.dev(), slower(r.efficiency()));
+  const roofline hi(r.dev(), faster(r.efficiency()));
   for (const auto& pt : res.curve) {
+    const double low = 1.0 / scenario_decode(*s.model, s.pr, lo, sc.parallel, 1, pt.context, sc.offload).estimate.value();
+    const double high = 1.0 / scenario_decode(*s.model, s.pr, hi, sc.parallel, 1, pt.context, sc.offload).estimate.value();
     curve.push_back({{"context", pt.context},
+                     {"single_user_tokens_per_s_low", low},
+                     {"single_user_tokens_per_s_high", high},
                      {"fits", pt.fits},
                      {"single_user_tokens_per_s_bound", pt.single.tokens_per_s_bound().value()},
                      {"single_user_tokens_per_s_estimate", pt.single.tokens_per_s_estimate().value()},
@@ -287,6 +294,23 @@ json load_json(const load_result& l, double max_rate_at_target, double ttft_targ
           {"tokens_per_s_total", l.stable ? l.tokens_per_s_total().value() : 0.0},
           {"ttft_target_s", ttft_target_s},
           {"max_rate_at_ttft_target", max_rate_at_target}};
+}
+
+json calibrate_json(const measurement_set& set, profile_scope scope, const profile_table& t) {
+  json j = {{"schema", "llmroof.calibrate/1"}, {"scope", to_string(scope)}, {"points", set.rows.size()},
+            {"skipped", set.skipped.size()}};
+  json fits = json::array();
+  for (const auto& [key, r] : t.fits) {
+    fits.push_back({{"key", key.empty() ? "global" : key}, {"memory", r.profile.memory}, {"memory_sd", r.memory_sd},
+                    {"compute", r.profile.compute}, {"compute_sd", r.compute_sd}, {"attention", r.profile.attention},
+                    {"per_step_s", r.profile.per_step.value()}, {"per_step_sd_s", r.per_step_sd}, {"points", r.points},
+                    {"median_ape", r.median_ape}, {"residuals", r.residuals}});
+  }
+  j["fits"] = fits;
+  json skipped = json::array();
+  for (const auto& sk : set.skipped) skipped.push_back({{"id", sk.id}, {"reason", sk.reason}});
+  j["skipped_rows"] = skipped;
+  return j;
 }
 
 json moe_table_json() {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llmroof/llmroof.hpp"
+#include "llmroof/calibrate.hpp"
 #include "llmroof/readers.hpp"
 
 namespace llmroof::report {
@@ -51,6 +52,8 @@ json compare_json(const setup& a, const setup& b, const roofline& r, double cont
 /// The load section of a plan: steady state at a rate, and the capacity.
 /// `capacity` is the highest stable rate without a TTFT target; utilisation = rate / capacity.
 json load_json(const load_result& l, double max_rate_at_target, double ttft_target_s, double capacity);
+/// "llmroof.calibrate/1": fitted profiles with their spread and residuals.
+json calibrate_json(const measurement_set& set, profile_scope scope, const profile_table& t);
 /// "llmroof.kv/1"
 json kv_json(const setup& s, double context, double users);
 

@@ -114,6 +114,20 @@ check("offload experts fits", r.returncode == 0 and json.loads(r.stdout)["memory
 r = run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--offload", "2")
 check("offload range", r.returncode == 2 and "offload.layers must be in [0, 1] (got 2)" in r.stderr, r.stderr)
 
+# Calibration and validation against the shipped measurements.
+import os, tempfile
+points = os.path.join(os.path.dirname(__file__), "..", "..", "data", "measured", "calibration.csv")
+r = run("calibrate", points)
+check("calibrate", r.returncode == 0 and "llama.cpp-cuda/gddr" in r.stdout, r.stderr)
+with tempfile.TemporaryDirectory() as d:
+    r = run("validate", points, "--report", d)
+    check("validate", r.returncode == 0 and "Worst ten points" in r.stdout and "Rows not mapped" in r.stdout, r.stderr)
+    check("validate report written", os.path.exists(os.path.join(d, "report.md")) and os.path.exists(os.path.join(d, "predictions.csv")), d)
+r = run("calibrate")
+check("calibrate needs file", r.returncode == 2 and "calibrate needs a points file" in r.stderr, r.stderr)
+r = run("calibrate", "/nonexistent.csv")
+check("calibrate missing file", r.returncode == 2 and "/nonexistent.csv: cannot open the file" in r.stderr, r.stderr)
+
 r = run("kv", "--model", "deepseek-v3", "--json")
 check("kv mla", json.loads(r.stdout)["kv_bytes_per_token"] == 70272, r.stdout)
 r = run("kv", "--model", "gpt-oss-120b", "--context", "128k", "--json")

@@ -59,3 +59,17 @@ def test_seed_alternatives_say_what_must_change(cli: str) -> None:
     assert alts["KV cache in fp8-e4m3"]["fits"] is True
     assert alts["2 devices (TP 2)"]["fits"] is True
     assert alts["fewer users"]["users"] == 3
+
+
+def test_calibrate_from_python() -> None:
+    from pathlib import Path
+
+    points = Path(__file__).resolve().parents[2] / "data" / "measured" / "calibration.csv"
+    r = llmroof.calibrate(points)
+    keys = {f["key"] for f in r["fits"]}
+    assert "llama.cpp-cuda/gddr" in keys
+    gddr = next(f for f in r["fits"] if f["key"] == "llama.cpp-cuda/gddr")
+    assert 0.5 < gddr["memory"] <= 1 and gddr["memory_sd"] > 0
+    assert all(row["reason"] for row in r["skipped_rows"])
+    with pytest.raises(ValueError, match="scope must be"):
+        llmroof.calibrate(points, scope="device")

@@ -1,0 +1,142 @@
+// Calibration: measured points (decode and prefill speeds, TTFT, TPOT,
+// end-to-end latency) -> a fitted efficiency profile with uncertainty, by
+// bounded nonlinear least squares (Levenberg-Marquardt, Eigen) on log ratios.
+//
+// The input format is the column layout of shared/data/measured/calibration.csv
+// (documented in docs/calibration.md); rows that cannot be mapped to a model,
+// device, format and workload are kept with the reason, never dropped.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llmroof/parallel.hpp"
+#include "llmroof/serving.hpp"
+
+namespace llmroof {
+
+enum class metric : std::uint8_t { decode_tps_per_seq, decode_tps_total, prefill_tps, ttft_ms, tpot_ms, e2e_latency_s };
+
+std::string_view to_string(metric m);
+
+/// One measured point, mapped onto llmroof's objects.
+struct measurement {
+  std::string id;
+  std::string source;
+  std::string engine;        ///< engine class: llama.cpp-cuda, llama.cpp-metal, tensorrt-llm, vllm, mlx
+  architecture arch;
+  precision pr;
+  device dev;
+  parallel_plan plan;
+  metric what = metric::decode_tps_per_seq;
+  double batch = 1;
+  double prompt = 0;         ///< tokens prefilled in the measured step
+  double depth = 0;          ///< tokens already cached
+  double gen = 0;            ///< tokens generated
+  double value = 0;          ///< tokens/s, ms or s as the metric says (per device when per_device)
+  bool per_device = false;   ///< the source reports tokens/s per GPU
+  bool includes_prefill = false;  ///< decode_tps_total over the whole run (TensorRT-LLM benchmarks)
+  std::string notes;
+};
+
+struct skipped_row {
+  std::string id;
+  std::string reason;
+};
+
+struct measurement_set {
+  std::vector<measurement> rows;
+  std::vector<skipped_row> skipped;
+};
+
+/// Reads a calibration.csv-format file. Throws std::invalid_argument naming
+/// the file and line for a malformed file; rows that parse but cannot be
+/// mapped land in `skipped` with the reason.
+measurement_set read_measurements(const std::string& path);
+
+/// Prediction of a measurement's value (same unit) under a profile.
+double predict(const measurement& m, const efficiency_profile& e);
+
+/// Which profile fields a fit moves.
+struct fit_fields {
+  bool memory = true;     ///< eta_m
+  bool compute = true;    ///< eta_c
+  bool per_step = true;   ///< per-step overhead
+  bool attention = false; ///< attention kernels' share of the compute roof
+};
+
+struct calibration_result {
+  efficiency_profile profile;
+  double memory_sd = 0;    ///< standard error of eta_m
+  double compute_sd = 0;
+  double per_step_sd = 0;  ///< s
+  std::vector<double> residuals;  ///< log(prediction / measurement) per row
+  double median_ape = 0;          ///< median absolute percentage error, 0..1
+  std::size_t points = 0;
+  /// A slower and a faster profile one standard error away in every fitted
+  /// field: the band of an estimate.
+  [[nodiscard]] efficiency_profile low() const;
+  [[nodiscard]] efficiency_profile high() const;
+};
+
+/// Fits `start`'s fields in `fields` to `rows`. Throws std::invalid_argument
+/// when there are fewer rows than fitted fields.
+calibration_result calibrate(const std::vector<measurement>& rows, const efficiency_profile& start,
+                             fit_fields fields = {});
+
+/// Absolute percentage error of one prediction, |pred - meas| / meas.
+inline double ape(double predicted, double measured) { return std::fabs(predicted - measured) / measured; }
+
+double median(std::vector<double> v);
+
+}  // namespace llmroof
+
+namespace llmroof {
+
+/// True for metrics that decode time decides (fit eta_m and overhead); false
+/// for prefill-decided ones (fit eta_c).
+constexpr bool decode_metric(metric m) {
+  return m == metric::decode_tps_per_seq || m == metric::decode_tps_total || m == metric::tpot_ms ||
+         m == metric::e2e_latency_s;
+}
+
+/// Fits a profile to a group of points in two stages: decode metrics move
+/// eta_m and the per-step overhead, prefill metrics move eta_c. A stage with
+/// fewer than 3 points keeps `start`'s values.
+calibration_result calibrate_two_stage(const std::vector<measurement>& rows, const efficiency_profile& start);
+
+/// How profiles are shared, from coarse to fine.
+enum class profile_scope : std::uint8_t { defaults, global, engine, engine_and_class };
+
+std::string_view to_string(profile_scope s);
+
+/// Profiles fitted at one scope, keyed "engine/class", "engine" or "" (global).
+struct profile_table {
+  profile_scope scope = profile_scope::defaults;
+  std::map<std::string, calibration_result> fits;
+  /// The profile for a device and engine class: the finest fitted key that
+  /// exists, else the device class default.
+  [[nodiscard]] efficiency_profile for_row(const device& d, const std::string& engine) const;
+  [[nodiscard]] const calibration_result* fit_for(const device& d, const std::string& engine) const;
+};
+
+profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope scope);
+
+/// One held-out prediction of cross-validation.
+struct cv_prediction {
+  const measurement* row = nullptr;
+  double predicted = 0;
+  [[nodiscard]] double error() const { return ape(predicted, row->value); }
+};
+
+/// Leave-one-source-out: every source's rows predicted by profiles fitted on
+/// the other sources at `scope`.
+std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, profile_scope scope);
+
+/// Median absolute percentage error of the predictions whose metric
+/// satisfies `pred` (NaN when there are none).
+double median_ape(const std::vector<cv_prediction>& p, bool decode);
+
+}  // namespace llmroof

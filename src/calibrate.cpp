@@ -1,0 +1,325 @@
+// Prediction of measured points and the Levenberg-Marquardt profile fit.
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+
+#include "llmroof/calibrate.hpp"
+
+namespace llmroof {
+
+std::string_view to_string(metric m) {
+  switch (m) {
+    case metric::decode_tps_per_seq: return "decode_tps_per_seq";
+    case metric::decode_tps_total: return "decode_tps_total";
+    case metric::prefill_tps: return "prefill_tps";
+    case metric::ttft_ms: return "ttft_ms";
+    case metric::tpot_ms: return "tpot_ms";
+    case metric::e2e_latency_s: return "e2e_latency_s";
+  }
+  return "?";
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+namespace {
+
+seconds decode_time(const measurement& m, const efficiency_profile& e, double batch, double context) {
+  if (m.plan.devices() == 1) return decode_step(m.arch, m.pr, roofline(m.dev, e), batch, context).estimate;
+  return decode_step_parallel(m.arch, m.pr, m.dev, e, m.plan, batch, context).estimate;
+}
+
+seconds prefill_time(const measurement& m, const efficiency_profile& e, double prompt, double cached, double batch) {
+  if (m.plan.devices() == 1) return prefill(m.arch, m.pr, roofline(m.dev, e), prompt, cached, batch).estimate;
+  // Parallel prefill of a batch: the batch's prompts in one pass.
+  return prefill_parallel(m.arch, m.pr, m.dev, e, m.plan, prompt * batch, cached).estimate;
+}
+
+}  // namespace
+
+double predict(const measurement& m, const efficiency_profile& e) {
+  const double n = m.plan.devices();
+  switch (m.what) {
+    case metric::decode_tps_per_seq: {
+      // llama-bench tg N averages over a cache growing from depth to depth + N.
+      const double ctx = m.depth + m.prompt + m.gen / 2;
+      return 1.0 / decode_time(m, e, m.batch, ctx).value();
+    }
+    case metric::decode_tps_total: {
+      const double ctx = m.depth + m.prompt + m.gen / 2;
+      const double step = decode_time(m, e, m.batch, ctx).value();
+      double total = m.batch / step;
+      if (m.includes_prefill && m.gen > 0) {
+        const double pre = prefill_time(m, e, std::max(1.0, m.prompt), m.depth, m.batch).value();
+        total = m.batch * m.gen / (pre + m.gen * step);
+      }
+      return m.per_device ? total / n : total;
+    }
+    case metric::prefill_tps:
+      return m.prompt * m.batch / prefill_time(m, e, m.prompt, m.depth, m.batch).value();
+    case metric::ttft_ms:
+      return 1e3 * prefill_time(m, e, std::max(1.0, m.prompt), m.depth, m.batch).value();
+    case metric::tpot_ms:
+      return 1e3 * decode_time(m, e, m.batch, m.depth + m.prompt + m.gen / 2).value();
+    case metric::e2e_latency_s: {
+      const double pre = prefill_time(m, e, std::max(1.0, m.prompt), m.depth, m.batch).value();
+      return pre + m.gen * decode_time(m, e, m.batch, m.depth + m.prompt + m.gen / 2).value();
+    }
+  }
+  return 0;
+}
+
+namespace {
+
+// Unconstrained coordinates: eta = logistic(u) in (0, 1); overhead = exp(v).
+double logistic(double u) { return 1.0 / (1.0 + std::exp(-u)); }
+double logit(double p) { return std::log(p / (1 - p)); }
+
+struct packing {
+  fit_fields f;
+  [[nodiscard]] int size() const { return int(f.memory) + int(f.compute) + int(f.per_step) + int(f.attention); }
+  [[nodiscard]] Eigen::VectorXd pack(const efficiency_profile& e) const {
+    Eigen::VectorXd x(size());
+    int i = 0;
+    if (f.memory) x[i++] = logit(std::clamp(e.memory, 1e-4, 0.9999));
+    if (f.compute) x[i++] = logit(std::clamp(e.compute, 1e-4, 0.9999));
+    if (f.per_step) x[i++] = std::log(std::max(e.per_step.value(), 1e-7));
+    if (f.attention) x[i++] = logit(std::clamp(e.attention, 1e-4, 0.9999));
+    return x;
+  }
+  [[nodiscard]] efficiency_profile unpack(const Eigen::VectorXd& x, efficiency_profile e) const {
+    int i = 0;
+    if (f.memory) e.memory = logistic(x[i++]);
+    if (f.compute) e.compute = logistic(x[i++]);
+    if (f.per_step) e.per_step = make_seconds(std::exp(x[i++]));
+    if (f.attention) e.attention = logistic(x[i++]);
+    return e;
+  }
+};
+
+Eigen::VectorXd residuals(const std::vector<measurement>& rows, const efficiency_profile& e) {
+  Eigen::VectorXd r(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    r[static_cast<Eigen::Index>(i)] = std::log(predict(rows[i], e) / rows[i].value);
+  }
+  return r;
+}
+
+}  // namespace
+
+efficiency_profile calibration_result::low() const {
+  efficiency_profile e = profile;
+  e.memory = std::max(1e-3, e.memory - memory_sd);
+  e.compute = std::max(1e-3, e.compute - compute_sd);
+  e.per_step = e.per_step + make_seconds(per_step_sd);
+  return e;
+}
+
+efficiency_profile calibration_result::high() const {
+  efficiency_profile e = profile;
+  e.memory = std::min(1.0, e.memory + memory_sd);
+  e.compute = std::min(1.0, e.compute + compute_sd);
+  e.per_step = make_seconds(std::max(0.0, e.per_step.value() - per_step_sd));
+  return e;
+}
+
+calibration_result calibrate(const std::vector<measurement>& rows, const efficiency_profile& start, fit_fields fields) {
+  const packing pk{fields};
+  const int p = pk.size();
+  if (p == 0) throw std::invalid_argument("calibrate needs at least one field to fit");
+  if (static_cast<int>(rows.size()) < p) {
+    detail::fail("calibration points", ">= the fitted fields (" + detail::show(p) + ")", double(rows.size()));
+  }
+  for (const auto& m : rows) {
+    if (!(m.value > 0) || !std::isfinite(m.value)) detail::fail("measurement " + m.id + " value", "> 0", m.value);
+  }
+  Eigen::VectorXd x = pk.pack(start);
+  Eigen::VectorXd r = residuals(rows, pk.unpack(x, start));
+  double cost = r.squaredNorm();
+  double lambda = 1e-3;
+  Eigen::MatrixXd jac(r.size(), p);
+  const auto jacobian = [&](const Eigen::VectorXd& at, const Eigen::VectorXd& r0) {
+    for (int j = 0; j < p; ++j) {
+      Eigen::VectorXd h = at;
+      const double step = 1e-5 * std::max(1.0, std::fabs(at[j]));
+      h[j] += step;
+      jac.col(j) = (residuals(rows, pk.unpack(h, start)) - r0) / step;
+    }
+  };
+  for (int it = 0; it < 100; ++it) {
+    jacobian(x, r);
+    const Eigen::MatrixXd jtj = jac.transpose() * jac;
+    const Eigen::VectorXd g = jac.transpose() * r;
+    bool improved = false;
+    for (int tries = 0; tries < 20 && !improved; ++tries) {
+      Eigen::MatrixXd a = jtj;
+      a.diagonal() += lambda * (jtj.diagonal().array() + 1e-12).matrix();
+      const Eigen::VectorXd dx = a.ldlt().solve(-g);
+      const Eigen::VectorXd xn = x + dx;
+      const Eigen::VectorXd rn = residuals(rows, pk.unpack(xn, start));
+      const double cn = rn.squaredNorm();
+      if (std::isfinite(cn) && cn < cost) {
+        const double gain = cost - cn;
+        x = xn;
+        r = rn;
+        cost = cn;
+        lambda = std::max(lambda / 3, 1e-12);
+        improved = true;
+        if (gain < 1e-14 * std::max(1.0, cost)) it = 100;
+      } else {
+        lambda *= 4;
+      }
+    }
+    if (!improved) break;
+  }
+  calibration_result out;
+  out.profile = pk.unpack(x, start);
+  out.points = rows.size();
+  out.residuals.assign(r.data(), r.data() + r.size());
+  std::vector<double> apes;
+  for (double ri : out.residuals) apes.push_back(std::fabs(std::exp(ri) - 1));
+  out.median_ape = median(apes);
+  // Standard errors: sigma^2 (J^T J)^-1 in the unconstrained coordinates,
+  // carried to the fields by the derivative of each transform.
+  jacobian(x, r);
+  const double dof = std::max(1.0, double(rows.size()) - p);
+  const Eigen::MatrixXd cov = (cost / dof) * (jac.transpose() * jac).completeOrthogonalDecomposition().pseudoInverse();
+  int i = 0;
+  if (fields.memory) {
+    out.memory_sd = out.profile.memory * (1 - out.profile.memory) * std::sqrt(std::max(0.0, cov(i, i)));
+    ++i;
+  }
+  if (fields.compute) {
+    out.compute_sd = out.profile.compute * (1 - out.profile.compute) * std::sqrt(std::max(0.0, cov(i, i)));
+    ++i;
+  }
+  if (fields.per_step) out.per_step_sd = out.profile.per_step.value() * std::sqrt(std::max(0.0, cov(i, i)));
+  return out;
+}
+
+}  // namespace llmroof
+
+namespace llmroof {
+
+calibration_result calibrate_two_stage(const std::vector<measurement>& rows, const efficiency_profile& start) {
+  std::vector<measurement> dec, pre;
+  for (const auto& m : rows) (decode_metric(m.what) ? dec : pre).push_back(m);
+  efficiency_profile e = start;
+  calibration_result d, p;
+  bool have_d = false, have_p = false;
+  if (dec.size() >= 3) {
+    d = calibrate(dec, e, {true, false, true});
+    e = d.profile;
+    have_d = true;
+  }
+  if (pre.size() >= 3) {
+    // Long prompts or deep caches give attention its own leverage.
+    bool long_context = false;
+    for (const auto& m : pre) long_context = long_context || m.prompt + m.depth >= 4096;
+    p = calibrate(pre, e, {false, true, false, long_context && pre.size() >= 6});
+    e = p.profile;
+    have_p = true;
+  }
+  calibration_result out;
+  out.profile = e;
+  out.memory_sd = have_d ? d.memory_sd : 0;
+  out.per_step_sd = have_d ? d.per_step_sd : 0;
+  out.compute_sd = have_p ? p.compute_sd : 0;
+  out.points = rows.size();
+  std::vector<double> apes;
+  for (const auto& m : rows) {
+    const double pr = predict(m, e);
+    out.residuals.push_back(std::log(pr / m.value));
+    apes.push_back(ape(pr, m.value));
+  }
+  out.median_ape = median(apes);
+  return out;
+}
+
+std::string_view to_string(profile_scope s) {
+  switch (s) {
+    case profile_scope::defaults: return "class defaults (no fit)";
+    case profile_scope::global: return "one global fit";
+    case profile_scope::engine: return "one fit per engine";
+    case profile_scope::engine_and_class: return "one fit per engine and memory kind (HBM, GDDR, unified)";
+  }
+  return "?";
+}
+
+namespace {
+std::string key_of(profile_scope s, const device& d, const std::string& engine) {
+  switch (s) {
+    case profile_scope::defaults: return "-";
+    case profile_scope::global: return "";
+    case profile_scope::engine: return engine;
+    case profile_scope::engine_and_class: return engine + "/" + std::string(to_string(d.memory_kind_of()));
+  }
+  return "";
+}
+}  // namespace
+
+const calibration_result* profile_table::fit_for(const device& d, const std::string& engine) const {
+  for (profile_scope s : {profile_scope::engine_and_class, profile_scope::engine, profile_scope::global}) {
+    if (static_cast<int>(s) > static_cast<int>(scope)) continue;
+    auto it = fits.find(key_of(s, d, engine));
+    if (it != fits.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+efficiency_profile profile_table::for_row(const device& d, const std::string& engine) const {
+  if (const auto* f = fit_for(d, engine)) {
+    efficiency_profile e = f->profile;
+    return e;
+  }
+  return default_profile(d);
+}
+
+profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope scope) {
+  profile_table t;
+  t.scope = scope;
+  if (scope == profile_scope::defaults || rows.empty()) return t;
+  // Fit every coarser scope too, so that rows of unseen groups fall back.
+  for (profile_scope s : {profile_scope::global, profile_scope::engine, profile_scope::engine_and_class}) {
+    if (static_cast<int>(s) > static_cast<int>(scope)) break;
+    std::map<std::string, std::vector<measurement>> groups;
+    for (const auto& m : rows) groups[key_of(s, m.dev, m.engine)].push_back(m);
+    for (auto& [k, g] : groups) {
+      if (g.size() < 3) continue;
+      efficiency_profile start = default_profile(g.front().dev);
+      start.name = "fitted " + (k.empty() ? std::string("global") : k);
+      start.source = "fitted to " + std::to_string(g.size()) + " points of shared/data/measured/calibration.csv";
+      t.fits[k] = calibrate_two_stage(g, start);
+    }
+  }
+  return t;
+}
+
+std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, profile_scope scope) {
+  std::map<std::string, std::vector<const measurement*>> by_source;
+  for (const auto& m : rows) by_source[m.source].push_back(&m);
+  std::vector<cv_prediction> out;
+  for (const auto& [src, held] : by_source) {
+    std::vector<measurement> train;
+    for (const auto& m : rows) {
+      if (m.source != src) train.push_back(m);
+    }
+    const profile_table t = fit_profiles(train, scope);
+    for (const measurement* m : held) out.push_back({m, predict(*m, t.for_row(m->dev, m->engine))});
+  }
+  return out;
+}
+
+double median_ape(const std::vector<cv_prediction>& p, bool decode) {
+  std::vector<double> e;
+  for (const auto& x : p) {
+    if (decode_metric(x.row->what) == decode) e.push_back(x.error());
+  }
+  return e.empty() ? std::nan("") : median(e);
+}
+
+}  // namespace llmroof

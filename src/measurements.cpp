@@ -1,0 +1,276 @@
+// Reading calibration.csv-format files and mapping each row onto a model,
+// device, formats, parallel plan and workload.
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "llmroof/calibrate.hpp"
+
+namespace llmroof {
+
+namespace {
+
+[[noreturn]] void fail_at(const std::string& file, std::size_t line, const std::string& what) {
+  throw std::invalid_argument(file + ": line " + std::to_string(line) + ": " + what);
+}
+
+/// RFC 4180 records (quoted fields may hold commas, quotes and newlines).
+std::vector<std::vector<std::string>> parse_csv(const std::string& text, const std::string& file) {
+  std::vector<std::vector<std::string>> out;
+  std::vector<std::string> rec;
+  std::string field;
+  bool quoted = false;
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field.push_back('"');
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        field.push_back(c);
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      rec.push_back(field);
+      field.clear();
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      rec.push_back(field);
+      field.clear();
+      if (!(rec.size() == 1 && rec[0].empty())) out.push_back(rec);
+      rec.clear();
+      ++line;
+    } else {
+      field.push_back(c);
+    }
+  }
+  if (quoted) fail_at(file, line, "a quoted field never ends");
+  if (!field.empty() || !rec.empty()) {
+    rec.push_back(field);
+    out.push_back(rec);
+  }
+  return out;
+}
+
+bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+bool has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
+
+std::optional<std::string> device_id(const std::string& d) {
+  static const std::vector<std::pair<const char*, const char*>> table = {
+      {"NVIDIA RTX 3070", "rtx-3070"},          {"NVIDIA RTX 3080 10GB", "rtx-3080"},
+      {"NVIDIA RTX 3090", "rtx-3090"},          {"NVIDIA RTX 4080", "rtx-4080"},
+      {"NVIDIA RTX 4090", "rtx-4090"},          {"NVIDIA RTX A6000", "rtx-a6000"},
+      {"NVIDIA RTX 4000 Ada", "rtx-4000-ada"},  {"NVIDIA RTX 5000 Ada", "rtx-5000-ada"},
+      {"NVIDIA RTX 6000 Ada", "rtx-6000-ada"},  {"NVIDIA A40", "a40"},
+      {"NVIDIA L40S", "l40s"},                  {"NVIDIA A100 PCIe 80GB", "a100-80gb-pcie"},
+      {"NVIDIA A100 SXM 80GB", "a100-80gb-sxm"}, {"NVIDIA H100 PCIe", "h100-pcie"},
+      {"NVIDIA H100 SXM", "h100-sxm"},          {"NVIDIA H200", "h200"},
+      {"NVIDIA B200", "b200"},                  {"NVIDIA RTX PRO 6000 Blackwell", "rtx-pro-6000-blackwell"},
+      {"NVIDIA DGX Spark", "dgx-spark"},        {"Apple M1 7-Core", "m1-8c"},
+      {"Apple M1 Max", "m1-max-32c"},           {"Apple M2 Ultra", "m2-ultra-76c"},
+      {"Apple M3 Max 40-Core", "m3-max-40c"},   {"Apple M4 Max", "m4-max-40c"},
+  };
+  for (const auto& [prefix, id] : table) {
+    if (starts(d, prefix)) return std::string(id);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> model_id(const std::string& m) {
+  static const std::vector<std::pair<const char*, const char*>> table = {
+      {"Llama-3-8B", "llama-3-8b"},         {"Llama-3-70B", "llama-3-70b"},
+      {"Llama-3.1-8B", "llama-3.1-8b"},     {"Llama-3.3-70B", "llama-3.3-70b"},
+      {"Llama-3.1-405B", "llama-3.1-405b"}, {"Llama-2-7B", "llama-2-7b"},
+      {"Llama-2-13B", "llama-2-13b"},       {"Llama-2-70B", "llama-2-70b"},
+      {"Qwen2.5-Coder-7B", "qwen2.5-coder-7b"},
+      // Qwen3-Coder-30B-A3B has Qwen3-30B-A3B's shape (48 layers, 128 experts, top-8).
+      {"Qwen3-Coder-30B-A3B", "qwen3-30b-a3b"}, {"Qwen3-30B-A3B", "qwen3-30b-a3b"},
+      {"Qwen3-4B", "qwen3-4b"},             {"Qwen3-235B-A22B", "qwen3-235b-a22b"},
+      {"gemma-3-4b", "gemma-3-4b"},         {"gpt-oss-20b", "gpt-oss-20b"},
+      {"gpt-oss-120b", "gpt-oss-120b"},     {"GPT-J-6B", "gpt-j-6b"},
+      {"Falcon-180B", "falcon-180b"},       {"DeepSeek-R1", "deepseek-r1"},
+  };
+  for (const auto& [prefix, id] : table) {
+    if (starts(m, prefix)) return std::string(id);
+  }
+  return std::nullopt;
+}
+
+std::optional<precision> formats(const std::string& w, const std::string& kv, const architecture& a) {
+  const auto kv_fmt = [&]() -> numeric_format {
+    if (starts(kv, "F16") || starts(kv, "FP16")) return find_format("fp16");
+    if (starts(kv, "FP8")) return find_format("fp8-e4m3");
+    return find_format("bf16");
+  }();
+  std::optional<numeric_format> wf;
+  if (starts(w, "Q4_K_M")) wf = find_format("q4_k_m");
+  else if (starts(w, "Q8_0")) wf = find_format("q8_0");
+  else if (starts(w, "Q4_0")) wf = find_format("q4_0");
+  else if (starts(w, "F16") || starts(w, "FP16")) wf = find_format("fp16");
+  else if (starts(w, "BF16")) wf = find_format("bf16");
+  else if (starts(w, "FP8")) wf = find_format("fp8");
+  else if (starts(w, "FP4")) wf = find_format("nvfp4");
+  else if (starts(w, "MXFP4")) {
+    // gpt-oss: MXFP4 experts; attention, router and embeddings stay 16-bit.
+    precision p = precision::of(find_format("bf16"), kv_fmt);
+    p.experts = find_format("mxfp4");
+    return p;
+  } else if (starts(w, "MLX")) {
+    // MLX affine quantization: an fp16 scale and bias per group: k + 32/group bits.
+    int bits = 0;
+    int group = 64;
+    for (int b : {8, 6, 5, 4, 3}) {
+      if (has(w, (std::to_string(b) + "-bit").c_str())) bits = b;
+    }
+    if (has(w, "group 32")) group = 32;
+    if (bits == 0) return std::nullopt;
+    wf = make_format("mlx-q" + std::to_string(bits) + "-g" + std::to_string(group), bits + 32.0 / group,
+                     math_format::bf16, "MLX affine quantization, fp16 scale and bias per group");
+  }
+  if (!wf) return std::nullopt;
+  (void)a;
+  return precision::of(*wf, kv_fmt);
+}
+
+double number(const std::string& s) {
+  if (s.empty()) return 0;
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    return -1;
+  }
+  return used == s.size() ? v : -1;
+}
+
+}  // namespace
+
+measurement_set read_measurements(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument(path + ": cannot open the file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const auto recs = parse_csv(buf.str(), path);
+  if (recs.empty()) throw std::invalid_argument(path + ": empty file");
+  std::map<std::string, std::size_t> col;
+  for (std::size_t i = 0; i < recs[0].size(); ++i) col[recs[0][i]] = i;
+  for (const char* need : {"id", "source", "device", "n_devices", "backend", "model", "weight_format", "kv_format",
+                           "batch", "prompt_tokens", "context_depth", "gen_tokens", "metric", "value", "unit", "notes"}) {
+    if (!col.count(need)) throw std::invalid_argument(path + ": line 1: missing column '" + std::string(need) + "'");
+  }
+  measurement_set out;
+  for (std::size_t r = 1; r < recs.size(); ++r) {
+    const auto& rec = recs[r];
+    if (rec.size() != recs[0].size()) {
+      fail_at(path, r + 1, std::to_string(rec.size()) + " fields, the header has " + std::to_string(recs[0].size()));
+    }
+    const auto get = [&](const char* k) { return rec[col[k]]; };
+    const std::string id = get("id");
+    const auto skip = [&](const std::string& why) { out.skipped.push_back({id, why}); };
+    const std::string notes = get("notes");
+    const std::string backend = get("backend");
+    if (has(notes, "SUSPECT")) {
+      skip("flagged SUSPECT by the source notes");
+      continue;
+    }
+    if (has(backend, "MTP") || has(notes, "MTP")) {
+      skip("uses multi-token-prediction speculative decoding (more than one token per step)");
+      continue;
+    }
+    const auto dev = device_id(get("device"));
+    if (!dev) {
+      skip("device '" + get("device") + "' is not in the catalog");
+      continue;
+    }
+    const auto mid = model_id(get("model"));
+    if (!mid) {
+      skip("model '" + get("model") + "' is not in the catalog");
+      continue;
+    }
+    measurement m;
+    m.id = id;
+    m.source = get("source");
+    m.arch = find_model(*mid);
+    m.dev = find_device(*dev);
+    m.notes = notes;
+    const auto pr = formats(get("weight_format"), get("kv_format"), m.arch);
+    if (!pr) {
+      skip("weight format '" + get("weight_format") + "' is not mapped");
+      continue;
+    }
+    m.pr = *pr;
+    const std::string met = get("metric");
+    bool known = false;
+    for (metric x : {metric::decode_tps_per_seq, metric::decode_tps_total, metric::prefill_tps, metric::ttft_ms,
+                     metric::tpot_ms, metric::e2e_latency_s}) {
+      if (to_string(x) == met) {
+        m.what = x;
+        known = true;
+      }
+    }
+    if (!known) {
+      skip("metric '" + met + "' is not known");
+      continue;
+    }
+    const double batch = number(get("batch"));
+    if (batch < 1) {
+      skip("batch '" + get("batch").substr(0, 40) + "' is not a number (runtime-chosen batches cannot be replayed)");
+      continue;
+    }
+    m.batch = batch;
+    m.prompt = number(get("prompt_tokens"));
+    m.depth = number(get("context_depth"));
+    m.gen = number(get("gen_tokens"));
+    m.value = number(get("value"));
+    if (m.prompt < 0 || m.depth < 0 || m.gen < 0 || !(m.value > 0)) {
+      skip("a token count or the value is not a number");
+      continue;
+    }
+    if (m.what == metric::prefill_tps && m.prompt < 1) {
+      skip("prefill_tps without a prompt length");
+      continue;
+    }
+    const int n = static_cast<int>(std::max(1.0, number(get("n_devices"))));
+    m.per_device = has(get("unit"), "/GPU");
+    if (has(backend, "llama.cpp")) {
+      m.engine = has(backend, "Metal") ? "llama.cpp-metal" : "llama.cpp-cuda";
+      m.plan.pp = n;  // llama.cpp splits layers across GPUs (a pipeline)
+    } else if (has(backend, "TensorRT-LLM")) {
+      m.engine = "tensorrt-llm";
+      if (has(backend, "EP8") && m.arch.is_moe()) {
+        m.plan.ep = n;
+      } else {
+        m.plan.tp = n;
+      }
+      m.includes_prefill = m.what == metric::decode_tps_total;
+    } else if (has(backend, "vLLM")) {
+      m.engine = "vllm";
+      m.plan.tp = n;
+    } else if (has(backend, "MLX")) {
+      m.engine = "mlx";
+    } else {
+      skip("engine '" + backend.substr(0, 40) + "' is not mapped");
+      continue;
+    }
+    m.plan.devices_per_node = std::max(8, n);
+    if (m.plan.pp > m.arch.num_layers) m.plan.pp = m.arch.num_layers;
+    try {
+      validate(m.plan, m.arch);
+    } catch (const std::invalid_argument& e) {
+      skip(std::string("parallel plan: ") + e.what());
+      continue;
+    }
+    out.rows.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace llmroof

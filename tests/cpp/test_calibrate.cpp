@@ -1,0 +1,103 @@
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "llmroof/calibrate.hpp"
+
+using namespace llmroof;
+
+namespace {
+
+measurement point(const char* model, const char* dev, const char* fmt, metric what, double batch, double prompt,
+                  double depth, double gen) {
+  measurement m;
+  m.id = std::string(model) + "/" + dev;
+  m.source = "synthetic";
+  m.engine = "test";
+  m.arch = find_model(model);
+  m.dev = find_device(dev);
+  m.pr = precision::of(find_format(fmt), find_format("bf16"));
+  m.what = what;
+  m.batch = batch;
+  m.prompt = prompt;
+  m.depth = depth;
+  m.gen = gen;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("a fit recovers a known profile within 2%") {
+  efficiency_profile truth = default_profile(find_device("h100-sxm"));
+  truth.memory = 0.72;
+  truth.compute = 0.55;
+  truth.per_step = make_seconds(1.2e-3);
+  std::vector<measurement> rows;
+  for (const char* model : {"llama-3.1-8b", "qwen3-32b", "llama-3.1-70b", "qwen3-30b-a3b"}) {
+    for (const char* dev : {"h100-sxm", "a100-80gb-sxm", "l40s"}) {
+      for (double b : {1.0, 8.0, 32.0}) rows.push_back(point(model, dev, "fp8", metric::decode_tps_per_seq, b, 0, 1024, 256));
+      for (double p : {512.0, 2048.0}) rows.push_back(point(model, dev, "fp8", metric::prefill_tps, 1, p, 0, 0));
+    }
+  }
+  for (auto& m : rows) m.value = predict(m, truth);  // exact synthetic measurements
+  efficiency_profile start = default_profile(find_device("h100-sxm"));
+  start.memory = 0.5;
+  start.compute = 0.3;
+  start.per_step = make_seconds(0.2e-3);
+  const calibration_result r = calibrate(rows, start);
+  CHECK(r.profile.memory == doctest::Approx(0.72).epsilon(0.02));
+  CHECK(r.profile.compute == doctest::Approx(0.55).epsilon(0.02));
+  CHECK(r.profile.per_step.value() == doctest::Approx(1.2e-3).epsilon(0.02));
+  CHECK(r.median_ape < 1e-3);
+  // With 5% multiplicative noise the fit still lands close and reports a spread.
+  std::vector<measurement> noisy = rows;
+  for (std::size_t i = 0; i < noisy.size(); ++i) noisy[i].value *= (i % 2 == 0 ? 1.05 : 0.95);
+  const calibration_result n = calibrate(noisy, start);
+  CHECK(n.profile.memory == doctest::Approx(0.72).epsilon(0.1));
+  CHECK(n.memory_sd > 0);
+  CHECK(n.low().memory < n.profile.memory);
+  CHECK(n.high().memory > n.profile.memory);
+}
+
+TEST_CASE("the shared calibration points map, and unmapped rows keep their reason") {
+  const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
+  CHECK(set.rows.size() + set.skipped.size() == 483);
+  CHECK(set.rows.size() > 400);
+  for (const auto& s : set.skipped) {
+    CAPTURE(s.id);
+    CHECK_FALSE(s.reason.empty());
+  }
+  // llama.cpp's multi-GPU rows are layer splits (a pipeline).
+  bool saw_pipeline = false;
+  for (const auto& m : set.rows) saw_pipeline = saw_pipeline || (m.engine == "llama.cpp-cuda" && m.plan.pp > 1);
+  CHECK(saw_pipeline);
+}
+
+TEST_CASE("fitted defaults: llama.cpp on a GDDR card, class defaults for vLLM") {
+  const device& d = find_device("rtx-4090");
+  const efficiency_profile lc = default_profile(d, "llama.cpp");
+  CHECK(lc.name == "fitted llama.cpp-cuda/gddr");
+  CHECK(lc.memory > 0.5);
+  CHECK(default_profile(d, "vllm").name == "default-consumer");
+  CHECK(default_profile(find_device("m2-ultra-76c"), "ollama").name == "fitted llama.cpp-metal/unified");
+}
+
+TEST_CASE("malformed points files are rejected with the line") {
+  const auto path = std::filesystem::temp_directory_path() / "llmroof_bad_points.csv";
+  std::ofstream(path) << "id,source\nM1,\"unterminated\n";
+  CHECK_THROWS_WITH_AS(read_measurements(path.string()), (path.string() + ": line 3: a quoted field never ends").c_str(),
+                       std::invalid_argument);
+  std::ofstream(path) << "id,source\nM1,x\n";
+  CHECK_THROWS_WITH_AS(read_measurements(path.string()), (path.string() + ": line 1: missing column 'device'").c_str(),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(read_measurements("/nonexistent.csv"), "/nonexistent.csv: cannot open the file", std::invalid_argument);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("calibrate needs at least as many points as fitted fields") {
+  CHECK_THROWS_WITH_AS(calibrate({}, efficiency_profile{}), "calibration points must be >= the fitted fields (3) (got 0)",
+                       std::invalid_argument);
+}
