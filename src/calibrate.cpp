@@ -250,6 +250,14 @@ std::string_view to_string(profile_scope s) {
   return "?";
 }
 
+profile_scope scope_from_name(std::string_view name) {
+  if (name == "defaults") return profile_scope::defaults;
+  if (name == "global") return profile_scope::global;
+  if (name == "engine") return profile_scope::engine;
+  if (name == "engine-kind") return profile_scope::engine_and_class;
+  throw std::invalid_argument("scope must be defaults, global, engine or engine-kind (got '" + std::string(name) + "')");
+}
+
 namespace {
 std::string key_of(profile_scope s, const device& d, const std::string& engine) {
   switch (s) {

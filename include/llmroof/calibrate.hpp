@@ -112,6 +112,9 @@ enum class profile_scope : std::uint8_t { defaults, global, engine, engine_and_c
 
 std::string_view to_string(profile_scope s);
 
+/// `defaults`, `global`, `engine` or `engine-kind`; throws std::invalid_argument otherwise.
+profile_scope scope_from_name(std::string_view name);
+
 /// Profiles fitted at one scope, keyed "engine/class", "engine" or "" (global).
 struct profile_table {
   profile_scope scope = profile_scope::defaults;

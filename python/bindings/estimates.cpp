@@ -273,12 +273,7 @@ void register_estimates(py::module_& m) {
   m.def(
       "calibrate_report",
       [](const std::string& path, const std::string& scope) {
-        profile_scope sc = profile_scope::engine_and_class;
-        if (scope == "global") sc = profile_scope::global;
-        else if (scope == "engine") sc = profile_scope::engine;
-        else if (scope != "engine-kind") {
-          throw std::invalid_argument("scope must be global, engine or engine-kind (got '" + scope + "')");
-        }
+        const profile_scope sc = scope_from_name(scope);
         const measurement_set set = read_measurements(path);
         return report::calibrate_json(set, sc, fit_profiles(set.rows, sc)).dump();
       },

@@ -840,6 +840,24 @@ def _grid(**axes: object) -> dict[str, np.ndarray]:
     return {name: np.ascontiguousarray(m.ravel()) for name, m in zip(arrays, mesh)}
 
 
+def _sweep_frame(
+    cols: dict[str, np.ndarray], models: list[Model], devs: list[Device], ws: list[str], kvs: list[str],
+    grid: dict[str, np.ndarray],
+) -> dict[str, Any]:
+    """Columns of a sweep: the combination labels (the core computes combos in
+    model, device, weights, kv order), the grid axes repeated per combination,
+    then the core's result columns."""
+    combos = [(m.id, d.id, w, k) for m in models for d in devs for w in ws for k in kvs]
+    idx = cols.pop("combo").astype(np.int64)
+    frame: dict[str, Any] = {}
+    for pos, name in enumerate(["model", "device", "weights", "kv"]):
+        frame[name] = np.asarray([c[pos] for c in combos], dtype=object)[idx]
+    for name, axis in grid.items():
+        frame[name] = np.tile(axis, len(combos))
+    frame.update(cols)
+    return frame
+
+
 def sweep_decode(
     *,
     model: ModelLike | Sequence[ModelLike],
@@ -882,23 +900,13 @@ def sweep_decode(
         _number("memory_utilization", memory_utilization),
         int(_number("block_tokens", block_tokens)),
     )
-    n = g["batch"].size
-    combos = [(m.id, d.id, w, k) for m in models for d in devs for w in ws for k in kvs]
-    idx = cols.pop("combo").astype(np.int64)
-    frame: dict[str, Any] = {}
-    for pos, name in enumerate(["model", "device", "weights", "kv"]):
-        labels = [c[pos] for c in combos]
-        frame[name] = np.asarray(labels, dtype=object)[idx]
-    frame["batch"] = np.tile(g["batch"], len(combos))
-    frame["context"] = np.tile(g["context"], len(combos))
-    frame.update(cols)
+    frame = _sweep_frame(cols, models, devs, ws, kvs, g)
     df = pd.DataFrame(frame)
     df["tokens_per_s_per_user_estimate"] = 1.0 / df["tpot_s_estimate"]
     df["tokens_per_s_per_user_bound"] = 1.0 / df["tpot_s_bound"]
     df["tokens_per_s_total_estimate"] = df["batch"] / df["tpot_s_estimate"]
     df["fits"] = df["fits"].astype(bool)
     df["compute_bound"] = df["compute_bound"].astype(bool)
-    assert len(df) == n * len(combos)
     return df
 
 
@@ -933,14 +941,7 @@ def sweep_prefill(
         _devices(devices),
         efficiency,
     )
-    combos = [(m.id, d.id, w, k) for m in models for d in devs for w in ws for k in kvs]
-    idx = cols.pop("combo").astype(np.int64)
-    frame: dict[str, Any] = {}
-    for pos, name in enumerate(["model", "device", "weights", "kv"]):
-        frame[name] = np.asarray([c[pos] for c in combos], dtype=object)[idx]
-    frame["prompt"] = np.tile(g["prompt"], len(combos))
-    frame["cached"] = np.tile(g["cached"], len(combos))
-    frame.update(cols)
+    frame = _sweep_frame(cols, models, devs, ws, kvs, g)
     df = pd.DataFrame(frame)
     df["prefill_tokens_per_s_estimate"] = df["prompt"] / df["ttft_s_estimate"]
     return df

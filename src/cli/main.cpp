@@ -719,18 +719,10 @@ int cmd_users(const options& o) {
   return 0;
 }
 
-profile_scope parse_scope(const std::string& s) {
-  if (s == "defaults") return profile_scope::defaults;
-  if (s == "global") return profile_scope::global;
-  if (s == "engine") return profile_scope::engine;
-  if (s == "engine-kind") return profile_scope::engine_and_class;
-  throw usage_error("--scope must be defaults, global, engine or engine-kind (got '" + s + "')");
-}
-
 int cmd_calibrate(const options& o) {
   if (o.sub.empty()) throw usage_error("calibrate needs a points file: llmroof calibrate points.csv");
   const measurement_set set = read_measurements(o.sub);
-  const profile_scope scope = parse_scope(o.get("scope").value_or("engine-kind"));
+  const profile_scope scope = scope_from_name(o.get("scope").value_or("engine-kind"));
   const profile_table t = fit_profiles(set.rows, scope);
   if (auto out = o.get("write-profiles")) {
     std::ofstream f(*out);
