@@ -94,7 +94,7 @@ struct op {
   }
 };
 
-inline constexpr std::size_t max_ops = 24;
+inline constexpr std::size_t max_ops = 16;
 
 /// The ops of one phase; a fixed-capacity list so that counting allocates nothing.
 struct op_counts {

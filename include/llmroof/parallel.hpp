@@ -358,12 +358,28 @@ inline phase_timing time_offloaded(const architecture& a, const precision& pr, c
   }
   const phase_timing g = time_phase(on_gpu, roofline(gpu));
   const phase_timing h = time_phase(on_host, roofline(o.host));
-  // One phase: the device's ops, then the host's (its per-step overhead once).
+  // One phase: the device's ops, then the host's as one op (their sums), with
+  // the per-step overhead once.
   phase_timing out = g;
-  for (std::size_t i = 0; i < on_host.size && out.counts.size < max_ops; ++i) {
-    op x = on_host.ops[i];
-    out.counts.ops[out.counts.size] = x;
-    out.times[out.counts.size] = h.times[i];
+  op host;
+  host.name = "offload.host";
+  host.klass = op_class::elementwise;
+  host.kind = op_kind::ffn;
+  host.count = 0;
+  for (const auto& x : on_host.list()) {
+    host.count += x.count;
+    host.flop += x.flop;
+    host.weights += x.weights;
+    host.kv_read += x.kv_read;
+    host.kv_written += x.kv_written;
+    host.activations += x.activations;
+  }
+  op_time ht;
+  ht.memory_bound = h.bound;
+  ht.memory_est = h.estimate - roofline(o.host).efficiency().per_step;
+  if (on_host.size > 0 && out.counts.size < max_ops) {
+    out.counts.ops[out.counts.size] = host;
+    out.times[out.counts.size] = ht;
     ++out.counts.size;
   }
   out.bound += h.bound;

@@ -39,11 +39,10 @@ struct phase_timing {
 };
 
 /// Applies a roofline to counted ops.
-inline phase_timing time_phase(const op_counts& c, const roofline& r) {
-  phase_timing p;
-  p.counts = c;
-  for (std::size_t i = 0; i < c.size; ++i) {
-    const op_time t = r.time(c.ops[i]);
+inline phase_timing time_phase(op_counts c, const roofline& r) {
+  phase_timing p{std::move(c)};
+  for (std::size_t i = 0; i < p.counts.size; ++i) {
+    const op_time t = r.time(p.counts.ops[i]);
     p.times[i] = t;
     p.bound += t.bound();
     p.estimate += t.estimate();

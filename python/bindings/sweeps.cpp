@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <Eigen/Core>
+#include <chrono>
 #include <vector>
 
 #include "bindings.hpp"
@@ -61,6 +62,26 @@ void check_points(const Eigen::Ref<const column>& x, const char* name, double lo
 }  // namespace
 
 void register_sweeps(py::module_& m) {
+  m.def(
+      "time_decode_ns",
+      [](const py::dict& model, const py::dict& dev, const std::string& weights, double batch, int n) {
+        // Wall time of n single decode-step estimates in C++ (the context
+        // changes every call so nothing is hoisted), in ns per estimate.
+        detail::require_in("n", n, 1, 1e9);
+        const architecture a = arch_from_dict(model);
+        const device d = device_from_dict(dev);
+        const precision pr = precision::of(find_format(weights), find_format("bf16"));
+        const roofline r(d);
+        py::gil_scoped_release release;
+        double sink = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < n; ++i) sink += decode_step(a, pr, r, batch, 1024.0 + (i & 1023)).estimate.value();
+        const auto t1 = std::chrono::steady_clock::now();
+        if (sink < 0) throw std::logic_error("negative time");
+        return std::chrono::duration<double, std::nano>(t1 - t0).count() / n;
+      },
+      py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("batch"), py::arg("n"));
+
   m.def(
       "sweep_decode",
       [](const py::list& models, const py::list& devs, const py::list& weights, const py::list& kvs,

@@ -847,11 +847,18 @@ def _sweep_frame(
     """Columns of a sweep: the combination labels (the core computes combos in
     model, device, weights, kv order), the grid axes repeated per combination,
     then the core's result columns."""
+    import pandas as pd
+
     combos = [(m.id, d.id, w, k) for m in models for d in devs for w in ws for k in kvs]
     idx = cols.pop("combo").astype(np.int64)
     frame: dict[str, Any] = {}
     for pos, name in enumerate(["model", "device", "weights", "kv"]):
-        frame[name] = np.asarray([c[pos] for c in combos], dtype=object)[idx]
+        # Categorical columns: one small table of labels plus integer codes,
+        # so a million-row frame costs no million Python strings.
+        labels = [c[pos] for c in combos]
+        categories = list(dict.fromkeys(labels))
+        codes = np.asarray([categories.index(x) for x in labels], dtype=np.int32)[idx]
+        frame[name] = pd.Categorical.from_codes(codes, categories=pd.Index(categories))
     for name, axis in grid.items():
         frame[name] = np.tile(axis, len(combos))
     frame.update(cols)

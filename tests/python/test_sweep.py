@@ -53,3 +53,12 @@ def test_sweep_errors() -> None:
         llmroof.sweep_decode(model="llama-3.1-8b", device="h100-sxm", context=[np.nan])
     with pytest.raises(TypeError, match="model must be"):
         llmroof.sweep_decode(model=3, device="h100-sxm")  # type: ignore[arg-type]
+
+
+def test_core_timer_reports_a_positive_time() -> None:
+    ns = llmroof._core.time_decode_ns(llmroof.Model.get("llama-2-7b").fields, llmroof.Device.get("h100-sxm").fields,
+                                      "bf16", 1.0, 100)
+    assert ns > 0
+    with pytest.raises(ValueError, match="n must be in"):
+        llmroof._core.time_decode_ns(llmroof.Model.get("llama-2-7b").fields, llmroof.Device.get("h100-sxm").fields,
+                                     "bf16", 1.0, 0)
