@@ -163,7 +163,8 @@ void register_estimates(py::module_& m) {
          const py::object& lm_head, int devices, const py::object& profile, double users, double context,
          double prompt, double memory_utilization, int block_tokens, const py::object& module_formats,
          const py::object& stored_weight_bytes, const py::object& parallel, const std::string& engine,
-         const py::object& rate, double output, double ttft_target) {
+         const py::object& rate, double output, double ttft_target, const py::object& offload,
+         const std::string& host) {
         auto c = make(model, dev, weights, kv, lm_head, devices, profile, memory_utilization, block_tokens,
                       module_formats, parallel, engine);
         scenario sc;
@@ -173,6 +174,21 @@ void register_estimates(py::module_& m) {
         sc.engine = c->setup.engine;
         sc.parallel = c->setup.parallel;
         if (!stored_weight_bytes.is_none()) sc.stored_weights = make_bytes(stored_weight_bytes.cast<double>());
+        if (!offload.is_none()) {
+          offload_plan op;
+          if (py::isinstance<py::str>(offload)) {
+            if (offload.cast<std::string>() != "experts") {
+              throw std::invalid_argument("offload must be a share of layers in [0, 1] or 'experts' (got '" +
+                                          offload.cast<std::string>() + "')");
+            }
+            op.experts = true;
+          } else {
+            op.layers = offload.cast<double>();
+          }
+          op.host = find_device(host);
+          validate(op, c->model);
+          sc.offload = op;
+        }
         const plan_result res = plan(c->model, c->setup.pr, *c->roof, sc);
         report::json j = report::plan_json(c->setup, *c->roof, res, sc);
         if (!rate.is_none()) {
@@ -188,7 +204,8 @@ void register_estimates(py::module_& m) {
       py::arg("devices"), py::arg("profile"), py::arg("users"), py::arg("context"), py::arg("prompt"),
       py::arg("memory_utilization"), py::arg("block_tokens"), py::arg("module_formats") = py::none(),
       py::arg("stored_weight_bytes") = py::none(), py::arg("parallel") = py::none(), py::arg("engine") = "vllm",
-      py::arg("rate") = py::none(), py::arg("output") = 512.0, py::arg("ttft_target") = 1.0);
+      py::arg("rate") = py::none(), py::arg("output") = 512.0, py::arg("ttft_target") = 1.0,
+      py::arg("offload") = py::none(), py::arg("host") = "ryzen-9-7950x");
 
   m.def(
       "users_report",

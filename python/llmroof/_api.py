@@ -496,6 +496,8 @@ def plan(
     rate: float | None = None,
     output: float = 512,
     ttft_target_s: float = 1.0,
+    offload: float | str | None = None,
+    host: str = "ryzen-9-7950x",
 ) -> Plan:
     """Plan ``users`` concurrent users of ``context`` tokens each.
 
@@ -523,6 +525,10 @@ def plan(
         With ``rate`` (requests/s), the plan gains a ``load`` section: steady-state
         users, TTFT (M/D/1 prefill queue), TPOT, and the highest rate whose mean
         TTFT stays under ``ttft_target_s``.
+    offload, host
+        llama.cpp-style placement on one device: a share of the layers in
+        [0, 1], or ``"experts"`` (routed experts), in the RAM of ``host`` (a CPU
+        device id), computed there at its DRAM bandwidth.
     lm_head
         Format of lm_head and embeddings; default bf16 for quantized checkpoints.
     memory_utilization, block_tokens
@@ -569,6 +575,8 @@ def plan(
         None if rate is None else _number("rate", rate, minimum=0),
         _number("output", output, minimum=1),
         _number("ttft_target_s", ttft_target_s, minimum=0),
+        offload if isinstance(offload, str) or offload is None else _number("offload", offload),
+        _text("host", host),
     )
     return Plan(json.loads(report))
 

@@ -66,6 +66,8 @@ def plan_report(
     rate: float | None = None,
     output: float = 512.0,
     ttft_target: float = 1.0,
+    offload: float | str | None = None,
+    host: str = "ryzen-9-7950x",
 ) -> str: ...
 def users_report(
     model: dict[str, Any],

@@ -73,3 +73,16 @@ def test_calibrate_from_python() -> None:
     assert all(row["reason"] for row in r["skipped_rows"])
     with pytest.raises(ValueError, match="scope must be"):
         llmroof.calibrate(points, scope="device")
+
+
+def test_offload_from_python() -> None:
+    base = dict(model="qwen3-30b-a3b", device="rtx-3060", weights="q4_k_m", kv="fp16", engine="llama.cpp", context=8192)
+    assert not llmroof.plan(**base).memory.weights_fit  # type: ignore[arg-type]
+    p = llmroof.plan(offload="experts", **base)  # type: ignore[arg-type]
+    assert p.memory.fits
+    half = llmroof.plan(offload=0.5, host="epyc-9654", **base)  # type: ignore[arg-type]
+    assert half.memory.weight_bytes < llmroof.plan(**base).memory.weight_bytes  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="offload must be a share of layers"):
+        llmroof.plan(offload="attention", **base)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"offload.layers must be in \[0, 1\] \(got 2\)"):
+        llmroof.plan(offload=2, **base)  # type: ignore[arg-type]
