@@ -3,7 +3,7 @@
 
 #include <cstdint>
 #include <fstream>
-#include <regex>
+#include <cctype>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -94,18 +94,58 @@ inline bool glob_match(std::string_view pat, std::string_view s) {
   return p == pat.size();
 }
 
+/// Translates the regex subset that quantization ignore lists use into a glob:
+/// literals, `.`, `.*`, `\.`, `\d`, `\d+`, `^`, `$`; matched from the start like
+/// Python's re.match. Anything else is refused: a general regex engine
+/// backtracks exponentially on hostile patterns (the fuzzer found one), a glob
+/// matches in linear time.
+inline std::string regex_subset_to_glob(std::string_view file, const std::string& pat) {
+  std::string g;
+  bool anchored_end = false;
+  for (std::size_t i = 0; i < pat.size(); ++i) {
+    const char c = pat[i];
+    const bool star_next = i + 1 < pat.size() && pat[i + 1] == '*';
+    if (c == '^' && i == 0) continue;
+    if (c == '$' && i + 1 == pat.size()) {
+      anchored_end = true;
+      continue;
+    }
+    if (c == '.' && star_next) {
+      g += '*';
+      ++i;
+    } else if (c == '.') {
+      g += '?';
+    } else if (c == '\\' && i + 1 < pat.size()) {
+      const char e = pat[++i];
+      if (e == 'd') {
+        const bool plus = i + 1 < pat.size() && pat[i + 1] == '+';
+        g += plus ? "*" : "?";
+        if (plus) ++i;
+      } else if (e == '.' || e == '-' || e == '_' || e == '/') {
+        g += e;
+      } else {
+        fail(file, std::string("quantization_config ignore pattern: unsupported regex construct '\\") + e +
+                       "' (supported: literals, ., .*, \\., \\d, \\d+, ^, $)");
+      }
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '/' || c == ':') {
+      g += c;
+    } else {
+      fail(file, std::string("quantization_config ignore pattern: unsupported regex construct '") + c +
+                     "' (supported: literals, ., .*, \\., \\d, \\d+, ^, $)");
+    }
+  }
+  if (!anchored_end) g += '*';
+  return g;
+}
+
 /// Does an ignore-list entry (compressed-tensors, modelopt, HF
-/// modules_to_not_convert) cover module `name`? Entries are "re:<regex>"
-/// (matched from the start), globs, or module prefixes.
+/// modules_to_not_convert) cover module `name`? Entries are "re:<regex>" (the
+/// subset above), globs, or module prefixes.
 inline bool ignore_matches(std::string_view file, const std::string& entry, const std::string& name) {
   if (entry.rfind("re:", 0) == 0) {
     const std::string pat = entry.substr(3);
     if (pat.size() > 512) fail(file, "quantization_config ignore pattern longer than 512 characters");
-    try {
-      return std::regex_search(name, std::regex("^(?:" + pat + ")"));
-    } catch (const std::regex_error&) {
-      fail(file, "quantization_config ignore entry '" + entry + "' is not a valid regex");
-    }
+    return glob_match(regex_subset_to_glob(file, pat), name);
   }
   return glob_match(entry, name) || glob_match(entry + ".*", name) || glob_match(entry + "*", name);
 }

@@ -86,6 +86,10 @@ def main() -> None:
     write("hf_config/bad_regex.json", json.dumps({
         "num_hidden_layers": 1, "hidden_size": 8, "num_attention_heads": 2, "vocab_size": 4, "intermediate_size": 4,
         "quantization_config": {"quant_method": "fp8", "ignore": ["re:(unclosed"]}}).encode())
+    # Found by fuzzing: a nested quantifier made std::regex backtrack for minutes.
+    write("hf_config/catastrophic_regex.json", json.dumps({
+        "num_hidden_layers": 1, "hidden_size": 8, "num_attention_heads": 2, "vocab_size": 4, "intermediate_size": 4,
+        "quantization_config": {"quant_method": "fp8", "ignore": ["re:(a*)*b"]}}).encode())
     write("hf_config/experts_over_count.json", json.dumps({
         "num_hidden_layers": 1, "hidden_size": 8, "num_attention_heads": 2, "vocab_size": 4, "intermediate_size": 4,
         "num_local_experts": 2, "num_experts_per_tok": 3}).encode())

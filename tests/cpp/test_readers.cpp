@@ -104,6 +104,26 @@ TEST_CASE("config.json errors name the file, the key and the reason") {
                        std::invalid_argument);
 }
 
+TEST_CASE("ignore lists: regex subset, globs and module prefixes") {
+  const std::string base =
+      R"({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 10, "intermediate_size": 8,
+          "quantization_config": {"quant_method": "compressed-tensors",
+            "config_groups": {"g": {"weights": {"num_bits": 4, "type": "int", "group_size": 128, "symmetric": true}}},
+            "ignore": )";
+  // "re:.*lm_head" keeps lm_head in bf16; "re:model.layers.\d+.self_attn.*" the attention.
+  const model_source m = parse_hf_config(base + R"(["re:.*lm_head", "re:model\\.layers\\.\\d+\\.self_attn.*"]}})", "q.json");
+  CHECK(m.pr.lm_head.name == "bf16");
+  CHECK(m.pr.attention_format().name == "bf16");
+  CHECK(m.pr.ffn_format().name == "gptq-int4");  // 4 + 16/128: the catalog's layout
+  const model_source g = parse_hf_config(base + R"(["model.layers.*.self_attn"]}})", "q.json");
+  CHECK(g.pr.attention_format().name == "bf16");
+  CHECK(g.pr.lm_head.name == "gptq-int4");  // not ignored: quantized with the rest
+  CHECK_THROWS_WITH_AS(parse_hf_config(base + R"(["re:(a*)*b"]}})", "q.json"),
+                       "q.json: quantization_config ignore pattern: unsupported regex construct '(' "
+                       "(supported: literals, ., .*, \\., \\d, \\d+, ^, $)",
+                       std::invalid_argument);
+}
+
 TEST_CASE("an unknown model_type with standard fields works, with a warning") {
   const model_source m = parse_hf_config(
       R"({"model_type": "brandnew", "num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4,
