@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 import subprocess
 
@@ -86,3 +88,16 @@ def test_offload_from_python() -> None:
         llmroof.plan(offload="attention", **base)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"offload.layers must be in \[0, 1\] \(got 2\)"):
         llmroof.plan(offload=2, **base)  # type: ignore[arg-type]
+
+
+def test_validation_report_with_plots(cli: str, tmp_path: Path) -> None:
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    subprocess.run([cli, "validate", str(root / "data" / "measured" / "calibration.csv"), "--report", str(tmp_path)],
+                   check=True, capture_output=True, text=True)
+    subprocess.run([sys.executable, str(root / "scripts" / "validation_plots.py"), str(tmp_path)], check=True,
+                   capture_output=True, text=True)
+    assert (tmp_path / "decode_tps_per_seq.png").exists()
+    report = (tmp_path / "report.md").read_text()
+    assert "Worst ten points" in report and "decode_tps_per_seq.png" in report
