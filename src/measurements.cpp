@@ -103,7 +103,8 @@ std::optional<std::string> model_id(const std::string& m) {
   return std::nullopt;
 }
 
-std::optional<precision> formats(const std::string& w, const std::string& kv, const architecture& a) {
+std::optional<precision> formats(const std::string& w, const std::string& kv, const architecture& a,
+                                 bool gguf) {
   const auto kv_fmt = [&]() -> numeric_format {
     if (starts(kv, "F16") || starts(kv, "FP16")) return find_format("fp16");
     if (starts(kv, "FP8")) return find_format("fp8-e4m3");
@@ -118,7 +119,15 @@ std::optional<precision> formats(const std::string& w, const std::string& kv, co
   else if (starts(w, "FP8")) wf = find_format("fp8");
   else if (starts(w, "FP4")) wf = find_format("nvfp4");
   else if (starts(w, "MXFP4")) {
-    // gpt-oss: MXFP4 experts; attention, router and embeddings stay 16-bit.
+    // gpt-oss: MXFP4 experts. In the GGUF files (llama.cpp) the other weights
+    // are Q8_0 (11.27 GiB for gpt-oss-20b is 4.6 bits per parameter on
+    // average) and llama.cpp dequantizes MXFP4 for its matmuls; elsewhere
+    // attention and embeddings stay 16-bit and MXFP4 runs on FP4 units.
+    if (gguf) {
+      precision p = precision::of(find_format("q8_0"), kv_fmt);
+      p.experts = make_format("mxfp4-ggml", 4.25, math_format::bf16, "MXFP4 blocks dequantized by llama.cpp");
+      return p;
+    }
     precision p = precision::of(find_format("bf16"), kv_fmt);
     p.experts = find_format("mxfp4");
     return p;
@@ -201,7 +210,7 @@ measurement_set read_measurements(const std::string& path) {
     m.arch = find_model(*mid);
     m.dev = find_device(*dev);
     m.notes = notes;
-    const auto pr = formats(get("weight_format"), get("kv_format"), m.arch);
+    const auto pr = formats(get("weight_format"), get("kv_format"), m.arch, has(backend, "llama.cpp"));
     if (!pr) {
       skip("weight format '" + get("weight_format") + "' is not mapped");
       continue;
