@@ -42,7 +42,8 @@ struct precision {
     precision p;
     p.weights = weights;
     p.kv = kv;
-    const bool gguf = weights.name.size() > 1 && (weights.name[0] == 'q' || weights.name[0] == 'i');
+    // GGUF block formats: q4_0 ... q6_k, the q*_k_* mixes and iq4_*.
+    const bool gguf = weights.name.rfind('q', 0) == 0 || weights.name.rfind("iq", 0) == 0;
     const bool wide = weights.bits >= 16;
     if (gguf || wide) {
       p.embedding = weights;

@@ -105,3 +105,12 @@ TEST_CASE("bad workloads name the field") {
   CHECK_THROWS_WITH_AS(count_decode(a, precision{}, std::vector<double>{}), "contexts size must be >= 1 (got 0)",
                        std::invalid_argument);
 }
+
+TEST_CASE("precision::of keeps 16-bit embeddings for checkpoint formats, quantizes them for GGUF") {
+  CHECK(precision::of(find_format("int8"), find_format("bf16")).lm_head.name == "bf16");
+  CHECK(precision::of(find_format("int4-g32"), find_format("bf16")).lm_head.name == "bf16");
+  CHECK(precision::of(find_format("fp8"), find_format("bf16")).lm_head.name == "bf16");
+  CHECK(precision::of(find_format("q4_k_m"), find_format("bf16")).lm_head.name == "q4_k_m");
+  CHECK(precision::of(find_format("iq4_xs"), find_format("bf16")).embedding.name == "iq4_xs");
+  CHECK(precision::of(find_format("fp32"), find_format("bf16")).lm_head.name == "fp32");
+}
