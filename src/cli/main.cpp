@@ -3,6 +3,7 @@
 // Exit codes: 0 success, 2 bad input (one line on stderr), 1 internal error.
 // `--json` prints a stable schema (docs/cli-json.md); human output is a table
 // that says GB (1e9 B) or GiB (2^30 B) explicitly.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -716,6 +717,19 @@ int cmd_users(const options& o) {
   std::printf("  most users: %s (one more breaks: %s)\n", thousands(u.users).c_str(), u.limit.c_str());
   std::printf("  each gets %.1f tokens/s, %.0f tokens/s in total; a new arrival waits %s for its first token\n",
               1.0 / u.step.estimate.value(), u.users / u.step.estimate.value(), ms(u.ttft).c_str());
+  // The curve against users: what each user and the server get.
+  std::printf("\n  %8s %16s %16s %8s\n", "users", "t/s per user", "t/s total", "fits");
+  std::vector<double> ns;
+  for (double n = 1; n < u.users * 2 && n <= 4096; n *= 2) ns.push_back(n);
+  if (std::find(ns.begin(), ns.end(), u.users) == ns.end()) ns.push_back(u.users);
+  std::sort(ns.begin(), ns.end());
+  for (double n : ns) {
+    const phase_timing step = scenario_decode(*s.model, s.pr, r, sc.parallel, n, sc.context);
+    const bool fits = plan_memory_parallel(*s.model, s.pr, *s.dev, sc.parallel, n, sc.context, sc.engine,
+                                           sc.stored_weights).fits;
+    std::printf("  %8s %16.1f %16.0f %8s%s\n", thousands(n).c_str(), 1.0 / step.estimate.value(),
+                n / step.estimate.value(), fits ? "yes" : "no", n == u.users ? "   <- most users" : "");
+  }
   return 0;
 }
 

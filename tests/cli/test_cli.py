@@ -99,7 +99,7 @@ check("seed alternatives", "What would make it fit" in r.stdout and "2 devices (
 r = run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--rate", "2", "--output", "256")
 check("plan rate", "Load: 2 requests/s" in r.stdout and "TTFT" in r.stdout, r.stdout)
 r = run("users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "30", "--ttft", "500ms")
-check("users", "most users:" in r.stdout, r.stdout)
+check("users", "most users:" in r.stdout and "<- most users" in r.stdout, r.stdout)
 for sub in ("links", "engines"):
     r = run("list", sub)
     check("list " + sub, r.returncode == 0 and r.stdout, r.stderr)
