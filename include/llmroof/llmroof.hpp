@@ -14,4 +14,5 @@
 #include "llmroof/serving.hpp"        // IWYU pragma: export
 #include "llmroof/parallel.hpp"       // IWYU pragma: export
 #include "llmroof/calibrate.hpp"      // IWYU pragma: export
+#include "llmroof/readers.hpp"        // IWYU pragma: export
 #include "llmroof/version.hpp"        // IWYU pragma: export
