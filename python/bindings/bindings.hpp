@@ -20,7 +20,9 @@ py::dict arch_to_dict(const architecture& a);
 /// A device from a dict of its fields (the inverse of device_to_dict).
 device device_from_dict(const py::dict& d);
 py::dict device_to_dict(const device& d);
-efficiency_profile profile_from_dict(const device& dev, const py::object& d);
+/// The engine's default profile on `dev` (default_profile(dev, engine)), with
+/// the fields of `d` (a dict or None) overriding it.
+efficiency_profile profile_from_dict(const device& dev, const py::object& d, std::string_view engine = "vllm");
 py::dict profile_to_dict(const efficiency_profile& e);
 
 }  // namespace llmroof::python

@@ -222,8 +222,8 @@ py::dict profile_to_dict(const efficiency_profile& e) {
   return d;
 }
 
-efficiency_profile profile_from_dict(const device& dev, const py::object& o) {
-  efficiency_profile e = default_profile(dev);
+efficiency_profile profile_from_dict(const device& dev, const py::object& o, std::string_view engine) {
+  efficiency_profile e = default_profile(dev, engine);
   if (o.is_none()) return e;
   const auto d = o.cast<py::dict>();
   e.name = get<std::string>(d, "name", "custom");

@@ -81,7 +81,7 @@ std::unique_ptr<context> make(const py::dict& model, const py::dict& dev, const 
   auto c = std::make_unique<context>();
   c->model = arch_from_dict(model);
   c->dev = device_from_dict(dev);
-  c->roof.emplace(c->dev, profile_from_dict(c->dev, profile), 1);
+  c->roof.emplace(c->dev, profile_from_dict(c->dev, profile, engine), 1);
   c->setup.parallel = parallel_from(parallel, devices);
   validate(c->setup.parallel, c->model);
   c->setup.model = &c->model;
@@ -222,17 +222,7 @@ void register_estimates(py::module_& m) {
         if (!stored_weight_bytes.is_none()) sc.stored_weights = make_bytes(stored_weight_bytes.cast<double>());
         const users_result u = max_users(c->model, c->setup.pr, *c->roof, sc, make_tokens_per_second(min_tokens_per_s),
                                          make_seconds(ttft_target));
-        report::json j = {{"schema", "llmroof.users/1"}};
-        j.update(report::setup_json(c->setup));
-        j["context"] = context;
-        j["min_tokens_per_s_per_user"] = min_tokens_per_s;
-        j["ttft_target_s"] = ttft_target;
-        j["max_users"] = u.users;
-        j["limit"] = u.limit;
-        j["ttft_s"] = u.ttft.value();
-        j["per_user_tokens_per_s_estimate"] = u.users > 0 ? 1.0 / u.step.estimate.value() : 0.0;
-        j["total_tokens_per_s_estimate"] = u.users > 0 ? u.users / u.step.estimate.value() : 0.0;
-        return j.dump();
+        return report::users_json(c->setup, context, min_tokens_per_s, ttft_target, u).dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("devices"), py::arg("profile"),
       py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"),

@@ -692,17 +692,7 @@ int cmd_users(const options& o) {
   const roofline r(*s.dev, default_profile(*s.dev, s.engine.name));
   const users_result u = max_users(*s.model, s.pr, r, sc, make_tokens_per_second(tps), make_seconds(ttft));
   if (o.json) {
-    json j = {{"schema", "llmroof.users/1"}};
-    j.update(report::setup_json(s));
-    j["context"] = sc.context;
-    j["min_tokens_per_s_per_user"] = tps;
-    j["ttft_target_s"] = ttft;
-    j["max_users"] = u.users;
-    j["limit"] = u.limit;
-    j["ttft_s"] = u.ttft.value();
-    j["per_user_tokens_per_s_estimate"] = u.users > 0 ? 1.0 / u.step.estimate.value() : 0.0;
-    j["total_tokens_per_s_estimate"] = u.users > 0 ? u.users / u.step.estimate.value() : 0.0;
-    std::cout << j.dump(2) << "\n";
+    std::cout << report::users_json(s, sc.context, tps, ttft, u).dump(2) << "\n";
     return 0;
   }
   std::printf("llmroof users: %s on %s, weights %s, KV %s, every user at %s tokens\n", s.model->name.c_str(),

@@ -313,6 +313,20 @@ json calibrate_json(const measurement_set& set, profile_scope scope, const profi
   return j;
 }
 
+json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u) {
+  json j = {{"schema", "llmroof.users/1"}};
+  j.update(setup_json(s));
+  j["context"] = context;
+  j["min_tokens_per_s_per_user"] = min_tokens_per_s;
+  j["ttft_target_s"] = ttft_target_s;
+  j["max_users"] = u.users;
+  j["limit"] = u.limit;
+  j["ttft_s"] = u.ttft.value();
+  j["per_user_tokens_per_s_estimate"] = u.users > 0 ? 1.0 / u.step.estimate.value() : 0.0;
+  j["total_tokens_per_s_estimate"] = u.users > 0 ? u.users / u.step.estimate.value() : 0.0;
+  return j;
+}
+
 json moe_table_json() {
   json rows = json::array();
   for (const auto& a : models()) {

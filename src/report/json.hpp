@@ -54,6 +54,8 @@ json compare_json(const setup& a, const setup& b, const roofline& r, double cont
 json load_json(const load_result& l, double max_rate_at_target, double ttft_target_s, double capacity);
 /// "llmroof.calibrate/1": fitted profiles with their spread and residuals.
 json calibrate_json(const measurement_set& set, profile_scope scope, const profile_table& t);
+/// "llmroof.users/1": the most users meeting a tokens/s and a TTFT target.
+json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u);
 /// "llmroof.kv/1"
 json kv_json(const setup& s, double context, double users);
 

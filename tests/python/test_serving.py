@@ -101,3 +101,12 @@ def test_validation_report_with_plots(cli: str, tmp_path: Path) -> None:
     assert (tmp_path / "decode_tps_per_seq.png").exists()
     report = (tmp_path / "report.md").read_text()
     assert "Worst ten points" in report and "decode_tps_per_seq.png" in report
+
+
+def test_python_and_command_use_the_same_engine_profile(cli: str) -> None:
+    out = subprocess.run([cli, "plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--weights", "q4_k_m",
+                          "--kv", "fp16", "--engine", "llama.cpp", "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    py = llmroof.plan(model="llama-3-8b", device="rtx-4090", weights="q4_k_m", kv="fp16", engine="llama.cpp")
+    assert py.to_dict()["efficiency"]["name"] == "fitted llama.cpp-cuda/gddr"
+    assert json.loads(out) == py.to_dict()
