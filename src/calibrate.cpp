@@ -41,8 +41,12 @@ seconds prefill_time(const measurement& m, const efficiency_profile& e, double p
 
 }  // namespace
 
-double predict(const measurement& m, const efficiency_profile& e) {
+double predict(const measurement& m, const efficiency_profile& profile) {
   const double n = m.plan.devices();
+  // Kernel traits belong to the engine, whichever group's profile is used.
+  efficiency_profile e = profile;
+  e.fp16_accumulate = engine_accumulates_fp16(m.engine);
+  e.fused_attention = m.fused_attention;
   switch (m.what) {
     case metric::decode_tps_per_seq: {
       // llama-bench tg N averages over a cache growing from depth to depth + N.
@@ -76,12 +80,12 @@ double predict(const measurement& m, const efficiency_profile& e) {
 namespace {
 
 // Unconstrained coordinates: eta = logistic(u) in (0, 1); overhead = exp(v).
-double logistic(double u) { return 1.0 / (1.0 + std::exp(-u)); }
+double logistic(double u) { return std::clamp(1.0 / (1.0 + std::exp(-u)), 1e-6, 1.0); }
 double logit(double p) { return std::log(p / (1 - p)); }
 
 struct packing {
   fit_fields f;
-  [[nodiscard]] int size() const { return int(f.memory) + int(f.compute) + int(f.per_step) + int(f.attention); }
+  [[nodiscard]] int size() const { return int(f.memory) + int(f.compute) + int(f.per_step) + int(f.attention) + int(f.per_kernel) + int(f.kv_memory) + int(f.half_rows); }
   [[nodiscard]] Eigen::VectorXd pack(const efficiency_profile& e) const {
     Eigen::VectorXd x(size());
     int i = 0;
@@ -89,14 +93,20 @@ struct packing {
     if (f.compute) x[i++] = logit(std::clamp(e.compute, 1e-4, 0.9999));
     if (f.per_step) x[i++] = std::log(std::max(e.per_step.value(), 1e-7));
     if (f.attention) x[i++] = logit(std::clamp(e.attention, 1e-4, 0.9999));
+    if (f.per_kernel) x[i++] = std::log(std::max(e.per_kernel.value(), 1e-8));
+    if (f.kv_memory) x[i++] = logit(std::clamp(e.kv_memory, 1e-4, 0.9999));
+    if (f.half_rows) x[i++] = std::log(std::max(e.compute_half_rows, 1e-3));
     return x;
   }
   [[nodiscard]] efficiency_profile unpack(const Eigen::VectorXd& x, efficiency_profile e) const {
     int i = 0;
     if (f.memory) e.memory = logistic(x[i++]);
     if (f.compute) e.compute = logistic(x[i++]);
-    if (f.per_step) e.per_step = make_seconds(std::exp(x[i++]));
+    if (f.per_step) e.per_step = make_seconds(std::min(std::exp(x[i++]), 10.0));
     if (f.attention) e.attention = logistic(x[i++]);
+    if (f.per_kernel) e.per_kernel = make_seconds(std::min(std::exp(x[i++]), 1.0));
+    if (f.kv_memory) e.kv_memory = logistic(x[i++]);
+    if (f.half_rows) e.compute_half_rows = std::min(std::exp(x[i++]), 1e6);
     return e;
   }
 };
@@ -197,7 +207,12 @@ calibration_result calibrate(const std::vector<measurement>& rows, const efficie
     out.compute_sd = out.profile.compute * (1 - out.profile.compute) * std::sqrt(std::max(0.0, cov(i, i)));
     ++i;
   }
-  if (fields.per_step) out.per_step_sd = out.profile.per_step.value() * std::sqrt(std::max(0.0, cov(i, i)));
+  if (fields.per_step) {
+    out.per_step_sd = out.profile.per_step.value() * std::sqrt(std::max(0.0, cov(i, i)));
+    ++i;
+  }
+  if (fields.attention) ++i;
+  if (fields.per_kernel) out.per_kernel_sd = out.profile.per_kernel.value() * std::sqrt(std::max(0.0, cov(i, i)));
   return out;
 }
 
@@ -210,24 +225,40 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
   for (const auto& m : rows) (decode_metric(m.what) ? dec : pre).push_back(m);
   efficiency_profile e = start;
   calibration_result d, p;
-  bool have_d = false, have_p = false;
-  if (dec.size() >= 3) {
-    d = calibrate(dec, e, {true, false, true});
-    e = d.profile;
-    have_d = true;
-  }
-  if (pre.size() >= 3) {
+  const bool have_d = dec.size() >= 3, have_p = pre.size() >= 3;
+  // Prefill is compute-bound, so eta_c comes first; decode then fits the
+  // bandwidth share and overheads with it; a second prefill pass sees them.
+  const auto prefill_stage = [&] {
     // Long prompts or deep caches give attention its own leverage.
     bool long_context = false;
     for (const auto& m : pre) long_context = long_context || m.prompt + m.depth >= 4096;
     p = calibrate(pre, e, {false, true, false, long_context && pre.size() >= 6});
     e = p.profile;
-    have_p = true;
+  };
+  if (have_p) prefill_stage();
+  if (have_d) {
+    double lo = 1e300, hi = 0, batch = 1;
+    for (const auto& m : dec) {
+      const double c = m.depth + m.prompt + m.gen / 2;
+      lo = std::min(lo, c);
+      hi = std::max(hi, c);
+      batch = std::max(batch, m.batch);
+    }
+    // Contexts from short to >= 4k tokens separate the KV reads' speed from
+    // the weights'; batches of 8 and more show small-GEMM efficiency.
+    fit_fields f{true, false, true, false, true};
+    f.kv_memory = hi >= 4096 && hi >= 4 * lo && dec.size() >= 8;
+    f.half_rows = batch >= 8 && dec.size() >= 8;
+    if (e.per_kernel.value() <= 0) e.per_kernel = make_seconds(5e-6);
+    d = calibrate(dec, e, f);
+    e = d.profile;
   }
+  if (have_p && have_d) prefill_stage();
   calibration_result out;
   out.profile = e;
   out.memory_sd = have_d ? d.memory_sd : 0;
   out.per_step_sd = have_d ? d.per_step_sd : 0;
+  out.per_kernel_sd = have_d ? d.per_kernel_sd : 0;
   out.compute_sd = have_p ? p.compute_sd : 0;
   out.points = rows.size();
   std::vector<double> apes;

@@ -252,6 +252,9 @@ measurement_set read_measurements(const std::string& path) {
     if (has(backend, "llama.cpp")) {
       m.engine = has(backend, "Metal") ? "llama.cpp-metal" : "llama.cpp-cuda";
       m.plan.pp = n;  // llama.cpp splits layers across GPUs (a pipeline)
+      // Flash attention is opt-in (-fa) in llama.cpp builds of 2024; rows
+      // that do not say it ran materialize the score matrix.
+      m.fused_attention = has(backend, "flash-attn on") || has(get("notes"), "flash-attn on");
     } else if (has(backend, "TensorRT-LLM")) {
       m.engine = "tensorrt-llm";
       if (has(backend, "EP8") && m.arch.is_moe()) {

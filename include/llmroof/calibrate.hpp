@@ -38,6 +38,7 @@ struct measurement {
   double value = 0;          ///< tokens/s, ms or s as the metric says (per device when per_device)
   bool per_device = false;   ///< the source reports tokens/s per GPU
   bool includes_prefill = false;  ///< decode_tps_total over the whole run (TensorRT-LLM benchmarks)
+  bool fused_attention = true;    ///< false: llama.cpp without flash attention
   std::string notes;
 };
 
@@ -56,6 +57,10 @@ struct measurement_set {
 /// mapped land in `skipped` with the reason.
 measurement_set read_measurements(const std::string& path);
 
+/// True for engine classes whose 16-bit GEMMs accumulate in FP16 (llama.cpp
+/// on CUDA).
+inline bool engine_accumulates_fp16(std::string_view engine_class) { return engine_class == "llama.cpp-cuda"; }
+
 /// Prediction of a measurement's value (same unit) under a profile.
 double predict(const measurement& m, const efficiency_profile& e);
 
@@ -65,6 +70,9 @@ struct fit_fields {
   bool compute = true;    ///< eta_c
   bool per_step = true;   ///< per-step overhead
   bool attention = false; ///< attention kernels' share of the compute roof
+  bool per_kernel = false; ///< launch overhead per kernel (per layer op)
+  bool kv_memory = false;  ///< attention kernels' share of eta_m reading the KV cache
+  bool half_rows = false;  ///< GEMM rows at which eta_c is half its peak (batched decode)
 };
 
 struct calibration_result {
@@ -72,6 +80,7 @@ struct calibration_result {
   double memory_sd = 0;    ///< standard error of eta_m
   double compute_sd = 0;
   double per_step_sd = 0;  ///< s
+  double per_kernel_sd = 0;  ///< s
   std::vector<double> residuals;  ///< log(prediction / measurement) per row
   double median_ape = 0;          ///< median absolute percentage error, 0..1
   std::size_t points = 0;

@@ -82,6 +82,15 @@ struct device {
     return math_format::fp32;
   }
 
+  /// How much faster 16-bit tensor math runs when it accumulates in FP16: 2
+  /// on NVIDIA GeForce cards, whose listed 16-bit rate (the catalog's) is the
+  /// FP32-accumulate one at half speed (NVIDIA Ampere GA102, Ada AD102 and
+  /// Blackwell GB202 whitepapers: "FP16 Tensor TFLOPS with FP16 Accumulate" is
+  /// twice the FP32-accumulate figure); 1 on every other part.
+  [[nodiscard]] double fp16_accumulate_speedup() const {
+    return klass == device_class::consumer && vendor == "NVIDIA" ? 2.0 : 1.0;
+  }
+
   /// Peak dense FLOP/s that applies to kernels in math format m (after the
   /// fallback of `effective_math`).
   [[nodiscard]] flops_per_second peak(math_format m) const {

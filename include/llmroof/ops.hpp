@@ -85,6 +85,10 @@ struct op {
   bytes network = make_bytes(0);       ///< bytes over the device interconnect (communication ops)
   seconds latency = make_seconds(0);   ///< fixed cost per instance (communication ops)
   bytes_per_second link_bandwidth = make_bytes_per_second(0);  ///< 0: the roofline's link
+  /// Attention ops: bytes per FLOP that an unfused kernel sequence adds by
+  /// materializing the score matrix (an intensive figure, so that it
+  /// survives parallel splits of `flop`); 0 elsewhere.
+  double unfused_bytes_per_flop = 0;
 
   [[nodiscard]] constexpr bytes total_bytes() const {
     return weights + kv_read + kv_written + activations;
@@ -141,6 +145,12 @@ constexpr double attention_pairs(double p, double c, double w) {
   const double full = w > c ? std::floor(w - c) : 0.0;  // tokens still below the window
   return full * c + full * (full + 1) / 2 + (p - full) * w;
 }
+
+/// Bytes per (query, key) score and head that unfused attention moves: an
+/// FP32 score written by the QK^T matmul, read and written by the softmax,
+/// read by the PV matmul (llama.cpp's graph without flash attention:
+/// mul_mat, soft_max_ext, mul_mat). Fused kernels keep scores on chip.
+inline constexpr double unfused_score_bytes = 4.0 * 4.0;
 
 /// FLOP per (query, key) pair per layer.
 constexpr double flop_per_pair(const architecture& a, phase ph) {
@@ -232,11 +242,12 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
     const double pairs = per_seq([&](double c) { return attention_pairs(w.prompt, c, window); });
     const double held = per_seq([&](double c) { return tokens_held(a, k, c); });
     const double kv_tok = kv_bytes_per_token(a, k, pr.kv).value();
-    out.add({k == layer_kind::global ? "attention.global" : "attention.sliding",
-             op_class::attention, n, make_flops(fpp * pairs * n), make_bytes(0),
-             make_bytes(held * kv_tok * n), make_bytes(t * kv_tok * n), make_bytes(0),
-             math_format::bf16, w.kind == phase::decode ? 1.0 : t},
-            k == layer_kind::global ? op_kind::attention_global : op_kind::attention_sliding);
+    op at{k == layer_kind::global ? "attention.global" : "attention.sliding",
+          op_class::attention, n, make_flops(fpp * pairs * n), make_bytes(0),
+          make_bytes(held * kv_tok * n), make_bytes(t * kv_tok * n), make_bytes(0),
+          math_format::bf16, w.kind == phase::decode ? 1.0 : t};
+    at.unfused_bytes_per_flop = unfused_score_bytes * a.num_heads / fpp;
+    out.add(at, k == layer_kind::global ? op_kind::attention_global : op_kind::attention_sliding);
   }
 
   if (const double n = a.count_layers(layer_kind::linear); n > 0) {

@@ -21,6 +21,18 @@ struct efficiency_profile {
   double compute = 0.75;            ///< eta_c of a large GEMM, (0, 1]
   double compute_half_rows = 64;    ///< GEMM rows at which eta_c is half of `compute`, >= 0
   double attention = 0.5;           ///< attention kernels' fraction of the compute roof, (0, 1]
+  /// Attention kernels' bandwidth relative to eta_m when they read the KV
+  /// cache, (0, 1]: decode attention without a fused kernel (llama.cpp
+  /// before FlashAttention) reads its cache at a fraction of GEMV speed.
+  double kv_memory = 1.0;
+  /// The engine's 16-bit GEMMs accumulate in FP16 (llama.cpp's cuBLAS path
+  /// asks for CUBLAS_COMPUTE_16F), which GeForce cards run at twice their
+  /// FP32-accumulate rate (see device::fp16_accumulate_speedup).
+  bool fp16_accumulate = false;
+  /// Attention runs as one fused kernel (FlashAttention and its kin); false
+  /// for engines that materialize the score matrix in memory (llama.cpp
+  /// without -fa), which adds the op's unfused_bytes_per_flop traffic.
+  bool fused_attention = true;
   seconds per_kernel = make_seconds(0);       ///< launch overhead per kernel (per layer op)
   seconds per_step = make_seconds(0.3e-3);    ///< scheduler + sampling overhead per step
   /// Achieved fraction of link bandwidth in collectives: NCCL's bus bandwidth
@@ -69,6 +81,7 @@ inline void validate(const efficiency_profile& e) {
   detail::require_non_negative("efficiency.compute_half_rows", e.compute_half_rows);
   detail::require_in("efficiency.compute_floor", e.compute_floor, 0, 1);
   detail::require_in_open_closed("efficiency.attention", e.attention, 0, 1);
+  detail::require_in_open_closed("efficiency.kv_memory", e.kv_memory, 0, 1);
   detail::require_in_open_closed("efficiency.link", e.link, 0, 1);
   detail::require_non_negative("efficiency.per_kernel", e.per_kernel.value());
   detail::require_non_negative("efficiency.per_step", e.per_step.value());
@@ -156,15 +169,21 @@ class roofline {
       t.communication = true;
       return t;
     }
-    const flops_per_second p = peak(o.math);
+    flops_per_second p = peak(o.math);
+    if (eff_.fp16_accumulate && o.klass == op_class::gemm && device_.effective_math(o.math) == math_format::bf16) {
+      p = p * device_.fp16_accumulate_speedup();
+    }
     const bytes_per_second bw = bandwidth();
+    bytes moved = o.total_bytes();
+    if (!eff_.fused_attention) moved += make_bytes(o.unfused_bytes_per_flop * o.flop.value());
     t.compute_bound = o.flop / p;
-    t.memory_bound = o.total_bytes() / bw;
+    t.memory_bound = moved / bw;
     const double eta_c = o.klass == op_class::attention ? eff_.attention
                          : o.klass == op_class::gemm    ? eff_.compute_efficiency(o.gemm_rows)
                                                         : eff_.compute;
     t.compute_est = eta_c > 0 ? o.flop / (p * eta_c) : t.compute_bound;
-    t.memory_est = o.total_bytes() / (bw * eff_.memory);
+    const double eta_m = o.klass == op_class::attention ? eff_.memory * eff_.kv_memory : eff_.memory;
+    t.memory_est = moved / (bw * eta_m);
     t.overhead = o.count * eff_.per_kernel;
     // An estimate never beats the bound, whatever the profile says.
     t.compute_est = std::max(t.compute_est, t.compute_bound);

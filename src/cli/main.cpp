@@ -748,13 +748,13 @@ int cmd_calibrate(const options& o) {
   }
   std::printf("llmroof calibrate: %zu points mapped, %zu skipped (llmroof validate lists why); scope: %s\n\n",
               set.rows.size(), set.skipped.size(), std::string(to_string(scope)).c_str());
-  std::printf("  %-26s %6s %15s %15s %9s %17s %8s\n", "group", "points", "eta_m", "eta_c", "attention", "per step",
-              "MdAPE");
+  std::printf("  %-26s %6s %15s %15s %9s %9s %17s %17s %8s\n", "group", "points", "eta_m", "eta_c", "attention",
+              "kv share", "per step", "per kernel", "MdAPE");
   for (const auto& [key, r] : t.fits) {
-    std::printf("  %-26s %6zu %7.3f ± %5.3f %7.3f ± %5.3f %9.3f %7.2f ± %5.2f ms %7.1f%%\n",
+    std::printf("  %-26s %6zu %7.3f ± %5.3f %7.3f ± %5.3f %9.3f %9.3f %7.2f ± %5.2f ms %7.1f ± %5.1f us %7.1f%%\n",
                 key.empty() ? "global" : key.c_str(), r.points, r.profile.memory, r.memory_sd, r.profile.compute,
-                r.compute_sd, r.profile.attention, r.profile.per_step.value() * 1e3, r.per_step_sd * 1e3,
-                100 * r.median_ape);
+                r.compute_sd, r.profile.attention, r.profile.kv_memory, r.profile.per_step.value() * 1e3,
+                r.per_step_sd * 1e3, r.profile.per_kernel.value() * 1e6, r.per_kernel_sd * 1e6, 100 * r.median_ape);
   }
   std::printf("\n  MdAPE here is in-sample; llmroof validate gives cross-validated errors.\n");
   return 0;
