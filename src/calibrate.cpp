@@ -259,6 +259,10 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
   out.memory_sd = have_d ? d.memory_sd : 0;
   out.per_step_sd = have_d ? d.per_step_sd : 0;
   out.per_kernel_sd = have_d ? d.per_kernel_sd : 0;
+  // A field pinned at its bound has no standard error; the band is then
+  // never narrower than the stage's in-sample median error.
+  if (have_d) out.memory_sd = std::max(out.memory_sd, d.median_ape * e.memory);
+  if (have_p) out.compute_sd = std::max(out.compute_sd, p.median_ape * e.compute);
   out.compute_sd = have_p ? p.compute_sd : 0;
   out.points = rows.size();
   std::vector<double> apes;

@@ -53,7 +53,8 @@ namespace {
 
 struct fitted_row {
   const char* key;  // "engine/memory-kind" or "engine"
-  double memory, memory_sd, compute, compute_sd, attention, per_step, per_step_sd;
+  double memory, memory_sd, compute, compute_sd, attention, per_step, per_step_sd, per_kernel, per_kernel_sd,
+      kv_memory, compute_half_rows;
   int points;
   double median_ape;
 };
@@ -66,7 +67,10 @@ const fitted_row fitted[] = {
 };
 
 std::string engine_class(const device& d, std::string_view engine) {
-  if (engine == "llama.cpp" || engine == "ollama") return d.vendor == "Apple" ? "llama.cpp-metal" : "llama.cpp-cuda";
+  if (engine == "llama.cpp" || engine == "ollama") {
+    if (d.vendor == "Apple") return "llama.cpp-metal";
+    return d.vendor == "NVIDIA" ? "llama.cpp-cuda" : "";
+  }
   if (engine == "tensorrt-llm" || engine == "mlx") return std::string(engine);
   return "";  // vLLM, SGLang: too few measured points; class defaults
 }
@@ -77,6 +81,9 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
   efficiency_profile e = default_profile(d);
   const std::string cls = engine_class(d, engine);
   if (cls.empty()) return e;
+  // Current llama.cpp turns flash attention on by itself (-fa auto), so
+  // plans assume fused attention; its cuBLAS path accumulates in FP16.
+  e.fp16_accumulate = cls == "llama.cpp-cuda";
   for (const std::string& key : {cls + "/" + std::string(to_string(d.memory_kind_of())), cls}) {
     for (const auto& f : fitted) {
       if (key != f.key) continue;
@@ -88,6 +95,9 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
       e.attention = f.attention;
       e.per_step = make_seconds(f.per_step);
       e.per_step_sd = make_seconds(f.per_step_sd);
+      e.per_kernel = make_seconds(f.per_kernel);
+      e.kv_memory = f.kv_memory;
+      e.compute_half_rows = f.compute_half_rows;
       e.source = "fitted to " + std::to_string(f.points) + " points of data/measured/calibration.csv (in-sample MdAPE " +
                  std::to_string(static_cast<int>(std::lround(100 * f.median_ape))) + "%)";
       return e;

@@ -218,6 +218,9 @@ py::dict profile_to_dict(const efficiency_profile& e) {
   d["attention"] = e.attention;
   d["per_kernel_s"] = e.per_kernel.value();
   d["per_step_s"] = e.per_step.value();
+  d["kv_memory"] = e.kv_memory;
+  d["fp16_accumulate"] = e.fp16_accumulate;
+  d["fused_attention"] = e.fused_attention;
   d["source"] = e.source;
   return d;
 }
@@ -233,6 +236,9 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   e.attention = get<double>(d, "attention", e.attention);
   e.per_kernel = make_seconds(get<double>(d, "per_kernel_s", e.per_kernel.value()));
   e.per_step = make_seconds(get<double>(d, "per_step_s", e.per_step.value()));
+  e.kv_memory = get<double>(d, "kv_memory", e.kv_memory);
+  e.fp16_accumulate = get<bool>(d, "fp16_accumulate", e.fp16_accumulate);
+  e.fused_attention = get<bool>(d, "fused_attention", e.fused_attention);
   e.source = get<std::string>(d, "source", "user-defined");
   validate(e);
   return e;

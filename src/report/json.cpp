@@ -167,6 +167,9 @@ json efficiency_json(const efficiency_profile& e) {
           {"attention", e.attention},
           {"per_kernel_s", e.per_kernel.value()},
           {"per_step_s", e.per_step.value()},
+          {"kv_memory", e.kv_memory},
+          {"fp16_accumulate", e.fp16_accumulate},
+          {"fused_attention", e.fused_attention},
           {"source", e.source}};
 }
 
@@ -303,7 +306,10 @@ json calibrate_json(const measurement_set& set, profile_scope scope, const profi
   for (const auto& [key, r] : t.fits) {
     fits.push_back({{"key", key.empty() ? "global" : key}, {"memory", r.profile.memory}, {"memory_sd", r.memory_sd},
                     {"compute", r.profile.compute}, {"compute_sd", r.compute_sd}, {"attention", r.profile.attention},
-                    {"per_step_s", r.profile.per_step.value()}, {"per_step_sd_s", r.per_step_sd}, {"points", r.points},
+                    {"per_step_s", r.profile.per_step.value()}, {"per_step_sd_s", r.per_step_sd},
+                    {"per_kernel_s", r.profile.per_kernel.value()}, {"per_kernel_sd_s", r.per_kernel_sd},
+                    {"kv_memory", r.profile.kv_memory}, {"compute_half_rows", r.profile.compute_half_rows},
+                    {"points", r.points},
                     {"median_ape", r.median_ape}, {"residuals", r.residuals}});
   }
   j["fits"] = fits;

@@ -62,6 +62,61 @@ TEST_CASE("a fit recovers a known profile within 2%") {
   CHECK(n.high().memory > n.profile.memory);
 }
 
+TEST_CASE("a fit recovers per-kernel overhead, KV-read share and half rows within 2%") {
+  efficiency_profile truth = default_profile(find_device("h100-sxm"));
+  truth.memory = 0.8;
+  truth.per_step = make_seconds(0.5e-3);
+  truth.per_kernel = make_seconds(12e-6);
+  truth.kv_memory = 0.4;
+  truth.compute_half_rows = 40;
+  std::vector<measurement> rows;
+  // Models of 28-80 layers separate the per-kernel from the per-step cost;
+  // contexts of 0-32k the KV reads from the weights; batches up to 1024 the
+  // small-GEMM shape (bf16 weights turn compute-bound from ~256 rows).
+  for (const char* model : {"llama-3.1-8b", "qwen3-32b", "llama-3.1-70b", "qwen2.5-coder-7b"}) {
+    for (double depth : {0.0, 8192.0, 32768.0}) {
+      for (double b : {1.0, 16.0, 256.0, 1024.0}) {
+        rows.push_back(point(model, "h100-sxm", "bf16", metric::decode_tps_per_seq, b, 0, depth, 32));
+      }
+    }
+  }
+  for (auto& m : rows) m.value = predict(m, truth);
+  efficiency_profile start = default_profile(find_device("h100-sxm"));
+  start.per_kernel = make_seconds(3e-6);
+  start.kv_memory = 0.8;
+  fit_fields f{true, false, true, false, true, true, true};
+  const calibration_result r = calibrate(rows, start, f);
+  CHECK(r.profile.memory == doctest::Approx(0.8).epsilon(0.02));
+  CHECK(r.profile.per_step.value() == doctest::Approx(0.5e-3).epsilon(0.02));
+  CHECK(r.profile.per_kernel.value() == doctest::Approx(12e-6).epsilon(0.02));
+  CHECK(r.profile.kv_memory == doctest::Approx(0.4).epsilon(0.02));
+  CHECK(r.profile.compute_half_rows == doctest::Approx(40).epsilon(0.02));
+  CHECK(r.median_ape < 1e-3);
+}
+
+TEST_CASE("engine traits of a measured row: llama.cpp without -fa runs unfused attention") {
+  const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
+  int unfused = 0, fused_llama = 0;
+  for (const auto& m : set.rows) {
+    if (m.engine.rfind("llama.cpp", 0) != 0) {
+      CHECK(m.fused_attention);
+      continue;
+    }
+    // May 2024 builds (XiongjieDai) had flash attention opt-in and off; the
+    // DGX Spark rows say "flash-attn on".
+    if (m.fused_attention) {
+      ++fused_llama;
+      CHECK(m.dev.id == "dgx-spark");
+    } else {
+      ++unfused;
+    }
+  }
+  CHECK(unfused > 200);
+  CHECK(fused_llama == 100);
+  CHECK(engine_accumulates_fp16("llama.cpp-cuda"));
+  CHECK_FALSE(engine_accumulates_fp16("tensorrt-llm"));
+}
+
 TEST_CASE("the shared calibration points map, and unmapped rows keep their reason") {
   const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
   CHECK(set.rows.size() + set.skipped.size() == 483);
