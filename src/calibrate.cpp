@@ -126,6 +126,7 @@ efficiency_profile calibration_result::low() const {
   e.memory = std::max(1e-3, e.memory - memory_sd);
   e.compute = std::max(1e-3, e.compute - compute_sd);
   e.per_step = e.per_step + make_seconds(per_step_sd);
+  e.per_kernel = e.per_kernel + make_seconds(per_kernel_sd);
   return e;
 }
 
@@ -134,6 +135,7 @@ efficiency_profile calibration_result::high() const {
   e.memory = std::min(1.0, e.memory + memory_sd);
   e.compute = std::min(1.0, e.compute + compute_sd);
   e.per_step = make_seconds(std::max(0.0, e.per_step.value() - per_step_sd));
+  e.per_kernel = make_seconds(std::max(0.0, e.per_kernel.value() - per_kernel_sd));
   return e;
 }
 
@@ -262,6 +264,11 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
   // A field pinned at its bound has no standard error; the band is then
   // never narrower than the stage's in-sample median error.
   if (have_d) out.memory_sd = std::max(out.memory_sd, d.median_ape * e.memory);
+  // Overheads the data cannot pin down (standard error above the value)
+  // trade off against each other; moving each by its own error would count
+  // the same uncertainty twice, so their band stops at zero and twice the value.
+  out.per_step_sd = std::min(out.per_step_sd, e.per_step.value());
+  out.per_kernel_sd = std::min(out.per_kernel_sd, e.per_kernel.value());
   if (have_p) out.compute_sd = std::max(out.compute_sd, p.median_ape * e.compute);
   out.compute_sd = have_p ? p.compute_sd : 0;
   out.points = rows.size();

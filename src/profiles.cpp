@@ -96,6 +96,7 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
       e.per_step = make_seconds(f.per_step);
       e.per_step_sd = make_seconds(f.per_step_sd);
       e.per_kernel = make_seconds(f.per_kernel);
+      e.per_kernel_sd = make_seconds(f.per_kernel_sd);
       e.kv_memory = f.kv_memory;
       e.compute_half_rows = f.compute_half_rows;
       e.source = "fitted to " + std::to_string(f.points) + " points of data/measured/calibration.csv (in-sample MdAPE " +

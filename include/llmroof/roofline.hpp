@@ -43,6 +43,7 @@ struct efficiency_profile {
   double memory_sd = 0.05;
   double compute_sd = 0.05;
   seconds per_step_sd = make_seconds(0.2e-3);
+  seconds per_kernel_sd = make_seconds(0);
   std::string source;
 
   /// Floor of eta_c(m) / compute: a GEMV (m = 1) runs on CUDA cores or
@@ -63,6 +64,7 @@ inline efficiency_profile slower(efficiency_profile e) {
   e.memory = std::max(0.01, e.memory - e.memory_sd);
   e.compute = std::max(0.01, e.compute - e.compute_sd);
   e.per_step = e.per_step + e.per_step_sd;
+  e.per_kernel = e.per_kernel + e.per_kernel_sd;
   return e;
 }
 
@@ -71,6 +73,7 @@ inline efficiency_profile faster(efficiency_profile e) {
   e.memory = std::min(1.0, e.memory + e.memory_sd);
   e.compute = std::min(1.0, e.compute + e.compute_sd);
   e.per_step = make_seconds(std::max(0.0, (e.per_step - e.per_step_sd).value()));
+  e.per_kernel = make_seconds(std::max(0.0, (e.per_kernel - e.per_kernel_sd).value()));
   return e;
 }
 
