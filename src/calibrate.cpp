@@ -43,10 +43,17 @@ seconds prefill_time(const measurement& m, const efficiency_profile& e, double p
 
 double predict(const measurement& m, const efficiency_profile& profile) {
   const double n = m.plan.devices();
-  // Kernel traits belong to the engine, whichever group's profile is used.
-  efficiency_profile e = profile;
-  e.fp16_accumulate = engine_accumulates_fp16(m.engine);
-  e.fused_attention = m.fused_attention;
+  // Kernel traits belong to the engine, whichever group's profile is used
+  // (copied only when they differ: fits call this millions of times).
+  const bool fp16 = engine_accumulates_fp16(m.engine);
+  const bool same = profile.fp16_accumulate == fp16 && profile.fused_attention == m.fused_attention;
+  efficiency_profile own;
+  if (!same) {
+    own = profile;
+    own.fp16_accumulate = fp16;
+    own.fused_attention = m.fused_attention;
+  }
+  const efficiency_profile& e = same ? profile : own;
   switch (m.what) {
     case metric::decode_tps_per_seq: {
       // llama-bench tg N averages over a cache growing from depth to depth + N.
@@ -85,7 +92,10 @@ double logit(double p) { return std::log(p / (1 - p)); }
 
 struct packing {
   fit_fields f;
-  [[nodiscard]] int size() const { return int(f.memory) + int(f.compute) + int(f.per_step) + int(f.attention) + int(f.per_kernel) + int(f.kv_memory) + int(f.half_rows); }
+  [[nodiscard]] int size() const {
+    return int(f.memory) + int(f.compute) + int(f.per_step) + int(f.attention) + int(f.per_kernel) +
+           int(f.kv_memory) + int(f.half_rows);
+  }
   [[nodiscard]] Eigen::VectorXd pack(const efficiency_profile& e) const {
     Eigen::VectorXd x(size());
     int i = 0;
@@ -181,7 +191,7 @@ calibration_result calibrate(const std::vector<measurement>& rows, const efficie
         cost = cn;
         lambda = std::max(lambda / 3, 1e-12);
         improved = true;
-        if (gain < 1e-14 * std::max(1.0, cost)) it = 100;
+        if (gain < 1e-9 * std::max(1e-6, cost)) it = 100;  // converged: the cost no longer moves
       } else {
         lambda *= 4;
       }
@@ -264,13 +274,12 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
   // A field pinned at its bound has no standard error; the band is then
   // never narrower than the stage's in-sample median error.
   if (have_d) out.memory_sd = std::max(out.memory_sd, d.median_ape * e.memory);
+  out.compute_sd = have_p ? std::max(p.compute_sd, p.median_ape * e.compute) : 0;
   // Overheads the data cannot pin down (standard error above the value)
   // trade off against each other; moving each by its own error would count
   // the same uncertainty twice, so their band stops at zero and twice the value.
   out.per_step_sd = std::min(out.per_step_sd, e.per_step.value());
   out.per_kernel_sd = std::min(out.per_kernel_sd, e.per_kernel.value());
-  if (have_p) out.compute_sd = std::max(out.compute_sd, p.median_ape * e.compute);
-  out.compute_sd = have_p ? p.compute_sd : 0;
   out.points = rows.size();
   std::vector<double> apes;
   for (const auto& m : rows) {
