@@ -124,6 +124,9 @@ with tempfile.TemporaryDirectory() as d:
     # build, ~16 s in the unoptimized dev build, more on a loaded CI machine.
     r = run("validate", points, "--report", d, timeout=600)
     check("validate", r.returncode == 0 and "Worst ten points" in r.stdout and "Rows not mapped" in r.stdout, r.stderr)
+    check("validate reports the headline figures per engine",
+          "Single-stream decode and prefill tokens/s per engine" in r.stdout and "| llama.cpp-cuda | 130 |" in r.stdout,
+          r.stdout[:400])
     check("validate report written", os.path.exists(os.path.join(d, "report.md")) and os.path.exists(os.path.join(d, "predictions.csv")), d)
 r = run("calibrate")
 check("calibrate needs file", r.returncode == 2 and "calibrate needs a points file" in r.stderr, r.stderr)
