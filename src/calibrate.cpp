@@ -94,7 +94,7 @@ struct packing {
   fit_fields f;
   [[nodiscard]] int size() const {
     return int(f.memory) + int(f.compute) + int(f.per_step) + int(f.attention) + int(f.per_kernel) +
-           int(f.kv_memory) + int(f.half_rows);
+           int(f.kv_memory) + int(f.half_rows) + int(f.stream_cap);
   }
   [[nodiscard]] Eigen::VectorXd pack(const efficiency_profile& e) const {
     Eigen::VectorXd x(size());
@@ -106,6 +106,7 @@ struct packing {
     if (f.per_kernel) x[i++] = std::log(std::max(e.per_kernel.value(), 1e-8));
     if (f.kv_memory) x[i++] = logit(std::clamp(e.kv_memory, 1e-4, 0.9999));
     if (f.half_rows) x[i++] = std::log(std::max(e.compute_half_rows, 1e-3));
+    if (f.stream_cap) x[i++] = std::log(std::max(e.stream_cap, 1e9));
     return x;
   }
   [[nodiscard]] efficiency_profile unpack(const Eigen::VectorXd& x, efficiency_profile e) const {
@@ -117,6 +118,7 @@ struct packing {
     if (f.per_kernel) e.per_kernel = make_seconds(std::min(std::exp(x[i++]), 1.0));
     if (f.kv_memory) e.kv_memory = logistic(x[i++]);
     if (f.half_rows) e.compute_half_rows = std::min(std::exp(x[i++]), 1e6);
+    if (f.stream_cap) e.stream_cap = std::clamp(std::exp(x[i++]), 1e9, 1e14);
     return e;
   }
 };
@@ -249,21 +251,52 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
   };
   if (have_p) prefill_stage();
   if (have_d) {
+    // Bandwidth share, overheads, KV share and cap come from the points they
+    // govern, small batches (<= 4 sequences); batches of 8 and more then fit
+    // the small-GEMM shape alone. Batched points carry physics the roofline
+    // does not see (correlated MoE routing in benchmarks that decode copies of
+    // one prompt, scheduler batching), which would otherwise bend eta_m.
+    std::vector<measurement> small, batched;
+    for (const auto& m : dec) (m.batch <= 4 ? small : batched).push_back(m);
+    const bool split = small.size() >= 6 && batched.size() >= 4;
+    const std::vector<measurement>& base = split ? small : dec;
     double lo = 1e300, hi = 0, batch = 1;
-    for (const auto& m : dec) {
+    for (const auto& m : dec) batch = std::max(batch, m.batch);
+    for (const auto& m : base) {
       const double c = m.depth + m.prompt + m.gen / 2;
       lo = std::min(lo, c);
       hi = std::max(hi, c);
-      batch = std::max(batch, m.batch);
     }
     // Contexts from short to >= 4k tokens separate the KV reads' speed from
-    // the weights'; batches of 8 and more show small-GEMM efficiency.
+    // the weights'.
     fit_fields f{true, false, true, false, true};
-    f.kv_memory = hi >= 4096 && hi >= 4 * lo && dec.size() >= 8;
-    f.half_rows = batch >= 8 && dec.size() >= 8;
+    f.kv_memory = hi >= 4096 && hi >= 4 * lo && base.size() >= 8;
+    f.half_rows = !split && batch >= 8 && dec.size() >= 8;
+    // Small-batch points on devices above 1.5 TB/s show whether the GEMM
+    // kernels can stream that fast; points on slower devices keep eta_m apart
+    // from the cap.
+    int fast = 0, slow = 0;
+    double fastest = 0;
+    for (const auto& m : base) {
+      fastest = std::max(fastest, m.dev.bandwidth.value());
+      fast += m.dev.bandwidth.value() >= 1.5e12 && m.batch <= 8;
+      slow += m.dev.bandwidth.value() < 1.5e12;
+    }
+    // The cap belongs to one engine's kernels (vLLM streams 2.5 TB/s on an
+    // H200 at batch 8): a group that mixes engines does not fit it.
+    bool one_engine = true;
+    for (const auto& m : base) one_engine = one_engine && m.engine == base.front().engine;
+    f.stream_cap = one_engine && fast >= 2 && slow >= 2 && base.size() >= 6;
+    // Start where the cap binds: a min() has no gradient where it does not.
+    if (f.stream_cap) e.stream_cap = 0.4 * fastest;
     if (e.per_kernel.value() <= 0) e.per_kernel = make_seconds(5e-6);
-    d = calibrate(dec, e, f);
+    d = calibrate(base, e, f);
     e = d.profile;
+    if (split && batch >= 8) {
+      fit_fields shape{false, false, false};
+      shape.half_rows = true;
+      e = calibrate(dec, e, shape).profile;
+    }
   }
   if (have_p && have_d) prefill_stage();
   calibration_result out;

@@ -73,6 +73,7 @@ struct fit_fields {
   bool per_kernel = false; ///< launch overhead per kernel (per layer op)
   bool kv_memory = false;  ///< attention kernels' share of eta_m reading the KV cache
   bool half_rows = false;  ///< GEMM rows at which eta_c is half its peak (batched decode)
+  bool stream_cap = false; ///< weight-streaming cap of the GEMM kernels
 };
 
 struct calibration_result {

@@ -44,8 +44,12 @@ struct precision {
     p.kv = kv;
     // GGUF block formats: q4_0 ... q6_k, the q*_k_* mixes and iq4_*.
     const bool gguf = weights.name.rfind('q', 0) == 0 || weights.name.rfind("iq", 0) == 0;
+    // mlx-lm's convert quantizes every layer with to_quantized, Embedding
+    // included (nn.quantize's default predicate), so the table and a tied or
+    // separate head are stored like the linear layers.
+    const bool mlx = weights.name.rfind("mlx-", 0) == 0;
     const bool wide = weights.bits >= 16;
-    if (gguf || wide) {
+    if (gguf || mlx || wide) {
       p.embedding = weights;
       p.lm_head = weights;
     }

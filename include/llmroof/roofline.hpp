@@ -33,6 +33,12 @@ struct efficiency_profile {
   /// for engines that materialize the score matrix in memory (llama.cpp
   /// without -fa), which adds the op's unfused_bytes_per_flop traffic.
   bool fused_attention = true;
+  /// Highest rate at which the engine's GEMM kernels stream weights from one
+  /// device, B/s (0: none). Skinny decode GEMMs are latency-bound: they keep
+  /// too few bytes in flight to fill HBM (Little's law), so batch-1 llama.cpp
+  /// and TensorRT-LLM 0.5 both top out near 1.1-1.3 TB/s on A100/H100 while
+  /// GDDR cards reach ~0.9 of peak in the same engine.
+  double stream_cap = 0;
   seconds per_kernel = make_seconds(0);       ///< launch overhead per kernel (per layer op)
   seconds per_step = make_seconds(0.3e-3);    ///< scheduler + sampling overhead per step
   /// Achieved fraction of link bandwidth in collectives: NCCL's bus bandwidth
@@ -87,6 +93,7 @@ inline void validate(const efficiency_profile& e) {
   detail::require_in_open_closed("efficiency.kv_memory", e.kv_memory, 0, 1);
   detail::require_in_open_closed("efficiency.link", e.link, 0, 1);
   detail::require_non_negative("efficiency.per_kernel", e.per_kernel.value());
+  detail::require_non_negative("efficiency.stream_cap", e.stream_cap);
   detail::require_non_negative("efficiency.per_step", e.per_step.value());
 }
 
@@ -186,7 +193,11 @@ class roofline {
                                                         : eff_.compute;
     t.compute_est = eta_c > 0 ? o.flop / (p * eta_c) : t.compute_bound;
     const double eta_m = o.klass == op_class::attention ? eff_.memory * eff_.kv_memory : eff_.memory;
-    t.memory_est = moved / (bw * eta_m);
+    bytes_per_second achieved = bw * eta_m;
+    if (o.klass == op_class::gemm && eff_.stream_cap > 0) {
+      achieved = make_bytes_per_second(std::min(achieved.value(), double(n_) * eff_.stream_cap));
+    }
+    t.memory_est = moved / achieved;
     t.overhead = o.count * eff_.per_kernel;
     // An estimate never beats the bound, whatever the profile says.
     t.compute_est = std::max(t.compute_est, t.compute_bound);

@@ -219,6 +219,7 @@ py::dict profile_to_dict(const efficiency_profile& e) {
   d["per_kernel_s"] = e.per_kernel.value();
   d["per_step_s"] = e.per_step.value();
   d["kv_memory"] = e.kv_memory;
+  d["stream_cap_bytes_per_s"] = e.stream_cap;
   d["fp16_accumulate"] = e.fp16_accumulate;
   d["fused_attention"] = e.fused_attention;
   d["source"] = e.source;
@@ -237,6 +238,7 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   e.per_kernel = make_seconds(get<double>(d, "per_kernel_s", e.per_kernel.value()));
   e.per_step = make_seconds(get<double>(d, "per_step_s", e.per_step.value()));
   e.kv_memory = get<double>(d, "kv_memory", e.kv_memory);
+  e.stream_cap = get<double>(d, "stream_cap_bytes_per_s", e.stream_cap);
   e.fp16_accumulate = get<bool>(d, "fp16_accumulate", e.fp16_accumulate);
   e.fused_attention = get<bool>(d, "fused_attention", e.fused_attention);
   e.source = get<std::string>(d, "source", "user-defined");

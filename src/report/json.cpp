@@ -168,6 +168,7 @@ json efficiency_json(const efficiency_profile& e) {
           {"per_kernel_s", e.per_kernel.value()},
           {"per_step_s", e.per_step.value()},
           {"kv_memory", e.kv_memory},
+          {"stream_cap_bytes_per_s", e.stream_cap},
           {"fp16_accumulate", e.fp16_accumulate},
           {"fused_attention", e.fused_attention},
           {"source", e.source}};
@@ -309,6 +310,7 @@ json calibrate_json(const measurement_set& set, profile_scope scope, const profi
                     {"per_step_s", r.profile.per_step.value()}, {"per_step_sd_s", r.per_step_sd},
                     {"per_kernel_s", r.profile.per_kernel.value()}, {"per_kernel_sd_s", r.per_kernel_sd},
                     {"kv_memory", r.profile.kv_memory}, {"compute_half_rows", r.profile.compute_half_rows},
+                    {"stream_cap_bytes_per_s", r.profile.stream_cap},
                     {"points", r.points},
                     {"median_ape", r.median_ape}, {"residuals", r.residuals}});
   }

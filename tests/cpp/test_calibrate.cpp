@@ -131,13 +131,20 @@ TEST_CASE("the shared calibration points map, and unmapped rows keep their reaso
   CHECK(saw_pipeline);
 }
 
-TEST_CASE("fitted defaults: llama.cpp on a GDDR card, class defaults for vLLM") {
+TEST_CASE("fitted defaults: llama.cpp per engine with its traits, class defaults for vLLM") {
   const device& d = find_device("rtx-4090");
   const efficiency_profile lc = default_profile(d, "llama.cpp");
-  CHECK(lc.name == "fitted llama.cpp-cuda/gddr");
+  CHECK(lc.name == "fitted llama.cpp-cuda");
   CHECK(lc.memory > 0.5);
+  CHECK(lc.fp16_accumulate);
+  CHECK(lc.fused_attention);  // current builds run flash attention by default
+  // The fitted streaming cap binds on HBM parts, not on a 1 TB/s GDDR card.
+  CHECK(lc.stream_cap > lc.memory * d.bandwidth.value());
+  const device& h = find_device("h100-sxm");
+  CHECK(default_profile(h, "llama.cpp").stream_cap < lc.memory * h.bandwidth.value());
   CHECK(default_profile(d, "vllm").name == "default-consumer");
-  CHECK(default_profile(find_device("m2-ultra-76c"), "ollama").name == "fitted llama.cpp-metal/unified");
+  CHECK_FALSE(default_profile(d, "vllm").fp16_accumulate);
+  CHECK(default_profile(find_device("m2-ultra-76c"), "ollama").name == "fitted llama.cpp-metal");
 }
 
 TEST_CASE("malformed points files are rejected with the line") {

@@ -55,3 +55,24 @@ TEST_CASE("bad profiles name the field") {
   CHECK_THROWS_WITH_AS(roofline(find_device("h100-sxm"), efficiency_profile{}, 0), "devices must be in [1, 65536] (got 0)",
                        std::invalid_argument);
 }
+
+TEST_CASE("a streaming cap limits GEMM weight reads, not attention's KV reads") {
+  const device& d = find_device("h100-sxm");  // 3,350 GB/s
+  efficiency_profile e = default_profile(d);
+  e.memory = 0.8;
+  e.stream_cap = 1e12;
+  op w{"w", op_class::gemm, 1, make_flops(1), make_bytes(1e9)};
+  op kv{"kv", op_class::attention, 1, make_flops(1), make_bytes(0), make_bytes(1e9)};
+  const roofline capped(d, e);
+  // 1 GB at min(0.8 x 3,350 GB/s, 1,000 GB/s) = 1 ms; the KV read stays at
+  // 1 GB / 2,680 GB/s = 0.373 ms.
+  CHECK(capped.time(w).memory_est.value() == doctest::Approx(1e-3));
+  CHECK(capped.time(kv).memory_est.value() == doctest::Approx(1e9 / 2.68e12));
+  CHECK(capped.time(w).memory_bound.value() == doctest::Approx(1e9 / 3.35e12));  // the bound keeps the peak
+  // Two devices stream twice as fast; a cap above the achieved rate changes nothing.
+  CHECK(roofline(d, e, 2).time(w).memory_est.value() == doctest::Approx(0.5e-3));
+  e.stream_cap = 5e12;
+  CHECK(roofline(d, e).time(w).memory_est.value() == doctest::Approx(1e9 / 2.68e12));
+  e.stream_cap = -1;
+  CHECK_THROWS_WITH_AS(roofline(d, e), "efficiency.stream_cap must be >= 0 (got -1)", std::invalid_argument);
+}
