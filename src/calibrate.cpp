@@ -292,6 +292,7 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
     if (e.per_kernel.value() <= 0) e.per_kernel = make_seconds(5e-6);
     d = calibrate(base, e, f);
     e = d.profile;
+    if (f.stream_cap && e.stream_cap >= fastest) e.stream_cap = 0;  // never binds: no cap
     if (split && batch >= 8) {
       fit_fields shape{false, false, false};
       shape.half_rows = true;
