@@ -108,5 +108,6 @@ def test_python_and_command_use_the_same_engine_profile(cli: str) -> None:
                           "--kv", "fp16", "--engine", "llama.cpp", "--json"],
                          capture_output=True, text=True, check=True).stdout
     py = llmroof.plan(model="llama-3-8b", device="rtx-4090", weights="q4_k_m", kv="fp16", engine="llama.cpp")
-    assert py.to_dict()["efficiency"]["name"] == "fitted llama.cpp-cuda/gddr"
+    assert py.to_dict()["efficiency"]["name"] == "fitted llama.cpp-cuda"
+    assert py.to_dict()["efficiency"]["fp16_accumulate"] is True
     assert json.loads(out) == py.to_dict()
