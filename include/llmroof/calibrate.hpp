@@ -112,9 +112,12 @@ constexpr bool decode_metric(metric m) {
          m == metric::e2e_latency_s;
 }
 
-/// Fits a profile to a group of points in two stages: decode metrics move
-/// eta_m and the per-step overhead, prefill metrics move eta_c. A stage with
-/// fewer than 3 points keeps `start`'s values.
+/// Fits a profile to a group of points in stages: prefill metrics move eta_c
+/// (and attention); decode points of up to 4 sequences move eta_m, the
+/// per-step and per-kernel overheads and, where the points show them, the
+/// KV-read share and the streaming cap; batched decode points move the
+/// small-GEMM half rows; prefill once more. A stage with fewer than 3 points
+/// keeps `start`'s values (docs/calibration.md).
 calibration_result calibrate_two_stage(const std::vector<measurement>& rows, const efficiency_profile& start);
 
 /// How profiles are shared, from coarse to fine.
