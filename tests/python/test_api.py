@@ -135,3 +135,19 @@ def test_matplotlib_is_not_imported_by_the_package() -> None:
     code = "import sys, llmroof; llmroof.plan(model='llama-3.1-8b', device='l4'); print('matplotlib' in sys.modules)"
     out = subprocess.run([__import__("sys").executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_efficiency_overrides_reach_the_new_profile_fields() -> None:
+    # A 1 TB/s streaming cap on an H100 SXM (0.66 x 3,350 GB/s = 2,211 GB/s
+    # without it) slows batch-1 decode of an 8B bf16 model; the engine traits
+    # come back in the profile dict.
+    free = llmroof.decode(model="llama-3.1-8b", device="h100-sxm", weights="bf16", context=0)
+    capped = llmroof.decode(model="llama-3.1-8b", device="h100-sxm", weights="bf16", context=0,
+                            efficiency={"stream_cap_bytes_per_s": 1e12})
+    assert capped.estimate_s > 1.8 * free.estimate_s
+    assert capped.bound_s == pytest.approx(free.bound_s)
+    with pytest.raises(ValueError, match=r"efficiency.kv_memory must be in \(0, 1\] \(got 2\)"):
+        llmroof.decode(model="llama-3.1-8b", device="h100-sxm", efficiency={"kv_memory": 2})
+    p = llmroof.plan(model="llama-3-8b", device="rtx-4090", weights="q4_k_m", engine="llama.cpp").to_dict()
+    assert p["efficiency"]["stream_cap_bytes_per_s"] > 1e12
+    assert p["efficiency"]["fused_attention"] is True
