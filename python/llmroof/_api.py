@@ -271,6 +271,22 @@ def _devices(n: object) -> int:
     return int(v)
 
 
+def _layout(devices: object, tp: int | None, pp: int, ep: int, nodes: object) -> tuple[int, dict[str, int] | None]:
+    """Checked devices per node and the parallel plan over them."""
+    n = _devices(devices)
+    return n, _parallel(n, tp, int(pp), int(ep), int(_number("nodes", nodes, minimum=1)))
+
+
+def _lm_head(lm_head: str | None) -> str | None:
+    return None if lm_head is None else _format_name("lm_head", lm_head)
+
+
+def _loaded_weight_bytes(m: Model, weights: str | None) -> float | None:
+    """The model file's own weight bytes, unless the caller re-quantizes a
+    file whose tensors were read."""
+    return m.loaded_weight_bytes if (weights is None or not (m.source or {}).get("tensors")) else None
+
+
 # ---- results ----------------------------------------------------------------
 
 
@@ -553,14 +569,13 @@ def plan(
     context_v = _number("context", context)
     prompt_v = 0.0 if prompt is None else _number("prompt", prompt, minimum=1)
     w, k, mods = _formats(m, weights, kv)
-    dev_n = _devices(devices)
-    par = _parallel(dev_n, tp, int(pp), int(ep), int(_number("nodes", nodes, minimum=1)))
+    dev_n, par = _layout(devices, tp, pp, ep, nodes)
     report = _core.plan_report(
         m.fields,
         d.fields,
         w,
         k,
-        None if lm_head is None else _format_name("lm_head", lm_head),
+        _lm_head(lm_head),
         dev_n,
         efficiency,
         users_v,
@@ -569,7 +584,7 @@ def plan(
         _number("memory_utilization", memory_utilization),
         int(_number("block_tokens", block_tokens)),
         mods,
-        m.loaded_weight_bytes if (weights is None or not (m.source or {}).get("tensors")) else None,
+        _loaded_weight_bytes(m, weights),
         par,
         _text("engine", engine),
         None if rate is None else _number("rate", rate, minimum=0),
@@ -607,13 +622,11 @@ def users(
     (what one more user breaks: ``tokens/s``, ``ttft`` or ``memory``)."""
     m, d = _model(model), _device(device)
     w, k, mods = _formats(m, weights, kv)
-    dev_n = _devices(devices)
-    par = _parallel(dev_n, tp, int(pp), int(ep), int(_number("nodes", nodes, minimum=1)))
+    dev_n, par = _layout(devices, tp, pp, ep, nodes)
     return dict(json.loads(_core.users_report(
         m.fields, d.fields, w, k, dev_n, efficiency, _number("context", context, minimum=0),
         _number("prompt", prompt, minimum=0), _number("min_tokens_per_s", min_tokens_per_s, minimum=0),
-        _number("ttft_target_s", ttft_target_s, minimum=0), mods,
-        m.loaded_weight_bytes if (weights is None or not (m.source or {}).get("tensors")) else None, par,
+        _number("ttft_target_s", ttft_target_s, minimum=0), mods, _loaded_weight_bytes(m, weights), par,
         _text("engine", engine))))
 
 
@@ -649,19 +662,9 @@ def decode(
         contexts = [_number("context", context)]
         batch_v = _number("batch", batch)
     w, k, mods = _formats(m, weights, kv)
-    report = _core.decode_report(
-        m.fields,
-        d.fields,
-        w,
-        k,
-        None if lm_head is None else _format_name("lm_head", lm_head),
-        _devices(devices),
-        efficiency,
-        batch_v,
-        contexts,
-        mods,
-        _parallel(_devices(devices), tp, int(pp), int(ep), int(_number("nodes", nodes, minimum=1))),
-    )
+    head = _lm_head(lm_head)
+    dev_n, par = _layout(devices, tp, pp, ep, nodes)
+    report = _core.decode_report(m.fields, d.fields, w, k, head, dev_n, efficiency, batch_v, contexts, mods, par)
     return Phase(json.loads(report)["step"])
 
 
@@ -686,19 +689,21 @@ def prefill(
     its ``estimate_s`` is the time to first token without queueing."""
     m, d = _model(model), _device(device)
     w, k, mods = _formats(m, weights, kv)
+    head = _lm_head(lm_head)
+    dev_n, par = _layout(devices, tp, pp, ep, nodes)
     report = _core.prefill_report(
         m.fields,
         d.fields,
         w,
         k,
-        None if lm_head is None else _format_name("lm_head", lm_head),
-        _devices(devices),
+        head,
+        dev_n,
         efficiency,
         _number("batch", batch),
         _number("prompt", prompt),
         _number("cached", cached),
         mods,
-        _parallel(_devices(devices), tp, int(pp), int(ep), int(_number("nodes", nodes, minimum=1))),
+        par,
     )
     return Phase(json.loads(report)["prefill"])
 
