@@ -257,35 +257,34 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
     // does not see (correlated MoE routing in benchmarks that decode copies of
     // one prompt, scheduler batching), which would otherwise bend eta_m.
     std::vector<measurement> small, batched;
-    for (const auto& m : dec) (m.batch <= 4 ? small : batched).push_back(m);
+    double batch = 1;
+    for (const auto& m : dec) {
+      (m.batch <= 4 ? small : batched).push_back(m);
+      batch = std::max(batch, m.batch);
+    }
     const bool split = small.size() >= 6 && batched.size() >= 4;
     const std::vector<measurement>& base = split ? small : dec;
-    double lo = 1e300, hi = 0, batch = 1;
-    for (const auto& m : dec) batch = std::max(batch, m.batch);
+    // What the base points can show: contexts from short to >= 4k tokens
+    // separate the KV reads' speed from the weights'; small-batch points on
+    // devices above 1.5 TB/s show whether the GEMM kernels can stream that
+    // fast, and points on slower devices keep eta_m apart from the cap, which
+    // belongs to one engine's kernels (vLLM streams 2.5 TB/s on an H200 at
+    // batch 8): a group that mixes engines does not fit it.
+    double lo = 1e300, hi = 0, fastest = 0;
+    int fast = 0, slow = 0;
+    bool one_engine = true;
     for (const auto& m : base) {
       const double c = m.depth + m.prompt + m.gen / 2;
       lo = std::min(lo, c);
       hi = std::max(hi, c);
-    }
-    // Contexts from short to >= 4k tokens separate the KV reads' speed from
-    // the weights'.
-    fit_fields f{true, false, true, false, true};
-    f.kv_memory = hi >= 4096 && hi >= 4 * lo && base.size() >= 8;
-    f.half_rows = !split && batch >= 8 && dec.size() >= 8;
-    // Small-batch points on devices above 1.5 TB/s show whether the GEMM
-    // kernels can stream that fast; points on slower devices keep eta_m apart
-    // from the cap.
-    int fast = 0, slow = 0;
-    double fastest = 0;
-    for (const auto& m : base) {
       fastest = std::max(fastest, m.dev.bandwidth.value());
       fast += m.dev.bandwidth.value() >= 1.5e12 && m.batch <= 8;
       slow += m.dev.bandwidth.value() < 1.5e12;
+      one_engine = one_engine && m.engine == base.front().engine;
     }
-    // The cap belongs to one engine's kernels (vLLM streams 2.5 TB/s on an
-    // H200 at batch 8): a group that mixes engines does not fit it.
-    bool one_engine = true;
-    for (const auto& m : base) one_engine = one_engine && m.engine == base.front().engine;
+    fit_fields f{true, false, true, false, true};
+    f.kv_memory = hi >= 4096 && hi >= 4 * lo && base.size() >= 8;
+    f.half_rows = !split && batch >= 8 && dec.size() >= 8;
     f.stream_cap = one_engine && fast >= 2 && slow >= 2 && base.size() >= 6;
     // Start where the cap binds: a min() has no gradient where it does not.
     if (f.stream_cap) e.stream_cap = 0.4 * fastest;
