@@ -83,7 +83,7 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
   if (cls.empty()) return e;
   // Current llama.cpp turns flash attention on by itself (-fa auto), so
   // plans assume fused attention; its cuBLAS path accumulates in FP16.
-  e.fp16_accumulate = cls == "llama.cpp-cuda";
+  e.fp16_accumulate = engine_accumulates_fp16(cls);
   for (const std::string& key : {cls + "/" + std::string(to_string(d.memory_kind_of())), cls}) {
     for (const auto& f : fitted) {
       if (key != f.key) continue;

@@ -57,10 +57,6 @@ struct measurement_set {
 /// mapped land in `skipped` with the reason.
 measurement_set read_measurements(const std::string& path);
 
-/// True for engine classes whose 16-bit GEMMs accumulate in FP16 (llama.cpp
-/// on CUDA).
-inline bool engine_accumulates_fp16(std::string_view engine_class) { return engine_class == "llama.cpp-cuda"; }
-
 /// Prediction of a measurement's value (same unit) under a profile.
 double predict(const measurement& m, const efficiency_profile& e);
 

@@ -100,6 +100,10 @@ inline void validate(const efficiency_profile& e) {
 /// Default profile of a device's class (documented with its source).
 efficiency_profile default_profile(const device& d);
 
+/// True for engine classes (llama.cpp-cuda, llama.cpp-metal, tensorrt-llm,
+/// vllm, mlx) whose 16-bit GEMMs accumulate in FP16: llama.cpp on CUDA.
+inline bool engine_accumulates_fp16(std::string_view engine_class) { return engine_class == "llama.cpp-cuda"; }
+
 /// The profile of `engine` (vllm, sglang, tensorrt-llm, llama.cpp, ollama,
 /// mlx) on `d`: fitted to shared/data/measured/calibration.csv where that
 /// engine has data (by engine and memory kind, else by engine), else the
