@@ -12,12 +12,12 @@ for target in gguf safetensors hf_config; do
   clang++ "${flags[@]}" "${lib_sources[@]}" "tests/fuzz/fuzz_${target}.cpp" -o "$out/fuzz_${target}"
 done
 
-# Seeds: the broken-file corpus, the shared configs, and valid files written here.
+# Seeds: the broken-file corpus, the shipped HuggingFace configs, and valid files written here.
 rm -rf "$out/seeds" && mkdir -p "$out/seeds/gguf" "$out/seeds/safetensors" "$out/seeds/hf_config"
 cp tests/corpus/gguf/* "$out/seeds/gguf/"
 cp tests/corpus/safetensors/* "$out/seeds/safetensors/"
 cp tests/corpus/hf_config/* "$out/seeds/hf_config/"
-if [ -d ../shared/data/hf-configs ]; then cp ../shared/data/hf-configs/*.json "$out/seeds/hf_config/"; fi
+cp tests/data/hf-configs/*.json "$out/seeds/hf_config/"
 python3 tests/fuzz/make_seeds.py "$out/seeds"
 
 for target in gguf safetensors hf_config; do

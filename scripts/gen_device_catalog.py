@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Generate src/catalog_devices.inc from data/accelerators.csv (a copy of
-shared/data/accelerators.csv) and data/accelerators_extra.csv.
+"""Generate src/catalog_devices.inc from data/accelerators.csv (the project's
+copy of the team's accelerator table; conventions in data/ACCELERATORS.md) and
+data/accelerators_extra.csv.
 
 Ids, classes and derived peaks (for rows whose vendor published only one
 figure) live here, each with its reasoning. Run with --check to fail when the

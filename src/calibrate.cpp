@@ -384,7 +384,7 @@ profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope s
       if (g.size() < 3) continue;
       efficiency_profile start = default_profile(g.front().dev);
       start.name = "fitted " + (k.empty() ? std::string("global") : k);
-      start.source = "fitted to " + std::to_string(g.size()) + " points of shared/data/measured/calibration.csv";
+      start.source = "fitted to " + std::to_string(g.size()) + " points of data/measured/calibration.csv";
       t.fits[k] = calibrate_two_stage(g, start);
     }
   }

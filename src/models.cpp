@@ -1,5 +1,5 @@
 // The built-in model catalog. Values come from each model's HuggingFace
-// config.json (copies of those in shared/data/hf-configs are cited by file)
+// config.json (copies in tests/data/hf-configs are cited by file)
 // or its model card; `source` says which.
 #include <string>
 #include <utility>
@@ -12,7 +12,7 @@ namespace llmroof {
 
 namespace {
 
-constexpr const char* hf = "shared/data/hf-configs/";
+constexpr const char* hf = "tests/data/hf-configs/";
 
 architecture gqa(std::string id, std::string name, std::string family, int layers, int d, int h,
                  int g, int dh, int f, int vocab, int ctx, std::string source) {
@@ -246,12 +246,12 @@ std::vector<architecture> build() {
     m.push_back(with_published(std::move(a), 106, 12));
   }
   for (const auto& [id, name] : {std::pair{"glm-4.5", "GLM-4.5"}, std::pair{"glm-4.7", "GLM-4.7"}}) {
-    // Not in shared/data: zai-org/GLM-4.5 config.json as published on the
+    // Not in tests/data/hf-configs: zai-org/GLM-4.5 config.json as published on the
     // model card (Glm4MoeForCausalLM); GLM-4.6 and GLM-4.7 keep the shape.
     auto a = gqa(id, name, "glm4_moe", 92, 5120, 96, 8, 128, 12288, 151552, 131072,
                  std::string("zai-org/") + name + " config.json (Glm4MoeForCausalLM: 92 layers, hidden 5120, "
                  "96 heads, 8 KV heads, 160 experts top-8 + 1 shared, expert FFN 1536, 3 dense layers) "
-                 "as recalled, not in shared/data [unverified here]; model card 355B / 32B");
+                 "as recalled, not in tests/data/hf-configs [unverified here]; model card 355B / 32B");
     a.qkv_bias = true;
     a.qk_norm = true;
     a.moe.num_experts = 160;

@@ -2,7 +2,7 @@
 // end-to-end latency) -> a fitted efficiency profile with uncertainty, by
 // bounded nonlinear least squares (Levenberg-Marquardt, Eigen) on log ratios.
 //
-// The input format is the column layout of shared/data/measured/calibration.csv
+// The input format is the column layout of data/measured/calibration.csv
 // (documented in docs/calibration.md); rows that cannot be mapped to a model,
 // device, format and workload are kept with the reason, never dropped.
 #pragma once

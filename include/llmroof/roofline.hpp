@@ -105,7 +105,7 @@ efficiency_profile default_profile(const device& d);
 inline bool engine_accumulates_fp16(std::string_view engine_class) { return engine_class == "llama.cpp-cuda"; }
 
 /// The profile of `engine` (vllm, sglang, tensorrt-llm, llama.cpp, ollama,
-/// mlx) on `d`: fitted to shared/data/measured/calibration.csv where that
+/// mlx) on `d`: fitted to data/measured/calibration.csv where that
 /// engine has data (by engine and memory kind, else by engine), else the
 /// class default; `source` says which.
 efficiency_profile default_profile(const device& d, std::string_view engine);

@@ -29,46 +29,139 @@ using namespace llmroof;
 using report::json;
 using report::setup;
 
-constexpr const char* usage = R"(llmroof — roofline estimates for LLM inference
-
-usage:
-  llmroof plan    --model ID --device ID[:N] [--weights FMT] [--kv FMT] [--users N] [--context C] [--prompt P]
-  llmroof decode  --model ID --device ID[:N] [--weights FMT] [--kv FMT] [--batch N] [--context C]
-  llmroof prefill --model ID --device ID[:N] [--weights FMT] [--kv FMT] [--batch N] [--prompt P] [--context C]
-  llmroof kv      --model ID [--kv FMT] [--context C] [--users N]
-  llmroof moe     [--model ID --device ID[:N] [--weights FMT] [--context C] [--max-batch N]]
-  llmroof compare --model A --model B --device ID[:N] [--weights FMT] [--context C] [--max-batch N]
-  llmroof users   --model ID --device ID[:N] --tps T [--ttft S] [--context C] [--prompt P]
-  llmroof calibrate POINTS.csv [--scope global|engine|engine-kind] [--write-profiles FILE]
-  llmroof validate  POINTS.csv [--report DIR]
-  llmroof list    devices|models|formats|links|engines
-
-options:
-  --model ID|PATH    catalog id (llmroof list models), or a config.json, folder, .gguf or .safetensors
-  --device ID[:N]    catalog id, N devices in tensor parallel (default 1)
-  --weights FMT      weight format (default bf16): bf16, fp8, awq-int4, nvfp4, q4_k_m, ...
-  --kv FMT           KV-cache format (default bf16)
-  --lm-head FMT      format of lm_head and embeddings (default: bf16 for quantized checkpoints)
-  --users N          concurrent users (default 1)
-  --batch N          sequences decoded together (default 1)
-  --context C        tokens per user: 4096, 128k (= 131072), 1m (default 4096)
-  --prompt P         prompt tokens (default 2048, or the context if smaller)
-  --memory-utilization F   share of device memory the engine uses (default 0.9)
-  --block-tokens N   KV block size of the paged engine (default 16)
-  --tp N, --pp N, --ep N   tensor / pipeline / expert parallel (default: TP over all devices)
-  --nodes K          K nodes of N devices each (--device ID:N); cross-node links: --inter-link (ib-ndr)
-  --link ID          override the intra-node link (nvlink4, pcie4, ...; llmroof list links)
-  --engine NAME      vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx
-  --offload F|experts  plan: share F of the layers, or the routed experts, in host RAM (llama.cpp)
-  --host ID          the host CPU for --offload (default ryzen-9-7950x; llmroof list devices)
-  --rate R           plan: arrivals in requests/s; reports TTFT, TPOT, utilisation (with --output O)
-  --tps T, --ttft S  users: per-user tokens/s target and TTFT target (1, 0.5s, 500ms)
-  --json             machine-readable output (schema "llmroof.<command>/1")
-)";
-
 struct usage_error : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
+
+/// One option of the command line: its name, the value it takes, what it means.
+struct option_doc {
+  const char* name;
+  const char* value;
+  const char* text;
+};
+
+constexpr option_doc option_docs[] = {
+    {"model", "ID|PATH", "catalog id (llmroof list models), or a config.json, folder, .gguf or .safetensors"},
+    {"device", "ID[:N]", "catalog id, N devices in tensor parallel (default 1)"},
+    {"weights", "FMT", "weight format (default bf16): bf16, fp8, awq-int4, nvfp4, q4_k_m, ..."},
+    {"kv", "FMT", "KV-cache format (default bf16)"},
+    {"lm-head", "FMT", "format of lm_head and embeddings (default: bf16 for quantized checkpoints)"},
+    {"users", "N", "concurrent users (default 1)"},
+    {"batch", "N", "sequences decoded together (default 1)"},
+    {"context", "C", "tokens per user: 4096, 128k (= 131072), 1m (default 4096; prefill: cached tokens, default 0)"},
+    {"prompt", "P", "prompt tokens (default 2048, or the context if smaller)"},
+    {"memory-utilization", "F", "share of device memory the engine uses (default: the engine's, vLLM 0.9)"},
+    {"block-tokens", "N", "KV block size of the paged engine (default: the engine's, vLLM 16)"},
+    {"max-batch", "N", "largest batch of the table (default 1024)"},
+    {"tp", "N", "tensor parallel degree (default: TP over all devices)"},
+    {"pp", "N", "pipeline parallel degree (default 1)"},
+    {"ep", "N", "expert parallel degree (default 1)"},
+    {"nodes", "K", "K nodes of N devices each (--device ID:N); cross-node link: --inter-link"},
+    {"link", "ID", "override the intra-node link (nvlink4, pcie4, ...; llmroof list links)"},
+    {"inter-link", "ID", "cross-node link (default ib-ndr)"},
+    {"engine", "NAME", "vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx"},
+    {"offload", "F|experts", "share F of the layers, or the routed experts, in host RAM (llama.cpp)"},
+    {"host", "ID", "the host CPU for --offload (default ryzen-9-7950x; llmroof list devices)"},
+    {"rate", "R", "arrivals in requests/s; reports TTFT, TPOT, utilisation (with --output O)"},
+    {"output", "O", "output tokens per request with --rate (default 512)"},
+    {"tps", "T", "per-user tokens/s target (default 10)"},
+    {"ttft", "S", "time-to-first-token target: 1, 0.5s, 500ms"},
+    {"scope", "S", "profiles per: global, engine or engine-kind (default engine-kind)"},
+    {"write-profiles", "FILE", "write the fitted profiles as C++ rows (src/profiles_fitted.inc)"},
+    {"report", "DIR", "write report.md and points.csv to DIR"},
+};
+
+/// A command: what it is for, how it is called, and the only options it takes.
+struct command_spec {
+  const char* name;
+  const char* synopsis;
+  const char* summary;
+  std::vector<std::string> options;
+};
+
+// Option groups that several commands share.
+const std::vector<std::string> model_opts = {"model", "weights", "kv", "lm-head", "engine"};
+const std::vector<std::string> layout_opts = {"device", "tp", "pp", "ep", "nodes", "link", "inter-link"};
+const std::vector<std::string> memory_opts = {"memory-utilization", "block-tokens"};
+
+std::vector<std::string> join(std::initializer_list<std::vector<std::string>> parts) {
+  std::vector<std::string> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+const std::vector<command_spec>& commands() {
+  static const std::vector<command_spec> table = {
+      {"plan", "--model ID --device ID[:N] [--users N] [--context C] [--prompt P] [--rate R --output O] ...",
+       "memory plan, users that fit, decode speed against context, TTFT; with --rate a served load",
+       join({model_opts, layout_opts, memory_opts,
+             {"users", "context", "prompt", "offload", "host", "rate", "output", "ttft"}})},
+      {"decode", "--model ID --device ID[:N] [--batch N] [--context C]", "one decode step, per op",
+       join({model_opts, layout_opts, {"batch", "context"}})},
+      {"prefill", "--model ID --device ID[:N] [--batch N] [--prompt P] [--context C]", "one prefill, per op",
+       join({model_opts, layout_opts, {"batch", "prompt", "context"}})},
+      {"kv", "--model ID [--kv FMT] [--context C] [--users N]", "KV cache per token, per sequence and per user count",
+       {"model", "weights", "kv", "lm-head", "engine", "block-tokens", "context", "users"}},
+      {"moe", "[--model ID --device ID[:N] [--context C] [--max-batch N]]",
+       "the MoE table, or one model's expert reads and step time against batch",
+       join({model_opts, layout_opts, {"context", "max-batch"}})},
+      {"compare", "--model A --model B --device ID[:N] [--context C] [--max-batch N]",
+       "two models side by side against batch", join({model_opts, layout_opts, {"context", "max-batch"}})},
+      {"users", "--model ID --device ID[:N] --tps T [--ttft S] [--context C] [--prompt P]",
+       "most users that meet a tokens/s (and TTFT) target",
+       join({model_opts, layout_opts, memory_opts, {"context", "prompt", "tps", "ttft"}})},
+      {"calibrate", "POINTS.csv [--scope global|engine|engine-kind] [--write-profiles FILE]",
+       "fit efficiency profiles to measured points", {"scope", "write-profiles"}},
+      {"validate", "POINTS.csv [--report DIR]", "leave-one-source-out errors of the fitted profiles", {"report"}},
+      {"list", "devices|models|formats|links|engines", "the catalogs", {}},
+  };
+  return table;
+}
+
+const command_spec* find_command(const std::string& name) {
+  for (const auto& c : commands()) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+const option_doc* find_option(const std::string& name) {
+  for (const auto& d : option_docs) {
+    if (name == d.name) return &d;
+  }
+  return nullptr;
+}
+
+std::string command_names() {
+  std::string out;
+  for (const auto& c : commands()) out += (out.empty() ? "" : ", ") + std::string(c.name);
+  return out;
+}
+
+std::string usage_text() {
+  std::string out = "llmroof — roofline estimates for LLM inference\n\nusage:\n";
+  for (const auto& c : commands()) {
+    char line[512];
+    std::snprintf(line, sizeof line, "  llmroof %-9s %s\n", c.name, c.synopsis);
+    out += line;
+  }
+  out += "\nEvery command takes --json (machine-readable output, schema \"llmroof.<command>/1\").\n"
+         "'llmroof help COMMAND' or 'llmroof COMMAND --help' lists the options a command takes.\n";
+  return out;
+}
+
+std::string command_help(const command_spec& c) {
+  std::string out = "usage: llmroof " + std::string(c.name) + " " + c.synopsis + "\n\n" + c.summary + "\n\noptions:\n";
+  for (const auto& name : c.options) {
+    const option_doc* d = find_option(name);
+    char line[512];
+    std::snprintf(line, sizeof line, "  --%-28s %s\n", (name + " " + d->value).c_str(), d->text);
+    out += line;
+  }
+  out += "  --json                         machine-readable output (schema \"llmroof." + std::string(c.name) + "/1\")\n";
+  out += "  --help                         this text\n";
+  return out;
+}
 
 struct options {
   std::string command;
@@ -76,6 +169,7 @@ struct options {
   std::map<std::string, std::string> values;
   std::vector<std::string> models;  ///< every --model, in order (compare takes two)
   bool json = false;
+  bool help = false;
 
   [[nodiscard]] std::optional<std::string> get(const std::string& k) const {
     auto it = values.find(k);
@@ -89,18 +183,22 @@ struct options {
   }
 };
 
-const std::vector<std::string> valued = {"model",   "device", "weights", "kv",
-                                         "lm-head", "users",  "batch",   "context",
-                                         "prompt",  "memory-utilization", "block-tokens", "max-batch",
-                                         "tp", "pp", "ep", "nodes", "engine", "rate", "output",
-                                         "tps", "ttft", "link", "inter-link", "offload", "host",
-                                         "write-profiles", "report", "scope"};
-
+/// Reads the command line against the command's option schema: an option the
+/// command does not take, a missing value or a stray word is a usage error.
 options parse(int argc, char** argv) {
   options o;
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) throw usage_error("missing command; run 'llmroof --help'");
   o.command = args[0];
+  const command_spec* spec = find_command(o.command);
+  if (spec == nullptr) throw usage_error("unknown command '" + o.command + "'; commands: " + command_names());
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+      return o;
+    }
+  }
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--json") {
@@ -108,22 +206,26 @@ options parse(int argc, char** argv) {
     } else if (a.rfind("--", 0) == 0) {
       std::string key = a.substr(2);
       std::string value;
-      if (const auto eq = key.find('='); eq != std::string::npos) {
+      const auto eq = key.find('=');
+      if (eq != std::string::npos) {
         value = key.substr(eq + 1);
         key = key.substr(0, eq);
-      } else {
+      }
+      if (key == "json") throw usage_error("--json takes no value (got '" + a + "')");
+      if (find_option(key) == nullptr) throw usage_error("unknown option --" + key + "; run 'llmroof " + o.command + " --help'");
+      if (std::find(spec->options.begin(), spec->options.end(), key) == spec->options.end()) {
+        throw usage_error("'" + o.command + "' does not take --" + key + "; run 'llmroof " + o.command + " --help'");
+      }
+      if (eq == std::string::npos) {
         if (i + 1 >= args.size()) throw usage_error("--" + key + " needs a value");
         value = args[++i];
       }
-      bool known = false;
-      for (const auto& v : valued) known = known || v == key;
-      if (!known) throw usage_error("unknown option --" + key + "; run 'llmroof --help'");
       o.values[key] = value;
       if (key == "model") o.models.push_back(value);
-    } else if (o.sub.empty()) {
+    } else if (o.sub.empty() && (o.command == "list" || o.command == "calibrate" || o.command == "validate")) {
       o.sub = a;
     } else {
-      throw usage_error("unexpected argument '" + a + "'");
+      throw usage_error("unexpected argument '" + a + "' for '" + o.command + "'");
     }
   }
   return o;
@@ -1009,28 +1111,32 @@ int cmd_list(const options& o) {
 
 int main(int argc, char** argv) {
   try {
-    if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
-                      std::string(argv[1]) == "help")) {
-      std::cout << usage;
+    const std::string first = argc >= 2 ? argv[1] : "";
+    if (first == "--help" || first == "-h" || first == "help") {
+      if (first == "help" && argc >= 3) {
+        const command_spec* c = find_command(argv[2]);
+        if (c == nullptr) throw usage_error("unknown command '" + std::string(argv[2]) + "'; commands: " + command_names());
+        std::cout << command_help(*c);
+      } else {
+        std::cout << usage_text();
+      }
       return 0;
     }
-    if (argc >= 2 && std::string(argv[1]) == "--version") {
+    if (first == "--version") {
       std::cout << "llmroof " << llmroof::version << "\n";
       return 0;
     }
     const options o = parse(argc, argv);
-    if (o.command == "plan") return cmd_plan(o);
-    if (o.command == "decode") return cmd_decode(o);
-    if (o.command == "prefill") return cmd_prefill(o);
-    if (o.command == "kv") return cmd_kv(o);
-    if (o.command == "list") return cmd_list(o);
-    if (o.command == "moe") return cmd_moe(o);
-    if (o.command == "compare") return cmd_compare(o);
-    if (o.command == "users") return cmd_users(o);
-    if (o.command == "calibrate") return cmd_calibrate(o);
-    if (o.command == "validate") return cmd_validate(o);
-    throw usage_error("unknown command '" + o.command +
-                      "'; commands: plan, decode, prefill, kv, moe, compare, users, calibrate, validate, list");
+    if (o.help) {
+      std::cout << command_help(*find_command(o.command));
+      return 0;
+    }
+    using handler = int (*)(const options&);
+    static const std::map<std::string, handler> dispatch = {
+        {"plan", cmd_plan},           {"decode", cmd_decode}, {"prefill", cmd_prefill},    {"kv", cmd_kv},
+        {"moe", cmd_moe},             {"compare", cmd_compare}, {"users", cmd_users},      {"list", cmd_list},
+        {"calibrate", cmd_calibrate}, {"validate", cmd_validate}};
+    return dispatch.at(o.command)(o);
   } catch (const std::invalid_argument& e) {
     std::cerr << "llmroof: error: " << e.what() << "\n";
     return 2;

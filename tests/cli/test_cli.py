@@ -152,7 +152,16 @@ BAD = [
     (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--memory-utilization", "1.5"], "engine.memory_utilization must be in (0, 1] (got 1.5)"),
     (["plan", "--device", "h100-sxm"], "--model is required for 'plan'"),
     (["plan", "--model"], "--model needs a value"),
-    (["plan", "--bogus", "1"], "unknown option --bogus"),
+    (["plan", "--bogus", "1"], "unknown option --bogus; run 'llmroof plan --help'"),
+    # An option another command takes is an error naming the option and this command.
+    (["decode", "--model", "llama-3-8b", "--device", "rtx-4090", "--offload", "0.5"],
+     "'decode' does not take --offload; run 'llmroof decode --help'"),
+    (["kv", "--model", "llama-3-8b", "--device", "rtx-4090"], "'kv' does not take --device"),
+    (["validate", "x.csv", "--scope", "global"], "'validate' does not take --scope"),
+    (["list", "devices", "--users", "3"], "'list' does not take --users"),
+    (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "stray"], "unexpected argument 'stray' for 'plan'"),
+    (["kv", "--model", "llama-3-8b", "--json=true"], "--json takes no value (got '--json=true')"),
+    (["help", "frobnicate"], "unknown command 'frobnicate'; commands: plan, decode"),
     (["frobnicate"], "unknown command 'frobnicate'"),
     (["list", "gpus"], "list needs one of: devices, models, formats, links, engines (got 'gpus')"),
     ([], "missing command"),
@@ -167,6 +176,20 @@ for args, msg in BAD:
 
 r = run("--help")
 check("help", r.returncode == 0 and "usage:" in r.stdout, r.stderr)
+
+# Every command answers --help, -h and 'help COMMAND' with its own usage and options, status 0,
+# even when other options around it are wrong.
+TAKES = {"plan": "--offload", "decode": "--batch", "prefill": "--prompt", "kv": "--block-tokens",
+         "moe": "--max-batch", "compare": "--max-batch", "users": "--tps", "calibrate": "--write-profiles",
+         "validate": "--report", "list": "--json"}
+for cmd, opt in TAKES.items():
+    for args in ([cmd, "--help"], [cmd, "-h"], ["help", cmd], [cmd, "--model", "--help"]):
+        r = run(*args)
+        check(f"{args}: exit 0", r.returncode == 0 and r.stderr == "", (r.returncode, r.stderr))
+        check(f"{args}: usage line", r.stdout.startswith(f"usage: llmroof {cmd} "), r.stdout[:200])
+        check(f"{args}: lists {opt}", opt in r.stdout, r.stdout)
+r = run("decode", "--help")
+check("decode help omits plan-only options", "--offload" not in r.stdout and "--rate" not in r.stdout, r.stdout)
 
 for f in failures:
     print("FAIL", f[:2000])

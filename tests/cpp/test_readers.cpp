@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "gguf_writer.hpp"
@@ -11,21 +12,35 @@ using namespace llmroof;
 namespace fs = std::filesystem;
 
 namespace {
-const fs::path configs = fs::path(LLMROOF_SHARED_DATA) / "hf-configs";
+const fs::path configs = fs::path(LLMROOF_TEST_DATA) / "hf-configs";
 std::span<const std::uint8_t> as_span(const std::vector<std::uint8_t>& v) { return {v.data(), v.size()}; }
 }  // namespace
 
-TEST_CASE("every shared config.json parses, within 1.5% of the catalog's published total") {
-  int n = 0;
+TEST_CASE("every shipped config.json parses, or is one of the few with a layout the reader does not know") {
+  // Copies of the HuggingFace files in tests/data/hf-configs (provenance: SOURCES.md there). Five use layouts
+  // the reader does not take yet (Gemma 4's text_config experts, Nemotron-NAS per-layer blocks, Nemotron-H's
+  // Infinity literal, Hunyuan's per-layer top-k list): each must fail with a message, never crash.
+  const std::set<std::string> unsupported = {
+      "google__gemma-4-26B-A4B.json", "nvidia__Llama-3_3-Nemotron-Super-49B-v1.json",
+      "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4.json", "nvidia__Nemotron-H-56B-Base-8K.json",
+      "tencent__Hunyuan-A13B-Instruct.json"};
+  int parsed = 0;
+  int refused = 0;
   for (const auto& e : fs::directory_iterator(configs)) {
     if (e.path().extension() != ".json") continue;
     CAPTURE(e.path().string());
+    if (unsupported.contains(e.path().filename().string())) {
+      CHECK_THROWS_AS(read_hf_config(e.path().string()), std::invalid_argument);
+      ++refused;
+      continue;
+    }
     const model_source m = read_hf_config(e.path().string());
     CHECK(m.arch.num_layers > 0);
-    CHECK(count_parameters(m.arch).total() > 1e9);
-    ++n;
+    CHECK(count_parameters(m.arch).total() > 5e8);  // the smallest is Qwen3-0.6B
+    ++parsed;
   }
-  CHECK(n == 19);
+  CHECK(parsed == 63);
+  CHECK(refused == 5);
   // Cross-check: the file and the catalog entry count the same parameters.
   const std::pair<const char*, const char*> pairs[] = {
       {"meta-llama__Llama-3.1-8B.json", "llama-3.1-8b"},   {"deepseek-ai__DeepSeek-V3.json", "deepseek-v3"},
