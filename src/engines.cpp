@@ -11,7 +11,7 @@ namespace {
 
 std::vector<engine_settings> build() {
   std::vector<engine_settings> all;
-  engine_settings vllm;  // the struct's defaults
+  engine_settings vllm;  // the struct's defaults: current vLLM
   all.push_back(vllm);
 
   engine_settings sglang;
@@ -20,7 +20,10 @@ std::vector<engine_settings> build() {
   // mem_fraction_static is chosen by GPU size; 0.88 on 80-96 GB parts.
   // page_size 1; chunked_prefill_size 8192 on large GPUs; CUDA graphs outside.
   sglang.memory_utilization = 0.88;
-  sglang.runtime_reserve = make_bytes(1.0 * gibi);
+  sglang.runtime_reserve = make_bytes(1.0 * gibi);  // CUDA context and workspaces held when it measures
+  sglang.sampler_copies = 1;
+  sglang.mxfp4_expert_pad = 1;
+  sglang.device_sized_batches = false;
   sglang.block_tokens = 1;
   sglang.max_batched_tokens = 8192;
   sglang.max_sequences = 256;
@@ -34,6 +37,9 @@ std::vector<engine_settings> build() {
   // and activations; tokens_per_block 32; max_num_tokens 8192.
   trt.memory_utilization = 0.9;
   trt.runtime_reserve = make_bytes(1.0 * gibi);
+  trt.sampler_copies = 1;
+  trt.mxfp4_expert_pad = 1;
+  trt.device_sized_batches = false;
   trt.block_tokens = 32;
   trt.max_batched_tokens = 8192;
   trt.max_sequences = 256;
@@ -50,6 +56,9 @@ std::vector<engine_settings> build() {
   llama.block_tokens = 256;  // n_ctx is padded to 256 cells
   llama.max_batched_tokens = 512;
   llama.max_sequences = 1;
+  llama.sampler_copies = 1;  // one fp32 logits row per output
+  llama.mxfp4_expert_pad = 1;  // GGUF tensors load as stored
+  llama.device_sized_batches = false;
   llama.source = "llama.cpp common arguments (n_ctx padding 256, n_ubatch 512, n_parallel 1)";
   all.push_back(llama);
 
@@ -68,6 +77,9 @@ std::vector<engine_settings> build() {
   mlx.block_tokens = 256;  // mlx-lm grows its KV cache in steps of 256
   mlx.max_batched_tokens = 2048;
   mlx.max_sequences = 1;
+  mlx.sampler_copies = 1;
+  mlx.mxfp4_expert_pad = 1;
+  mlx.device_sized_batches = false;
   mlx.source = "mlx-lm generate (prefill_step_size 2048, KVCache step 256)";
   all.push_back(mlx);
   return all;
@@ -81,12 +93,61 @@ std::vector<std::string> engine_names() {
   return out;
 }
 
+/// vLLM's sampler at start-up: fp32 vocabulary-wide tensors alive at its
+/// profiled peak, per sequence of max_num_seqs. Fitted on engine_memory.csv as
+/// (activation peak) / (max_num_seqs x vocab x 4 B), where the sampler is the
+/// larger part of the profile:
+///  - 0.10: ML-001/002 (v0.10.1.1, A100 80 GB, Qwen2-7B, 256 sequences): budget
+///    left after weights and KV 0.52-0.54 GiB, less 0.13 GiB non-torch -> 2.8;
+///  - 0.11: ML-022 (v0.11.0, H100, Mistral-Small-3.2-24B, 1024 sequences):
+///    peak 2.12 GiB printed -> 4.3 (one row);
+///  - current (the llm-d rows of 2026, H100, 1024 sequences, five models with
+///    vocabularies of 128k-201k): peaks 4.76-7.38 GiB printed -> 9.6-9.9, 9.7.
+double vllm_sampler_copies(const std::string& version) {
+  if (version.rfind("0.10", 0) == 0 || version.rfind("0.9", 0) == 0 || version.rfind("0.8", 0) == 0) return 2.8;
+  if (version.rfind("0.11", 0) == 0) return 4.3;
+  return 9.7;
+}
+
 engine_settings find_engine(std::string_view name) {
-  const std::string key = detail::to_lower(name);
-  for (auto& e : build()) {
-    if (e.name == key) return e;
+  std::string key = detail::to_lower(name);
+  std::string version = "current";
+  if (const auto at = key.find('@'); at != std::string::npos) {
+    version = key.substr(at + 1);
+    key = key.substr(0, at);
+    if (version.empty()) throw std::invalid_argument("engine version after '@' is empty (got '" + std::string(name) + "')");
   }
-  detail::fail_unknown("engine", name, engine_names());
+  for (auto& e : build()) {
+    if (e.name != key) continue;
+    e.version = version;
+    if (e.name == "vllm") {
+      if (version != "current" && !(version[0] >= '0' && version[0] <= '9')) {
+        throw std::invalid_argument("engine version must be a release like 0.10 or 'current' (got '" + version + "')");
+      }
+      e.sampler_copies = vllm_sampler_copies(version);
+    }
+    return e;
+  }
+  detail::fail_unknown("engine", key, engine_names());
+}
+
+engine_settings configure_engine(std::string_view name, const device& d, const engine_overrides& o) {
+  engine_settings e = find_engine(name);
+  if (e.device_sized_batches) {
+    // vLLM V1 (EngineArgs._set_default_args, OpenAI server): GPUs of >= 70 GiB
+    // other than the A100 get max_num_batched_tokens 8192 and max_num_seqs
+    // 1024; the rest 2048 and 256.
+    const bool large = in_GiB(d.memory) >= 70 && d.name.find("A100") == std::string::npos;
+    e.max_batched_tokens = large ? 8192 : 2048;
+    e.max_sequences = large ? 1024 : 256;
+  }
+  if (o.memory_utilization) e.memory_utilization = *o.memory_utilization;
+  if (o.block_tokens) e.block_tokens = *o.block_tokens;
+  if (o.max_batched_tokens) e.max_batched_tokens = *o.max_batched_tokens;
+  if (o.max_sequences) e.max_sequences = *o.max_sequences;
+  if (o.max_model_len) e.max_model_len = *o.max_model_len;
+  validate(e);
+  return e;
 }
 
 }  // namespace llmroof

@@ -32,39 +32,84 @@ enum class memory_model : std::uint8_t {
   exact,
 };
 
-/// Serving-engine settings that decide memory. Defaults are vLLM's; see
-/// find_engine for the others.
+/// Serving-engine settings that decide memory. Defaults are current vLLM's
+/// (V1 engine); see find_engine and configure_engine for the others.
 struct engine_settings {
   std::string name = "vllm";
+  /// Behaviour version ("current" unless the user asked for an older one, `vllm@0.10`).
+  std::string version = "current";
   memory_model model = memory_model::fraction_of_total;
   /// Share of device memory the engine may use (vLLM gpu_memory_utilization, default 0.9).
   double memory_utilization = 0.9;
-  /// CUDA context, cuBLAS/attention workspaces and CUDA graphs, outside the
-  /// utilisation budget's KV pool. Estimate: vLLM start-up logs show 0.5-1.5 GiB.
-  bytes runtime_reserve = make_bytes(1.0 * gibi);
+  /// Memory the engine counts against its budget besides weights, activations and KV,
+  /// per device. vLLM: the non-torch memory its profiler measures, 0.13-0.14 GiB on one
+  /// H100 (engine_memory.csv, llm-d rows ML-012..ML-020).
+  bytes runtime_reserve = make_bytes(0.13 * gibi);
+  /// Added per device when a model spans several devices: NCCL and custom all-reduce
+  /// buffers. vLLM on 2 x H100: non-torch 0.54-0.55 GiB, 0.42 GiB over one GPU (ML-014, ML-021).
+  bytes collective_reserve = make_bytes(0.42 * gibi);
+  /// Added per device when the ranks span nodes: NCCL's network transport keeps
+  /// more buffers than NVLink/PCIe peers. vLLM 0.10.1.1 with Ray over two and four
+  /// nodes of A100s: 0.7-1.0 GiB beyond the single-node figure (ML-003, ML-006).
+  bytes inter_node_reserve = make_bytes(0.72 * gibi);
+  /// Expert FFN rows per rank are padded to a multiple of this for the MXFP4
+  /// MoE kernels (vLLM mxfp4.py rounds intermediate_size_per_partition up to 256):
+  /// gpt-oss loads 64.38 GiB on one H100, not the 60.7 its tensors hold (ML-013).
+  int mxfp4_expert_pad = 256;
   /// Tokens per KV block (vLLM block_size default 16); sequences round up.
   int block_tokens = 16;
-  /// Tokens of the largest forward pass (vLLM max_num_batched_tokens, V1 default 8192);
-  /// sets the activation peak the engine profiles at start-up.
+  /// Tokens of the largest forward pass (vLLM max_num_batched_tokens); sets the
+  /// activation peak the engine profiles at start-up.
   double max_batched_tokens = 8192;
-  /// Sequences the sampler is profiled with (vLLM max_num_seqs default 256).
-  double max_sequences = 256;
-  std::string source = "vLLM EngineArgs defaults (docs.vllm.ai, engine arguments)";
+  /// Sequences the sampler is profiled with (vLLM max_num_seqs).
+  double max_sequences = 1024;
+  /// fp32 vocabulary-wide tensors alive at the sampler's profiled peak, per sequence:
+  /// logits plus the copies sorting, softmax and penalties make. Fitted per vLLM
+  /// version on engine_memory.csv (see configure_engine); 1 for engines that keep
+  /// only the logits.
+  double sampler_copies = 9.7;
+  /// Longest sequence the engine admits (vLLM max_model_len); it refuses to start
+  /// when one such sequence cannot fit. Unset: the model's context length.
+  std::optional<double> max_model_len;
+  /// vLLM picks max_num_seqs and max_num_batched_tokens by GPU (configure_engine).
+  bool device_sized_batches = true;
+  std::string source = "vLLM EngineArgs defaults (docs.vllm.ai, engine arguments); memory profiler (gpu_worker.py)";
+};
+
+/// What a user may set about an engine; unset fields keep the engine's own
+/// default for the device. Never sentinels: "not given" is an empty optional.
+struct engine_overrides {
+  std::optional<double> memory_utilization;
+  std::optional<int> block_tokens;
+  std::optional<double> max_batched_tokens;
+  std::optional<double> max_sequences;
+  std::optional<double> max_model_len;
 };
 
 /// Built-in engine profiles: vllm, sglang, tensorrt-llm, llama.cpp, ollama,
-/// mlx, with their memory models and defaults (each with its source).
-/// Throws std::invalid_argument listing the closest names when unknown.
+/// mlx, with their memory models and defaults (each with its source). A name
+/// may carry a version, `vllm@0.10`. Throws std::invalid_argument listing the
+/// closest names when unknown.
 engine_settings find_engine(std::string_view name);
 
 /// Names of the built-in engine profiles.
 std::vector<std::string> engine_names();
 
-/// Share of a device's memory its GPU may address: macOS lets Metal wire
+/// The one place an engine's settings are decided for a device: the engine's
+/// defaults (vLLM sizes max_num_seqs and max_num_batched_tokens by GPU), then
+/// the user's overrides. Throws std::invalid_argument naming a bad field.
+engine_settings configure_engine(std::string_view name, const device& d, const engine_overrides& o = {});
+
+/// Share of a device's memory its runtime can allocate. macOS lets Metal wire
 /// about 75% of unified memory (recommendedMaxWorkingSetSize; llama.cpp and
-/// MLX report it); discrete GPUs and other unified parts all of it.
+/// MLX report it). NVIDIA's driver keeps about 1% of the DRAM: CUDA reports
+/// 79.18-79.19 GiB total on an 80 GiB H100 and ~79.25 GiB on an 80 GiB A100
+/// (engine_memory.csv: ML-012..022 print it; ML-001/002 imply it from two
+/// utilisations). Others: all of it.
 inline double gpu_visible_fraction(const device& d) {
-  return d.vendor == "Apple" ? 0.75 : 1.0;
+  if (d.vendor == "Apple") return 0.75;
+  if (d.vendor == "NVIDIA" && d.klass != device_class::cpu) return 0.99;
+  return 1.0;
 }
 
 /// Throws std::invalid_argument naming the first field out of range.
@@ -74,6 +119,9 @@ inline void validate(const engine_settings& e) {
   detail::require_in("engine.block_tokens", e.block_tokens, 1, 1 << 20);
   detail::require_in("engine.max_batched_tokens", e.max_batched_tokens, 1, 1e9);
   detail::require_in("engine.max_sequences", e.max_sequences, 1, 1e9);
+  detail::require_in("engine.sampler_copies", e.sampler_copies, 0, 100);
+  detail::require_non_negative("engine.collective_reserve", e.collective_reserve.value());
+  if (e.max_model_len) detail::require_in("engine.max_model_len", *e.max_model_len, 1, 1e9);
 }
 
 /// Stored weight bytes: linear layers in the weight format, embedding and
@@ -86,24 +134,59 @@ inline bytes weight_bytes(const architecture& a, const precision& pr) {
          pr.activations.bytes_of(p.norms + p.router);
 }
 
-/// Activation peak of the largest forward pass: hidden states and FFN
-/// intermediates of max_batched_tokens tokens, (3d + 2 f_max) elements per
-/// token in 16 bit, plus fp32 logits of max_sequences sequences.
-inline bytes activation_peak(const architecture& a, const engine_settings& e) {
-  const double f = a.is_moe() ? std::max<double>(a.ffn_size * (a.moe.first_dense_layers > 0),
-                                                 double(a.moe.experts_per_token) * a.moe.expert_ffn)
-                              : a.ffn_size;
-  return make_bytes(e.max_batched_tokens * (3.0 * a.hidden_size + 2.0 * f) * 2.0 +
-                    e.max_sequences * a.vocab_size * 4.0);
+/// Where a model is split: tensor-parallel ranks share each layer, expert
+/// ranks hold 1/ep of the routed experts and gather every rank's tokens.
+struct rank_split {
+  int tp = 1;
+  int ep = 1;
+  int pp = 1;
+  int nodes = 1;
+  [[nodiscard]] bool multi() const { return tp > 1 || ep > 1 || pp > 1; }
+};
+
+/// Bytes an engine adds to the routed experts when it loads them: MXFP4 expert
+/// rows padded per tensor-parallel rank (gpt-oss: 2880 -> 3072, +6.7%).
+inline bytes expert_padding_bytes(const architecture& a, const precision& pr, const engine_settings& e, int tp = 1) {
+  if (!a.is_moe() || e.mxfp4_expert_pad <= 1 || pr.experts_format().name != "mxfp4") return make_bytes(0);
+  const double rows = double(a.moe.expert_ffn) / tp;
+  const double padded = std::ceil(rows / e.mxfp4_expert_pad) * e.mxfp4_expert_pad;
+  return (padded / rows - 1) * pr.experts_format().bytes_of(count_parameters(a).routed_experts);
+}
+
+/// Tokens vLLM's fused-MoE kernel works on at once (VLLM_FUSED_MOE_CHUNK_SIZE, 32768).
+inline constexpr double fused_moe_chunk_tokens = 32768;
+
+/// Activation peak of one device's start-up profile: the larger of the forward
+/// pass of max_batched_tokens tokens and the sampler of max_sequences sequences
+/// (the forward's buffers are freed before the sampler runs).
+/// Forward, 16-bit elements per token: QKV (h + 2g) d_h / tp, gate-up, act and
+/// down 3 f / tp, two hidden states 2 d. MoE layers: the fused-MoE workspace of
+/// min(32768, tokens x ep) tokens x top-k x (3 f_e / tp + d), plus the gathered
+/// hidden states. Sampler: max_sequences x vocabulary x 4 B x sampler_copies.
+inline bytes activation_peak(const architecture& a, const engine_settings& e, rank_split r = {}) {
+  const double m = e.max_batched_tokens;
+  const double dense_f = a.is_moe() && a.moe.first_dense_layers == 0 ? 0.0 : double(a.ffn_size);
+  const double dh = a.head_dim > 0 ? a.head_dim : a.mla.qk_nope_head_dim + a.mla.qk_rope_head_dim;
+  const double attn = (double(a.num_heads) + 2.0 * a.num_kv_heads) * dh / r.tp;
+  double forward = m * (attn + 3.0 * dense_f / r.tp + 2.0 * a.hidden_size) * 2.0;
+  if (a.is_moe()) {
+    const double gathered = m * r.ep;
+    const double chunk = std::min(fused_moe_chunk_tokens, gathered);
+    const double moe = chunk * a.moe.experts_per_token * (3.0 * a.moe.expert_ffn / r.tp + a.hidden_size) * 2.0 +
+                       gathered * a.hidden_size * 2.0;
+    forward = std::max(forward, moe);
+  }
+  const double sampler = e.max_sequences * double(a.vocab_size) * 4.0 * e.sampler_copies;
+  return make_bytes(std::max(forward, sampler));
 }
 
 /// The plan for `users` sequences of `context` tokens each on `devices` devices.
 struct memory_plan {
   int devices = 1;
-  bytes capacity = make_bytes(0);     ///< all devices
+  bytes capacity = make_bytes(0);     ///< all devices, as their runtime reports it
   bytes usable = make_bytes(0);       ///< capacity x memory_utilization
   bytes weights = make_bytes(0);
-  bytes reserve = make_bytes(0);      ///< runtime reserve, all devices
+  bytes reserve = make_bytes(0);      ///< runtime and collective reserve (vLLM: non-torch memory)
   bytes activations = make_bytes(0);
   bytes kv_budget = make_bytes(0);    ///< usable - weights - reserve - activations (may be < 0)
   bytes kv_per_token = make_bytes(0); ///< per token below every window
@@ -112,9 +195,15 @@ struct memory_plan {
   double users = 0;
   double context = 0;
   bool weights_fit = false;           ///< weights + reserve + activations <= usable
-  bool fits = false;                  ///< and the KV of all users too
+  bool fits = false;                  ///< the engine starts, and the KV of all users fits
   double max_sequences = 0;           ///< most sequences of `context` tokens that fit
   double max_context = 0;             ///< longest context each of `users` can hold
+  double kv_blocks = 0;               ///< whole KV blocks in the budget (per device)
+  double kv_tokens = 0;               ///< tokens those blocks hold (the engine's "KV cache size")
+  double max_model_len = 0;           ///< the longest sequence the engine admits
+  double max_concurrency = 0;         ///< kv_tokens / max_model_len, as vLLM prints it
+  bool starts = false;                ///< KV budget > 0 and one max_model_len sequence fits
+  double longest_start = 0;           ///< largest max_model_len that would start
 
   /// Bytes missing for the scenario (0 when it fits).
   [[nodiscard]] bytes shortfall() const {
@@ -128,38 +217,47 @@ struct memory_plan {
   }
 };
 
-/// `stored_weights` replaces the counted weight bytes when a file says
-/// exactly what is loaded (a GGUF or safetensors inventory).
-/// Throws std::invalid_argument unless users >= 1, context >= 0, devices >= 1
-/// and the engine settings are valid.
-inline memory_plan plan_memory(const architecture& a, const precision& pr, const device& d,
-                               double users, double context, const engine_settings& e = {},
-                               int devices = 1, std::optional<bytes> stored_weights = std::nullopt) {
-  detail::require_in("users", users, 1, 1e9);
-  detail::require_non_negative("context", context);
-  detail::require_in("devices", devices, 1, 65536);
-  validate(e);
-  memory_plan m;
-  m.devices = devices;
-  m.users = users;
-  m.context = context;
+namespace detail {
+
+/// Largest whole token count c in [0, 1e9] with fits(c), for a monotone
+/// predicate; -1 when even 0 does not fit. The one bisection of the library's
+/// memory questions.
+template <class Fits>
+double largest_fitting(Fits fits) {
+  double lo = 0;
+  double hi = 1e9;
+  if (!fits(lo)) return -1;
+  if (fits(hi)) return hi;
+  while (hi - lo > 1) {
+    const double mid = std::floor((lo + hi) / 2);
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+/// KV budget of one device (or of a pool of `devices`) as the engine's memory
+/// model computes it; fills capacity, usable, weights, reserve, activations.
+inline void apply_engine_budget(memory_plan& m, const architecture& a, const device& d, const engine_settings& e,
+                                int devices, bytes weights, rank_split r) {
   m.capacity = double(devices) * gpu_visible_fraction(d) * d.memory;
   m.usable = e.memory_utilization * m.capacity;
-  m.weights = stored_weights ? *stored_weights : weight_bytes(a, pr);
-  detail::require_non_negative("stored_weights", m.weights.value());
-  m.reserve = double(devices) * e.runtime_reserve;
-  m.activations = activation_peak(a, e);
+  m.weights = weights;
+  require_non_negative("stored_weights", m.weights.value());
+  m.reserve = double(devices) * (e.runtime_reserve + (r.multi() ? e.collective_reserve : make_bytes(0)) +
+                                 (r.nodes > 1 ? e.inter_node_reserve : make_bytes(0)));
+  m.activations = activation_peak(a, e, r);
   switch (e.model) {
     case memory_model::fraction_of_total:
     case memory_model::exact:
       m.kv_budget = m.usable - m.weights - m.reserve - m.activations;
       break;
     case memory_model::static_fraction: {
-      // Activations and reserve live outside the static fraction; any excess
-      // over the rest of memory comes out of the KV pool.
+      // mem_fraction_static x capacity holds weights and KV; what the process
+      // already holds when SGLang measures (CUDA context, NCCL) comes out of it,
+      // and activations beyond the rest of memory too.
       const bytes outside = m.capacity - m.usable;
-      const bytes excess = m.reserve + m.activations - outside;
-      m.kv_budget = m.usable - m.weights - (excess.value() > 0 ? excess : make_bytes(0));
+      const bytes excess = m.activations - outside;
+      m.kv_budget = m.usable - m.weights - m.reserve - (excess.value() > 0 ? excess : make_bytes(0));
       break;
     }
     case memory_model::fraction_of_free: {
@@ -170,33 +268,60 @@ inline memory_plan plan_memory(const architecture& a, const precision& pr, const
     }
   }
   m.weights_fit = m.kv_budget.value() >= 0;
+}
+
+/// The engine's start-up verdict for a device whose KV costs `per_token` bytes
+/// per token of one sequence (that device's share) and `per_sequence(c)` bytes
+/// for a sequence of c tokens: blocks, tokens, concurrency and refusal.
+template <class PerSequence>
+void apply_startup(memory_plan& m, const engine_settings& e, double max_model_len, double per_token,
+                   PerSequence per_sequence) {
+  m.max_model_len = max_model_len;
+  const double budget = m.kv_budget.value();
+  const double block = per_token * e.block_tokens;
+  m.kv_blocks = budget > 0 && block > 0 ? std::floor(budget / block) : 0;
+  m.kv_tokens = block > 0 ? m.kv_blocks * e.block_tokens : (budget > 0 ? 1e9 : 0);
+  m.max_concurrency = m.kv_tokens / max_model_len;
+  const double longest = budget > 0 ? largest_fitting([&](double c) { return per_sequence(c) <= budget; }) : -1;
+  m.longest_start = std::max(0.0, longest);
+  m.starts = budget > 0 && per_sequence(max_model_len) <= budget;
+}
+
+}  // namespace detail
+
+/// `stored_weights` replaces the counted weight bytes when a file says
+/// exactly what is loaded (a GGUF or safetensors inventory). The engine's
+/// max_model_len defaults to `context` (what a deployment for it would set).
+/// Throws std::invalid_argument unless users >= 1, context >= 0, devices >= 1
+/// and the engine settings are valid.
+inline memory_plan plan_memory(const architecture& a, const precision& pr, const device& d,
+                               double users, double context, const engine_settings& e = {},
+                               int devices = 1, std::optional<bytes> stored_weights = std::nullopt) {
+  detail::require_in("users", users, 1, 1e9);
+  detail::require_in("context", context, 0, 1e9);
+  detail::require_in("devices", devices, 1, 65536);
+  validate(e);
+  memory_plan m;
+  m.devices = devices;
+  m.users = users;
+  m.context = context;
+  detail::apply_engine_budget(
+      m, a, d, e, devices,
+      (stored_weights ? *stored_weights : weight_bytes(a, pr)) + expert_padding_bytes(a, pr, e, devices),
+      rank_split{devices, 1});
   m.kv_per_token = kv_bytes_per_token(a, pr.kv);
-  m.kv_per_sequence = kv_bytes_per_sequence(a, pr.kv, context, e.block_tokens);
+  const auto per_sequence = [&](double c) { return kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value(); };
+  m.kv_per_sequence = make_bytes(per_sequence(context));
   m.kv_needed = users * m.kv_per_sequence;
-  m.fits = m.weights_fit && m.kv_needed <= m.kv_budget;
+  detail::apply_startup(m, e, e.max_model_len.value_or(std::max(1.0, context)), m.kv_per_token.value(), per_sequence);
+  m.fits = m.starts && context <= m.max_model_len && m.kv_needed <= m.kv_budget;
   if (m.weights_fit) {
     const double per_seq = m.kv_per_sequence.value();
     m.max_sequences = per_seq > 0 ? std::floor(m.kv_budget.value() / per_seq) : 1e9;
-    // Longest context for `users`: KV grows monotonically with context, so
-    // bisect on whole tokens (sliding windows and linear state make it
-    // piecewise linear).
-    const auto fits_at = [&](double c) {
-      return users * kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value() <=
-             m.kv_budget.value();
-    };
-    double lo = 0;
-    double hi = 1e9;
-    if (!fits_at(0)) {
-      m.max_context = 0;
-    } else if (fits_at(hi)) {
-      m.max_context = hi;
-    } else {
-      while (hi - lo > 1) {
-        const double mid = std::floor((lo + hi) / 2);
-        (fits_at(mid) ? lo : hi) = mid;
-      }
-      m.max_context = lo;
-    }
+    // KV grows monotonically with context (piecewise linear under sliding
+    // windows and linear state), so bisect on whole tokens.
+    m.max_context = std::max(0.0, detail::largest_fitting(
+                                      [&](double c) { return users * per_sequence(c) <= m.kv_budget.value(); }));
   }
   return m;
 }

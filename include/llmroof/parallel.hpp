@@ -240,8 +240,9 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
                                         const engine_settings& e = {},
                                         std::optional<bytes> stored_weights = std::nullopt) {
   detail::require_in("users", users, 1, 1e9);
-  detail::require_non_negative("context", context);
+  detail::require_in("context", context, 0, 1e9);
   validate(p, a);
+  validate(e);
   const param_counts pc = count_parameters(a);
   const bytes all = stored_weights ? *stored_weights : weight_bytes(a, pr);
   const bytes replicated = pr.activations.bytes_of(pc.norms + pc.router);
@@ -259,32 +260,27 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
     kv_share = head_share / p.pp;
   }
   // One device's view: its weights, its share of each of its sequences.
-  memory_plan m = plan_memory(a, pr, d, 1, 0, e, 1, per_device);
+  memory_plan m;
   m.devices = p.devices();
   m.users = users;
   m.context = context;
-  const double per_seq = kv_share * kv_bytes_per_sequence(a, pr.kv, context, e.block_tokens).value();
+  const bytes padding = (1.0 / (p.tp * p.ep * p.pp)) * expert_padding_bytes(a, pr, e, p.tp);
+  detail::apply_engine_budget(m, a, d, e, 1, per_device + padding, rank_split{p.tp, p.ep, p.pp, p.nodes()});
+  const auto per_sequence = [&](double c) {
+    return kv_share * kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value();
+  };
+  const double per_seq = per_sequence(context);
   m.kv_per_token = kv_share * kv_bytes_per_token(a, pr.kv);
   m.kv_per_sequence = make_bytes(per_seq);
   m.kv_needed = make_bytes(seqs_per_device * per_seq);
-  m.fits = m.weights_fit && m.kv_needed <= m.kv_budget;
+  detail::apply_startup(m, e, e.max_model_len.value_or(std::max(1.0, context)), m.kv_per_token.value(), per_sequence);
+  m.fits = m.starts && context <= m.max_model_len && m.kv_needed <= m.kv_budget;
   const double replicas_of_budget = p.ep > 1 ? p.ep : 1;
   m.max_sequences = m.weights_fit && per_seq > 0 ? replicas_of_budget * std::floor(m.kv_budget.value() / per_seq) : 0;
   if (m.weights_fit) {
-    double lo = 0, hi = 1e9;
-    const auto fits_at = [&](double c) {
-      return seqs_per_device * kv_share * kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value() <=
-             m.kv_budget.value();
-    };
-    if (fits_at(hi)) {
-      lo = hi;
-    } else {
-      while (hi - lo > 1) {
-        const double mid = std::floor((lo + hi) / 2);
-        (fits_at(mid) ? lo : hi) = mid;
-      }
-    }
-    m.max_context = fits_at(0) ? lo : 0;
+    m.max_context = std::max(0.0, detail::largest_fitting([&](double c) {
+                                    return seqs_per_device * per_sequence(c) <= m.kv_budget.value();
+                                  }));
   }
   return m;
 }
