@@ -131,6 +131,24 @@ engine_settings find_engine(std::string_view name) {
   detail::fail_unknown("engine", key, engine_names());
 }
 
+namespace {
+
+engine_settings with_overrides(engine_settings e, const engine_overrides& o) {
+  if (o.memory_utilization) e.memory_utilization = *o.memory_utilization;
+  if (o.block_tokens) e.block_tokens = *o.block_tokens;
+  if (o.max_batched_tokens) e.max_batched_tokens = *o.max_batched_tokens;
+  if (o.max_sequences) e.max_sequences = *o.max_sequences;
+  if (o.max_model_len) e.max_model_len = *o.max_model_len;
+  validate(e);
+  return e;
+}
+
+}  // namespace
+
+engine_settings configure_engine(std::string_view name, const engine_overrides& o) {
+  return with_overrides(find_engine(name), o);
+}
+
 engine_settings configure_engine(std::string_view name, const device& d, const engine_overrides& o) {
   engine_settings e = find_engine(name);
   if (e.device_sized_batches) {
@@ -141,13 +159,7 @@ engine_settings configure_engine(std::string_view name, const device& d, const e
     e.max_batched_tokens = large ? 8192 : 2048;
     e.max_sequences = large ? 1024 : 256;
   }
-  if (o.memory_utilization) e.memory_utilization = *o.memory_utilization;
-  if (o.block_tokens) e.block_tokens = *o.block_tokens;
-  if (o.max_batched_tokens) e.max_batched_tokens = *o.max_batched_tokens;
-  if (o.max_sequences) e.max_sequences = *o.max_sequences;
-  if (o.max_model_len) e.max_model_len = *o.max_model_len;
-  validate(e);
-  return e;
+  return with_overrides(std::move(e), o);
 }
 
 }  // namespace llmroof

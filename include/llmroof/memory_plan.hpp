@@ -100,6 +100,9 @@ std::vector<std::string> engine_names();
 /// the user's overrides. Throws std::invalid_argument naming a bad field.
 engine_settings configure_engine(std::string_view name, const device& d, const engine_overrides& o = {});
 
+/// The same without a device (KV sizing only): the engine's defaults, then the overrides.
+engine_settings configure_engine(std::string_view name, const engine_overrides& o = {});
+
 /// Share of a device's memory its runtime can allocate. macOS lets Metal wire
 /// about 75% of unified memory (recommendedMaxWorkingSetSize; llama.cpp and
 /// MLX report it). NVIDIA's driver keeps about 1% of the DRAM: CUDA reports

@@ -73,9 +73,34 @@ parallel_plan parallel_from(const py::object& spec, int devices) {
   return p;
 }
 
+/// Engine knobs from {memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens,
+/// max_model_len}: only the keys present override the engine's defaults; others are an error.
+engine_overrides overrides_from(const py::object& spec) {
+  engine_overrides o;
+  if (spec.is_none()) return o;
+  for (const auto& [k, v] : spec.cast<py::dict>()) {
+    const auto key = k.cast<std::string>();
+    if (v.is_none()) continue;
+    if (key == "memory_utilization") {
+      o.memory_utilization = v.cast<double>();
+    } else if (key == "block_tokens") {
+      o.block_tokens = v.cast<int>();
+    } else if (key == "max_num_seqs") {
+      o.max_sequences = v.cast<double>();
+    } else if (key == "max_num_batched_tokens") {
+      o.max_batched_tokens = v.cast<double>();
+    } else if (key == "max_model_len") {
+      o.max_model_len = v.cast<double>();
+    } else {
+      throw std::invalid_argument("unknown engine setting '" + key + "'");
+    }
+  }
+  return o;
+}
+
 std::unique_ptr<context> make(const py::dict& model, const py::dict& dev, const std::string& weights,
                               const std::string& kv, const py::object& lm_head, int devices,
-                              const py::object& profile, double memory_utilization, int block_tokens,
+                              const py::object& profile, const py::object& engine_options = py::none(),
                               const py::object& module_formats = py::none(),
                               const py::object& parallel = py::none(), const std::string& engine = "vllm") {
   auto c = std::make_unique<context>();
@@ -93,10 +118,7 @@ std::unique_ptr<context> make(const py::dict& model, const py::dict& dev, const 
     c->setup.pr.lm_head = find_format(lm_head.cast<std::string>());
     c->setup.pr.embedding = c->setup.pr.lm_head;
   }
-  c->setup.engine = find_engine(engine);
-  if (engine == "vllm" || memory_utilization != 0.9) c->setup.engine.memory_utilization = memory_utilization;
-  if (engine == "vllm" || block_tokens != 16) c->setup.engine.block_tokens = block_tokens;
-  validate(c->setup.engine);
+  c->setup.engine = configure_engine(engine, c->dev, overrides_from(engine_options));
   return c;
 }
 
@@ -122,7 +144,7 @@ void register_estimates(py::module_& m) {
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
          const py::object& lm_head, int devices, const py::object& profile, double batch,
          const std::vector<double>& contexts, const py::object& module_formats, const py::object& parallel) {
-        auto c = make(model, dev, weights, kv, lm_head, devices, profile, 0.9, 16, module_formats, parallel);
+        auto c = make(model, dev, weights, kv, lm_head, devices, profile, py::none(), module_formats, parallel);
         if (contexts.size() != 1 && c->setup.devices > 1) {
           throw std::invalid_argument("per-sequence contexts need a single device (got " +
                                       std::to_string(c->setup.devices) + ")");
@@ -146,7 +168,7 @@ void register_estimates(py::module_& m) {
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
          const py::object& lm_head, int devices, const py::object& profile, double batch, double prompt,
          double cached, const py::object& module_formats, const py::object& parallel) {
-        auto c = make(model, dev, weights, kv, lm_head, devices, profile, 0.9, 16, module_formats, parallel);
+        auto c = make(model, dev, weights, kv, lm_head, devices, profile, py::none(), module_formats, parallel);
         const phase_timing p =
             c->setup.devices > 1
                 ? prefill_parallel(c->model, c->setup.pr, c->dev, c->roof->efficiency(), c->setup.parallel, prompt, cached)
@@ -161,12 +183,12 @@ void register_estimates(py::module_& m) {
       "plan_report",
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
          const py::object& lm_head, int devices, const py::object& profile, double users, double context,
-         double prompt, double memory_utilization, int block_tokens, const py::object& module_formats,
+         double prompt, const py::object& engine_options, const py::object& module_formats,
          const py::object& stored_weight_bytes, const py::object& parallel, const std::string& engine,
          const py::object& rate, double output, double ttft_target, const py::object& offload,
          const std::string& host) {
-        auto c = make(model, dev, weights, kv, lm_head, devices, profile, memory_utilization, block_tokens,
-                      module_formats, parallel, engine);
+        auto c = make(model, dev, weights, kv, lm_head, devices, profile, engine_options, module_formats, parallel,
+                      engine);
         scenario sc;
         sc.users = users;
         sc.context = context;
@@ -202,7 +224,7 @@ void register_estimates(py::module_& m) {
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
       py::arg("devices"), py::arg("profile"), py::arg("users"), py::arg("context"), py::arg("prompt"),
-      py::arg("memory_utilization"), py::arg("block_tokens"), py::arg("module_formats") = py::none(),
+      py::arg("engine_options"), py::arg("module_formats") = py::none(),
       py::arg("stored_weight_bytes") = py::none(), py::arg("parallel") = py::none(), py::arg("engine") = "vllm",
       py::arg("rate") = py::none(), py::arg("output") = 512.0, py::arg("ttft_target") = 1.0,
       py::arg("offload") = py::none(), py::arg("host") = "ryzen-9-7950x");
@@ -212,8 +234,9 @@ void register_estimates(py::module_& m) {
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv, int devices,
          const py::object& profile, double context, double prompt, double min_tokens_per_s, double ttft_target,
          const py::object& module_formats, const py::object& stored_weight_bytes, const py::object& parallel,
-         const std::string& engine) {
-        auto c = make(model, dev, weights, kv, py::none(), devices, profile, 0.9, 16, module_formats, parallel, engine);
+         const std::string& engine, const py::object& engine_options) {
+        auto c = make(model, dev, weights, kv, py::none(), devices, profile, engine_options, module_formats, parallel,
+                      engine);
         scenario sc;
         sc.context = detail::require_non_negative("context", context);
         sc.prompt = prompt;
@@ -227,14 +250,14 @@ void register_estimates(py::module_& m) {
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("devices"), py::arg("profile"),
       py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"),
       py::arg("module_formats") = py::none(), py::arg("stored_weight_bytes") = py::none(),
-      py::arg("parallel") = py::none(), py::arg("engine") = "vllm");
+      py::arg("parallel") = py::none(), py::arg("engine") = "vllm", py::arg("engine_options") = py::none());
 
   m.def(
       "moe_report",
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
          int devices, const py::object& profile, double context, double max_batch, const py::object& module_formats,
          const py::object& parallel) {
-        auto c = make(model, dev, weights, kv, py::none(), devices, profile, 0.9, 16, module_formats, parallel);
+        auto c = make(model, dev, weights, kv, py::none(), devices, profile, py::none(), module_formats, parallel);
         detail::require_non_negative("context", context);
         return report::moe_json(c->setup, *c->roof, context, max_batch).dump();
       },
@@ -249,8 +272,8 @@ void register_estimates(py::module_& m) {
       [](const py::dict& first, const py::dict& second, const py::dict& dev, const std::string& weights_first,
          const std::string& weights_second, const std::string& kv, int devices, const py::object& profile,
          double context, double max_batch, const py::object& parallel) {
-        auto a = make(first, dev, weights_first, kv, py::none(), devices, profile, 0.9, 16, py::none(), parallel);
-        auto b = make(second, dev, weights_second, kv, py::none(), devices, profile, 0.9, 16, py::none(), parallel);
+        auto a = make(first, dev, weights_first, kv, py::none(), devices, profile, py::none(), py::none(), parallel);
+        auto b = make(second, dev, weights_second, kv, py::none(), devices, profile, py::none(), py::none(), parallel);
         return report::compare_json(a->setup, b->setup, *a->roof, context, max_batch).dump();
       },
       py::arg("first"), py::arg("second"), py::arg("device"), py::arg("weights_first"),

@@ -30,15 +30,15 @@ std::vector<combo> combos(const py::list& models, const py::list& devs, const py
                           const py::list& kvs, int devices, const py::object& profile,
                           double memory_utilization, int block_tokens) {
   std::vector<combo> out;
-  engine_settings e;
-  e.memory_utilization = memory_utilization;
-  e.block_tokens = block_tokens;
-  validate(e);
+  engine_overrides o;
+  o.memory_utilization = memory_utilization;
+  o.block_tokens = block_tokens;
   for (const auto& m : models) {
     const architecture a = arch_from_dict(m.cast<py::dict>());
     for (const auto& d : devs) {
       const device dv = device_from_dict(d.cast<py::dict>());
       const efficiency_profile prof = profile_from_dict(dv, profile);
+      const engine_settings e = configure_engine("vllm", dv, o);
       for (const auto& w : weights) {
         for (const auto& k : kvs) {
           const precision pr = precision::of(find_format(w.cast<std::string>()), find_format(k.cast<std::string>()));

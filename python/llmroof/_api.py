@@ -506,8 +506,11 @@ def plan(
     nodes: int = 1,
     engine: str = "vllm",
     lm_head: str | None = None,
-    memory_utilization: float = 0.9,
-    block_tokens: int = 16,
+    memory_utilization: float | None = None,
+    block_tokens: int | None = None,
+    max_num_seqs: int | None = None,
+    max_num_batched_tokens: int | None = None,
+    max_model_len: int | None = None,
     efficiency: dict[str, Any] | None = None,
     rate: float | None = None,
     output: float = 512,
@@ -536,7 +539,7 @@ def plan(
         expert-parallel experts). Collectives cost link time.
     engine
         ``vllm``, ``sglang``, ``tensorrt-llm``, ``llama.cpp``, ``ollama`` or ``mlx``:
-        how device memory becomes KV cache.
+        how device memory becomes KV cache; ``vllm@0.10`` for an older release.
     rate, output, ttft_target_s
         With ``rate`` (requests/s), the plan gains a ``load`` section: steady-state
         users, TTFT (M/D/1 prefill queue), TPOT, and the highest rate whose mean
@@ -547,8 +550,11 @@ def plan(
         device id), computed there at its DRAM bandwidth.
     lm_head
         Format of lm_head and embeddings; default bf16 for quantized checkpoints.
-    memory_utilization, block_tokens
-        Engine settings (vLLM defaults 0.9 and 16).
+    memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens, max_model_len
+        Engine settings; None keeps the engine's default for the device (vLLM:
+        0.9, 16, 1024 and 8192 on GPUs of >= 70 GiB other than the A100, else
+        256 and 2048; max_model_len = ``context``). The plan says whether the
+        engine would start (``memory["starts"]``), its KV tokens and blocks.
     efficiency
         Override fields of the device class's default efficiency profile.
 
@@ -581,8 +587,9 @@ def plan(
         users_v,
         context_v,
         prompt_v,
-        _number("memory_utilization", memory_utilization),
-        int(_number("block_tokens", block_tokens)),
+        _engine_options(memory_utilization=memory_utilization, block_tokens=block_tokens,
+                        max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
+                        max_model_len=max_model_len),
         mods,
         _loaded_weight_bytes(m, weights),
         par,
@@ -594,6 +601,19 @@ def plan(
         _text("host", host),
     )
     return Plan(json.loads(report))
+
+
+def _engine_options(**given: float | None) -> dict[str, float]:
+    """The engine knobs a caller set (None = the engine's default), checked as numbers."""
+    out: dict[str, float] = {}
+    for name, value in given.items():
+        if value is None:
+            continue
+        v = _number(name, value)
+        if name != "memory_utilization" and v != int(v):
+            raise ValueError(f"{name} must be a whole number (got {v:g})")
+        out[name] = v
+    return out
 
 
 def users(
@@ -613,6 +633,10 @@ def users(
     nodes: int = 1,
     engine: str = "vllm",
     efficiency: dict[str, Any] | None = None,
+    memory_utilization: float | None = None,
+    max_num_seqs: int | None = None,
+    max_num_batched_tokens: int | None = None,
+    max_model_len: int | None = None,
 ) -> dict[str, Any]:
     """The most concurrent users at ``context`` tokens such that each gets at
     least ``min_tokens_per_s``, a new arrival's TTFT stays at or under
@@ -627,7 +651,9 @@ def users(
         m.fields, d.fields, w, k, dev_n, efficiency, _number("context", context, minimum=0),
         _number("prompt", prompt, minimum=0), _number("min_tokens_per_s", min_tokens_per_s, minimum=0),
         _number("ttft_target_s", ttft_target_s, minimum=0), mods, _loaded_weight_bytes(m, weights), par,
-        _text("engine", engine))))
+        _text("engine", engine),
+        _engine_options(memory_utilization=memory_utilization, max_num_seqs=max_num_seqs,
+                        max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len))))
 
 
 def decode(

@@ -57,8 +57,7 @@ def plan_report(
     users: float,
     context: float,
     prompt: float,
-    memory_utilization: float,
-    block_tokens: int,
+    engine_options: dict[str, float] | None,
     module_formats: dict[str, Any] | None = None,
     stored_weight_bytes: float | None = None,
     parallel: dict[str, Any] | None = None,
@@ -84,6 +83,7 @@ def users_report(
     stored_weight_bytes: float | None = None,
     parallel: dict[str, Any] | None = None,
     engine: str = "vllm",
+    engine_options: dict[str, float] | None = None,
 ) -> str: ...
 def read_model(path: str) -> dict[str, Any]: ...
 def expected_distinct_experts(num_experts: int, experts_per_token: int, tokens: float) -> float: ...

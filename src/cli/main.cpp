@@ -52,6 +52,9 @@ constexpr option_doc option_docs[] = {
     {"prompt", "P", "prompt tokens (default 2048, or the context if smaller)"},
     {"memory-utilization", "F", "share of device memory the engine uses (default: the engine's, vLLM 0.9)"},
     {"block-tokens", "N", "KV block size of the paged engine (default: the engine's, vLLM 16)"},
+    {"max-num-seqs", "N", "sequences the engine schedules and profiles its sampler with (vLLM: 1024 on GPUs of >= 70 GiB but A100, else 256)"},
+    {"max-num-batched-tokens", "N", "tokens of the largest forward pass (vLLM: 8192 on GPUs of >= 70 GiB but A100, else 2048)"},
+    {"max-model-len", "N", "longest sequence the engine admits; it refuses to start if one cannot fit (default: --context)"},
     {"max-batch", "N", "largest batch of the table (default 1024)"},
     {"tp", "N", "tensor parallel degree (default: TP over all devices)"},
     {"pp", "N", "pipeline parallel degree (default 1)"},
@@ -59,7 +62,7 @@ constexpr option_doc option_docs[] = {
     {"nodes", "K", "K nodes of N devices each (--device ID:N); cross-node link: --inter-link"},
     {"link", "ID", "override the intra-node link (nvlink4, pcie4, ...; llmroof list links)"},
     {"inter-link", "ID", "cross-node link (default ib-ndr)"},
-    {"engine", "NAME", "vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx"},
+    {"engine", "NAME[@VER]", "vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx; vllm@0.10 for older releases"},
     {"offload", "F|experts", "share F of the layers, or the routed experts, in host RAM (llama.cpp)"},
     {"host", "ID", "the host CPU for --offload (default ryzen-9-7950x; llmroof list devices)"},
     {"rate", "R", "arrivals in requests/s; reports TTFT, TPOT, utilisation (with --output O)"},
@@ -82,7 +85,8 @@ struct command_spec {
 // Option groups that several commands share.
 const std::vector<std::string> model_opts = {"model", "weights", "kv", "lm-head", "engine"};
 const std::vector<std::string> layout_opts = {"device", "tp", "pp", "ep", "nodes", "link", "inter-link"};
-const std::vector<std::string> memory_opts = {"memory-utilization", "block-tokens"};
+const std::vector<std::string> memory_opts = {"memory-utilization", "block-tokens", "max-num-seqs",
+                                              "max-num-batched-tokens", "max-model-len"};
 
 std::vector<std::string> join(std::initializer_list<std::vector<std::string>> parts) {
   std::vector<std::string> out;
@@ -322,7 +326,6 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
   } else {
     s.model = &find_model(model);
   }
-  if (auto e = o.get("engine")) s.engine = find_engine(*e);
   if (need_device) {
     std::string dev = o.require("device");
     int per_node = 1;
@@ -360,13 +363,14 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
     s.pr.lm_head = find_format(*h);
     s.pr.embedding = s.pr.lm_head;
   }
-  if (auto u = o.get("memory-utilization")) {
-    s.engine.memory_utilization = parse_number("memory-utilization", *u);
-  }
-  if (auto b = o.get("block-tokens")) {
-    s.engine.block_tokens = static_cast<int>(parse_count("block-tokens", *b));
-  }
-  validate(s.engine);
+  engine_overrides eo;
+  if (auto u = o.get("memory-utilization")) eo.memory_utilization = parse_number("memory-utilization", *u);
+  if (auto b = o.get("block-tokens")) eo.block_tokens = static_cast<int>(parse_count("block-tokens", *b));
+  if (auto t = o.get("max-num-batched-tokens")) eo.max_batched_tokens = parse_count("max-num-batched-tokens", *t);
+  if (auto n = o.get("max-num-seqs")) eo.max_sequences = parse_count("max-num-seqs", *n);
+  if (auto l = o.get("max-model-len")) eo.max_model_len = parse_count("max-model-len", *l);
+  const std::string engine = o.get("engine").value_or("vllm");
+  s.engine = need_device ? configure_engine(engine, *s.dev, eo) : configure_engine(engine, eo);
   if (s.model != nullptr && need_device) validate(s.parallel, *s.model);
   return s;
 }
@@ -489,15 +493,27 @@ int cmd_plan(const options& o) {
   std::printf("  %-34s %12s\n", "capacity", gib(m.capacity).c_str());
   std::printf("  %-34s %12s\n", ("usable (x " + fmt("%.2f", sc.engine.memory_utilization) + ")").c_str(), gib(m.usable).c_str());
   std::printf("  %-34s %12s  (%s)\n", "weights", gib(m.weights).c_str(), gb(m.weights).c_str());
-  std::printf("  %-34s %12s\n", "runtime reserve", gib(m.reserve).c_str());
-  std::printf("  %-34s %12s\n", "activation peak", gib(m.activations).c_str());
-  std::printf("  %-34s %12s\n", "KV budget", gib(m.kv_budget).c_str());
+  std::printf("  %-34s %12s\n", sc.engine.name == "vllm" ? "non-torch memory" : "runtime reserve", gib(m.reserve).c_str());
+  std::printf("  %-34s %12s  (%s tokens, %s sequences profiled)\n", "activation peak", gib(m.activations).c_str(),
+              thousands(sc.engine.max_batched_tokens).c_str(), thousands(sc.engine.max_sequences).c_str());
+  std::printf("  %-34s %12s  (%s tokens in %s blocks of %d)\n", "KV budget", gib(m.kv_budget).c_str(),
+              thousands(m.kv_tokens).c_str(), thousands(m.kv_blocks).c_str(), sc.engine.block_tokens);
   std::printf("  %-34s %12s B  (%.1f KiB)\n", "KV cache per token", thousands(m.kv_per_token.value()).c_str(), m.kv_per_token.value() / 1024);
   std::printf("  %-34s %12s\n", ("KV per user at " + thousands(sc.context) + " tokens").c_str(), gib(m.kv_per_sequence).c_str());
   std::printf("  %-34s %12s\n", ("KV for " + thousands(users) + " users").c_str(), gib(m.kv_needed).c_str());
   if (!m.weights_fit) {
-    std::printf("\n  The weights alone do NOT fit: short by %s (%s).\n", gib(make_bytes(-m.kv_budget.value())).c_str(),
-                gb(make_bytes(-m.kv_budget.value())).c_str());
+    std::printf("\n  The weights alone do NOT fit: short by %s (%s); %s would refuse to start.\n",
+                gib(make_bytes(-m.kv_budget.value())).c_str(), gb(make_bytes(-m.kv_budget.value())).c_str(),
+                sc.engine.name.c_str());
+  } else if (!m.starts) {
+    std::printf("\n  %s would refuse to start: one sequence of %s tokens needs %s of KV, %s available; "
+                "longest max_model_len that starts: %s tokens.\n",
+                sc.engine.name.c_str(), thousands(m.max_model_len).c_str(),
+                gib(make_bytes(m.kv_per_token.value() * m.max_model_len)).c_str(), gib(m.kv_budget).c_str(),
+                thousands(m.longest_start).c_str());
+  } else if (sc.context > m.max_model_len) {
+    std::printf("\n  A context of %s tokens exceeds max_model_len %s: the engine rejects such requests.\n",
+                thousands(sc.context).c_str(), thousands(m.max_model_len).c_str());
   } else if (m.fits) {
     std::printf("\n  %s users at %s tokens fit, with %s to spare.\n", thousands(users).c_str(),
                 thousands(sc.context).c_str(), gib(m.headroom()).c_str());
@@ -508,6 +524,10 @@ int cmd_plan(const options& o) {
   if (m.weights_fit) {
     std::printf("  Most users that fit at %s tokens: %s\n", thousands(sc.context).c_str(),
                 thousands(m.max_sequences).c_str());
+    if (m.starts) {
+      std::printf("  Maximum concurrency for %s tokens per request (as vLLM prints it): %.2fx\n",
+                  thousands(m.max_model_len).c_str(), m.max_concurrency);
+    }
     std::printf("  Longest context that fits %s users: %s tokens", thousands(users).c_str(),
                 thousands(m.max_context).c_str());
     if (s.model->max_context > 0 && m.max_context > s.model->max_context) {
@@ -1085,23 +1105,20 @@ int cmd_list(const options& o) {
     return 0;
   }
   if (o.sub == "engines") {
-    json j = json::array();
-    for (const auto& n : engine_names()) {
-      const engine_settings e = find_engine(n);
-      j.push_back({{"name", e.name}, {"memory_utilization", e.memory_utilization}, {"block_tokens", e.block_tokens},
-                   {"max_batched_tokens", e.max_batched_tokens}, {"runtime_reserve_bytes", e.runtime_reserve.value()},
-                   {"source", e.source}});
-    }
     if (o.json) {
+      json j = json::array();
+      for (const auto& n : engine_names()) j.push_back(report::engine_json(find_engine(n)));
       std::cout << j.dump(2) << "\n";
       return 0;
     }
-    std::printf("%-14s %6s %7s %10s %9s  %s\n", "engine", "util", "block", "batched", "reserve", "source");
-    for (const auto& e : j) {
-      std::printf("%-14s %6.2f %7d %10.0f %5.2f GiB  %s\n", e["name"].get<std::string>().c_str(),
-                  e["memory_utilization"].get<double>(), e["block_tokens"].get<int>(), e["max_batched_tokens"].get<double>(),
-                  e["runtime_reserve_bytes"].get<double>() / gibi, e["source"].get<std::string>().c_str());
+    std::printf("%-14s %6s %7s %10s %9s %9s  %s\n", "engine", "util", "block", "batched", "seqs", "reserve", "source");
+    for (const auto& n : engine_names()) {
+      const engine_settings e = find_engine(n);
+      std::printf("%-14s %6.2f %7d %10.0f %9.0f %5.2f GiB  %s\n", e.name.c_str(), e.memory_utilization, e.block_tokens,
+                  e.max_batched_tokens, e.max_sequences, in_GiB(e.runtime_reserve), e.source.c_str());
     }
+    std::printf("\nvLLM sizes max_num_batched_tokens and max_num_seqs by GPU (8192 and 1024 on GPUs of >= 70 GiB\n"
+                "other than the A100, else 2048 and 256); older releases: --engine vllm@0.10.\n");
     return 0;
   }
   throw usage_error("list needs one of: devices, models, formats, links, engines (got '" + o.sub + "')");

@@ -73,6 +73,21 @@ json model_source_json(const model_source& m) {
   return j;
 }
 
+json engine_json(const engine_settings& e) {
+  json j = {{"name", e.name},
+            {"version", e.version},
+            {"memory_utilization", e.memory_utilization},
+            {"block_tokens", e.block_tokens},
+            {"max_batched_tokens", e.max_batched_tokens},
+            {"max_sequences", e.max_sequences},
+            {"sampler_copies", e.sampler_copies},
+            {"runtime_reserve_bytes", e.runtime_reserve.value()},
+            {"collective_reserve_bytes", e.collective_reserve.value()},
+            {"source", e.source}};
+  j["max_model_len"] = e.max_model_len ? json(*e.max_model_len) : json(nullptr);
+  return j;
+}
+
 json setup_json(const setup& s) {
   json j = {{"model", s.model->id},
             {"weights", s.pr.weights.name},
@@ -87,6 +102,7 @@ json setup_json(const setup& s) {
                      {"nodes", s.parallel.nodes()},
                      {"devices_per_node", s.parallel.devices_per_node}};
     j["engine"] = s.engine.name;
+    j["engine_settings"] = engine_json(s.engine);
   }
   if (s.source != nullptr) j["model_source"] = model_source_json(*s.source);
   return j;
@@ -110,7 +126,13 @@ json memory_json(const memory_plan& m) {
           {"shortfall_bytes", m.shortfall().value()},
           {"headroom_bytes", m.headroom().value()},
           {"max_users_at_context", m.max_sequences},
-          {"max_context_for_users", m.max_context}};
+          {"max_context_for_users", m.max_context},
+          {"kv_blocks", m.kv_blocks},
+          {"kv_tokens", m.kv_tokens},
+          {"max_model_len", m.max_model_len},
+          {"max_concurrency", m.max_concurrency},
+          {"starts", m.starts},
+          {"longest_start_context", m.longest_start}};
 }
 
 

@@ -28,6 +28,8 @@ json model_source_json(const model_source& m);
 
 json phase_json(const phase_timing& p);
 json memory_json(const memory_plan& m);
+/// An engine's settings, as `list engines --json` prints them.
+json engine_json(const engine_settings& e);
 json setup_json(const setup& s);
 json efficiency_json(const efficiency_profile& e);
 

@@ -30,7 +30,7 @@ check("seed exit", r.returncode == 0, r.stderr)
 out = r.stdout
 check("seed kv per token", "163,840 B" in out, out)
 check("seed does not fit", "4 users at 131,072 tokens do NOT fit" in out, out)
-check("seed most users", "Most users that fit at 131,072 tokens: 3" in out, out)
+check("seed most users", "Most users that fit at 131,072 tokens: 2" in out, out)
 check("seed longest context", "Longest context that fits 4 users:" in out, out)
 check("seed GiB said", "GiB" in out and "GB" in out, out)
 
@@ -42,7 +42,8 @@ check("json schema", j["schema"] == "llmroof.plan/1", j.get("schema"))
 m = j["memory"]
 check("json kv per token", m["kv_bytes_per_token"] == 163840, m["kv_bytes_per_token"])
 check("json not fits", m["fits"] is False and m["shortfall_bytes"] > 0, m)
-check("json max users", m["max_users_at_context"] == 3, m)
+check("json max users", m["max_users_at_context"] == 2, m)
+check("json engine starts", m["starts"] is True and m["max_model_len"] == 131072 and m["kv_tokens"] > 131072, m)
 check("json max context", 90000 < m["max_context_for_users"] < 110000, m["max_context_for_users"])
 curve = j["decode_curve"]
 check("curve starts at 0", curve[0]["context"] == 0, curve[0])
@@ -53,6 +54,22 @@ check("curve starts near 50 t/s", 45 <= e0 <= 55, e0)
 check("curve ends in 20-30 t/s", 20 <= e1 <= 30, e1)
 check("bound beside estimate", all(p["single_user_tokens_per_s_bound"] >= p["single_user_tokens_per_s_estimate"] for p in curve), curve)
 check("curve never rises", all(a["single_user_tokens_per_s_estimate"] >= b["single_user_tokens_per_s_estimate"] for a, b in zip(curve, curve[1:])), curve)
+
+# The engine's start-up verdict (issue 16): vLLM refuses a max_model_len whose one sequence
+# cannot fit, and says the longest that would start.
+r = run("plan", "--model", "qwen3-32b", "--device", "h100-sxm", "--context", "16000", "--max-model-len", "32000")
+check("refusal exit 0", r.returncode == 0, r.stderr)
+check("refusal said", "vllm would refuse to start: one sequence of 32,000 tokens needs 7.81 GiB of KV" in r.stdout, r.stdout)
+r = run("plan", "--model", "qwen3-32b", "--device", "h100-sxm", "--context", "16000", "--max-model-len", "32000", "--json")
+m = json.loads(r.stdout)["memory"]
+check("refusal json", m["starts"] is False and m["fits"] is False and 16000 < m["longest_start_context"] < 32000, m)
+# Knobs reach the plan: more sequences profiled, a larger sampler peak, a smaller KV budget.
+base = json.loads(run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--json").stdout)
+few = json.loads(run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--max-num-seqs", "128", "--json").stdout)
+check("max-num-seqs reaches the plan", few["memory"]["activation_bytes"] < base["memory"]["activation_bytes"], (few["memory"], base["memory"]))
+check("engine settings reported", base["engine_settings"]["max_sequences"] == 1024 and few["engine_settings"]["max_sequences"] == 128, base["engine_settings"])
+old = json.loads(run("plan", "--model", "llama-3.1-8b", "--device", "a100-80gb-sxm", "--engine", "vllm@0.10", "--json").stdout)
+check("vllm@0.10 on A100: 256 sequences, 2048 tokens", old["engine_settings"]["max_sequences"] == 256 and old["engine_settings"]["max_batched_tokens"] == 2048 and old["engine_settings"]["version"] == "0.10", old["engine_settings"])
 
 # Human decode table shows the same figure as JSON.
 r = run("plan", *SEED)
@@ -162,6 +179,8 @@ BAD = [
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "stray"], "unexpected argument 'stray' for 'plan'"),
     (["kv", "--model", "llama-3-8b", "--json=true"], "--json takes no value (got '--json=true')"),
     (["help", "frobnicate"], "unknown command 'frobnicate'; commands: plan, decode"),
+    (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--engine", "vllm@x"], "engine version must be a release like 0.10 or 'current' (got 'x')"),
+    (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--max-num-seqs", "0"], "max-num-seqs must be in [1, 1000000000] (got 0)"),
     (["frobnicate"], "unknown command 'frobnicate'"),
     (["list", "gpus"], "list needs one of: devices, models, formats, links, engines (got 'gpus')"),
     ([], "missing command"),

@@ -138,3 +138,83 @@ TEST_CASE("engine_memory.csv: KV budgets within 3% median, never 5% optimistic, 
   CAPTURE(table);
   CHECK(median <= 0.03);
 }
+
+TEST_CASE("each engine's budget by hand: Llama-3.1-8B, bf16, one H100 (CUDA sees 0.99 x 80 = 79.2 GiB)") {
+  const architecture& a = find_model("llama-3.1-8b");
+  const device& h100 = find_device("h100-sxm");
+  const double w = weight_bytes(a, precision{}).value();  // 16,060,522,496 B = 14.96 GiB
+  CHECK(w == doctest::Approx(16060522496.0));
+  // vLLM: 0.9 x 79.2 GiB - weights - 0.13 GiB non-torch - the sampler's peak,
+  // 1024 x 128,256 x 4 B x 9.7 = 5,096,079,769.6 B.
+  const memory_plan v = plan_memory(a, precision{}, h100, 1, 4096, configure_engine("vllm", h100));
+  CHECK(v.activations.value() == doctest::Approx(1024.0 * 128256 * 4 * 9.7));
+  CHECK(v.kv_budget.value() == doctest::Approx(0.9 * 79.2 * gibi - w - 0.13 * gibi - 1024.0 * 128256 * 4 * 9.7));
+  // 51.43 GiB in blocks of 16 x 128 KiB: 421,312 tokens; vLLM printed 51.38 GiB (ML-016).
+  CHECK(in_GiB(v.kv_budget) == doctest::Approx(51.43).epsilon(0.001));
+  CHECK(v.kv_tokens == std::floor(v.kv_budget.value() / (16 * 131072.0)) * 16);
+  CHECK(v.max_concurrency == doctest::Approx(v.kv_tokens / 4096));
+  // SGLang: 0.88 x 79.2 GiB holds weights and KV, less the 1 GiB the process already holds;
+  // the forward peak, 8192 x (48 x 128 + 3 x 14336 + 2 x 4096) x 2 B = 939,524,096 B, lives in
+  // the other 12% (9.5 GiB), so it takes nothing from the KV pool.
+  const memory_plan sg = plan_memory(a, precision{}, h100, 1, 4096, configure_engine("sglang", h100));
+  CHECK(sg.activations.value() == doctest::Approx(939524096.0));
+  CHECK(sg.kv_budget.value() == doctest::Approx(0.88 * 79.2 * gibi - w - gibi));
+  // TensorRT-LLM: 0.9 of what is free after weights, 1 GiB and the forward peak.
+  const memory_plan trt = plan_memory(a, precision{}, h100, 1, 4096, configure_engine("tensorrt-llm", h100));
+  CHECK(trt.kv_budget.value() == doctest::Approx(0.9 * (79.2 * gibi - w - gibi - 939524096.0)));
+  // llama.cpp: all of it but weights, 0.5 GiB and the compute buffer of n_ubatch 512 tokens,
+  // 512 x 57,344 x 2 B = 58,720,256 B (above one 128,256 x 4 B logits row).
+  const memory_plan lc = plan_memory(a, precision{}, h100, 1, 4096, configure_engine("llama.cpp", h100));
+  CHECK(lc.activations.value() == doctest::Approx(58720256.0));
+  CHECK(lc.kv_budget.value() == doctest::Approx(79.2 * gibi - w - 0.5 * gibi - 58720256.0));
+  // Ollama is llama.cpp with its own defaults; the overrides reach every engine.
+  engine_overrides o;
+  o.memory_utilization = 0.5;
+  CHECK(configure_engine("llama.cpp", h100, o).memory_utilization == 0.5);
+  CHECK(configure_engine("ollama", h100).memory_utilization == 1.0);
+}
+
+TEST_CASE("vLLM sizes its batches by GPU, refuses a max_model_len that cannot fit, and says the longest that can") {
+  CHECK(configure_engine("vllm", find_device("h100-sxm")).max_sequences == 1024);
+  CHECK(configure_engine("vllm", find_device("a100-80gb-sxm")).max_sequences == 256);
+  CHECK(configure_engine("vllm", find_device("rtx-4090")).max_batched_tokens == 2048);
+  CHECK(find_engine("vllm@0.10").sampler_copies == doctest::Approx(2.8));
+  CHECK(find_engine("vllm@0.11.0").sampler_copies == doctest::Approx(4.3));
+  CHECK(find_engine("vllm").version == "current");
+  CHECK_THROWS_WITH_AS(find_engine("vllm@"), "engine version after '@' is empty (got 'vllm@')", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(find_engine("vlm@0.10"), "unknown engine 'vlm'; closest: vllm, mlx, ollama", std::invalid_argument);
+  // Qwen3-32B on one H100 at max_model_len 32000 (ML-019): 4.49 GiB of KV, one sequence needs
+  // 32,000 x 262,144 B = 7.81 GiB. The longest that starts: 4.49 GiB / 256 KiB, in blocks of 16.
+  const device& h100 = find_device("h100-sxm");
+  engine_overrides o;
+  o.max_model_len = 32000;
+  const memory_plan m = plan_memory(find_model("qwen3-32b"), precision{}, h100, 1, 16000, configure_engine("vllm", h100, o));
+  CHECK_FALSE(m.starts);
+  CHECK_FALSE(m.fits);
+  CHECK(m.longest_start == std::floor(m.kv_budget.value() / 262144.0 / 16) * 16);
+  o.max_model_len = m.longest_start;
+  CHECK(plan_memory(find_model("qwen3-32b"), precision{}, h100, 1, 16000, configure_engine("vllm", h100, o)).starts);
+  // A context beyond max_model_len is not a fit either.
+  o.max_model_len = 8192;
+  CHECK_FALSE(plan_memory(find_model("qwen3-32b"), precision{}, h100, 1, 16000, configure_engine("vllm", h100, o)).fits);
+}
+
+TEST_CASE("property: a plan never starts with a negative budget, and more utilisation never shrinks it") {
+  for (const architecture& a : models()) {
+    for (const char* dev : {"rtx-4090", "h100-sxm", "a100-80gb-sxm", "mi300x"}) {
+      const device& d = find_device(dev);
+      double last = -1e300;
+      for (double u : {0.5, 0.7, 0.9, 0.95}) {
+        engine_overrides o;
+        o.memory_utilization = u;
+        const memory_plan m = plan_memory(a, precision{}, d, 1, 4096, configure_engine("vllm", d, o));
+        CAPTURE(a.id);
+        CHECK(std::isfinite(m.kv_budget.value()));
+        CHECK(m.kv_budget.value() >= last);
+        CHECK((!m.starts || m.kv_budget.value() > 0));
+        CHECK(m.kv_tokens >= 0);
+        last = m.kv_budget.value();
+      }
+    }
+  }
+}

@@ -60,7 +60,7 @@ def test_seed_alternatives_say_what_must_change(cli: str) -> None:
     alts = {a["change"]: a for a in json.loads(out)["alternatives"]}
     assert alts["KV cache in fp8-e4m3"]["fits"] is True
     assert alts["2 devices (TP 2)"]["fits"] is True
-    assert alts["fewer users"]["users"] == 3
+    assert alts["fewer users"]["users"] == 2
 
 
 def test_calibrate_from_python() -> None:
