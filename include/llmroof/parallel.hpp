@@ -319,8 +319,9 @@ inline bytes host_weight_bytes(const architecture& a, const precision& pr, const
 
 /// A phase with part of the model on the host: the device's ops and the
 /// host's ops run one after the other (llama.cpp runs layers in order), plus
-/// the PCIe crossings of the hidden states.
-inline phase_timing time_offloaded(const architecture& a, const precision& pr, const device& gpu,
+/// the PCIe crossings of the hidden states. The device's ops run under its
+/// configured roofline (the engine's profile), the host's under the host's.
+inline phase_timing time_offloaded(const architecture& a, const precision& pr, const roofline& gpu,
                                    const offload_plan& o, const op_counts& all) {
   validate(o, a);
   const double batch = all.new_tokens;
@@ -352,7 +353,7 @@ inline phase_timing time_offloaded(const architecture& a, const precision& pr, c
                                batch * a.hidden_size * pr.activations.bytes_per_element(), o.bus, 1),
                op_kind::p2p);
   }
-  const phase_timing g = time_phase(on_gpu, roofline(gpu));
+  const phase_timing g = time_phase(on_gpu, gpu);
   const phase_timing h = time_phase(on_host, roofline(o.host));
   // One phase: the device's ops, then the host's as one op (their sums), with
   // the per-step overhead once.
@@ -388,13 +389,13 @@ inline phase_timing time_offloaded(const architecture& a, const precision& pr, c
 }
 
 /// Decode step of `batch` sequences at `context` with part of the model on the host.
-inline phase_timing decode_step_offload(const architecture& a, const precision& pr, const device& gpu,
+inline phase_timing decode_step_offload(const architecture& a, const precision& pr, const roofline& gpu,
                                         const offload_plan& o, double batch, double context) {
   return time_offloaded(a, pr, gpu, o, count_decode(a, pr, batch, context));
 }
 
 /// Prefill with part of the model on the host (its layers computed on the CPU).
-inline phase_timing prefill_offload(const architecture& a, const precision& pr, const device& gpu,
+inline phase_timing prefill_offload(const architecture& a, const precision& pr, const roofline& gpu,
                                     const offload_plan& o, double prompt, double cached = 0) {
   return time_offloaded(a, pr, gpu, o, count_prefill(a, pr, prompt, cached, 1));
 }

@@ -18,6 +18,10 @@ struct scenario {
   double users = 1;        ///< concurrent sequences
   double context = 4096;   ///< tokens each user may hold (prompt + answer)
   double prompt = 0;       ///< prompt tokens of a new request; 0 = min(context, 2048)
+
+  /// The prompt a new request brings: `prompt`, or min(context, 2048) and at
+  /// least one token when unset. The one place that default is decided.
+  [[nodiscard]] double prompt_tokens() const { return prompt > 0 ? prompt : std::max(1.0, std::min(context, 2048.0)); }
   double output = 512;     ///< tokens generated per request (load model)
   engine_settings engine;
   parallel_plan parallel;  ///< tp/pp/ep; a roofline over n devices means tp = n
@@ -64,9 +68,24 @@ inline parallel_plan effective_plan(const scenario& s, const roofline& r) {
 inline phase_timing scenario_decode(const architecture& a, const precision& pr, const roofline& r,
                                     const parallel_plan& p, double batch, double context,
                                     const std::optional<offload_plan>& off = std::nullopt) {
-  if (off) return decode_step_offload(a, pr, r.dev(), *off, batch, context);
+  if (off) return decode_step_offload(a, pr, r, *off, batch, context);
   if (p.devices() == 1) return decode_step(a, pr, r, batch, context);  // r's own devices (ideal aggregate)
   return decode_step_parallel(a, pr, r.dev(), r.efficiency(), p, batch, context);
+}
+
+/// Prefill of one prompt for a scenario's plan (on the host too when offloaded).
+inline phase_timing scenario_prefill(const architecture& a, const precision& pr, const roofline& r,
+                                     const parallel_plan& p, double prompt,
+                                     const std::optional<offload_plan>& off = std::nullopt) {
+  if (off) return prefill_offload(a, pr, r, *off, prompt);
+  return prefill_parallel(a, pr, r.dev(), r.efficiency(), p, prompt);
+}
+
+/// Weight bytes the device holds under a scenario: the file's exact bytes if
+/// known, less what an offload keeps in host RAM (unset: counted).
+inline std::optional<bytes> device_weights(const architecture& a, const precision& pr, const scenario& s) {
+  if (!s.offload) return s.stored_weights;
+  return (s.stored_weights ? *s.stored_weights : weight_bytes(a, pr)) - host_weight_bytes(a, pr, *s.offload);
 }
 
 /// Throws std::invalid_argument on invalid scenario fields (users < 1,
@@ -77,16 +96,11 @@ inline plan_result plan(const architecture& a, const precision& pr, const roofli
   const parallel_plan p = effective_plan(s, r);
   if (s.offload && p.devices() > 1) throw std::invalid_argument("offload needs a single device (got " + std::to_string(p.devices()) + ")");
   // Offloaded weights leave the device (the host must hold them).
-  std::optional<bytes> stored = s.stored_weights;
-  if (s.offload) {
-    const bytes host = host_weight_bytes(a, pr, *s.offload);
-    stored = (s.stored_weights ? *s.stored_weights : weight_bytes(a, pr)) - host;
-  }
+  const std::optional<bytes> stored = device_weights(a, pr, s);
   plan_result out;
   out.memory = plan_memory_parallel(a, pr, r.dev(), p, s.users, s.context, s.engine, stored);
-  out.prompt = s.prompt > 0 ? s.prompt : std::max(1.0, std::min(s.context, 2048.0));
-  out.ttft = s.offload ? prefill_offload(a, pr, r.dev(), *s.offload, out.prompt)
-                       : prefill_parallel(a, pr, r.dev(), r.efficiency(), p, out.prompt);
+  out.prompt = s.prompt_tokens();
+  out.ttft = scenario_prefill(a, pr, r, p, out.prompt, s.offload);
   for (double c : curve_contexts(s.context)) {
     curve_point pt;
     pt.context = c;
@@ -133,20 +147,21 @@ inline load_result serve_at_rate(const architecture& a, const precision& pr, con
   detail::require_non_negative("rate", rate);
   detail::require_in("output", s.output, 1, 1e9);
   const parallel_plan p = effective_plan(s, r);
-  const double prompt = s.prompt > 0 ? s.prompt : 2048;
+  const double prompt = s.prompt_tokens();
   const double mean_context = prompt + s.output / 2;
   load_result out;
   out.rate = rate;
-  out.prefill = prefill_parallel(a, pr, r.dev(), r.efficiency(), p, prompt).estimate;
+  out.prefill = scenario_prefill(a, pr, r, p, prompt, s.offload).estimate;
   const double S = out.prefill.value();
   out.prefill_share = rate * S;
   const double chunks = std::ceil(prompt / s.engine.max_batched_tokens);
-  double n = std::max(1.0, rate * (S + s.output * scenario_decode(a, pr, r, p, 1, mean_context).estimate.value()));
+  double n =
+      std::max(1.0, rate * (S + s.output * scenario_decode(a, pr, r, p, 1, mean_context, s.offload).estimate.value()));
   bool ok = out.prefill_share < 1;
   bool converged = false;
   double tpot = 0, ttft = 0, wait = 0;
   for (int it = 0; it < 500 && ok; ++it) {
-    const double step = scenario_decode(a, pr, r, p, std::max(1.0, n), mean_context).estimate.value();
+    const double step = scenario_decode(a, pr, r, p, std::max(1.0, n), mean_context, s.offload).estimate.value();
     tpot = step / (1 - out.prefill_share);
     wait = out.prefill_share * S / (2 * (1 - out.prefill_share));
     ttft = wait + S + chunks * step * std::min(1.0, n / std::max(1.0, s.engine.max_batched_tokens));
@@ -164,7 +179,7 @@ inline load_result serve_at_rate(const architecture& a, const precision& pr, con
   out.ttft_wait = make_seconds(wait);
   out.ttft = make_seconds(ttft);
   const bool fits = converged && plan_memory_parallel(a, pr, r.dev(), p, std::ceil(n), prompt + s.output, s.engine,
-                                                      s.stored_weights).fits;
+                                                      device_weights(a, pr, s)).fits;
   out.stable = ok && converged && fits;
   return out;
 }
@@ -207,10 +222,11 @@ inline users_result max_users(const architecture& a, const precision& pr, const 
                               tokens_per_second min_tokens_per_s, seconds ttft_target = make_seconds(0)) {
   detail::require_non_negative("min_tokens_per_s", min_tokens_per_s.value());
   const parallel_plan p = effective_plan(s, r);
-  const double prompt = s.prompt > 0 ? s.prompt : std::max(1.0, std::min(s.context, 2048.0));
-  const seconds prefill_alone = prefill_parallel(a, pr, r.dev(), r.efficiency(), p, prompt).estimate;
+  const double prompt = s.prompt_tokens();
+  const seconds prefill_alone = scenario_prefill(a, pr, r, p, prompt, s.offload).estimate;
+  const std::optional<bytes> stored = device_weights(a, pr, s);
   const auto check = [&](double n, std::string* why) {
-    const phase_timing step = scenario_decode(a, pr, r, p, n, s.context);
+    const phase_timing step = scenario_decode(a, pr, r, p, n, s.context, s.offload);
     if (1.0 / step.estimate.value() < min_tokens_per_s.value()) {
       if (why) *why = "tokens/s";
       return false;
@@ -222,7 +238,7 @@ inline users_result max_users(const architecture& a, const precision& pr, const 
       if (why) *why = "ttft";
       return false;
     }
-    if (!plan_memory_parallel(a, pr, r.dev(), p, n, s.context, s.engine, s.stored_weights).fits) {
+    if (!plan_memory_parallel(a, pr, r.dev(), p, n, s.context, s.engine, stored).fits) {
       if (why) *why = "memory";
       return false;
     }
@@ -241,9 +257,9 @@ inline users_result max_users(const architecture& a, const precision& pr, const 
   }
   check(lo + 1, &out.limit);
   out.users = lo;
-  out.step = scenario_decode(a, pr, r, p, lo, s.context);
+  out.step = scenario_decode(a, pr, r, p, lo, s.context, s.offload);
   out.ttft = prefill_alone + std::ceil(prompt / s.engine.max_batched_tokens) * out.step.estimate;
-  out.memory = plan_memory_parallel(a, pr, r.dev(), p, lo, s.context, s.engine, s.stored_weights);
+  out.memory = plan_memory_parallel(a, pr, r.dev(), p, lo, s.context, s.engine, stored);
   return out;
 }
 

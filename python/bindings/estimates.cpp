@@ -143,8 +143,9 @@ void register_estimates(py::module_& m) {
       "decode_report",
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
          const py::object& lm_head, int devices, const py::object& profile, double batch,
-         const std::vector<double>& contexts, const py::object& module_formats, const py::object& parallel) {
-        auto c = make(model, dev, weights, kv, lm_head, devices, profile, py::none(), module_formats, parallel);
+         const std::vector<double>& contexts, const py::object& module_formats, const py::object& parallel,
+         const std::string& engine) {
+        auto c = make(model, dev, weights, kv, lm_head, devices, profile, py::none(), module_formats, parallel, engine);
         if (contexts.size() != 1 && c->setup.devices > 1) {
           throw std::invalid_argument("per-sequence contexts need a single device (got " +
                                       std::to_string(c->setup.devices) + ")");
@@ -161,14 +162,14 @@ void register_estimates(py::module_& m) {
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
       py::arg("devices"), py::arg("profile"), py::arg("batch"), py::arg("contexts"),
-      py::arg("module_formats") = py::none(), py::arg("parallel") = py::none());
+      py::arg("module_formats") = py::none(), py::arg("parallel") = py::none(), py::arg("engine") = "vllm");
 
   m.def(
       "prefill_report",
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
          const py::object& lm_head, int devices, const py::object& profile, double batch, double prompt,
-         double cached, const py::object& module_formats, const py::object& parallel) {
-        auto c = make(model, dev, weights, kv, lm_head, devices, profile, py::none(), module_formats, parallel);
+         double cached, const py::object& module_formats, const py::object& parallel, const std::string& engine) {
+        auto c = make(model, dev, weights, kv, lm_head, devices, profile, py::none(), module_formats, parallel, engine);
         const phase_timing p =
             c->setup.devices > 1
                 ? prefill_parallel(c->model, c->setup.pr, c->dev, c->roof->efficiency(), c->setup.parallel, prompt, cached)
@@ -177,7 +178,7 @@ void register_estimates(py::module_& m) {
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
       py::arg("devices"), py::arg("profile"), py::arg("batch"), py::arg("prompt"), py::arg("cached"),
-      py::arg("module_formats") = py::none(), py::arg("parallel") = py::none());
+      py::arg("module_formats") = py::none(), py::arg("parallel") = py::none(), py::arg("engine") = "vllm");
 
   m.def(
       "plan_report",
@@ -215,7 +216,6 @@ void register_estimates(py::module_& m) {
         report::json j = report::plan_json(c->setup, *c->roof, res, sc);
         if (!rate.is_none()) {
           sc.output = output;
-          if (prompt <= 0) sc.prompt = std::min(2048.0, std::max(1.0, context));
           const load_result l = serve_at_rate(c->model, c->setup.pr, *c->roof, sc, rate.cast<double>());
           j["load"] = report::load_json(l, max_rate(c->model, c->setup.pr, *c->roof, sc, make_seconds(ttft_target)),
                                         ttft_target, max_rate(c->model, c->setup.pr, *c->roof, sc));
@@ -256,14 +256,14 @@ void register_estimates(py::module_& m) {
       "moe_report",
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
          int devices, const py::object& profile, double context, double max_batch, const py::object& module_formats,
-         const py::object& parallel) {
-        auto c = make(model, dev, weights, kv, py::none(), devices, profile, py::none(), module_formats, parallel);
+         const py::object& parallel, const std::string& engine) {
+        auto c = make(model, dev, weights, kv, py::none(), devices, profile, py::none(), module_formats, parallel, engine);
         detail::require_non_negative("context", context);
         return report::moe_json(c->setup, *c->roof, context, max_batch).dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("devices"),
       py::arg("profile"), py::arg("context"), py::arg("max_batch"), py::arg("module_formats") = py::none(),
-      py::arg("parallel") = py::none());
+      py::arg("parallel") = py::none(), py::arg("engine") = "vllm");
 
   m.def("moe_table_report", [] { return report::moe_table_json().dump(); });
 
@@ -271,14 +271,14 @@ void register_estimates(py::module_& m) {
       "compare_report",
       [](const py::dict& first, const py::dict& second, const py::dict& dev, const std::string& weights_first,
          const std::string& weights_second, const std::string& kv, int devices, const py::object& profile,
-         double context, double max_batch, const py::object& parallel) {
-        auto a = make(first, dev, weights_first, kv, py::none(), devices, profile, py::none(), py::none(), parallel);
-        auto b = make(second, dev, weights_second, kv, py::none(), devices, profile, py::none(), py::none(), parallel);
+         double context, double max_batch, const py::object& parallel, const std::string& engine) {
+        auto a = make(first, dev, weights_first, kv, py::none(), devices, profile, py::none(), py::none(), parallel, engine);
+        auto b = make(second, dev, weights_second, kv, py::none(), devices, profile, py::none(), py::none(), parallel, engine);
         return report::compare_json(a->setup, b->setup, *a->roof, context, max_batch).dump();
       },
       py::arg("first"), py::arg("second"), py::arg("device"), py::arg("weights_first"),
       py::arg("weights_second"), py::arg("kv"), py::arg("devices"), py::arg("profile"), py::arg("context"),
-      py::arg("max_batch"), py::arg("parallel") = py::none());
+      py::arg("max_batch"), py::arg("parallel") = py::none(), py::arg("engine") = "vllm");
 
   m.def(
       "simulate_routing",

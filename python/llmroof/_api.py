@@ -600,7 +600,21 @@ def plan(
         offload if isinstance(offload, str) or offload is None else _number("offload", offload),
         _text("host", host),
     )
-    return Plan(json.loads(report))
+    return Plan(_with_source(json.loads(report), m))
+
+
+def _with_source(report: dict[str, Any], m: Model) -> dict[str, Any]:
+    """A report of a model read from a file carries what was read, where the
+    command puts it (after the setup, before ``efficiency``)."""
+    if not m.source:
+        return report
+    out: dict[str, Any] = {}
+    for key, value in report.items():
+        if key == "efficiency":
+            out["model_source"] = m.source
+        out[key] = value
+    out.setdefault("model_source", m.source)
+    return out
 
 
 def _engine_options(**given: float | None) -> dict[str, float]:
@@ -647,13 +661,13 @@ def users(
     m, d = _model(model), _device(device)
     w, k, mods = _formats(m, weights, kv)
     dev_n, par = _layout(devices, tp, pp, ep, nodes)
-    return dict(json.loads(_core.users_report(
+    return _with_source(json.loads(_core.users_report(
         m.fields, d.fields, w, k, dev_n, efficiency, _number("context", context, minimum=0),
         _number("prompt", prompt, minimum=0), _number("min_tokens_per_s", min_tokens_per_s, minimum=0),
         _number("ttft_target_s", ttft_target_s, minimum=0), mods, _loaded_weight_bytes(m, weights), par,
         _text("engine", engine),
         _engine_options(memory_utilization=memory_utilization, max_num_seqs=max_num_seqs,
-                        max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len))))
+                        max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len))), m)
 
 
 def decode(
@@ -663,17 +677,20 @@ def decode(
     weights: str | None = None,
     kv: str | None = None,
     batch: float = 1,
-    context: float | Sequence[float] = 0,
+    context: float | Sequence[float] = 4096,
     devices: int = 1,
     tp: int | None = None,
     pp: int = 1,
     ep: int = 1,
     nodes: int = 1,
+    engine: str = "vllm",
     lm_head: str | None = None,
     efficiency: dict[str, Any] | None = None,
 ) -> Phase:
-    """One decode step of ``batch`` sequences at ``context`` cached tokens each,
-    or of sequences with their own contexts when ``context`` is a sequence.
+    """One decode step of ``batch`` sequences at ``context`` cached tokens each
+    (default 4096, as the command's), or of sequences with their own contexts
+    when ``context`` is a sequence. ``engine`` picks the efficiency profile and
+    kernel traits as ``llmroof decode --engine`` does.
 
     Returns a :class:`Phase` (per-user tokens/s = 1 / ``estimate_s``).
     Raises ValueError / TypeError naming the field.
@@ -690,7 +707,8 @@ def decode(
     w, k, mods = _formats(m, weights, kv)
     head = _lm_head(lm_head)
     dev_n, par = _layout(devices, tp, pp, ep, nodes)
-    report = _core.decode_report(m.fields, d.fields, w, k, head, dev_n, efficiency, batch_v, contexts, mods, par)
+    report = _core.decode_report(m.fields, d.fields, w, k, head, dev_n, efficiency, batch_v, contexts, mods, par,
+                                 _text("engine", engine))
     return Phase(json.loads(report)["step"])
 
 
@@ -708,11 +726,13 @@ def prefill(
     pp: int = 1,
     ep: int = 1,
     nodes: int = 1,
+    engine: str = "vllm",
     lm_head: str | None = None,
     efficiency: dict[str, Any] | None = None,
 ) -> Phase:
     """Prefill of ``prompt`` tokens after ``cached`` ones for ``batch`` sequences;
-    its ``estimate_s`` is the time to first token without queueing."""
+    its ``estimate_s`` is the time to first token without queueing. ``engine``
+    as in :func:`decode`."""
     m, d = _model(model), _device(device)
     w, k, mods = _formats(m, weights, kv)
     head = _lm_head(lm_head)
@@ -730,6 +750,7 @@ def prefill(
         _number("cached", cached),
         mods,
         par,
+        _text("engine", engine),
     )
     return Phase(json.loads(report)["prefill"])
 
@@ -778,6 +799,7 @@ def moe(
     context: float = 4096,
     max_batch: float = 1024,
     devices: int = 1,
+    engine: str = "vllm",
     efficiency: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A MoE model against batch: experts touched per layer (and their spread),
@@ -789,9 +811,10 @@ def moe(
     """
     m, d = _model(model), _device(device)
     w, k, mods = _formats(m, weights, kv)
-    return dict(json.loads(_core.moe_report(m.fields, d.fields, w, k, _devices(devices), efficiency,
+    return _with_source(json.loads(_core.moe_report(m.fields, d.fields, w, k, _devices(devices), efficiency,
                                             _number("context", context, minimum=0),
-                                            _number("max_batch", max_batch, minimum=1), mods)))
+                                            _number("max_batch", max_batch, minimum=1), mods, None,
+                                            _text("engine", engine))), m)
 
 
 def moe_table() -> pd.DataFrame:
@@ -810,6 +833,7 @@ def compare(
     context: float = 4096,
     max_batch: float = 1024,
     devices: int = 1,
+    engine: str = "vllm",
     efficiency: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Two models decoding side by side against batch, and the batch where the
@@ -826,7 +850,7 @@ def compare(
     return dict(json.loads(_core.compare_report(
         a.fields, b.fields, _device(device).fields, _format_name("weights", ws[0]), _format_name("weights", ws[1]),
         _format_name("kv", kv), _devices(devices), efficiency, _number("context", context, minimum=0),
-        _number("max_batch", max_batch, minimum=1))))
+        _number("max_batch", max_batch, minimum=1), None, _text("engine", engine))))
 
 
 def simulate_routing(

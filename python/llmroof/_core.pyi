@@ -31,6 +31,7 @@ def decode_report(
     contexts: list[float],
     module_formats: dict[str, Any] | None = None,
     parallel: dict[str, Any] | None = None,
+    engine: str = "vllm",
 ) -> str: ...
 def prefill_report(
     model: dict[str, Any],
@@ -45,6 +46,7 @@ def prefill_report(
     cached: float,
     module_formats: dict[str, Any] | None = None,
     parallel: dict[str, Any] | None = None,
+    engine: str = "vllm",
 ) -> str: ...
 def plan_report(
     model: dict[str, Any],
@@ -120,6 +122,7 @@ def moe_report(
     max_batch: float,
     module_formats: dict[str, Any] | None = None,
     parallel: dict[str, Any] | None = None,
+    engine: str = "vllm",
 ) -> str: ...
 def moe_table_report() -> str: ...
 def compare_report(
@@ -134,6 +137,7 @@ def compare_report(
     context: float,
     max_batch: float,
     parallel: dict[str, Any] | None = None,
+    engine: str = "vllm",
 ) -> str: ...
 def simulate_routing(
     popularity: list[float], experts_per_token: int, tokens: int, trials: int, seed: int, ranks: int

@@ -455,7 +455,6 @@ int cmd_plan(const options& o) {
   double capacity = 0;
   if (auto rate = o.get("rate")) {
     sc.output = parse_count("output", o.get("output").value_or("512"));
-    if (!o.get("prompt")) sc.prompt = std::min(2048.0, std::max(1.0, sc.context));
     load = serve_at_rate(*s.model, s.pr, r, sc, parse_number("rate", *rate));
     capacity_1s = max_rate(*s.model, s.pr, r, sc, make_seconds(o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0));
     capacity = max_rate(*s.model, s.pr, r, sc);
@@ -571,7 +570,7 @@ int cmd_plan(const options& o) {
   if (load) {
     const double target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
     std::printf("\nLoad: %.3g requests/s, each %s prompt + %s output tokens (M/D/1 prefill queue, Little's law)\n",
-                load->rate, thousands(sc.prompt).c_str(), thousands(sc.output).c_str());
+                load->rate, thousands(sc.prompt_tokens()).c_str(), thousands(sc.output).c_str());
     if (load->stable) {
       std::printf("  steady state: %.1f concurrent users, utilisation %.0f%% of the %.3g requests/s capacity, "
                   "prefill share %.0f%%\n", load->users, capacity > 0 ? 100 * load->rate / capacity : 100.0, capacity,

@@ -185,8 +185,8 @@ TEST_CASE("offload: host layers at host bandwidth, experts in RAM, CPU-only devi
   half.layers = 0.5;
   offload_plan experts;
   experts.experts = true;
-  const double t0 = decode_step_offload(a, q4, gpu, none, 1, 1024).estimate.value();
-  const double t50 = decode_step_offload(a, q4, gpu, half, 1, 1024).estimate.value();
+  const double t0 = decode_step_offload(a, q4, roofline(gpu), none, 1, 1024).estimate.value();
+  const double t50 = decode_step_offload(a, q4, roofline(gpu), half, 1, 1024).estimate.value();
   const double tall = decode_step(a, q4, roofline(find_device("ryzen-9-7950x")), 1, 1024).estimate.value();
   CHECK(t0 < t50);
   CHECK(t50 < tall + t0);
@@ -197,7 +197,7 @@ TEST_CASE("offload: host layers at host bandwidth, experts in RAM, CPU-only devi
   // Experts on the host: all routed expert weights there.
   CHECK(host_weight_bytes(a, q4, experts).value() == doctest::Approx(q4.experts_format().bytes_of(pc.routed_experts).value()));
   // Experts on the host cross PCIe twice per MoE layer: 96 crossings.
-  const phase_timing pe = decode_step_offload(a, q4, gpu, experts, 1, 1024);
+  const phase_timing pe = decode_step_offload(a, q4, roofline(gpu), experts, 1, 1024);
   bool crossed = false;
   for (const auto& o : pe.counts.list()) {
     if (o.kind == op_kind::p2p) {

@@ -1,0 +1,97 @@
+"""One question, one answer: every command's --json equals the matching Python call,
+over a grid of models (dense, MoE, a file), devices, engines, offload and layouts.
+The four divergences of issue 13 are regression cases here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import llmroof
+
+FILE_MODEL = str(Path(__file__).resolve().parents[1] / "data" / "hf-configs" / "Qwen__Qwen3-8B.json")
+MODELS = [("llama-3-8b", "q4_k_m"), ("qwen3-30b-a3b", "fp8"), (FILE_MODEL, None)]
+DEVICES = ["rtx-4090", "h100-sxm"]
+ENGINES = ["vllm", "llama.cpp"]
+
+
+def run(cli: str, *args: str) -> dict[str, Any]:
+    out = subprocess.run([cli, *args, "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return dict(json.loads(out.stdout))
+
+
+def flags(model: str, weights: str | None, device: str, engine: str) -> list[str]:
+    f = ["--model", model, "--device", device, "--engine", engine]
+    return f + (["--weights", weights] if weights else [])
+
+
+def kwargs(model: str, weights: str | None, device: str, engine: str) -> dict[str, Any]:
+    model_arg: Any = llmroof.Model.from_hf_config(model) if model.endswith(".json") else model
+    return dict(model=model_arg, device=device, engine=engine, weights=weights)
+
+
+@pytest.mark.parametrize("model,weights", MODELS)
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_decode_and_prefill_parity(cli: str, model: str, weights: str | None, device: str, engine: str) -> None:
+    f, k = flags(model, weights, device, engine), kwargs(model, weights, device, engine)
+    # Defaults agree too: decode at 4096 cached tokens, prefill of 2048 tokens.
+    assert run(cli, "decode", *f)["step"] == llmroof.decode(**k).to_dict()
+    assert run(cli, "decode", *f, "--batch", "8", "--context", "0")["step"] == \
+        llmroof.decode(**k, batch=8, context=0).to_dict()
+    assert run(cli, "prefill", *f, "--prompt", "1000")["prefill"] == llmroof.prefill(**k, prompt=1000).to_dict()
+
+
+@pytest.mark.parametrize("model,weights", MODELS)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_plan_parity(cli: str, model: str, weights: str | None, engine: str) -> None:
+    f, k = flags(model, weights, "rtx-4090", engine), kwargs(model, weights, "rtx-4090", engine)
+    assert run(cli, "plan", *f, "--users", "2", "--context", "8k") == \
+        llmroof.plan(**k, users=2, context=8192).to_dict()
+    # An explicit 0.9 is 0.9 under every engine (0.9 used to mean "not given").
+    assert run(cli, "plan", *f, "--memory-utilization", "0.9") == \
+        llmroof.plan(**k, memory_utilization=0.9).to_dict()
+
+
+@pytest.mark.parametrize("offload", ["0", "0.5"])
+def test_offload_parity_and_zero_offload_is_no_offload(cli: str, offload: str) -> None:
+    f = flags("llama-3-8b", "q4_k_m", "rtx-4090", "llama.cpp")
+    k = kwargs("llama-3-8b", "q4_k_m", "rtx-4090", "llama.cpp")
+    with_offload = run(cli, "plan", *f, "--offload", offload)
+    assert with_offload == llmroof.plan(**k, offload=float(offload)).to_dict()
+    if offload == "0":
+        # Nothing offloaded: the engine's profile still applies, the band stays a band.
+        plain = run(cli, "plan", *f)
+        assert with_offload["decode_curve"] == plain["decode_curve"]
+        assert with_offload["ttft"] == plain["ttft"]
+
+
+def test_tp2_and_moe_compare_users_parity(cli: str) -> None:
+    assert run(cli, "plan", "--model", "llama-3.1-70b", "--device", "h100-sxm:2", "--weights", "fp8") == \
+        llmroof.plan(model="llama-3.1-70b", device="h100-sxm", devices=2, weights="fp8").to_dict()
+    for engine in ENGINES:
+        assert run(cli, "moe", "--model", "qwen3-30b-a3b", "--device", "rtx-4090", "--weights", "q4_k_m",
+                   "--engine", engine, "--max-batch", "64") == \
+            llmroof.moe(model="qwen3-30b-a3b", device="rtx-4090", weights="q4_k_m", engine=engine, max_batch=64)
+        assert run(cli, "compare", "--model", "qwen3-30b-a3b", "--model", "qwen3-32b", "--device", "h100-sxm",
+                   "--engine", engine, "--max-batch", "64") == \
+            llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm", engine=engine, max_batch=64)
+        assert run(cli, "users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "20",
+                   "--engine", engine) == \
+            llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20, engine=engine)
+
+
+def test_rate_uses_the_offload_and_the_documented_prompt(cli: str) -> None:
+    f = flags("qwen3-30b-a3b", "q4_k_m", "rtx-4090", "llama.cpp")
+    k = kwargs("qwen3-30b-a3b", "q4_k_m", "rtx-4090", "llama.cpp")
+    off = run(cli, "plan", *f, "--offload", "experts", "--rate", "0.05", "--context", "1000")
+    assert off == llmroof.plan(**k, offload="experts", rate=0.05, context=1000).to_dict()
+    on = run(cli, "plan", *f, "--rate", "0.05", "--context", "1000")
+    # Experts in host RAM slow every step; the prompt is min(context, 2048) = 1000 tokens.
+    assert off["load"]["tpot_s"] > on["load"]["tpot_s"]
+    assert off["prompt_tokens"] == 1000
