@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -119,6 +120,7 @@ inline plan_result plan(const architecture& a, const precision& pr, const roofli
 struct load_result {
   double rate = 0;             ///< requests/s offered
   bool stable = false;         ///< the server keeps up (utilisation < 1, memory holds)
+  bool keeps_up = false;       ///< the queue is bounded, memory aside
   double users = 0;            ///< mean concurrent sequences (Little's law)
   double prefill_share = 0;    ///< share of device time spent in prefill
   seconds prefill = make_seconds(0);     ///< one prompt's prefill, alone
@@ -180,7 +182,8 @@ inline load_result serve_at_rate(const architecture& a, const precision& pr, con
   out.ttft = make_seconds(ttft);
   const bool fits = converged && plan_memory_parallel(a, pr, r.dev(), p, std::ceil(n), prompt + s.output, s.engine,
                                                       device_weights(a, pr, s)).fits;
-  out.stable = ok && converged && fits;
+  out.keeps_up = ok && converged;
+  out.stable = out.keeps_up && fits;
   return out;
 }
 
@@ -204,6 +207,79 @@ inline double max_rate(const architecture& a, const precision& pr, const rooflin
     (ok(mid) ? lo : hi) = mid;
   }
   return lo;
+}
+
+/// Steady state of N closed-loop users: each sends its next request (scenario
+/// prompt and output) as soon as the previous answer is complete, as `vllm bench
+/// serve --max-concurrency N`, sglang.bench_serving and AIPerf do.
+struct closed_loop_result {
+  double concurrency = 0;        ///< N users
+  double active = 0;             ///< requests inside the engine (the rest wait for a slot)
+  double slots = 0;              ///< most requests the engine holds: KV for prompt + output, max_num_seqs
+  load_result load;              ///< the engine at the request rate that keeps `active` inside
+  seconds queue_wait = make_seconds(0);  ///< wait for a slot before the request is admitted
+  seconds ttft = make_seconds(0);        ///< queue wait + the engine's TTFT
+  seconds tpot = make_seconds(0);
+  double requests_per_s = 0;
+  std::string limit;             ///< "none", "memory" (KV slots), "max_num_seqs", "compute" (the engine saturates)
+  [[nodiscard]] double output_tokens_per_s(double output) const { return requests_per_s * output; }
+  [[nodiscard]] tokens_per_second tokens_per_s_per_user() const { return make_tokens(1) / tpot; }
+};
+
+/// The rate λ that holds `active` requests in the engine solves Little's law
+/// active = λ (TTFT(λ) + output x TPOT(λ)) of the open-loop model
+/// (serve_at_rate, whose users grow with λ): bisection on λ. Requests beyond the
+/// engine's slots wait; by Little's law again their wait is (N - active) / λ.
+/// When even the rate at which the engine saturates holds fewer than `active`,
+/// it runs at that rate and the rest queue ("compute").
+/// Throws std::invalid_argument unless concurrency is in [1, 1e6].
+inline closed_loop_result serve_closed_loop(const architecture& a, const precision& pr, const roofline& r,
+                                            const scenario& s, double concurrency) {
+  detail::require_in("concurrency", concurrency, 1, 1e6);
+  closed_loop_result out;
+  out.concurrency = concurrency;
+  const parallel_plan p = effective_plan(s, r);
+  const double context = s.prompt_tokens() + s.output;
+  const memory_plan m =
+      plan_memory_parallel(a, pr, r.dev(), p, 1, context, s.engine, device_weights(a, pr, s));
+  out.slots = std::min(m.max_sequences, s.engine.max_sequences);
+  if (out.slots < 1) {
+    out.limit = "memory";
+    return out;  // not one request fits: nothing is served
+  }
+  out.active = std::min(concurrency, out.slots);
+  out.limit = concurrency <= out.slots ? "none" : (m.max_sequences <= s.engine.max_sequences ? "memory" : "max_num_seqs");
+  // Requests in the engine at a rate, by Little's law on the open-loop times
+  // (not floored at one user as the open-loop report is).
+  const auto held = [&](double rate) {
+    const load_result l = serve_at_rate(a, pr, r, s, rate);
+    return l.keeps_up ? rate * (l.ttft.value() + s.output * l.tpot.value()) : std::numeric_limits<double>::infinity();
+  };
+  // Bracket the rate: grow until the engine holds `active` or stops keeping up.
+  double lo = 0;
+  double hi = 1e-3;
+  while (held(hi) < out.active && hi < 1e9) {
+    lo = hi;
+    hi *= 2;
+  }
+  for (int i = 0; i < 80; ++i) {
+    const double mid = (lo + hi) / 2;
+    (held(mid) < out.active ? lo : hi) = mid;
+  }
+  double rate = lo;
+  load_result l = serve_at_rate(a, pr, r, s, rate);
+  const double inside = rate * (l.ttft.value() + s.output * l.tpot.value());
+  if (inside < out.active * (1 - 1e-3)) {
+    // The engine saturates before it holds `active`: it serves at that rate and the rest wait.
+    out.active = inside;
+    out.limit = "compute";
+  }
+  out.load = l;
+  out.requests_per_s = rate;
+  out.queue_wait = make_seconds(rate > 0 ? (concurrency - out.active) / rate : 0.0);
+  out.ttft = l.ttft + out.queue_wait;
+  out.tpot = l.tpot;
+  return out;
 }
 
 /// The most concurrent users (all at `context` cached tokens) such that each

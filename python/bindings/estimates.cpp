@@ -187,7 +187,7 @@ void register_estimates(py::module_& m) {
          double prompt, const py::object& engine_options, const py::object& module_formats,
          const py::object& stored_weight_bytes, const py::object& parallel, const std::string& engine,
          const py::object& rate, double output, double ttft_target, const py::object& offload,
-         const std::string& host) {
+         const std::string& host, const py::object& concurrency) {
         auto c = make(model, dev, weights, kv, lm_head, devices, profile, engine_options, module_formats, parallel,
                       engine);
         scenario sc;
@@ -220,6 +220,12 @@ void register_estimates(py::module_& m) {
           j["load"] = report::load_json(l, max_rate(c->model, c->setup.pr, *c->roof, sc, make_seconds(ttft_target)),
                                         ttft_target, max_rate(c->model, c->setup.pr, *c->roof, sc));
         }
+        if (!concurrency.is_none()) {
+          if (!rate.is_none()) throw std::invalid_argument("concurrency and rate are two load models; give one");
+          sc.output = output;
+          j["load"] = report::closed_loop_json(
+              serve_closed_loop(c->model, c->setup.pr, *c->roof, sc, concurrency.cast<double>()), output);
+        }
         return j.dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
@@ -227,7 +233,7 @@ void register_estimates(py::module_& m) {
       py::arg("engine_options"), py::arg("module_formats") = py::none(),
       py::arg("stored_weight_bytes") = py::none(), py::arg("parallel") = py::none(), py::arg("engine") = "vllm",
       py::arg("rate") = py::none(), py::arg("output") = 512.0, py::arg("ttft_target") = 1.0,
-      py::arg("offload") = py::none(), py::arg("host") = "ryzen-9-7950x");
+      py::arg("offload") = py::none(), py::arg("host") = "ryzen-9-7950x", py::arg("concurrency") = py::none());
 
   m.def(
       "users_report",

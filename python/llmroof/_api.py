@@ -513,6 +513,7 @@ def plan(
     max_model_len: int | None = None,
     efficiency: dict[str, Any] | None = None,
     rate: float | None = None,
+    concurrency: float | None = None,
     output: float = 512,
     ttft_target_s: float = 1.0,
     offload: float | str | None = None,
@@ -544,6 +545,12 @@ def plan(
         With ``rate`` (requests/s), the plan gains a ``load`` section: steady-state
         users, TTFT (M/D/1 prefill queue), TPOT, and the highest rate whose mean
         TTFT stays under ``ttft_target_s``.
+    concurrency
+        Instead of ``rate``: N closed-loop users, each sending its next request
+        (``prompt`` + ``output`` tokens) when the last completes, as
+        ``vllm bench serve --max-concurrency N`` and AIPerf measure. The ``load``
+        section then gives ``ttft_s``, ``tpot_s``, ``output_tokens_per_s``,
+        ``requests_per_s``, the requests inside the engine and what limits them.
     offload, host
         llama.cpp-style placement on one device: a share of the layers in
         [0, 1], or ``"experts"`` (routed experts), in the RAM of ``host`` (a CPU
@@ -599,6 +606,7 @@ def plan(
         _number("ttft_target_s", ttft_target_s, minimum=0),
         offload if isinstance(offload, str) or offload is None else _number("offload", offload),
         _text("host", host),
+        None if concurrency is None else _number("concurrency", concurrency, minimum=1),
     )
     return Plan(_with_source(json.loads(report), m))
 

@@ -69,6 +69,7 @@ def plan_report(
     ttft_target: float = 1.0,
     offload: float | str | None = None,
     host: str = "ryzen-9-7950x",
+    concurrency: float | None = None,
 ) -> str: ...
 def users_report(
     model: dict[str, Any],

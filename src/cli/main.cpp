@@ -65,7 +65,8 @@ constexpr option_doc option_docs[] = {
     {"engine", "NAME[@VER]", "vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx; vllm@0.10 for older releases"},
     {"offload", "F|experts", "share F of the layers, or the routed experts, in host RAM (llama.cpp)"},
     {"host", "ID", "the host CPU for --offload (default ryzen-9-7950x; llmroof list devices)"},
-    {"rate", "R", "arrivals in requests/s; reports TTFT, TPOT, utilisation (with --output O)"},
+    {"rate", "R", "open loop: arrivals in requests/s; reports TTFT, TPOT, utilisation (with --output O)"},
+    {"concurrency", "N", "closed loop: N users, each sending its next request when the last completes (with --output O)"},
     {"output", "O", "output tokens per request with --rate (default 512)"},
     {"tps", "T", "per-user tokens/s target (default 10)"},
     {"ttft", "S", "time-to-first-token target: 1, 0.5s, 500ms"},
@@ -99,7 +100,7 @@ const std::vector<command_spec>& commands() {
       {"plan", "--model ID --device ID[:N] [--users N] [--context C] [--prompt P] [--rate R --output O] ...",
        "memory plan, users that fit, decode speed against context, TTFT; with --rate a served load",
        join({model_opts, layout_opts, memory_opts,
-             {"users", "context", "prompt", "offload", "host", "rate", "output", "ttft"}})},
+             {"users", "context", "prompt", "offload", "host", "rate", "concurrency", "output", "ttft"}})},
       {"decode", "--model ID --device ID[:N] [--batch N] [--context C]", "one decode step, per op",
        join({model_opts, layout_opts, {"batch", "context"}})},
       {"prefill", "--model ID --device ID[:N] [--batch N] [--prompt P] [--context C]", "one prefill, per op",
@@ -459,10 +460,17 @@ int cmd_plan(const options& o) {
     capacity_1s = max_rate(*s.model, s.pr, r, sc, make_seconds(o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0));
     capacity = max_rate(*s.model, s.pr, r, sc);
   }
+  std::optional<closed_loop_result> closed;
+  if (auto n = o.get("concurrency")) {
+    if (o.get("rate")) throw usage_error("--concurrency and --rate are two load models; give one");
+    sc.output = parse_count("output", o.get("output").value_or("512"));
+    closed = serve_closed_loop(*s.model, s.pr, r, sc, parse_count("concurrency", *n));
+  }
   json j = report::plan_json(s, r, res, sc);
   const json alternatives = j["alternatives"];
   if (o.json) {
     if (load) j["load"] = report::load_json(*load, capacity_1s, o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0, capacity);
+    if (closed) j["load"] = report::closed_loop_json(*closed, sc.output);
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -566,6 +574,18 @@ int cmd_plan(const options& o) {
                   thousands(alt["context"].get<double>()).c_str(), alt["devices"].get<int>(),
                   alt["per_user_tokens_per_s_estimate"].get<double>(), alt["total_tokens_per_s_estimate"].get<double>());
     }
+  }
+  if (closed) {
+    const closed_loop_result& c = *closed;
+    std::printf("\nClosed loop: %s users, each sending its next request (%s prompt + %s output tokens) when the last "
+                "completes\n", thousands(c.concurrency).c_str(), thousands(sc.prompt_tokens()).c_str(),
+                thousands(sc.output).c_str());
+    std::printf("  %s in the engine (%s slots: KV for %s tokens each, max_num_seqs %s), limit: %s\n",
+                fmt("%.1f", c.active).c_str(), thousands(c.slots).c_str(), thousands(sc.prompt_tokens() + sc.output).c_str(),
+                thousands(sc.engine.max_sequences).c_str(), c.limit.c_str());
+    std::printf("  TTFT %s (waiting for a slot %s), TPOT %s = %.1f tokens/s per user; %.3g requests/s, %.0f output "
+                "tokens/s total\n", ms(c.ttft).c_str(), ms(c.queue_wait).c_str(), ms(c.tpot).c_str(),
+                c.tokens_per_s_per_user().value(), c.requests_per_s, c.output_tokens_per_s(sc.output));
   }
   if (load) {
     const double target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;

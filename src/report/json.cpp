@@ -322,6 +322,21 @@ json load_json(const load_result& l, double max_rate_at_target, double ttft_targ
           {"max_rate_at_ttft_target", max_rate_at_target}};
 }
 
+json closed_loop_json(const closed_loop_result& c, double output) {
+  return {{"model", "closed loop"},
+          {"concurrency", c.concurrency},
+          {"active", c.active},
+          {"slots", c.slots},
+          {"limit", c.limit},
+          {"requests_per_s", c.requests_per_s},
+          {"queue_wait_s", c.queue_wait.value()},
+          {"ttft_s", c.ttft.value()},
+          {"tpot_s", c.tpot.value()},
+          {"output_tokens_per_s", c.output_tokens_per_s(output)},
+          {"output_tokens_per_s_per_user", c.tpot.value() > 0 ? c.tokens_per_s_per_user().value() : 0.0},
+          {"prefill_share", c.load.prefill_share}};
+}
+
 json calibrate_json(const measurement_set& set, profile_scope scope, const profile_table& t) {
   json j = {{"schema", "llmroof.calibrate/1"}, {"scope", to_string(scope)}, {"points", set.rows.size()},
             {"skipped", set.skipped.size()}};

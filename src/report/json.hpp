@@ -54,6 +54,8 @@ json compare_json(const setup& a, const setup& b, const roofline& r, double cont
 /// The load section of a plan: steady state at a rate, and the capacity.
 /// `capacity` is the highest stable rate without a TTFT target; utilisation = rate / capacity.
 json load_json(const load_result& l, double max_rate_at_target, double ttft_target_s, double capacity);
+/// The load section of a plan under N closed-loop users (`--concurrency`).
+json closed_loop_json(const closed_loop_result& c, double output);
 /// "llmroof.calibrate/1": fitted profiles with their spread and residuals.
 json calibrate_json(const measurement_set& set, profile_scope scope, const profile_table& t);
 /// "llmroof.users/1": the most users meeting a tokens/s and a TTFT target.

@@ -71,6 +71,16 @@ check("engine settings reported", base["engine_settings"]["max_sequences"] == 10
 old = json.loads(run("plan", "--model", "llama-3.1-8b", "--device", "a100-80gb-sxm", "--engine", "vllm@0.10", "--json").stdout)
 check("vllm@0.10 on A100: 256 sequences, 2048 tokens", old["engine_settings"]["max_sequences"] == 256 and old["engine_settings"]["max_batched_tokens"] == 2048 and old["engine_settings"]["version"] == "0.10", old["engine_settings"])
 
+# Closed loop (issue 18): N users each sending the next request when the last completes.
+NIM = ["--model", "llama-3.3-70b", "--device", "h100-sxm:2", "--weights", "fp8", "--kv", "fp8-e4m3",
+       "--engine", "tensorrt-llm", "--prompt", "5000", "--output", "500", "--context", "5500"]
+loads = {c: json.loads(run("plan", *NIM, "--concurrency", str(c), "--json").stdout)["load"] for c in (1, 25, 250)}
+check("closed loop fields", all(k in loads[1] for k in ("ttft_s", "tpot_s", "output_tokens_per_s", "requests_per_s")), loads[1])
+check("closed loop: more users, slower steps", loads[1]["tpot_s"] < loads[25]["tpot_s"] < loads[250]["tpot_s"], loads)
+check("closed loop: beyond the KV slots they queue", loads[250]["limit"] == "memory" and loads[250]["queue_wait_s"] > 10, loads[250])
+r = run("plan", *NIM, "--concurrency", "4")
+check("closed loop text", "Closed loop: 4 users" in r.stdout and "output tokens/s total" in r.stdout, r.stdout)
+
 # Human decode table shows the same figure as JSON.
 r = run("plan", *SEED)
 check("human matches json", f"{e0:.1f}" in r.stdout, (e0, r.stdout))
@@ -181,6 +191,7 @@ BAD = [
     (["help", "frobnicate"], "unknown command 'frobnicate'; commands: plan, decode"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--engine", "vllm@x"], "engine version must be a release like 0.10 or 'current' (got 'x')"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--max-num-seqs", "0"], "max-num-seqs must be in [1, 1000000000] (got 0)"),
+    (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--rate", "1", "--concurrency", "4"], "--concurrency and --rate are two load models; give one"),
     (["frobnicate"], "unknown command 'frobnicate'"),
     (["list", "gpus"], "list needs one of: devices, models, formats, links, engines (got 'gpus')"),
     ([], "missing command"),

@@ -95,3 +95,11 @@ def test_rate_uses_the_offload_and_the_documented_prompt(cli: str) -> None:
     # Experts in host RAM slow every step; the prompt is min(context, 2048) = 1000 tokens.
     assert off["load"]["tpot_s"] > on["load"]["tpot_s"]
     assert off["prompt_tokens"] == 1000
+
+
+def test_closed_loop_parity(cli: str) -> None:
+    f = ["--model", "llama-3.1-8b", "--device", "h100-sxm", "--prompt", "1000", "--output", "200", "--context", "1200"]
+    for n in ("1", "64"):
+        assert run(cli, "plan", *f, "--concurrency", n) == llmroof.plan(
+            model="llama-3.1-8b", device="h100-sxm", prompt=1000, output=200, context=1200,
+            concurrency=float(n)).to_dict()
