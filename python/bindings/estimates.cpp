@@ -125,6 +125,54 @@ std::unique_ptr<context> make(const py::dict& model, const py::dict& dev, const 
 }  // namespace
 
 void register_estimates(py::module_& m) {
+  // A resolved deployment that answers repeatedly without re-resolving: the
+  // fast path for searches, optimisers and simulators (docs in python/llmroof).
+  py::class_<phase_timing>(m, "PhaseTiming")
+      .def_property_readonly("bound_s", [](const phase_timing& p) { return p.bound.value(); })
+      .def_property_readonly("estimate_s", [](const phase_timing& p) { return p.estimate.value(); })
+      .def_property_readonly("tokens_per_s_bound", [](const phase_timing& p) { return p.tokens_per_s_bound().value(); })
+      .def_property_readonly("tokens_per_s_estimate",
+                             [](const phase_timing& p) { return p.tokens_per_s_estimate().value(); })
+      .def_property_readonly("bytes", [](const phase_timing& p) { return p.counts.total_bytes().value(); })
+      .def_property_readonly("flop", [](const phase_timing& p) { return p.counts.total_flop().value(); })
+      .def_property_readonly("sequences", [](const phase_timing& p) { return p.counts.sequences; })
+      .def_property_readonly("bottleneck", [](const phase_timing& p) { return std::string(to_string(p.limit())); });
+  py::class_<context>(m, "Estimator")
+      .def(py::init([](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
+                       const py::object& lm_head, int devices, const py::object& profile,
+                       const py::object& module_formats, const py::object& parallel, const std::string& engine) {
+             return make(model, dev, weights, kv, lm_head, devices, profile, py::none(), module_formats, parallel,
+                         engine);
+           }),
+           py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
+           py::arg("devices"), py::arg("profile"), py::arg("module_formats"), py::arg("parallel"), py::arg("engine"))
+      .def(
+          "decode",
+          [](const context& c, double batch, double context_tokens) {
+            detail::require_in("batch", batch, 1, 1e9);
+            detail::require_in("context", context_tokens, 0, 1e9);
+            return scenario_decode(c.model, c.setup.pr, *c.roof, c.setup.parallel, batch, context_tokens);
+          },
+          py::arg("batch"), py::arg("context"))
+      .def(
+          "prefill",
+          [](const context& c, double prompt, double cached, double batch) {
+            detail::require_in("prompt", prompt, 1, 1e9);
+            detail::require_in("cached", cached, 0, 1e9);
+            detail::require_in("batch", batch, 1, 1e9);
+            return c.setup.devices > 1 ? prefill_parallel(c.model, c.setup.pr, c.dev, c.roof->efficiency(),
+                                                          c.setup.parallel, prompt, cached)
+                                       : prefill(c.model, c.setup.pr, *c.roof, prompt, cached, batch);
+          },
+          py::arg("prompt"), py::arg("cached"), py::arg("batch"))
+      .def(
+          "decode_report",
+          [](const context& c, double batch, double context_tokens) {
+            const phase_timing p = scenario_decode(c.model, c.setup.pr, *c.roof, c.setup.parallel, batch, context_tokens);
+            return report::decode_json(c.setup, *c.roof, batch, context_tokens, p).dump();
+          },
+          py::arg("batch"), py::arg("context"));
+
   m.def(
       "kv_report",
       [](const py::dict& model, const std::string& kv, double context, double users, int block_tokens) {

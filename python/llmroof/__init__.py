@@ -27,6 +27,7 @@ except ImportError as err:  # pragma: no cover - only without a build
 
 from ._api import (
     Device,
+    Estimator,
     Format,
     KvCache,
     MemoryPlan,
@@ -54,6 +55,7 @@ __version__: str = _core.__version__
 
 __all__ = [
     "Device",
+    "Estimator",
     "Format",
     "KvCache",
     "MemoryPlan",

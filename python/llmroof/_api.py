@@ -678,6 +678,60 @@ def users(
                         max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len))), m)
 
 
+class Estimator:
+    """A deployment resolved once (model, device, formats, layout, engine and its
+    profile), answering decode and prefill questions repeatedly at the cost of
+    one compiled call: for searches, optimisers and simulators.
+
+    Parameters are those of :func:`decode`; results are the compiled
+    ``PhaseTiming`` (``bound_s``, ``estimate_s``, ``tokens_per_s_estimate``,
+    ``bytes``, ``flop``, ``bottleneck``), the same numbers ``llmroof.decode``
+    reports.
+
+    Examples
+    --------
+    >>> est = Estimator(model="llama-3.1-8b", device="h100-sxm")
+    >>> round(1 / est.decode(batch=1, context=4096).estimate_s)  # doctest: +SKIP
+    """
+
+    __slots__ = ("_obj",)
+
+    def __init__(
+        self,
+        *,
+        model: ModelLike,
+        device: DeviceLike,
+        weights: str | None = None,
+        kv: str | None = None,
+        devices: int = 1,
+        tp: int | None = None,
+        pp: int = 1,
+        ep: int = 1,
+        nodes: int = 1,
+        engine: str = "vllm",
+        lm_head: str | None = None,
+        efficiency: dict[str, Any] | None = None,
+    ) -> None:
+        m, d = _model(model), _device(device)
+        w, k, mods = _formats(m, weights, kv)
+        dev_n, par = _layout(devices, tp, pp, ep, nodes)
+        self._obj = _core.Estimator(m.fields, d.fields, w, k, _lm_head(lm_head), dev_n, efficiency, mods, par,
+                                    _text("engine", engine))
+
+    def decode(self, *, batch: float = 1, context: float = 4096) -> _core.PhaseTiming:
+        """One decode step of ``batch`` sequences at ``context`` cached tokens each.
+        Raises ValueError naming the field when out of range."""
+        return self._obj.decode(batch, context)
+
+    def prefill(self, *, prompt: float = 2048, cached: float = 0, batch: float = 1) -> _core.PhaseTiming:
+        """Prefill of ``prompt`` tokens after ``cached`` ones for ``batch`` sequences."""
+        return self._obj.prefill(prompt, cached, batch)
+
+    def decode_phase(self, *, batch: float = 1, context: float = 4096) -> Phase:
+        """The decode step as a :class:`Phase` (per-op table, ``to_dict()``)."""
+        return Phase(json.loads(self._obj.decode_report(batch, context))["step"])
+
+
 def decode(
     *,
     model: ModelLike,

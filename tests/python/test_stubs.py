@@ -12,7 +12,7 @@ from llmroof import _core
 def test_stubs_match_the_compiled_module() -> None:
     stub = Path(llmroof.__file__).with_name("_core.pyi")
     tree = ast.parse(stub.read_text())
-    declared = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    declared = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     declared |= {t.target.id for t in tree.body if isinstance(t, ast.AnnAssign) and isinstance(t.target, ast.Name)}
     exported = {n for n in dir(_core) if not n.startswith("_")} | {"__version__"}
     assert declared == exported
