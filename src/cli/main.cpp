@@ -42,7 +42,9 @@ struct option_doc {
 
 constexpr option_doc option_docs[] = {
     {"model", "ID|PATH", "catalog id (llmroof list models), or a config.json, folder, .gguf or .safetensors"},
-    {"device", "ID[:N]", "catalog id, N devices in tensor parallel (default 1)"},
+    {"device", "ID[:N]", "catalog id or vendor name (\"GeForce RTX 4090 24GB\"), a device JSON file (fields of "
+                         "'list devices --json'), or custom:memory=24GiB,bandwidth=936GB/s,bf16=71TF[,fp32=,fp8=,int8=TOPS,"
+                         "fp4=,class=,vendor=,memory_type=]; N devices in tensor parallel (default 1)"},
     {"weights", "FMT", "weight format (default bf16): bf16, fp8, awq-int4, nvfp4, q4_k_m, ..."},
     {"kv", "FMT", "KV-cache format (default bf16)"},
     {"lm-head", "FMT", "format of lm_head and embeddings (default: bf16 for quantized checkpoints)"},
@@ -309,6 +311,22 @@ bool looks_like_path(const std::string& m) {
 
 /// Models read from files live here for the whole run (compare reads two).
 std::vector<std::unique_ptr<model_source>> file_models;
+/// Devices the user brings (`custom:...`, a JSON file), for the whole run.
+std::vector<std::unique_ptr<device>> user_devices;
+
+/// A catalog device, or one the user brings; a note on stderr says which
+/// rates a user device lacks.
+const device& device_of(const std::string& spec) {
+  if (spec.rfind("custom:", 0) == 0 || spec.ends_with(".json")) {
+    user_devices.push_back(std::make_unique<device>(device_from_spec(spec)));
+    const device& d = *user_devices.back();
+    if (const auto at = d.source.find("not given: "); at != std::string::npos) {
+      std::fprintf(stderr, "note: %s: %s\n", d.id.c_str(), d.source.substr(at).c_str());
+    }
+    return d;
+  }
+  return find_device(spec);
+}
 
 setup make_setup(const options& o, bool need_device, std::optional<std::string> which = std::nullopt) {
   setup s;
@@ -326,11 +344,14 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
   if (need_device) {
     std::string dev = o.require("device");
     int per_node = 1;
-    if (const auto colon = dev.find(':'); colon != std::string::npos) {
+    // ID:N, NAME:N, FILE.json:N, custom:K=V,...:N
+    const bool custom = dev.rfind("custom:", 0) == 0;
+    if (const auto colon = dev.rfind(':'); colon != std::string::npos && (!custom || colon > 6) &&
+                                           dev.find_first_of(",=", colon) == std::string::npos) {
       per_node = static_cast<int>(parse_count("device count", dev.substr(colon + 1)));
       dev = dev.substr(0, colon);
     }
-    s.dev = &find_device(dev);
+    s.dev = &device_of(dev);
     const int nodes = static_cast<int>(parse_count("nodes", o.get("nodes").value_or("1")));
     const int total = per_node * nodes;
     parallel_plan& p = s.parallel;
@@ -438,7 +459,7 @@ int cmd_plan(const options& o) {
     } else {
       op.layers = parse_number("offload", *off);
     }
-    if (auto h = o.get("host")) op.host = find_device(*h);
+    if (auto h = o.get("host")) op.host = device_of(*h);
     validate(op, *s.model);
     sc.offload = op;
   }

@@ -125,7 +125,7 @@ with tempfile.TemporaryDirectory() as d:
     r = run("validate", points, "--report", d, timeout=600)
     check("validate", r.returncode == 0 and "Worst ten points" in r.stdout and "Rows not mapped" in r.stdout, r.stderr)
     check("validate reports the headline figures per engine",
-          "Single-stream decode and prefill tokens/s per engine" in r.stdout and "| llama.cpp-cuda | 130 |" in r.stdout,
+          "Single-stream decode and prefill tokens/s per engine" in r.stdout and "| llama.cpp-cuda | 135 |" in r.stdout,
           r.stdout[:400])
     check("validate report written", os.path.exists(os.path.join(d, "report.md")) and os.path.exists(os.path.join(d, "predictions.csv")), d)
 r = run("calibrate")
@@ -142,7 +142,9 @@ check("kv sliding window", layers["sliding"]["tokens_held"] == 128, layers)
 # Bad input: exit 2, one line on stderr, naming the field or the closest ids.
 BAD = [
     (["plan", "--model", "llama-3.1-7b", "--device", "h100-sxm"], "unknown model 'llama-3.1-7b'; closest: llama-3.1-70b, llama-3.1-8b"),
-    (["plan", "--model", "llama-3.1-8b", "--device", "h100"], "unknown device 'h100'; closest:"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h100"],
+     "device 'h100' is ambiguous: it matches 3 devices: h100-pcie (NVIDIA H100 PCIe); h100-sxm"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h900"], "unknown device 'h900'; closest:"),
     (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--weights", "fp7"], "unknown format 'fp7'"),
     (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--users", "0"], "users must be in [1, 1000000000] (got 0)"),
     (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--users", "-3"], "users must be >= 0 (got -3)"),
