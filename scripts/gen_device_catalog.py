@@ -243,7 +243,11 @@ def main():
         if r["fp32_tflops"] == "" and r["fp16_bf16_dense_tflops"] == "":
             sys.exit(f"{r['name']!r} has no fp32 or bf16 rate: add a DERIVED entry")
         src = r["source"] + (" | derived here: " + "; ".join(notes) if notes else "")
-        aliases = ALIASES.get(did, [])
+        aliases = list(ALIASES.get(did, []))
+        # "Apple M5" when the M5 has one GPU configuration in the table.
+        tier = re.match(r"Apple (M\d(?: Pro| Max| Ultra)?) \(", r["name"])
+        if tier and sum(x["name"].startswith(f"Apple {tier[1]} (") for x in rows) == 1:
+            aliases.append(f"Apple {tier[1]}")
         lines.append("{" + ", ".join([
             cxx(did), cxx(r["name"]), cxx(r["vendor"]), cxx(r["family"]),
             "device_class::" + klass, cxx(r["memory_type"]), num(r["memory_gib_or_gb"]),

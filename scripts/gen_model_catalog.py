@@ -75,8 +75,9 @@ FILES = {
     "mistralai__Mistral-7B-v0.1": ("mistral-7b-v0.1", "Mistral-7B-v0.1", [], ""),
     "mistralai__Mistral-Nemo-Instruct-2407": ("mistral-nemo-12b", "Mistral-Nemo-12B", ["Mistral-Nemo", "Mistral-Nemo-Instruct-2407", "Mistral-Nemo-Base-2407"], ""),
     "mistralai__Mixtral-8x7B-v0.1": ("mixtral-8x7b", None, ["Mixtral-8x7B-Instruct-v0.1"], ""),
-    "mistralai__Mixtral-8x22B-v0.1": ("mixtral-8x22b", "Mixtral-8x22B", [], ""),
-    "mistralai__Mixtral-8x22B-Instruct-v0.1": ("mixtral-8x22b", None, ["Mixtral-8x22B-Instruct-v0.1"], ""),
+    "mistralai__Mixtral-8x22B-v0.1": ("mixtral-8x22b", "Mixtral-8x22B", ["Mixtral-8x22B-v0.1"], ""),
+    # The Instruct model has a larger vocabulary (32768 against 32000): its own entry.
+    "mistralai__Mixtral-8x22B-Instruct-v0.1": ("mixtral-8x22b-instruct", "Mixtral-8x22B-Instruct-v0.1", [], "vocab 32768 (the base model has 32000)"),
     "moonshotai__Kimi-K2-Instruct": ("kimi-k2", None, ["Kimi-K2", "Kimi-K2-Base", "Kimi-K2-Thinking"], ""),
     "moonshotai__Kimi-K2.5": ("kimi-k2.5", "Kimi-K2.5", [], "text_config decoded; the vision tower is counted apart"),
     "nvidia__Kimi-K2.6-NVFP4": ("kimi-k2.6", "Kimi-K2.6", ["Kimi-K2.6-NVFP4"], "NVFP4 re-pack stands in for moonshotai/Kimi-K2.6"),

@@ -71,24 +71,12 @@ std::optional<std::string> device_id(const std::string& d) {
   return ids.front();
 }
 
+/// The catalog model a dataset's model name means (the general resolver:
+/// "Llama-3.3-70B-Instruct", "gemma-3-4b-it-qat", "DeepSeek-R1 (671B MoE)").
 std::optional<std::string> model_id(const std::string& m) {
-  static const std::vector<std::pair<const char*, const char*>> table = {
-      {"Llama-3-8B", "llama-3-8b"},         {"Llama-3-70B", "llama-3-70b"},
-      {"Llama-3.1-8B", "llama-3.1-8b"},     {"Llama-3.3-70B", "llama-3.3-70b"},
-      {"Llama-3.1-405B", "llama-3.1-405b"}, {"Llama-2-7B", "llama-2-7b"},
-      {"Llama-2-13B", "llama-2-13b"},       {"Llama-2-70B", "llama-2-70b"},
-      {"Qwen2.5-Coder-7B", "qwen2.5-coder-7b"},
-      // Qwen3-Coder-30B-A3B has Qwen3-30B-A3B's shape (48 layers, 128 experts, top-8).
-      {"Qwen3-Coder-30B-A3B", "qwen3-30b-a3b"}, {"Qwen3-30B-A3B", "qwen3-30b-a3b"},
-      {"Qwen3-4B", "qwen3-4b"},             {"Qwen3-235B-A22B", "qwen3-235b-a22b"},
-      {"gemma-3-4b", "gemma-3-4b"},         {"gpt-oss-20b", "gpt-oss-20b"},
-      {"gpt-oss-120b", "gpt-oss-120b"},     {"GPT-J-6B", "gpt-j-6b"},
-      {"Falcon-180B", "falcon-180b"},       {"DeepSeek-R1", "deepseek-r1"},
-  };
-  for (const auto& [prefix, id] : table) {
-    if (starts(m, prefix)) return std::string(id);
-  }
-  return std::nullopt;
+  const auto ids = match_models(m);
+  if (ids.size() != 1) return std::nullopt;
+  return ids.front();
 }
 
 std::optional<precision> formats(const std::string& w, const std::string& kv, const architecture& a,

@@ -472,7 +472,7 @@ namespace {
 /// "meta-llama/Llama-3.1-8B-Instruct" -> "llama-3.1-8b": lowercase words
 /// joined by '-', without the org prefix, parenthesised notes and checkpoint
 /// words (see find_model).
-std::string model_key(std::string_view name) {
+std::string model_key(std::string_view name, bool strip = true) {
   std::string s(name);
   if (const auto slash = s.rfind('/'); slash != std::string::npos) s = s.substr(slash + 1);
   if (const auto org = s.find("__"); org != std::string::npos) s = s.substr(org + 2);
@@ -492,11 +492,15 @@ std::string model_key(std::string_view name) {
   const auto flush = [&] {
     if (cur.empty()) return;
     const bool date = cur.size() == 4 && std::all_of(cur.begin(), cur.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-    if (!checkpoint.count(cur) && !date && !(words.empty() && cur == "meta")) words.push_back(cur);
+    if (!strip || (!checkpoint.count(cur) && !date && !(words.empty() && cur == "meta"))) words.push_back(cur);
     cur.clear();
   };
-  for (char c : cleaned) {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '.') {
+  for (std::size_t i = 0; i < cleaned.size(); ++i) {
+    const char c = cleaned[i];
+    // '.' only inside a version number ("3.1", "2.5"), not before "AWQ"
+    const bool dot = c == '.' && !cur.empty() && std::isdigit(static_cast<unsigned char>(cur.back())) &&
+                     i + 1 < cleaned.size() && std::isdigit(static_cast<unsigned char>(cleaned[i + 1]));
+    if (std::isalnum(static_cast<unsigned char>(c)) || dot) {
       cur.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
     } else {
       flush();
@@ -542,15 +546,19 @@ std::vector<std::string> match_models(std::string_view name) {
   for (const auto& a : all) {
     if (a.id == lower) return {a.id};
   }
-  const std::string key = model_key(name);
-  if (key.empty()) return {};
-  std::vector<std::string> out;
-  for (const auto& a : all) {
-    bool hit = model_key(a.id) == key || model_key(a.name) == key;
-    for (const auto& al : a.aliases) hit = hit || model_key(al) == key;
-    if (hit) out.push_back(a.id);
+  // The name as written, then without checkpoint words (Instruct, FP8, ...).
+  for (const bool strip : {false, true}) {
+    const std::string key = model_key(name, strip);
+    if (key.empty()) return {};
+    std::vector<std::string> out;
+    for (const auto& a : all) {
+      bool hit = model_key(a.id, strip) == key || model_key(a.name, strip) == key;
+      for (const auto& al : a.aliases) hit = hit || model_key(al, strip) == key;
+      if (hit) out.push_back(a.id);
+    }
+    if (!out.empty()) return out;
   }
-  if (!out.empty()) return out;
+  const std::string key = model_key(name);
   // A fine-tune named after its base: the longest fragment wins.
   const fine_tune* best = nullptr;
   for (const auto& f : fine_tunes) {
