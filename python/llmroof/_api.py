@@ -100,12 +100,12 @@ class Device:
         name: str | None = None,
         id: str | None = None,
     ) -> None:
-        given = {
-            "memory": memory, "bandwidth": bandwidth, "fp32": fp32, "bf16": bf16, "fp8": fp8, "int8": int8,
-            "fp4": fp4, "tdp": tdp, "link": link, "class": device_class, "vendor": vendor,
-            "memory_type": memory_type, "name": name, "id": id,
+        named: dict[str, object] = {
+            "memory": memory, "bandwidth": bandwidth, "fp32": fp32, "bf16": bf16, "fp8": fp8,
+            "int8": int8, "fp4": fp4, "tdp": tdp, "link": link, "class": device_class,
+            "vendor": vendor, "memory_type": memory_type, "name": name, "id": id,
         }
-        given = {k: v for k, v in given.items() if v is not None}
+        given = {k: v for k, v in named.items() if v is not None}
         if fields is not None:
             if given:
                 raise TypeError("Device takes either a fields dict or keyword arguments, not both")
@@ -114,7 +114,9 @@ class Device:
         parts = []
         for key, value in given.items():
             if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-                raise TypeError(f"custom device: {key} must be a string such as '24GiB' (got {type(value).__name__})")
+                raise TypeError(
+                    f"custom device: {key} must be a string such as '24GiB' (got {type(value).__name__})"
+                )
             text = str(value)
             if "," in text or "=" in text:
                 raise ValueError(f"custom device: {key} must not contain ',' or '=' (got {text!r})")
