@@ -89,6 +89,9 @@ py::dict arch_to_dict(const architecture& a) {
   d["max_context"] = a.max_context;
   d["published_total_b"] = a.published_total_b;
   d["published_active_b"] = a.published_active_b;
+  py::list aliases;
+  for (const auto& x : a.aliases) aliases.append(x);
+  d["aliases"] = aliases;
   return d;
 }
 

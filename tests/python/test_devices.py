@@ -80,3 +80,4 @@ def test_models_resolve_by_name() -> None:
     assert llmroof.Model.get("DeepSeek-R1-Distill-Qwen-14B").id == "qwen2.5-14b"
     assert llmroof.Model.get("teknium/OpenHermes-2.5-Mistral-7B").id == "mistral-7b-v0.1"
     assert len(llmroof.Model.ids()) >= 80
+    assert "Qwen3-30B-A3B-Instruct-2507" in llmroof.Model.get("qwen3-30b-a3b").fields["aliases"]
