@@ -1,20 +1,27 @@
 #!/usr/bin/env python3
 """Generate src/catalog_devices.inc from data/accelerators.csv (the project's
-copy of the team's accelerator table; conventions in data/ACCELERATORS.md) and
-data/accelerators_extra.csv.
+copy of the team's accelerator table, 191 rows; conventions in
+data/ACCELERATORS.md).
 
-Ids, classes and derived peaks (for rows whose vendor published only one
-figure) live here, each with its reasoning. Run with --check to fail when the
-committed file is stale (the test suite does).
+Every row becomes a device. Ids are made from the name by `make_id` (vendor
+and brand words dropped, Apple GPU core counts as `-NNc`); `IDS` pins the ids
+that existed before the generated scheme (tests and calibration use them) and
+a few names the rule would make awkward. Classes come from the family by
+`make_class`, with overrides. `ALIASES` adds other spellings a user may type
+(the resolver in src/devices.cpp also matches normalised names). Derived peaks
+(for rows whose vendor published only one figure) live here, each with its
+reasoning. Run with --check to fail when the committed file is stale (the test
+suite does).
 """
 import csv
 import pathlib
+import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "src" / "catalog_devices.inc"
 
-# name -> (id, class)
+# name -> (id, class): ids kept from before the generated scheme, and overrides.
 IDS = {
     "NVIDIA GeForce RTX 3090": ("rtx-3090", "consumer"),
     "NVIDIA GeForce RTX 3090 Ti": ("rtx-3090-ti", "consumer"),
@@ -76,7 +83,7 @@ IDS = {
     "NVIDIA GeForce RTX 4080": ("rtx-4080", "consumer"),
     "NVIDIA GeForce RTX 5080": ("rtx-5080", "consumer"),
     "NVIDIA A40": ("a40", "datacenter"),
-    "NVIDIA V100 SXM2 32GB": ("v100-sxm2-32gb", "datacenter"),
+    "NVIDIA Tesla V100 SXM2 32GB": ("v100-sxm2-32gb", "datacenter"),
     "NVIDIA Tesla P40": ("p40", "datacenter"),
     "NVIDIA RTX 4000 Ada Generation": ("rtx-4000-ada", "workstation"),
     "NVIDIA RTX 5000 Ada Generation": ("rtx-5000-ada", "workstation"),
@@ -84,7 +91,65 @@ IDS = {
     "Intel Core i9-14900K": ("core-i9-14900k", "cpu"),
     "AMD EPYC 9654": ("epyc-9654", "cpu"),
     "Intel Xeon Platinum 8480+": ("xeon-8480", "cpu"),
-    "AMD Threadripper PRO 7995WX": ("threadripper-7995wx", "cpu"),
+    "AMD Ryzen Threadripper PRO 7995WX": ("threadripper-7995wx", "cpu"),
+    "NVIDIA GH200 Grace Hopper Superchip (96 GB HBM3, per GPU)": ("gh200", "datacenter"),
+    "NVIDIA Jetson Orin Nano 8GB (Super mode, JetPack 6.1+)": ("jetson-orin-nano-8gb-super", "unified"),
+    "AMD Radeon PRO W7800 (32 GB)": ("radeon-pro-w7800-32gb", "workstation"),
+    "AMD Radeon PRO W7800 48GB": ("radeon-pro-w7800-48gb", "workstation"),
+    "NVIDIA RTX PRO 5000 Blackwell (48 GB)": ("rtx-pro-5000-blackwell-48gb", "workstation"),
+    "NVIDIA RTX PRO 5000 Blackwell (72 GB)": ("rtx-pro-5000-blackwell-72gb", "workstation"),
+    "NVIDIA GeForce RTX 3080 Laptop GPU (8/16 GB)": ("rtx-3080-laptop", "consumer"),
+    "NVIDIA A16 (per GPU; board = 4 GPUs)": ("a16", "datacenter"),
+    "Intel Data Center GPU Max 1100": ("gpu-max-1100", "datacenter"),
+    "AMD Instinct MI300A (APU)": ("mi300a", "datacenter"),
+    "Raspberry Pi 5 (BCM2712, 4x Cortex-A76)": ("raspberry-pi-5", "cpu"),
+    "AMD Ryzen Threadripper 3970X": ("threadripper-3970x", "cpu"),
+}
+
+
+def make_id(name):
+    """`NVIDIA GeForce RTX 4070 Ti SUPER` -> `rtx-4070-ti-super`; `Apple M1 Pro
+    (14-core GPU)` -> `m1-pro-14c`; parenthesised notes are dropped."""
+    m = re.match(r"Apple (M\d)( Pro| Max| Ultra)? \((?:.*?/ )?(\d+)-core GPU\)", name)
+    if m:
+        return f"{m[1]}{m[2] or ''}-{m[3]}c".lower().replace(" ", "-")
+    n = re.sub(r"\(.*?\)", " ", name)
+    n = re.sub(r"\b(NVIDIA|GeForce|Tesla|Instinct|Intel|Google Cloud|Laptop GPU)\b",
+               lambda k: "laptop" if k[0] == "Laptop GPU" else " ", n)
+    n = re.sub(r"^\s*(AMD|Apple)\b", " ", n)
+    n = re.sub(r"\bRadeon (RX)\b", r"\1", n)
+    n = n.replace("Ada Generation", "Ada").replace("+", "")
+    return re.sub(r"[^a-z0-9.]+", "-", n.lower()).strip("-")
+
+
+def make_class(r):
+    """Market class from vendor and family: the efficiency profile's key."""
+    fam = r["family"]
+    if "CPU" in fam and "Grace" not in fam:
+        return "cpu"
+    if r["vendor"] in ("Apple",) or "unified memory" in fam or "Orin" in fam:
+        return "unified"
+    if "GeForce" in fam or ("Radeon" in r["name"] and "PRO" not in r["name"]):
+        return "consumer"
+    if r["name"].startswith("Intel Arc ") and "Pro" not in r["name"]:
+        return "consumer"
+    if "workstation" in fam:
+        return "workstation"
+    return "datacenter"
+
+
+# id -> other spellings a user may type that the normalised name does not
+# cover (marketing names, code names, SKU numbers).
+ALIASES = {
+    "ryzen-ai-max-395": ["Strix Halo", "Radeon 8060S", "Ryzen AI Max+ 395"],
+    "dgx-spark": ["GB10"],
+    "gaudi-3": ["HL-325L"],
+    "gaudi-2": ["HL-225H"],
+    "tpu-v6e": ["Trillium"],
+    "rtx-pro-6000-blackwell": ["RTX PRO 6000", "RTX 6000 Blackwell"],
+    "xeon-8480": ["Xeon 8480+", "Sapphire Rapids 8480+"],
+    "jetson-agx-thor": ["Jetson Thor", "T5000"],
+    "raspberry-pi-5": ["BCM2712", "RPi 5"],
 }
 
 # Apple M3/M4 GPU FP32 was never published: cores x 128 FP32 lanes x 2 (FMA)
@@ -116,6 +181,18 @@ DERIVED = {
         "fp32_tflops": (29.7, "unofficial: 40 CU x 64 x 2 x 2 x 2.9 GHz (ACCELERATORS.md)"),
         "fp16_bf16_dense_tflops": (59.4, "unofficial: WMMA fp16 = 2 x fp32 (ACCELERATORS.md)"),
     },
+    "NVIDIA RTX PRO 4000 Blackwell": {
+        "fp32_tflops": (36.83, "the lower of the two third-party figures in source (36.83 vs 46.9) [unverified here]"),
+        "fp16_bf16_dense_tflops": (146.8, "70 SMs x 2.055 GHz x 1020 dense bf16 FLOP/clk/SM, the per-SM rate of the RTX PRO 6000 row (500 TF / 188 SMs / 2.617 GHz) [unverified here]"),
+    },
+    "NVIDIA RTX PRO 4500 Blackwell": {
+        "fp32_tflops": (50.53, "the lower of the two third-party figures in source (50.53 vs 54.94) [unverified here]"),
+        "fp16_bf16_dense_tflops": (201.3, "82 SMs x 2.407 GHz x 1020 dense bf16 FLOP/clk/SM (per-SM rate of the RTX PRO 6000 row) [unverified here]"),
+    },
+    "NVIDIA RTX 4000 Ada Generation": {
+        "fp16_bf16_dense_tflops": (81.9, "NVIDIA's 327.6 AI TFLOPS (FP8 sparse) / 4, the lower of the two readings in source (the per-SM derivation gives 106.9) [unverified here]"),
+        "fp8_dense_tflops": (163.8, "327.6 / 2 (dense FP8) [unverified here]"),
+    },
     "Google Cloud TPU v5e": {},
     "Google Cloud TPU v6e (Trillium)": {},
 }
@@ -127,6 +204,8 @@ for name, cores, ghz in [
     ("Apple M4 Pro (20-core GPU)", 20, 1.67),
     ("Apple M4 Max (14-core CPU / 32-core GPU)", 32, 1.67),
     ("Apple M4 Max (16-core CPU / 40-core GPU)", 40, 1.67),
+    # M5: no published clock; the M4 estimate stands in [unverified here].
+    ("Apple M5 (10-core GPU)", 10, 1.67), ("Apple M5 Max (40-core GPU)", 40, 1.67),
 ]:
     DERIVED[name] = {"fp32_tflops": (apple_fp32(cores, ghz),
                                      f"estimate: {cores} GPU cores x 128 lanes x 2 x {ghz} GHz")}
@@ -141,16 +220,17 @@ def num(x):
 
 
 def main():
-    rows = []
-    for f in ("accelerators.csv", "accelerators_extra.csv"):
-        rows += list(csv.DictReader(open(ROOT / "data" / f, encoding="utf-8")))
-    lines = ["// Generated by scripts/gen_device_catalog.py from data/accelerators*.csv. Do not edit.",
+    rows = list(csv.DictReader(open(ROOT / "data" / "accelerators.csv", encoding="utf-8")))
+    lines = ["// Generated by scripts/gen_device_catalog.py from data/accelerators.csv. Do not edit.",
              "// Columns: id, name, vendor, family, class, memory type, memory (marketed GB, read as GiB),",
-             "// bandwidth GB/s, peak TFLOPS fp32, bf16, fp8, int8, fp4, tdp W, interconnect, link GB/s, source."]
+             "// bandwidth GB/s, peak TFLOPS fp32, bf16, fp8, int8, fp4, tdp W, interconnect, link GB/s,",
+             "// aliases ('|'-separated), source."]
+    seen = {}
     for r in rows:
-        if r["name"] not in IDS:
-            sys.exit(f"no id for {r['name']!r}: add it to IDS")
-        did, klass = IDS[r["name"]]
+        did, klass = IDS.get(r["name"], (make_id(r["name"]), make_class(r)))
+        if did in seen:
+            sys.exit(f"id {did!r} of {r['name']!r} is taken by {seen[did]!r}: add an override to IDS")
+        seen[did] = r["name"]
         notes = []
         for col, (v, why) in DERIVED.get(r["name"], {}).items():
             if r[col] == "":
@@ -160,13 +240,24 @@ def main():
         if r["vendor"] == "Apple" and r["fp16_bf16_dense_tflops"] == "":
             r["fp16_bf16_dense_tflops"] = r["fp32_tflops"]
             notes.append("bf16 roof = fp32 rate (Apple GPUs run fp16 at the fp32 rate)")
+        if r["fp32_tflops"] == "" and r["fp16_bf16_dense_tflops"] == "":
+            sys.exit(f"{r['name']!r} has no fp32 or bf16 rate: add a DERIVED entry")
         src = r["source"] + (" | derived here: " + "; ".join(notes) if notes else "")
+        aliases = list(ALIASES.get(did, []))
+        # "Apple M5" when the M5 has one GPU configuration in the table.
+        tier = re.match(r"Apple (M\d(?: Pro| Max| Ultra)?) \(", r["name"])
+        if tier and sum(x["name"].startswith(f"Apple {tier[1]} (") for x in rows) == 1:
+            aliases.append(f"Apple {tier[1]}")
         lines.append("{" + ", ".join([
             cxx(did), cxx(r["name"]), cxx(r["vendor"]), cxx(r["family"]),
             "device_class::" + klass, cxx(r["memory_type"]), num(r["memory_gib_or_gb"]),
             num(r["memory_bandwidth_gbs"]), num(r["fp32_tflops"]), num(r["fp16_bf16_dense_tflops"]),
             num(r["fp8_dense_tflops"]), num(r["int8_dense_tops"]), num(r["fp4_dense_tflops"]),
-            num(r["tdp_w"]), cxx(r["interconnect"]), num(r["interconnect_gbs"]), cxx(src)]) + "},")
+            num(r["tdp_w"]), cxx(r["interconnect"]), num(r["interconnect_gbs"]),
+            cxx("|".join(aliases)), cxx(src)]) + "},")
+    unknown = set(ALIASES) - set(seen)
+    if unknown:
+        sys.exit(f"ALIASES names unknown ids: {sorted(unknown)}")
     text = "\n".join(lines) + "\n"
     if "--check" in sys.argv:
         if OUT.read_text(encoding="utf-8") != text:
@@ -175,6 +266,10 @@ def main():
         return
     OUT.write_text(text, encoding="utf-8")
     print(f"wrote {len(rows)} devices to {OUT}")
+    if "--list" in sys.argv:
+        for r in rows:
+            did, klass = IDS.get(r["name"], (make_id(r["name"]), make_class(r)))
+            print(f"{did:32} {klass:12} {r['name']}")
 
 
 if __name__ == "__main__":

@@ -62,45 +62,21 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text, const s
 bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 bool has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
 
+/// The catalog device a dataset's device name means (the general resolver:
+/// "NVIDIA RTX 4090 24GB", "Apple M3 Max 40-Core GPU 64GB"); none when the
+/// name is unknown or ambiguous.
 std::optional<std::string> device_id(const std::string& d) {
-  static const std::vector<std::pair<const char*, const char*>> table = {
-      {"NVIDIA RTX 3070", "rtx-3070"},          {"NVIDIA RTX 3080 10GB", "rtx-3080"},
-      {"NVIDIA RTX 3090", "rtx-3090"},          {"NVIDIA RTX 4080", "rtx-4080"},
-      {"NVIDIA RTX 4090", "rtx-4090"},          {"NVIDIA RTX A6000", "rtx-a6000"},
-      {"NVIDIA RTX 4000 Ada", "rtx-4000-ada"},  {"NVIDIA RTX 5000 Ada", "rtx-5000-ada"},
-      {"NVIDIA RTX 6000 Ada", "rtx-6000-ada"},  {"NVIDIA A40", "a40"},
-      {"NVIDIA L40S", "l40s"},                  {"NVIDIA A100 PCIe 80GB", "a100-80gb-pcie"},
-      {"NVIDIA A100 SXM 80GB", "a100-80gb-sxm"}, {"NVIDIA H100 PCIe", "h100-pcie"},
-      {"NVIDIA H100 SXM", "h100-sxm"},          {"NVIDIA H200", "h200"},
-      {"NVIDIA B200", "b200"},                  {"NVIDIA RTX PRO 6000 Blackwell", "rtx-pro-6000-blackwell"},
-      {"NVIDIA DGX Spark", "dgx-spark"},        {"Apple M1 7-Core", "m1-8c"},
-      {"Apple M1 Max", "m1-max-32c"},           {"Apple M2 Ultra", "m2-ultra-76c"},
-      {"Apple M3 Max 40-Core", "m3-max-40c"},   {"Apple M4 Max", "m4-max-40c"},
-  };
-  for (const auto& [prefix, id] : table) {
-    if (starts(d, prefix)) return std::string(id);
-  }
-  return std::nullopt;
+  const auto ids = match_devices(d);
+  if (ids.size() != 1) return std::nullopt;
+  return ids.front();
 }
 
+/// The catalog model a dataset's model name means (the general resolver:
+/// "Llama-3.3-70B-Instruct", "gemma-3-4b-it-qat", "DeepSeek-R1 (671B MoE)").
 std::optional<std::string> model_id(const std::string& m) {
-  static const std::vector<std::pair<const char*, const char*>> table = {
-      {"Llama-3-8B", "llama-3-8b"},         {"Llama-3-70B", "llama-3-70b"},
-      {"Llama-3.1-8B", "llama-3.1-8b"},     {"Llama-3.3-70B", "llama-3.3-70b"},
-      {"Llama-3.1-405B", "llama-3.1-405b"}, {"Llama-2-7B", "llama-2-7b"},
-      {"Llama-2-13B", "llama-2-13b"},       {"Llama-2-70B", "llama-2-70b"},
-      {"Qwen2.5-Coder-7B", "qwen2.5-coder-7b"},
-      // Qwen3-Coder-30B-A3B has Qwen3-30B-A3B's shape (48 layers, 128 experts, top-8).
-      {"Qwen3-Coder-30B-A3B", "qwen3-30b-a3b"}, {"Qwen3-30B-A3B", "qwen3-30b-a3b"},
-      {"Qwen3-4B", "qwen3-4b"},             {"Qwen3-235B-A22B", "qwen3-235b-a22b"},
-      {"gemma-3-4b", "gemma-3-4b"},         {"gpt-oss-20b", "gpt-oss-20b"},
-      {"gpt-oss-120b", "gpt-oss-120b"},     {"GPT-J-6B", "gpt-j-6b"},
-      {"Falcon-180B", "falcon-180b"},       {"DeepSeek-R1", "deepseek-r1"},
-  };
-  for (const auto& [prefix, id] : table) {
-    if (starts(m, prefix)) return std::string(id);
-  }
-  return std::nullopt;
+  const auto ids = match_models(m);
+  if (ids.size() != 1) return std::nullopt;
+  return ids.front();
 }
 
 std::optional<precision> formats(const std::string& w, const std::string& kv, const architecture& a,
@@ -196,7 +172,8 @@ measurement_set read_measurements(const std::string& path) {
     }
     const auto dev = device_id(get("device"));
     if (!dev) {
-      skip("device '" + get("device") + "' is not in the catalog");
+      skip("device '" + get("device") + "' is not in the catalog" +
+           (match_devices(get("device")).size() > 1 ? " (ambiguous)" : ""));
       continue;
     }
     const auto mid = model_id(get("model"));

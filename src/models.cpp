@@ -1,12 +1,16 @@
 // The built-in model catalog. Values come from each model's HuggingFace
 // config.json (copies in tests/data/hf-configs are cited by file)
 // or its model card; `source` says which.
+#include <algorithm>
+#include <cctype>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "llmroof/architecture.hpp"
 #include "llmroof/detail/check.hpp"
+#include "llmroof/readers.hpp"
 
 namespace llmroof {
 
@@ -129,6 +133,51 @@ architecture gpt_oss(std::string id, std::string name, int layers, int experts, 
   return with_published(std::move(a), total, active);
 }
 
+struct config_row {
+  const char* id;
+  const char* name;     // empty: a hand-written entry has this id
+  const char* aliases;  // '|'-separated
+  const char* file;     // in tests/data/hf-configs
+  const char* note;
+  const char* json;     // the file, minified
+};
+
+// clang-format off
+const config_row config_rows[] = {
+#include "catalog_hf_models.inc"
+};
+// clang-format on
+
+std::vector<std::string> split_bars(std::string_view s) {
+  std::vector<std::string> out;
+  while (!s.empty()) {
+    const auto bar = s.find('|');
+    out.emplace_back(s.substr(0, bar));
+    s = bar == std::string_view::npos ? std::string_view{} : s.substr(bar + 1);
+  }
+  return out;
+}
+
+/// One entry per config file family: a hand-written entry with the id gains
+/// the file's aliases; any other id is parsed from the embedded file.
+void add_config_models(std::vector<architecture>& m) {
+  for (const auto& r : config_rows) {
+    auto aliases = split_bars(r.aliases);
+    auto it = std::find_if(m.begin(), m.end(), [&](const architecture& a) { return a.id == r.id; });
+    if (it != m.end()) {
+      it->aliases.insert(it->aliases.end(), aliases.begin(), aliases.end());
+      continue;
+    }
+    architecture a = parse_hf_config(r.json, r.file).arch;
+    a.id = r.id;
+    a.name = r.name;
+    a.aliases = std::move(aliases);
+    a.source = std::string(hf) + r.file + " (embedded and parsed; provenance in SOURCES.md there)" +
+               (std::string_view(r.note).empty() ? "" : std::string("; ") + r.note);
+    m.push_back(std::move(a));
+  }
+}
+
 std::vector<architecture> build() {
   std::vector<architecture> m;
   const std::string llama2_src = "meta-llama/Llama-2-*-hf config.json; Llama 2 paper (Touvron et al. 2023)";
@@ -245,13 +294,13 @@ std::vector<architecture> build() {
     a.moe.router_bias = true;
     m.push_back(with_published(std::move(a), 106, 12));
   }
-  for (const auto& [id, name] : {std::pair{"glm-4.5", "GLM-4.5"}, std::pair{"glm-4.7", "GLM-4.7"}}) {
-    // Not in tests/data/hf-configs: zai-org/GLM-4.5 config.json as published on the
-    // model card (Glm4MoeForCausalLM); GLM-4.6 and GLM-4.7 keep the shape.
-    auto a = gqa(id, name, "glm4_moe", 92, 5120, 96, 8, 128, 12288, 151552, 131072,
-                 std::string("zai-org/") + name + " config.json (Glm4MoeForCausalLM: 92 layers, hidden 5120, "
-                 "96 heads, 8 KV heads, 160 experts top-8 + 1 shared, expert FFN 1536, 3 dense layers) "
-                 "as recalled, not in tests/data/hf-configs [unverified here]; model card 355B / 32B");
+  {
+    // GLM-4.7 keeps GLM-4.5's shape (zai-org model card); glm-4.5 itself is
+    // parsed from tests/data/hf-configs/zai-org__GLM-4.5.json below.
+    auto a = gqa("glm-4.7", "GLM-4.7", "glm4_moe", 92, 5120, 96, 8, 128, 12288, 151552, 131072,
+                 std::string(hf) + "zai-org__GLM-4.5.json (GLM-4.7 keeps the GLM-4.5 shape per the zai-org model "
+                 "card [unverified here]: 92 layers, hidden 5120, 96 heads, 8 KV heads, 160 experts top-8 + 1 "
+                 "shared, expert FFN 1536, 3 dense layers); model card 355B / 32B");
     a.qkv_bias = true;
     a.qk_norm = true;
     a.moe.num_experts = 160;
@@ -287,6 +336,68 @@ std::vector<architecture> build() {
     a.moe.expert_ffn = 14336;
     m.push_back(with_published(std::move(a), 46.7, 12.9));
   }
+  {
+    // Well-known architectures without a shipped config.json.
+    auto a = gqa("tinyllama-1.1b", "TinyLlama-1.1B", "llama", 22, 2048, 32, 4, 64, 5632, 32000, 2048,
+                 "TinyLlama/TinyLlama-1.1B-Chat-v1.0 config.json (22 layers, hidden 2048, 32 heads, 4 KV heads, "
+                 "FFN 5632, vocab 32000, 2048 context) as recalled, not shipped here [unverified here]; "
+                 "model card 1.1B");
+    m.push_back(with_published(std::move(a), 1.1));
+    auto b = gqa("glm-4-32b", "GLM-4-32B-0414", "glm4", 61, 6144, 48, 2, 128, 23040, 151552, 32768,
+                 "THUDM/GLM-4-32B-0414 config.json (Glm4ForCausalLM: 61 layers, hidden 6144, 48 heads, 2 KV "
+                 "heads, head dim 128, FFN 23040, vocab 151552, attention bias on q/k/v) as recalled, not shipped "
+                 "here [unverified here]; model card 32B");
+    b.qkv_bias = true;
+    m.push_back(with_published(std::move(b), 32));
+  }
+  {
+    // Well-known dense decoders from their config.json as recalled, not shipped
+    // here [unverified here]; each published size checks the shape (the
+    // architecture test counts parameters against it).
+    const std::string recalled = " config.json as recalled, not shipped here [unverified here]; model card ";
+    auto q05 = gqa("qwen2.5-0.5b", "Qwen2.5-0.5B", "qwen2", 24, 896, 14, 2, 64, 4864, 151936, 32768,
+                   "Qwen/Qwen2.5-0.5B" + recalled + "0.49B (tied embeddings)");
+    q05.qkv_bias = true;
+    q05.tied_embeddings = true;
+    m.push_back(with_published(std::move(q05), 0.49));
+    m.push_back(qwen25("qwen2.5-coder-14b", "Qwen2.5-Coder-14B", 48, 5120, 40, 8, 13824, 14.7,
+                       "Qwen/Qwen2.5-Coder-14B" + recalled + "14.7B (the Qwen2.5-14B shape)"));
+    m.push_back(with_published(gqa("phi-3-mini", "Phi-3-mini-4k", "phi3", 32, 3072, 32, 32, 96, 8192, 32064, 4096,
+                                   "microsoft/Phi-3-mini-4k-instruct" + recalled + "3.8B"), 3.82));
+    m.push_back(with_published(gqa("phi-3-medium", "Phi-3-medium-4k", "phi3", 40, 5120, 40, 10, 128, 17920, 32064, 4096,
+                                   "microsoft/Phi-3-medium-4k-instruct" + recalled + "14B"), 14.0));
+    m.push_back(with_published(gqa("phi-4", "Phi-4", "phi3", 40, 5120, 40, 10, 128, 17920, 100352, 16384,
+                                   "microsoft/phi-4" + recalled + "14.7B"), 14.7));
+    m.push_back(with_published(gqa("mistral-7b-v0.2", "Mistral-7B-v0.2", "mistral", 32, 4096, 32, 8, 128, 14336, 32000, 32768,
+                                   "mistralai/Mistral-7B-Instruct-v0.2" + recalled + "7.24B (no sliding window, vocab 32000)"), 7.24));
+    m.push_back(with_published(gqa("mistral-small-24b", "Mistral-Small-24B-2501", "mistral", 40, 5120, 32, 8, 128, 32768, 131072, 32768,
+                                   "mistralai/Mistral-Small-24B-Base-2501" + recalled + "24B (23.6B)"), 23.6));
+    m.push_back(with_published(gqa("mistral-large-2", "Mistral-Large-2407", "mistral", 88, 12288, 96, 8, 128, 28672, 32768, 131072,
+                                   "mistralai/Mistral-Large-Instruct-2407" + recalled + "123B"), 123));
+    m.push_back(with_published(gqa("codestral-22b", "Codestral-22B-v0.1", "mistral", 56, 6144, 48, 8, 128, 16384, 32768, 32768,
+                                   "mistralai/Codestral-22B-v0.1" + recalled + "22.2B"), 22.2));
+    auto s17 = gqa("smollm2-1.7b", "SmolLM2-1.7B", "llama", 24, 2048, 32, 32, 64, 8192, 49152, 8192,
+                   "HuggingFaceTB/SmolLM2-1.7B" + recalled + "1.71B (tied embeddings)");
+    s17.tied_embeddings = true;
+    m.push_back(with_published(std::move(s17), 1.71));
+    auto s360 = gqa("smollm2-360m", "SmolLM2-360M", "llama", 32, 960, 15, 5, 64, 2560, 49152, 8192,
+                    "HuggingFaceTB/SmolLM2-360M" + recalled + "0.36B (tied embeddings)");
+    s360.tied_embeddings = true;
+    m.push_back(with_published(std::move(s360), 0.362));
+    m.push_back(with_published(gqa("yi-1.5-9b", "Yi-1.5-9B", "llama", 48, 4096, 32, 4, 128, 11008, 64000, 4096,
+                                   "01-ai/Yi-1.5-9B" + recalled + "8.83B"), 8.83));
+  }
+  {
+    // Qwen3-Coder-30B-A3B: the Qwen3-30B-A3B shape (48 layers, 128 experts,
+    // top-8) with a 256k context (Qwen model card).
+    auto it = std::find_if(m.begin(), m.end(), [](const architecture& a) { return a.id == "qwen3-30b-a3b"; });
+    auto a = renamed(*it, "qwen3-coder-30b-a3b", "Qwen3-Coder-30B-A3B",
+                     std::string(hf) + "Qwen__Qwen3-30B-A3B.json (same shape; 262,144-token context per the "
+                     "Qwen3-Coder-30B-A3B-Instruct model card [unverified here]); model card 30.5B / 3.3B");
+    a.max_context = 262144;
+    m.push_back(std::move(a));
+  }
+  add_config_models(m);
   for (const auto& a : m) validate(a);
   return m;
 }
@@ -356,16 +467,127 @@ const std::vector<architecture>& models() {
   return all;
 }
 
-const architecture& find_model(std::string_view id) {
-  const std::string key = detail::to_lower(id);
-  const auto& all = models();
-  for (const auto& a : all) {
-    if (a.id == key) return a;
+namespace {
+
+/// "meta-llama/Llama-3.1-8B-Instruct" -> "llama-3.1-8b": lowercase words
+/// joined by '-', without the org prefix, parenthesised notes and checkpoint
+/// words (see find_model).
+std::string model_key(std::string_view name, bool strip = true) {
+  std::string s(name);
+  if (const auto slash = s.rfind('/'); slash != std::string::npos) s = s.substr(slash + 1);
+  if (const auto org = s.find("__"); org != std::string::npos) s = s.substr(org + 2);
+  if (s.size() > 5 && s.ends_with(".json")) s.resize(s.size() - 5);
+  std::string cleaned;
+  int depth = 0;
+  for (char c : s) {
+    if (c == '(') ++depth;
+    else if (c == ')') depth = std::max(0, depth - 1);
+    else if (depth == 0) cleaned.push_back(c);
   }
-  std::vector<std::string> ids;
-  ids.reserve(all.size());
-  for (const auto& a : all) ids.push_back(a.id);
-  detail::fail_unknown("model", id, ids);
+  static const std::set<std::string> checkpoint = {
+      "instruct", "chat", "it", "hf", "base", "fp8", "fp4", "nvfp4", "mxfp4", "awq", "gptq", "gguf", "bf16",
+      "fp16", "int4", "int8", "4bit", "8bit", "qat", "dynamic", "patched", "mlx", "exl2", "q4", "q8", "k", "m"};
+  std::vector<std::string> words;
+  std::string cur;
+  const auto flush = [&] {
+    if (cur.empty()) return;
+    const bool date = cur.size() == 4 && std::all_of(cur.begin(), cur.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    if (!strip || (!checkpoint.count(cur) && !date && !(words.empty() && cur == "meta"))) words.push_back(cur);
+    cur.clear();
+  };
+  for (std::size_t i = 0; i < cleaned.size(); ++i) {
+    const char c = cleaned[i];
+    // '.' only inside a version number ("3.1", "2.5"), not before "AWQ"
+    const bool dot = c == '.' && !cur.empty() && std::isdigit(static_cast<unsigned char>(cur.back())) &&
+                     i + 1 < cleaned.size() && std::isdigit(static_cast<unsigned char>(cleaned[i + 1]));
+    if (std::isalnum(static_cast<unsigned char>(c)) || dot) {
+      cur.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    } else {
+      flush();
+    }
+  }
+  flush();
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : "-") + w;
+  return out;
+}
+
+/// Fine-tunes whose model card names the base architecture: key fragment ->
+/// base id. Matched on the normalised name.
+struct fine_tune {
+  const char* fragment;
+  const char* base;
+  const char* card;
+};
+
+constexpr fine_tune fine_tunes[] = {
+    {"distill-qwen-1.5b", "qwen2.5-1.5b", "DeepSeek-R1-Distill-Qwen-1.5B: from Qwen2.5-Math-1.5B (Qwen2.5-1.5B shape)"},
+    {"distill-qwen-7b", "qwen2.5-7b", "DeepSeek-R1-Distill-Qwen-7B: from Qwen2.5-Math-7B (Qwen2.5-7B shape)"},
+    {"distill-qwen-14b", "qwen2.5-14b", "DeepSeek-R1-Distill-Qwen-14B: from Qwen2.5-14B"},
+    {"distill-qwen-32b", "qwen2.5-32b", "DeepSeek-R1-Distill-Qwen-32B: from Qwen2.5-32B"},
+    {"distill-llama-8b", "llama-3.1-8b", "DeepSeek-R1-Distill-Llama-8B: from Llama-3.1-8B"},
+    {"distill-llama-70b", "llama-3.3-70b", "DeepSeek-R1-Distill-Llama-70B: from Llama-3.3-70B-Instruct"},
+    {"openhermes-2.5-mistral-7b", "mistral-7b-v0.1", "OpenHermes-2.5-Mistral-7B: a Mistral-7B-v0.1 fine-tune"},
+    {"openhermes-2-mistral-7b", "mistral-7b-v0.1", "OpenHermes-2-Mistral-7B: a Mistral-7B-v0.1 fine-tune"},
+    {"hermes-2-pro-mistral-7b", "mistral-7b-v0.1", "Hermes-2-Pro-Mistral-7B: a Mistral-7B-v0.1 fine-tune"},
+    {"zephyr-7b", "mistral-7b-v0.1", "zephyr-7b-beta: a Mistral-7B-v0.1 fine-tune"},
+    {"glm-z1-32b", "glm-4-32b", "GLM-Z1-32B-0414: GLM-4-32B-0414 with reasoning training"},
+    {"glm-z1-rumination-32b", "glm-4-32b", "GLM-Z1-Rumination-32B-0414: from GLM-4-32B-0414"},
+    {"qwq-32b", "qwen2.5-32b", "QwQ-32B: from Qwen2.5-32B"},
+    {"tinyllama-1.1b", "tinyllama-1.1b", "TinyLlama-1.1B-Chat and intermediate checkpoints"},
+    {"command-r-08-2024", "command-r", "Command-R 08-2024 keeps the Command-R shape"},
+};
+
+}  // namespace
+
+std::vector<std::string> match_models(std::string_view name) {
+  const auto& all = models();
+  const std::string lower = detail::to_lower(name);
+  for (const auto& a : all) {
+    if (a.id == lower) return {a.id};
+  }
+  // The name as written, then without checkpoint words (Instruct, FP8, ...).
+  for (const bool strip : {false, true}) {
+    const std::string key = model_key(name, strip);
+    if (key.empty()) return {};
+    std::vector<std::string> out;
+    for (const auto& a : all) {
+      bool hit = model_key(a.id, strip) == key || model_key(a.name, strip) == key;
+      for (const auto& al : a.aliases) hit = hit || model_key(al, strip) == key;
+      if (hit) out.push_back(a.id);
+    }
+    if (!out.empty()) return out;
+  }
+  const std::string key = model_key(name);
+  // A fine-tune named after its base: the longest fragment wins.
+  const fine_tune* best = nullptr;
+  for (const auto& f : fine_tunes) {
+    if (key.find(f.fragment) != std::string::npos &&
+        (best == nullptr || std::string_view(f.fragment).size() > std::string_view(best->fragment).size())) {
+      best = &f;
+    }
+  }
+  if (best != nullptr) return {best->base};
+  return {};
+}
+
+const architecture& find_model(std::string_view name) {
+  const auto& all = models();
+  const auto ids = match_models(name);
+  if (ids.size() == 1) {
+    for (const auto& a : all) {
+      if (a.id == ids.front()) return a;
+    }
+  }
+  if (ids.size() > 1) {
+    std::string msg = "model '" + std::string(name) + "' is ambiguous: it matches ";
+    for (std::size_t i = 0; i < ids.size(); ++i) msg += (i ? ", " : "") + ids[i];
+    throw std::invalid_argument(msg);
+  }
+  std::vector<std::string> all_ids;
+  all_ids.reserve(all.size());
+  for (const auto& a : all) all_ids.push_back(a.id);
+  detail::fail_unknown("model", name, all_ids);
 }
 
 }  // namespace llmroof

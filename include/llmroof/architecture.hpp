@@ -70,6 +70,8 @@ struct architecture {
   std::string name;    ///< display name
   std::string family;  ///< HF model_type
   std::string source;  ///< where the numbers come from
+  std::vector<std::string> aliases;  ///< other names: Instruct and re-packed checkpoints,
+                                     ///< fine-tunes that keep this architecture
 
   int num_layers = 0;
   int hidden_size = 0;   ///< d
@@ -268,11 +270,22 @@ inline architecture dense_equivalent(const architecture& moe, bool match_total) 
 /// field: "architecture.num_kv_heads must be > 0 (got 0)".
 void validate(const architecture& a);
 
-/// Every built-in model, in catalog order.
+/// Every built-in model, in catalog order: the hand-written entries, then one
+/// per model family with a config.json in tests/data/hf-configs, parsed from
+/// the embedded file.
 const std::vector<architecture>& models();
 
-/// Looks a model up by id (case-insensitive). Throws std::invalid_argument
-/// listing the closest ids when unknown.
-const architecture& find_model(std::string_view id);
+/// Looks a model up by id, name or alias. Names are normalised: case, an
+/// `org/` prefix, a parenthesised note, and checkpoint words (Instruct, Chat,
+/// it, hf, Base, FP8, AWQ, GGUF, QAT, a YYMM date such as 2507) do not count,
+/// so "meta-llama/Llama-3.1-8B-Instruct" and "gemma-3-4b-it-qat" resolve.
+/// Fine-tunes resolve to the base architecture their model card names
+/// ("DeepSeek-R1-Distill-Qwen-14B" is Qwen2.5-14B). Throws
+/// std::invalid_argument listing candidates when ambiguous, the closest ids
+/// when unknown.
+const architecture& find_model(std::string_view name);
+
+/// Ids of the catalog models `name` matches (one when it resolves).
+std::vector<std::string> match_models(std::string_view name);
 
 }  // namespace llmroof

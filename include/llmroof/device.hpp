@@ -57,6 +57,8 @@ struct device {
   std::string interconnect;  ///< main device-to-device link
   bytes_per_second link_bandwidth = make_bytes_per_second(0);  ///< bidirectional aggregate
   double tdp_w = 0;          ///< board power, W (0 = unknown)
+  std::vector<std::string> aliases;  ///< other spellings (code names, SKU numbers); the
+                                     ///< resolver also matches the normalised name
   std::string source;        ///< URLs and documents, then "| notes"
 
   [[nodiscard]] memory_kind memory_kind_of() const {
@@ -119,12 +121,46 @@ const link_spec& find_link(std::string_view id);
 /// none or when a 2-way bridge cannot join n > 2 devices.
 link_spec intra_node_link(const device& d, int n);
 
-/// Every built-in device (more than 60), in catalog order.
+/// Every built-in device (191, one per row of data/accelerators.csv), in
+/// catalog order.
 const std::vector<device>& devices();
 
-/// Looks a device up by id (case-insensitive). Throws std::invalid_argument
-/// listing the closest ids when unknown.
-const device& find_device(std::string_view id);
+/// Looks a device up by id or by a vendor spelling: "GeForce RTX 4090 24GB",
+/// "H100 80GB HBM3", "M3 Max 40-core", "Radeon RX 7900 XTX", "Core
+/// i5-1135G7". Names are normalised (case, punctuation, vendor and brand
+/// words; "40-core" = "40c"; "mobile" = "laptop"); a memory size ("24GB") or
+/// type ("HBM3") in the name only chooses among variants. Throws
+/// std::invalid_argument listing the candidates when the name is ambiguous,
+/// the closest ids when nothing matches.
+const device& find_device(std::string_view name);
+
+/// Ids of the catalog devices `name` matches: one when it resolves, several
+/// when it is ambiguous, none when nothing matches.
+std::vector<std::string> match_devices(std::string_view name);
+
+/// A device from the inline form `custom:memory=24GiB,bandwidth=936GB/s,
+/// bf16=71TF,int8=284TOPS` (keys: memory, bandwidth, fp32, bf16 (or fp16),
+/// fp8, int8, fp4, tdp, link, class, vendor, memory_type, name, id). Every
+/// number needs its unit; memory and bandwidth and one of fp32/bf16 are
+/// required. Rates not given fall back to the bf16 rate, then fp32 (see
+/// `device::effective_math`); `source` says which. Throws
+/// std::invalid_argument naming the field.
+device parse_custom_device(std::string_view spec);
+
+/// A device from JSON text with the fields `llmroof list devices --json`
+/// prints for one device (numbers in bytes, B/s, FLOP/s; a string with a unit
+/// such as "24GiB" is accepted too). `where` names the file in messages.
+device parse_device_json(std::string_view text, std::string_view where);
+
+/// Reads a device JSON file (see `parse_device_json`).
+device read_device_json(const std::string& path);
+
+/// The JSON object of one device (the fields `parse_device_json` reads).
+std::string device_json(const device& d);
+
+/// Any device string: `custom:...`, a path to a `.json` file, or a catalog
+/// id or name (`find_device`).
+device device_from_spec(std::string_view spec);
 
 /// Checks a user-built device: positive memory and bandwidth, a positive
 /// peak for bf16 or fp32. Throws std::invalid_argument naming the field.

@@ -89,6 +89,9 @@ py::dict arch_to_dict(const architecture& a) {
   d["max_context"] = a.max_context;
   d["published_total_b"] = a.published_total_b;
   d["published_active_b"] = a.published_active_b;
+  py::list aliases;
+  for (const auto& x : a.aliases) aliases.append(x);
+  d["aliases"] = aliases;
   return d;
 }
 
@@ -170,6 +173,9 @@ py::dict device_to_dict(const device& dv) {
   d["interconnect"] = dv.interconnect;
   d["link_bandwidth_bytes_per_s"] = dv.link_bandwidth.value();
   d["tdp_w"] = dv.tdp_w;
+  py::list aliases;
+  for (const auto& a : dv.aliases) aliases.append(a);
+  d["aliases"] = aliases;
   d["source"] = dv.source;
   return d;
 }
@@ -261,6 +267,14 @@ void register_catalog(py::module_& m) {
   });
   m.def("find_device", [](const std::string& id) { return device_to_dict(find_device(id)); },
         py::arg("id"));
+  m.def("device_from_spec", [](const std::string& spec) { return device_to_dict(device_from_spec(spec)); },
+        py::arg("spec"));
+  m.def("parse_custom_device", [](const std::string& spec) { return device_to_dict(parse_custom_device(spec)); },
+        py::arg("spec"));
+  m.def("read_device_json", [](const std::string& path) { return device_to_dict(read_device_json(path)); },
+        py::arg("path"));
+  m.def("match_devices", [](const std::string& name) { return match_devices(name); }, py::arg("name"));
+  m.def("match_models", [](const std::string& name) { return match_models(name); }, py::arg("name"));
   m.def("model_ids", [] {
     py::list out;
     for (const auto& a : models()) out.append(a.id);

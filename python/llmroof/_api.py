@@ -70,20 +70,83 @@ class Format:
 
 @dataclass(frozen=True)
 class Device:
-    """An accelerator: capacity (bytes), bandwidth (B/s), peaks (FLOP/s), source."""
+    """An accelerator: capacity (bytes), bandwidth (B/s), peaks (FLOP/s), source.
+
+    ``Device(memory="24GiB", bandwidth="936GB/s", bf16="71TF", int8="284TOPS")``
+    builds one of your own, like ``--device custom:...``: every value needs its
+    unit (B..TiB, B/s..TB/s, TF/TFLOPS/TOPS, W); memory, bandwidth and fp32 or
+    bf16 are required, other rates fall back to bf16 then fp32 and ``source``
+    says so. ValueError names the field.
+    """
 
     fields: dict[str, Any] = field(repr=False)
 
+    def __init__(
+        self,
+        fields: dict[str, Any] | None = None,
+        *,
+        memory: str | None = None,
+        bandwidth: str | None = None,
+        fp32: str | None = None,
+        bf16: str | None = None,
+        fp8: str | None = None,
+        int8: str | None = None,
+        fp4: str | None = None,
+        tdp: str | None = None,
+        link: str | None = None,
+        device_class: str | None = None,
+        vendor: str | None = None,
+        memory_type: str | None = None,
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        named: dict[str, object] = {
+            "memory": memory, "bandwidth": bandwidth, "fp32": fp32, "bf16": bf16, "fp8": fp8,
+            "int8": int8, "fp4": fp4, "tdp": tdp, "link": link, "class": device_class,
+            "vendor": vendor, "memory_type": memory_type, "name": name, "id": id,
+        }
+        given = {k: v for k, v in named.items() if v is not None}
+        if fields is not None:
+            if given:
+                raise TypeError("Device takes either a fields dict or keyword arguments, not both")
+            object.__setattr__(self, "fields", dict(fields))
+            return
+        parts = []
+        for key, value in given.items():
+            if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                raise TypeError(
+                    f"custom device: {key} must be a string such as '24GiB' (got {type(value).__name__})"
+                )
+            text = str(value)
+            if "," in text or "=" in text:
+                raise ValueError(f"custom device: {key} must not contain ',' or '=' (got {text!r})")
+            parts.append(f"{key}={text}")
+        object.__setattr__(self, "fields", _core.parse_custom_device("custom:" + ",".join(parts)))
+
     @classmethod
     def get(cls, id: str) -> Device:
-        """A catalog device by id (``h100-sxm``); ValueError lists the closest ids."""
+        """A catalog device by id or vendor name (``h100-sxm``, ``"H100 80GB HBM3"``,
+        ``"M3 Max 40-core"``); ValueError lists the candidates of an ambiguous
+        name, or the closest ids."""
         return cls(_core.find_device(_text("device", id)))
 
     @classmethod
+    def from_json(cls, path: str | os.PathLike[str]) -> Device:
+        """A device from a JSON file with the fields ``llmroof list devices --json``
+        prints for one device (bytes, B/s, FLOP/s; strings with units work too)."""
+        return cls(_core.read_device_json(os.fspath(path)))
+
+    @classmethod
     def custom(cls, **fields: Any) -> Device:
-        """A device of your own: ``memory_bytes``, ``bandwidth_bytes_per_s``,
-        ``bf16_flops_per_s`` at least. ValueError names the first bad field."""
+        """A device of your own from base-unit fields: ``memory_bytes``,
+        ``bandwidth_bytes_per_s``, ``bf16_flops_per_s`` at least. ValueError names
+        the first bad field."""
         return cls(_core.validate_device(fields))
+
+    @staticmethod
+    def match(name: str) -> list[str]:
+        """Ids a device name matches: one when it resolves, several when ambiguous."""
+        return list(_core.match_devices(_text("device", name)))
 
     @staticmethod
     def ids() -> list[str]:
@@ -244,7 +307,8 @@ def _device(d: DeviceLike) -> Device:
     if isinstance(d, Device):
         return d
     if isinstance(d, str):
-        return Device.get(d)
+        # an id or vendor name, "custom:memory=...,..." or a device JSON file
+        return Device(_core.device_from_spec(_text("device", d)))
     raise TypeError(f"device must be a catalog id or a Device (got {type(d).__name__})")
 
 

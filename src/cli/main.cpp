@@ -42,7 +42,9 @@ struct option_doc {
 
 constexpr option_doc option_docs[] = {
     {"model", "ID|PATH", "catalog id (llmroof list models), or a config.json, folder, .gguf or .safetensors"},
-    {"device", "ID[:N]", "catalog id, N devices in tensor parallel (default 1)"},
+    {"device", "ID[:N]", "catalog id or vendor name (\"GeForce RTX 4090 24GB\"), a device JSON file (fields of "
+                         "'list devices --json'), or custom:memory=24GiB,bandwidth=936GB/s,bf16=71TF[,fp32=,fp8=,int8=TOPS,"
+                         "fp4=,class=,vendor=,memory_type=]; N devices in tensor parallel (default 1)"},
     {"weights", "FMT", "weight format (default bf16): bf16, fp8, awq-int4, nvfp4, q4_k_m, ..."},
     {"kv", "FMT", "KV-cache format (default bf16)"},
     {"lm-head", "FMT", "format of lm_head and embeddings (default: bf16 for quantized checkpoints)"},
@@ -73,6 +75,7 @@ constexpr option_doc option_docs[] = {
     {"scope", "S", "profiles per: global, engine or engine-kind (default engine-kind)"},
     {"write-profiles", "FILE", "write the fitted profiles as C++ rows (src/profiles_fitted.inc)"},
     {"report", "DIR", "write report.md and points.csv to DIR"},
+    {"filter", "TEXT", "list devices|models: only entries whose id, name, vendor, family or aliases hold every word"},
 };
 
 /// A command: what it is for, how it is called, and the only options it takes.
@@ -118,7 +121,7 @@ const std::vector<command_spec>& commands() {
       {"calibrate", "POINTS.csv [--scope global|engine|engine-kind] [--write-profiles FILE]",
        "fit efficiency profiles to measured points", {"scope", "write-profiles"}},
       {"validate", "POINTS.csv [--report DIR]", "leave-one-source-out errors of the fitted profiles", {"report"}},
-      {"list", "devices|models|formats|links|engines", "the catalogs", {}},
+      {"list", "devices|models|formats|links|engines [--filter TEXT]", "the catalogs (with counts)", {"filter"}},
   };
   return table;
 }
@@ -307,13 +310,33 @@ double parse_number(const std::string& field, const std::string& s) {
 
 bool looks_like_path(const std::string& m) {
   std::error_code ec;
-  return m.find('/') != std::string::npos || m.find(".json") != std::string::npos ||
-         m.find(".gguf") != std::string::npos || m.find(".safetensors") != std::string::npos ||
-         std::filesystem::exists(m, ec);
+  if (std::filesystem::exists(m, ec)) return true;
+  if (m.find(".json") != std::string::npos || m.find(".gguf") != std::string::npos ||
+      m.find(".safetensors") != std::string::npos) {
+    return true;
+  }
+  // "org/Model-Name" that names a catalog model is not a path.
+  return m.find('/') != std::string::npos && match_models(m).empty();
 }
 
 /// Models read from files live here for the whole run (compare reads two).
 std::vector<std::unique_ptr<model_source>> file_models;
+/// Devices the user brings (`custom:...`, a JSON file), for the whole run.
+std::vector<std::unique_ptr<device>> user_devices;
+
+/// A catalog device, or one the user brings; a note on stderr says which
+/// rates a user device lacks.
+const device& device_of(const std::string& spec) {
+  if (spec.rfind("custom:", 0) == 0 || spec.ends_with(".json")) {
+    user_devices.push_back(std::make_unique<device>(device_from_spec(spec)));
+    const device& d = *user_devices.back();
+    if (const auto at = d.source.find("not given: "); at != std::string::npos) {
+      std::fprintf(stderr, "note: %s: %s\n", d.id.c_str(), d.source.substr(at).c_str());
+    }
+    return d;
+  }
+  return find_device(spec);
+}
 
 setup make_setup(const options& o, bool need_device, std::optional<std::string> which = std::nullopt) {
   setup s;
@@ -330,11 +353,14 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
   if (need_device) {
     std::string dev = o.require("device");
     int per_node = 1;
-    if (const auto colon = dev.find(':'); colon != std::string::npos) {
+    // ID:N, NAME:N, FILE.json:N, custom:K=V,...:N
+    const bool custom = dev.rfind("custom:", 0) == 0;
+    if (const auto colon = dev.rfind(':'); colon != std::string::npos && (!custom || colon > 6) &&
+                                           dev.find_first_of(",=", colon) == std::string::npos) {
       per_node = static_cast<int>(parse_count("device count", dev.substr(colon + 1)));
       dev = dev.substr(0, colon);
     }
-    s.dev = &find_device(dev);
+    s.dev = &device_of(dev);
     const int nodes = static_cast<int>(parse_count("nodes", o.get("nodes").value_or("1")));
     const int total = per_node * nodes;
     parallel_plan& p = s.parallel;
@@ -443,7 +469,7 @@ int cmd_plan(const options& o) {
     } else {
       op.layers = parse_number("offload", *off);
     }
-    if (auto h = o.get("host")) op.host = find_device(*h);
+    if (auto h = o.get("host")) op.host = device_of(*h);
     validate(op, *s.model);
     sc.offload = op;
   }
@@ -1042,52 +1068,90 @@ int cmd_validate(const options& o) {
   return 0;
 }
 
+/// Whether every word of `filter` appears (case-insensitive) in one of `fields`.
+bool matches_filter(const std::string& filter, const std::vector<std::string>& fields) {
+  std::string hay;
+  for (const auto& f : fields) hay += detail::to_lower(f) + "\n";
+  std::istringstream words(detail::to_lower(filter));
+  for (std::string w; words >> w;) {
+    if (hay.find(w) == std::string::npos) return false;
+  }
+  return true;
+}
+
+/// The first document a source names, shortened for a table column.
+std::string short_source(const std::string& src) {
+  std::string s = src.substr(0, src.find_first_of(";|"));
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+void print_count(std::size_t shown, std::size_t all, const char* what, const std::optional<std::string>& filter) {
+  if (filter) {
+    std::printf("%zu of %zu %s match '%s'\n", shown, all, what, filter->c_str());
+  } else {
+    std::printf("%zu %s\n", all, what);
+  }
+}
+
 int cmd_list(const options& o) {
+  const auto filter = o.get("filter");
+  if (filter && o.sub != "devices" && o.sub != "models") {
+    throw usage_error("--filter applies to 'list devices' and 'list models'");
+  }
   if (o.sub == "devices") {
+    std::vector<const device*> shown;
+    for (const auto& d : devices()) {
+      std::vector<std::string> fields = {d.id, d.name, d.vendor, d.family, std::string(to_string(d.klass)), d.memory_type};
+      fields.insert(fields.end(), d.aliases.begin(), d.aliases.end());
+      if (!filter || matches_filter(*filter, fields)) shown.push_back(&d);
+    }
     if (o.json) {
       json j = json::array();
-      for (const auto& d : devices()) {
-        j.push_back({{"id", d.id}, {"name", d.name}, {"class", to_string(d.klass)},
-                     {"memory_bytes", d.memory.value()}, {"bandwidth_bytes_per_s", d.bandwidth.value()},
-                     {"bf16_flops_per_s", d.peak(math_format::bf16).value()},
-                     {"fp8_flops_per_s", d.published_peak(math_format::fp8).value()},
-                     {"fp4_flops_per_s", d.published_peak(math_format::fp4).value()},
-                     {"source", d.source}});
-      }
+      for (const auto* d : shown) j.push_back(json::parse(device_json(*d)));
       std::cout << j.dump(2) << "\n";
       return 0;
     }
-    std::printf("%-24s %-11s %9s %10s %10s %10s  %s\n", "id", "class", "GiB", "GB/s", "bf16 TF", "fp8 TF", "name");
-    for (const auto& d : devices()) {
-      std::printf("%-24s %-11s %9.0f %10.0f %10.1f %10.1f  %s\n", d.id.c_str(),
-                  std::string(to_string(d.klass)).c_str(), in_GiB(d.memory), in_GBps(d.bandwidth),
-                  in_TFLOPS(d.peak(math_format::bf16)), in_TFLOPS(d.published_peak(math_format::fp8)),
-                  d.name.c_str());
+    std::printf("%-28s %-11s %7s %8s %8s %8s %8s  %-48s  %s\n", "id", "class", "GiB", "GB/s", "fp32 TF", "bf16 TF",
+                "int8 TOP", "name", "source (first document; all in --json)");
+    for (const auto* d : shown) {
+      std::printf("%-28s %-11s %7.0f %8.0f %8.1f %8.1f %8.1f  %-48s  %s\n", d->id.c_str(),
+                  std::string(to_string(d->klass)).c_str(), in_GiB(d->memory), in_GBps(d->bandwidth),
+                  in_TFLOPS(d->published_peak(math_format::fp32)), in_TFLOPS(d->peak(math_format::bf16)),
+                  in_TFLOPS(d->published_peak(math_format::int8)), d->name.c_str(), short_source(d->source).c_str());
     }
+    print_count(shown.size(), devices().size(), "devices", filter);
     return 0;
   }
   if (o.sub == "models") {
+    std::vector<const architecture*> shown;
+    for (const auto& a : models()) {
+      std::vector<std::string> fields = {a.id, a.name, a.family};
+      fields.insert(fields.end(), a.aliases.begin(), a.aliases.end());
+      if (!filter || matches_filter(*filter, fields)) shown.push_back(&a);
+    }
     if (o.json) {
       json j = json::array();
-      for (const auto& a : models()) {
-        const auto p = count_parameters(a);
-        j.push_back({{"id", a.id}, {"name", a.name}, {"family", a.family}, {"layers", a.num_layers},
+      for (const auto* a : shown) {
+        const auto p = count_parameters(*a);
+        j.push_back({{"id", a->id}, {"name", a->name}, {"family", a->family}, {"layers", a->num_layers},
                      {"params_total", p.total()}, {"params_active", p.active()},
-                     {"moe", a.is_moe()}, {"source", a.source}});
+                     {"moe", a->is_moe()}, {"aliases", a->aliases}, {"source", a->source}});
       }
       std::cout << j.dump(2) << "\n";
       return 0;
     }
-    std::printf("%-24s %-12s %6s %10s %10s %8s  %s\n", "id", "family", "layers", "total B", "active B", "active", "attention");
-    for (const auto& a : models()) {
-      const auto p = count_parameters(a);
-      std::printf("%-24s %-12s %6d %10.2f %10.2f %7.1f%%  %s%s\n", a.id.c_str(), a.family.c_str(), a.num_layers,
+    std::printf("%-30s %-14s %6s %10s %10s %8s  %s\n", "id", "family", "layers", "total B", "active B", "active", "attention");
+    for (const auto* a : shown) {
+      const auto p = count_parameters(*a);
+      std::printf("%-30s %-14s %6d %10.2f %10.2f %7.1f%%  %s%s\n", a->id.c_str(), a->family.c_str(), a->num_layers,
                   p.total() / 1e9, p.active() / 1e9, 100 * p.active() / p.total(),
-                  a.attention == attention_kind::mla ? "MLA" : "GQA",
-                  a.count_layers(layer_kind::sliding) > 0  ? " + sliding"
-                  : a.count_layers(layer_kind::linear) > 0 ? " + linear"
-                                                           : "");
+                  a->attention == attention_kind::mla ? "MLA" : "GQA",
+                  a->count_layers(layer_kind::sliding) > 0  ? " + sliding"
+                  : a->count_layers(layer_kind::linear) > 0 ? " + linear"
+                                                            : "");
     }
+    print_count(shown.size(), models().size(), "models", filter);
     return 0;
   }
   if (o.sub == "formats") {

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """End-to-end tests of the llmroof command (run by ctest with the binary path)."""
 import json
+import os
+import tempfile
 import subprocess
 import sys
 
@@ -135,6 +137,51 @@ check("tp mismatch", r.returncode == 2 and "--tp x --pp (4 x 1 = 4) must equal t
 r = run("users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--ttft", "soon")
 check("bad ttft", r.returncode == 2 and "--ttft must be a time like 1, 0.5s or 500ms (got 'soon')" in r.stderr, r.stderr)
 
+# Devices users bring: a JSON file (the fields 'list devices --json' prints) and
+# the inline form give the same plan as the catalog device.
+def plan_json(device: str) -> dict:
+    r = run("plan", "--model", "llama-3.1-8b", "--device", device, "--users", "4", "--context", "32k", "--json")
+    if r.returncode != 0:
+        return {"error": r.stderr}
+    d = json.loads(r.stdout)
+    d.pop("device")
+    return d
+r = run("list", "devices", "--json", "--filter", "rtx-3090 ampere")
+listed = json.loads(r.stdout) if r.returncode == 0 else []
+check("list --json --filter", [d["id"] for d in listed] == ["rtx-3090", "rtx-3090-ti"], r.stdout[:300] + r.stderr)
+listed = [d for d in listed if d["id"] == "rtx-3090"]
+with tempfile.TemporaryDirectory() as d:
+    path = os.path.join(d, "my-gpu.json")
+    with open(path, "w") as f:
+        json.dump(listed[0] if listed else {}, f)
+    want = plan_json("rtx-3090")
+    check("custom device from a JSON file plans like the catalog device", plan_json(path) == want, str(plan_json(path))[:300])
+    inline = ("custom:memory=24GiB,bandwidth=936GB/s,fp32=35.6TF,bf16=71TF,int8=284TOPS,class=consumer,vendor=NVIDIA,"
+              "memory_type=GDDR6X")
+    check("inline custom device plans like the catalog device", plan_json(inline) == want, str(plan_json(inline))[:300])
+    check("vendor name plans like the id", plan_json("GeForce RTX 3090 24GB") == want, "")
+    r = run("plan", "--model", "llama-3.1-8b", "--device", path + ":2", "--json")
+    check("device file with a count", r.returncode == 0 and json.loads(r.stdout)["devices"] == 2, r.stderr)
+    with open(path, "w") as f:
+        json.dump({"memory_bytes": 1e9, "bf16_flops_per_s": 1e12}, f)
+    r = run("plan", "--model", "llama-3.1-8b", "--device", path)
+    check("device file missing field", r.returncode == 2 and r.stderr.strip().endswith("my-gpu.json: bandwidth_bytes_per_s is required")
+          and r.stderr.count("\n") == 1, r.stderr)
+r = run("plan", "--model", "llama-3.1-8b", "--device", "custom:memory=24GiB,bandwidth=936GB/s,bf16=71TF:2", "--json")
+check("inline device with a count", r.returncode == 0 and json.loads(r.stdout)["devices"] == 2, r.stderr)
+r = run("plan", "--model", "llama-3.1-8b", "--device", "custom:memory=24GiB,bandwidth=936GB/s,bf16=71TF")
+check("missing rates are noted", r.returncode == 0 and "note: custom: not given: fp32, fp8, int8, fp4" in r.stderr, r.stderr)
+r = run("list", "devices")
+check("list devices: 191 with sources", r.returncode == 0 and r.stdout.strip().endswith("191 devices")
+      and "https://" in r.stdout, r.stdout[-200:])
+r = run("list", "models")
+check("list models: at least 80", r.returncode == 0 and int(r.stdout.strip().split("\n")[-1].split()[0]) >= 80, r.stdout[-200:])
+r = run("list", "models", "--filter", "qwen3 moe")
+check("list models --filter counts", r.returncode == 0 and " of " in r.stdout.strip().split("\n")[-1]
+      and "match 'qwen3 moe'" in r.stdout, r.stdout[-200:])
+r = run("list", "formats", "--filter", "x")
+check("--filter only for devices and models", r.returncode == 2 and "--filter applies to 'list devices' and 'list models'" in r.stderr, r.stderr)
+
 r = run("plan", "--model", "qwen3-30b-a3b", "--device", "rtx-3060", "--weights", "q4_k_m", "--engine", "llama.cpp",
         "--offload", "experts", "--json")
 check("offload experts fits", r.returncode == 0 and json.loads(r.stdout)["memory"]["fits"], r.stdout[:500] + r.stderr)
@@ -142,7 +189,7 @@ r = run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--offload", 
 check("offload range", r.returncode == 2 and "offload.layers must be in [0, 1] (got 2)" in r.stderr, r.stderr)
 
 # Calibration and validation against the shipped measurements.
-import os, tempfile
+
 points = os.path.join(os.path.dirname(__file__), "..", "..", "data", "measured", "calibration.csv")
 r = run("calibrate", points)
 check("calibrate", r.returncode == 0 and "llama.cpp-cuda/gddr" in r.stdout, r.stderr)
@@ -152,7 +199,7 @@ with tempfile.TemporaryDirectory() as d:
     r = run("validate", points, "--report", d, timeout=600)
     check("validate", r.returncode == 0 and "Worst ten points" in r.stdout and "Rows not mapped" in r.stdout, r.stderr)
     check("validate reports the headline figures per engine",
-          "Single-stream decode and prefill tokens/s per engine" in r.stdout and "| llama.cpp-cuda | 130 |" in r.stdout,
+          "Single-stream decode and prefill tokens/s per engine" in r.stdout and "| llama.cpp-cuda | 135 |" in r.stdout,
           r.stdout[:400])
     check("validate report written", os.path.exists(os.path.join(d, "report.md")) and os.path.exists(os.path.join(d, "predictions.csv")), d)
 r = run("calibrate")
@@ -169,7 +216,17 @@ check("kv sliding window", layers["sliding"]["tokens_held"] == 128, layers)
 # Bad input: exit 2, one line on stderr, naming the field or the closest ids.
 BAD = [
     (["plan", "--model", "llama-3.1-7b", "--device", "h100-sxm"], "unknown model 'llama-3.1-7b'; closest: llama-3.1-70b, llama-3.1-8b"),
-    (["plan", "--model", "llama-3.1-8b", "--device", "h100"], "unknown device 'h100'; closest:"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h100"],
+     "device 'h100' is ambiguous: it matches 3 devices: h100-pcie (NVIDIA H100 PCIe); h100-sxm"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h900"], "unknown device 'h900'; closest:"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "M3 Max"],
+     "device 'M3 Max' is ambiguous: it matches 2 devices: m3-max-30c"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "custom:memory=24GiB,bandwidth=936,bf16=71TF"],
+     "custom device: bandwidth must have a unit like GB/s (got '936')"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "custom:memory=24GiB,bandwidth=936GB/s,bf16=71"],
+     "custom device: bf16 must have a unit like TF or TOPS (got '71')"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "custom:bandwidth=936GB/s,bf16=71TF"],
+     "custom device: memory is required (e.g. memory=24GiB)"),
     (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--weights", "fp7"], "unknown format 'fp7'"),
     (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--users", "0"], "users must be in [1, 1000000000] (got 0)"),
     (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--users", "-3"], "users must be >= 0 (got -3)"),

@@ -77,7 +77,8 @@ def test_catalog_objects() -> None:
     ("kwargs", "exc", "message"),
     [
         (dict(model="llama-3.1-7b"), ValueError, "unknown model 'llama-3.1-7b'; closest: llama-3.1-70b"),
-        (dict(device="h100"), ValueError, "unknown device 'h100'; closest"),
+        (dict(device="h100"), ValueError, "device 'h100' is ambiguous: it matches 3 devices: h100-pcie"),
+        (dict(device="h900"), ValueError, "unknown device 'h900'; closest"),
         (dict(weights="fp7"), ValueError, "unknown format 'fp7'"),
         (dict(users=0), ValueError, "users must be in [1, 1000000000] (got 0)"),
         (dict(users="4"), TypeError, "users must be a number (got str)"),
