@@ -136,7 +136,7 @@ inline memory_plan plan_memory(const architecture& a, const precision& pr, const
                                double users, double context, const engine_settings& e = {},
                                int devices = 1, std::optional<bytes> stored_weights = std::nullopt) {
   detail::require_in("users", users, 1, 1e9);
-  detail::require_non_negative("context", context);
+  detail::require_tokens("context", context);
   detail::require_in("devices", devices, 1, 65536);
   validate(e);
   memory_plan m;
