@@ -320,6 +320,10 @@ inline void validate(const offload_plan& o, const architecture& a) {
     throw std::invalid_argument("offload.experts needs a Mixture-of-Experts model ('" + a.id + "' is dense)");
   }
   validate(o.host);
+  if (o.host.klass != device_class::cpu) {
+    throw std::invalid_argument("offload.host must be a CPU ('" + o.host.id + "' is a " +
+                                std::string(to_string(o.host.klass)) + " device)");
+  }
 }
 
 /// Weights that stay on the host.

@@ -406,6 +406,7 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
     s.engine.block_tokens = static_cast<int>(parse_count("block-tokens", *b));
   }
   validate(s.engine);
+  validate_kv_format(s.engine, s.pr.kv);
   if (s.model != nullptr && need_device) {
     try {
       validate(s.parallel, *s.model);

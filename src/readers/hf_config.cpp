@@ -86,7 +86,8 @@ class config {
   std::string prefix_;
 };
 
-numeric_format int_format(int bits, int group, bool zero_point, std::string_view family) {
+numeric_format int_format(std::string_view file, int bits, int group, bool zero_point, std::string_view family) {
+  if (bits < 1) fail(file, "quantization_config bits must be >= 1 (got " + std::to_string(bits) + ")");
   const double g = group > 0 ? group : 1e9;  // per-channel scales: negligible
   const double b = bits + 16.0 / g + (zero_point ? bits / g : 0.0);
   std::ostringstream name;
@@ -123,14 +124,14 @@ quantization read_quantization(const json& q, std::string_view file, std::vector
   if (method == "fp8") {
     out.weights = c.has("weight_block_size") ? find_format("fp8") : find_format("fp8-e4m3");
   } else if (method == "awq") {
-    out.weights = int_format(c.integer("bits", 16, 4), c.integer("group_size", 1 << 20, 128),
+    out.weights = int_format(file, c.integer("bits", 16, 4), c.integer("group_size", 1 << 20, 128),
                              c.boolean("zero_point", true), "awq");
   } else if (method == "gptq") {
     const int group = c.has("group_size") && c.raw().at("group_size").is_number_integer() &&
                               c.raw().at("group_size").get<long long>() < 0
                           ? 0
                           : c.integer("group_size", 1 << 20, 128);
-    out.weights = int_format(c.integer("bits", 16, 4), group, !c.boolean("sym", true), "gptq");
+    out.weights = int_format(file, c.integer("bits", 16, 4), group, !c.boolean("sym", true), "gptq");
   } else if (method == "mxfp4") {
     out.weights = find_format("mxfp4");
   } else if (method == "bitsandbytes") {
@@ -159,7 +160,7 @@ quantization read_quantization(const json& q, std::string_view file, std::vector
         } else if (type == "int" && bits == 8 && g.contains("input_activations") && !g.at("input_activations").is_null()) {
           out.weights = find_format("int8");
         } else {
-          out.weights = int_format(bits, group, !w.boolean("symmetric", true), "ct");
+          out.weights = int_format(file, bits, group, !w.boolean("symmetric", true), "ct");
         }
         break;
       }
