@@ -960,6 +960,13 @@ int cmd_validate(const options& o) {
   if (o.sub.empty()) throw usage_error("validate needs a points file: llmroof validate points.csv");
   const measurement_set set = read_measurements(o.sub);
   require_rows(set, o.sub);
+  if (auto dir = o.get("report")) {  // before the work, not after it
+    std::error_code ec;
+    std::filesystem::create_directories(*dir, ec);
+    if (ec || !std::filesystem::is_directory(*dir, ec)) {
+      throw usage_error("--report: cannot create the folder '" + *dir + "'" + (ec ? " (" + ec.message() + ")" : ""));
+    }
+  }
   struct scope_result {
     profile_scope scope;
     std::vector<cv_prediction> cv;
@@ -1039,11 +1046,6 @@ int cmd_validate(const options& o) {
   md << "\n## Rows not mapped\n\n| id | reason |\n|---|---|\n";
   for (const auto& s : set.skipped) md << "| " << s.id << " | " << s.reason << " |\n";
   if (auto dir = o.get("report")) {
-    std::error_code ec;
-    std::filesystem::create_directories(*dir, ec);
-    if (ec || !std::filesystem::is_directory(*dir, ec)) {
-      throw usage_error("--report: cannot create the folder '" + *dir + "'" + (ec ? " (" + ec.message() + ")" : ""));
-    }
     const auto md_path = std::filesystem::path(*dir) / "report.md";
     std::ofstream md_file(md_path);
     md_file << md.str();

@@ -225,6 +225,12 @@ class ignore_list {
       fail(file, "quantization_config ignore list has " + std::to_string(entries.size()) + " entries (limit " +
                      std::to_string(max_entries) + ")");
     }
+    std::size_t patterns = 0;
+    for (const auto& e : entries) patterns += e.rfind("re:", 0) == 0 || e.find_first_of("*?") != std::string::npos;
+    if (patterns > max_patterns) {
+      fail(file, "quantization_config ignore list has " + std::to_string(patterns) +
+                     " patterns (limit " + std::to_string(max_patterns) + "; plain module names are not limited)");
+    }
     for (const auto& e : entries) {
       if (e.rfind("re:", 0) == 0) {
         const std::string pat = e.substr(3);
@@ -237,10 +243,6 @@ class ignore_list {
         literals_.insert(e);
         if (e.size() > longest_) longest_ = e.size();
       }
-    }
-    if (globs_.size() > max_patterns) {
-      fail(file, "quantization_config ignore list has " + std::to_string(globs_.size()) +
-                     " patterns (limit " + std::to_string(max_patterns) + "; plain module names are not limited)");
     }
   }
   [[nodiscard]] bool empty() const { return literals_.empty() && globs_.empty(); }

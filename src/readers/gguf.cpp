@@ -234,12 +234,11 @@ component classify_gguf(const std::string& n) {
   return component::other;
 }
 
-/// The metadata's sizes against the tensors that carry them, when the file
-/// lists tensors: a header claiming 10^9 experts over tensors holding 8 would
+/// The metadata's sizes against the tensors that carry them: a header claiming 10^9 experts over tensors holding 8 would
 /// otherwise plan a model the file does not contain.
 void check_metadata_against_tensors(const gguf_header& h, const architecture& a, const std::string& arch,
                                     std::string_view name) {
-  if (h.tensors.empty()) return;
+  if (h.tensors.empty()) fail(name, "the header lists no tensors: not a model file (its weights would count as 0 bytes)");
   long long max_block = -1;
   for (const auto& t : h.tensors) {
     if (t.name.rfind("blk.", 0) == 0) {
@@ -291,15 +290,15 @@ gguf_header parse_gguf(std::span<const std::uint8_t> data, std::string_view name
   if (h.version < 2 || h.version > 3) c.error(4, "GGUF version " + std::to_string(h.version) + " is not supported (2 or 3)");
   const auto n_tensors = c.get<std::uint64_t>();
   const auto n_kv = c.get<std::uint64_t>();
+  if (n_tensors > max_gguf_tensors && n_tensors <= c.left_in_file() / 25) {
+    c.error(8, "tensor count " + std::to_string(n_tensors) + " (limit " + std::to_string(max_gguf_tensors) + ")");
+  }
+  if (n_kv > max_gguf_kv && n_kv <= c.left_in_file() / 14) {
+    c.error(16, "metadata count " + std::to_string(n_kv) + " (limit " + std::to_string(max_gguf_kv) + ")");
+  }
   // A key/value takes at least 8 + 1 + 4 + 1 bytes and a tensor info 8 + 1 + 4 + 4 + 8.
   if (n_kv > c.left_in_file() / 14) c.error(16, "metadata count " + std::to_string(n_kv) + " exceeds the file");
   if (n_tensors > c.left_in_file() / 25) c.error(8, "tensor count " + std::to_string(n_tensors) + " exceeds the file");
-  if (n_kv > max_gguf_kv) {
-    c.error(16, "metadata count " + std::to_string(n_kv) + " (limit " + std::to_string(max_gguf_kv) + ")");
-  }
-  if (n_tensors > max_gguf_tensors) {
-    c.error(8, "tensor count " + std::to_string(n_tensors) + " (limit " + std::to_string(max_gguf_tensors) + ")");
-  }
   for (std::uint64_t i = 0; i < n_kv; ++i) {
     std::string key = c.str("key", 4096);
     const auto type = c.get<std::uint32_t>();
