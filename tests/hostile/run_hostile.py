@@ -84,6 +84,8 @@ def main() -> int:
                 argv = [a.replace("{D}", str(corpus)) for a in argv]
                 r, took = run([args.cli, *argv], limit)
                 slowest = max(slowest, (took, name))
+                if took > 2:
+                    print(f"note: cli {name} took {took:.2f} s (the issue's bound is 2 s; the guard is {TIMEOUT_S} s)")
                 if r is None:
                     failures.append(f"cli {name}: no answer within {TIMEOUT_S} s")
                     continue
