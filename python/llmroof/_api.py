@@ -876,12 +876,21 @@ def _as_list(name: str, value: object) -> list[Any]:
 
 def _grid(**axes: object) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {}
+    points = 1
     for name, v in axes.items():
-        a = np.atleast_1d(np.asarray(v, dtype=np.float64))
+        if isinstance(v, (str, bytes, dict)):
+            raise TypeError(f"{name} must be a number or a sequence of numbers (got {type(v).__name__})")
+        try:
+            a = np.atleast_1d(np.asarray(v, dtype=np.float64))
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name} must be a number or a sequence of numbers ({e})") from None
         if a.ndim != 1 or a.size == 0:
             raise ValueError(f"{name} must be a number or a non-empty 1-D sequence")
         if not np.all(np.isfinite(a)):
             raise ValueError(f"{name} must be finite")
+        points *= a.size
+        if points > 10_000_000:
+            raise ValueError(f"a sweep must have at most 1e7 grid points (got {points:g} by {name})")
         arrays[name] = a
     mesh = np.meshgrid(*arrays.values(), indexing="ij")
     return {name: np.ascontiguousarray(m.ravel()) for name, m in zip(arrays, mesh)}

@@ -117,6 +117,12 @@ PYTHON: list[tuple[str, str, str, str]] = [
      "ValueError", "<= 1e8"),
     ("zipf 2^31-1", "r.zipf_popularity(num_experts=2**31 - 1, alpha=1.0)", "ValueError",
      "num_experts must be <= 1000000"),
+    ("sweep grid 1e10", "r.sweep_decode(model='llama-3.1-8b', device='h100-sxm', batch=list(range(1, 100001)), "
+     "context=list(range(100000)))", "ValueError", "a sweep must have at most 1e7 grid points"),
+    ("sweep batch str", "r.sweep_decode(model='llama-3.1-8b', device='h100-sxm', batch=['a'])", "TypeError",
+     "batch must be a number or a sequence of numbers"),
+    ("efficiency not a dict", "r.plan(model='llama-3.1-8b', device='h100-sxm', efficiency=5)", "TypeError",
+     "efficiency must be a dict or None (got int)"),
     ("devices str", "r.plan(model='llama-3.1-8b', device='h100-sxm', devices='8')", "TypeError",
      "devices must be an int (got str)"),
 ]
