@@ -198,19 +198,9 @@ inline std::string regex_subset_to_glob(std::string_view file, const std::string
   return g;
 }
 
-/// Does an ignore-list entry (compressed-tensors, modelopt, HF
-/// modules_to_not_convert) cover module `name`? Entries are "re:<regex>" (the
-/// subset above), globs, or module prefixes.
-inline bool ignore_matches(std::string_view file, const std::string& entry, const std::string& name) {
-  if (entry.rfind("re:", 0) == 0) {
-    const std::string pat = entry.substr(3);
-    if (pat.size() > 512) fail(file, "quantization_config ignore pattern longer than 512 characters");
-    return glob_match(regex_subset_to_glob(file, pat), name);
-  }
-  return glob_match(entry, name) || glob_match(entry + ".*", name) || glob_match(entry + "*", name);
-}
-
-/// An ignore list prepared for matching many module names in linear time:
+/// An ignore list (compressed-tensors, modelopt, HF modules_to_not_convert)
+/// prepared for matching many module names in linear time. Entries are
+/// "re:<regex>" (the subset above), globs, or module prefixes:
 /// literal entries (no '*', '?' or "re:") cover every name they prefix and sit
 /// in a hash set; the rest are globs, tried one by one, and there may be at
 /// most `max_patterns` of them, each at most 512 characters.
