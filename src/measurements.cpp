@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "llmroof/calibrate.hpp"
+#include "readers/common.hpp"
 
 namespace llmroof {
 
@@ -139,11 +140,15 @@ double number(const std::string& s) {
 }  // namespace
 
 measurement_set read_measurements(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot open the file");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const auto recs = parse_csv(buf.str(), path);
+  // A regular file (never /dev/zero or a FIFO, whose reads do not end) of at
+  // most max_csv_bytes: a measurement table is kilobytes.
+  constexpr std::uint64_t max_csv_bytes = 64ull << 20;
+  std::uint64_t size = 0;
+  const auto raw = readers::read_prefix(path, max_csv_bytes + 1, &size);
+  if (size > max_csv_bytes) {
+    throw std::invalid_argument(path + ": larger than " + std::to_string(max_csv_bytes >> 20) + " MiB (limit for a CSV of measurements)");
+  }
+  const auto recs = parse_csv(std::string(raw.begin(), raw.end()), path);
   if (recs.empty()) throw std::invalid_argument(path + ": empty file");
   std::map<std::string, std::size_t> col;
   for (std::size_t i = 0; i < recs[0].size(); ++i) col[recs[0][i]] = i;
@@ -151,6 +156,7 @@ measurement_set read_measurements(const std::string& path) {
                            "batch", "prompt_tokens", "context_depth", "gen_tokens", "metric", "value", "unit", "notes"}) {
     if (!col.count(need)) throw std::invalid_argument(path + ": line 1: missing column '" + std::string(need) + "'");
   }
+  if (recs.size() == 1) throw std::invalid_argument(path + ": no measurements: only the header line");
   measurement_set out;
   for (std::size_t r = 1; r < recs.size(); ++r) {
     const auto& rec = recs[r];

@@ -460,6 +460,32 @@ void validate(const architecture& a) {
   }
   require_non_negative("architecture.moe.mtp_layers", a.moe.mtp_layers);
   require_non_negative("architecture.max_context", a.max_context);
+  // Limits no real model reaches (the file readers use the same): they bound
+  // per-layer allocations and keep every count far from integer overflow.
+  using detail::require_at_most;
+  require_at_most("architecture.num_layers", a.num_layers, 10000);
+  require_at_most("architecture.hidden_size", a.hidden_size, 1e7);
+  require_at_most("architecture.num_heads", a.num_heads, 1e7);
+  require_at_most("architecture.head_dim", a.head_dim, 1e7);
+  require_at_most("architecture.ffn_size", a.ffn_size, 1e7);
+  require_at_most("architecture.vocab_size", a.vocab_size, 1e8);
+  require_at_most("architecture.sliding_window", a.sliding_window, 1e9);
+  require_at_most("architecture.max_context", a.max_context, 1e9);
+  require_at_most("architecture.moe.num_experts", a.moe.num_experts, 1e6);
+  require_at_most("architecture.moe.expert_ffn", a.moe.expert_ffn, 1e7);
+  require_at_most("architecture.moe.shared_experts", a.moe.shared_experts, 1e6);
+  require_at_most("architecture.moe.shared_expert_ffn", a.moe.shared_expert_ffn, 1e7);
+  require_at_most("architecture.moe.mtp_layers", a.moe.mtp_layers, 64);
+  require_at_most("architecture.mla.q_lora_rank", a.mla.q_lora_rank, 1e7);
+  require_at_most("architecture.mla.kv_lora_rank", a.mla.kv_lora_rank, 1e7);
+  require_at_most("architecture.mla.qk_nope_head_dim", a.mla.qk_nope_head_dim, 1e7);
+  require_at_most("architecture.mla.qk_rope_head_dim", a.mla.qk_rope_head_dim, 1e7);
+  require_at_most("architecture.mla.v_head_dim", a.mla.v_head_dim, 1e7);
+  require_at_most("architecture.linear.num_key_heads", a.linear.num_key_heads, 1e7);
+  require_at_most("architecture.linear.num_value_heads", a.linear.num_value_heads, 1e7);
+  require_at_most("architecture.linear.key_head_dim", a.linear.key_head_dim, 1e7);
+  require_at_most("architecture.linear.value_head_dim", a.linear.value_head_dim, 1e7);
+  require_at_most("architecture.linear.conv_kernel", a.linear.conv_kernel, 4096);
 }
 
 const std::vector<architecture>& models() {

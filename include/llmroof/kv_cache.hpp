@@ -69,7 +69,7 @@ constexpr double round_to_blocks(double t, int block_tokens) {
 /// Throws std::invalid_argument when context < 0 or not finite, or block_tokens < 1.
 inline bytes kv_bytes_per_sequence(const architecture& a, const numeric_format& kv, double context,
                                    int block_tokens = 1) {
-  detail::require_non_negative("context", context);
+  detail::require_tokens("context", context);
   detail::require_positive("block_tokens", block_tokens);
   const double g = a.count_layers(layer_kind::global);
   const double s = a.count_layers(layer_kind::sliding);

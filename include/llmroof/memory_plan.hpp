@@ -127,6 +127,46 @@ inline void validate(const engine_settings& e) {
   if (e.max_model_len) detail::require_in("engine.max_model_len", *e.max_model_len, 1, 1e9);
 }
 
+/// Can `engine` store its KV cache in `kv`? Each engine offers a fixed set
+/// of cache dtypes (vLLM/SGLang kv_cache_dtype: auto, fp8*; TensorRT-LLM
+/// adds int8 and nvfp4; llama.cpp/Ollama --cache-type-k: f32, f16, bf16,
+/// q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl; MLX: 16 bit or its quantized cache,
+/// close to q8_0/q4_0). Weight-only formats (awq, gptq, int8-wo, GGUF mixes)
+/// are never a KV format. An empty engine name means "any engine".
+inline bool kv_format_supported(std::string_view engine, const numeric_format& kv) {
+  const std::string_view n = kv.name;
+  const auto in = [&](std::initializer_list<std::string_view> names) {
+    for (auto x : names) {
+      if (x == n) return true;
+    }
+    return false;
+  };
+  const bool any = in({"fp32", "bf16", "fp16", "fp8", "fp8-e4m3", "fp8-e5m2", "int8", "nvfp4", "q8_0", "q4_0", "q4_1",
+                       "q5_0", "q5_1", "iq4_nl"});
+  if (!any) return false;
+  if (engine.empty()) return true;
+  if (engine == "vllm" || engine == "sglang") return in({"fp32", "bf16", "fp16", "fp8", "fp8-e4m3", "fp8-e5m2"});
+  if (engine == "tensorrt-llm") return in({"fp32", "bf16", "fp16", "fp8", "fp8-e4m3", "fp8-e5m2", "int8", "nvfp4"});
+  if (engine == "llama.cpp" || engine == "ollama") {
+    return in({"fp32", "bf16", "fp16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"});
+  }
+  if (engine == "mlx") return in({"fp32", "bf16", "fp16", "q8_0", "q4_0"});
+  return true;
+}
+
+/// Throws std::invalid_argument unless `engine` can hold a KV cache in `kv`.
+inline void validate_kv_format(const engine_settings& e, const numeric_format& kv) {
+  if (kv.bits <= 0 || !std::isfinite(kv.bits)) detail::fail("kv format bits", "> 0", kv.bits);
+  if (!kv_format_supported("", kv)) {
+    throw std::invalid_argument("kv format '" + std::string(kv.name) +
+                                "' is a weight format, not a KV cache format (bf16, fp16, fp8, int8, nvfp4, q8_0, q4_0 ...)");
+  }
+  if (!kv_format_supported(e.name, kv)) {
+    throw std::invalid_argument("kv format '" + std::string(kv.name) + "' is not a KV cache type of engine '" + e.name +
+                                "'" + (e.name == "vllm" || e.name == "sglang" ? " (it offers bf16, fp16 and fp8)" : ""));
+  }
+}
+
 /// Stored weight bytes: linear layers in the weight format, embedding and
 /// lm_head in theirs, norms and routers in 16 bit. MTP layers are not loaded.
 inline bytes weight_bytes(const architecture& a, const precision& pr) {
@@ -301,9 +341,10 @@ inline memory_plan plan_memory(const architecture& a, const precision& pr, const
                                double users, double context, const engine_settings& e = {},
                                int devices = 1, std::optional<bytes> stored_weights = std::nullopt) {
   detail::require_in("users", users, 1, 1e9);
-  detail::require_in("context", context, 0, 1e9);
+  detail::require_tokens("context", context);
   detail::require_in("devices", devices, 1, 65536);
   validate(e);
+  validate_kv_format(e, pr.kv);
   memory_plan m;
   m.devices = devices;
   m.users = users;

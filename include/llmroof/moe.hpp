@@ -52,6 +52,7 @@ inline double expected_distinct_experts(const std::vector<double>& popularity,
 /// (e = 1..E). alpha 0 is uniform. Throws unless E > 0 and alpha >= 0.
 inline std::vector<double> zipf_popularity(int num_experts, double alpha) {
   detail::require_positive("num_experts", num_experts);
+  detail::require_at_most("num_experts", num_experts, 1e6);
   detail::require_non_negative("alpha", alpha);
   std::vector<double> p(static_cast<std::size_t>(num_experts));
   double sum = 0;
@@ -95,12 +96,19 @@ struct routing_sample {
 inline routing_sample simulate_routing(const std::vector<double>& popularity, int experts_per_token,
                                        int token_count, int trials, std::uint64_t seed,
                                        int ranks = 1) {
+  if (popularity.size() > 1000000) detail::fail("popularity size", "<= 1e6", double(popularity.size()));
   const int e = static_cast<int>(popularity.size());
   if (e == 0) detail::fail("popularity size", "> 0", 0);
   detail::require_in_open_closed("experts_per_token", experts_per_token, 0, e);
   detail::require_in("tokens", token_count, 0, 1e7);
   detail::require_in("trials", trials, 1, 1e7);
   detail::require_in("ranks", ranks, 1, e);
+  // Work grows with trials x (tokens x k + E): bounded so one call stays
+  // well under a second.
+  const double work = double(trials) * (double(token_count) * experts_per_token + e);
+  if (work > 1e8) {
+    detail::fail("trials x (tokens x experts_per_token + experts)", "<= 1e8", work);
+  }
   std::vector<double> q(static_cast<std::size_t>(e));
   for (int i = 0; i < e; ++i) {
     q[static_cast<std::size_t>(i)] = std::fmin(1.0, experts_per_token * popularity[static_cast<std::size_t>(i)]);
@@ -156,6 +164,7 @@ inline routing_sample simulate_routing(const std::vector<double>& popularity, in
 /// Uniform popularity over E experts.
 inline std::vector<double> uniform_popularity(int num_experts) {
   detail::require_positive("num_experts", num_experts);
+  detail::require_at_most("num_experts", num_experts, 1e6);
   return std::vector<double>(static_cast<std::size_t>(num_experts), 1.0 / num_experts);
 }
 
@@ -182,6 +191,7 @@ struct expert_parallel_load {
 /// approximation, checked against simulate_routing in the tests).
 inline expert_parallel_load expert_parallel(const std::vector<double>& popularity, int experts_per_token,
                                             double token_count, int ranks) {
+  if (popularity.size() > 1000000) detail::fail("popularity size", "<= 1e6", double(popularity.size()));
   const int e = static_cast<int>(popularity.size());
   if (e == 0) detail::fail("popularity size", "> 0", 0);
   detail::require_in_open_closed("experts_per_token", experts_per_token, 0, e);

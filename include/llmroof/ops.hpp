@@ -312,7 +312,7 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
 inline op_counts count_decode(const architecture& a, const precision& pr, double batch,
                               double context) {
   detail::require_in("batch", batch, 1, 1e9);
-  detail::require_non_negative("context", context);
+  detail::require_tokens("context", context);
   return detail::count(a, pr, {phase::decode, batch, batch, batch, 1, {}, context});
 }
 
@@ -321,7 +321,7 @@ inline op_counts count_decode(const architecture& a, const precision& pr, double
 inline op_counts count_decode(const architecture& a, const precision& pr,
                               std::span<const double> contexts) {
   if (contexts.empty()) detail::fail("contexts size", ">= 1", 0);
-  for (double c : contexts) detail::require_non_negative("context", c);
+  for (double c : contexts) detail::require_tokens("context", c);
   const double b = static_cast<double>(contexts.size());
   return detail::count(a, pr, {phase::decode, b, b, b, 1, contexts, 0});
 }
@@ -332,7 +332,7 @@ inline op_counts count_decode(const architecture& a, const precision& pr,
 inline op_counts count_prefill(const architecture& a, const precision& pr, double prompt,
                                double cached = 0, double batch = 1) {
   detail::require_in("prompt", prompt, 1, 1e9);
-  detail::require_non_negative("cached", cached);
+  detail::require_tokens("cached", cached);
   detail::require_in("batch", batch, 1, 1e9);
   return detail::count(a, pr, {phase::prefill, batch, batch * prompt, batch, prompt, {}, cached});
 }

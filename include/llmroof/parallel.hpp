@@ -52,6 +52,18 @@ inline void validate(const parallel_plan& p, const architecture& a) {
     if (!a.is_moe()) throw std::invalid_argument("ep > 1 needs a Mixture-of-Experts model ('" + a.id + "' is dense)");
     detail::require_in("ep", p.ep, 1, a.moe.num_experts);
   }
+  // Tensor parallelism splits attention by heads: every rank needs whole
+  // query heads, and KV heads are either split evenly or replicated whole
+  // (tp a multiple of the KV heads, as vLLM and SGLang do).
+  if (p.tp > 1) {
+    if (a.num_heads % p.tp != 0) {
+      detail::fail("tp", "a divisor of the " + detail::show(a.num_heads) + " attention heads of '" + a.id + "'", p.tp);
+    }
+    if (a.attention == attention_kind::gqa && a.num_kv_heads % p.tp != 0 && p.tp % a.num_kv_heads != 0) {
+      detail::fail("tp", "a divisor or a multiple of the " + detail::show(a.num_kv_heads) + " KV heads of '" + a.id + "'",
+                   p.tp);
+    }
+  }
 }
 
 namespace detail {
@@ -240,9 +252,10 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
                                         const engine_settings& e = {},
                                         std::optional<bytes> stored_weights = std::nullopt) {
   detail::require_in("users", users, 1, 1e9);
-  detail::require_in("context", context, 0, 1e9);
+  detail::require_tokens("context", context);
   validate(p, a);
   validate(e);
+  validate_kv_format(e, pr.kv);
   const param_counts pc = count_parameters(a);
   const bytes all = stored_weights ? *stored_weights : weight_bytes(a, pr);
   const bytes replicated = pr.activations.bytes_of(pc.norms + pc.router);
@@ -304,6 +317,10 @@ inline void validate(const offload_plan& o, const architecture& a) {
     throw std::invalid_argument("offload.experts needs a Mixture-of-Experts model ('" + a.id + "' is dense)");
   }
   validate(o.host);
+  if (o.host.klass != device_class::cpu) {
+    throw std::invalid_argument("offload.host must be a CPU ('" + o.host.id + "' is a " +
+                                std::string(to_string(o.host.klass)) + " device)");
+  }
 }
 
 /// Weights that stay on the host.

@@ -89,11 +89,25 @@ inline std::optional<bytes> device_weights(const architecture& a, const precisio
   return (s.stored_weights ? *s.stored_weights : weight_bytes(a, pr)) - host_weight_bytes(a, pr, *s.offload);
 }
 
-/// Throws std::invalid_argument on invalid scenario fields (users < 1,
-/// context < 0, prompt < 0), engine settings or parallel plan.
+/// Throws std::invalid_argument naming the field: users a whole number in
+/// [1, 1e9], context in [1, 1e9] tokens, prompt a whole number in [0, 1e9]
+/// (0: the default), output in [1, 1e9], valid engine settings.
+inline void validate(const scenario& s) {
+  detail::require_whole("users", s.users);
+  detail::require_in("users", s.users, 1, 1e9);
+  detail::require_tokens("context", s.context);
+  if (s.context < 1) detail::fail("context", ">= 1 token", s.context);
+  detail::require_tokens("prompt", s.prompt);
+  detail::require_whole("prompt", s.prompt);
+  detail::require_in("output", s.output, 1, 1e9);
+  validate(s.engine);
+}
+
+/// Throws std::invalid_argument on invalid scenario fields (see validate),
+/// engine settings or parallel plan.
 inline plan_result plan(const architecture& a, const precision& pr, const roofline& r,
                         const scenario& s) {
-  detail::require_non_negative("prompt", s.prompt);
+  validate(s);
   const parallel_plan p = effective_plan(s, r);
   if (s.offload && p.devices() > 1) throw std::invalid_argument("offload needs a single device (got " + std::to_string(p.devices()) + ")");
   // Offloaded weights leave the device (the host must hold them).
@@ -146,8 +160,8 @@ struct load_result {
 ///    more than one user), or when N users do not fit in memory.
 inline load_result serve_at_rate(const architecture& a, const precision& pr, const roofline& r, const scenario& s,
                                  double rate) {
+  validate(s);
   detail::require_non_negative("rate", rate);
-  detail::require_in("output", s.output, 1, 1e9);
   const parallel_plan p = effective_plan(s, r);
   const double prompt = s.prompt_tokens();
   const double mean_context = prompt + s.output / 2;
@@ -232,9 +246,12 @@ struct closed_loop_result {
 /// engine's slots wait; by Little's law again their wait is (N - active) / λ.
 /// When even the rate at which the engine saturates holds fewer than `active`,
 /// it runs at that rate and the rest queue ("compute").
-/// Throws std::invalid_argument unless concurrency is in [1, 1e6].
+/// Throws std::invalid_argument on invalid scenario fields or unless concurrency
+/// is a whole number in [1, 1e6].
 inline closed_loop_result serve_closed_loop(const architecture& a, const precision& pr, const roofline& r,
                                             const scenario& s, double concurrency) {
+  validate(s);
+  detail::require_whole("concurrency", concurrency);
   detail::require_in("concurrency", concurrency, 1, 1e6);
   closed_loop_result out;
   out.concurrency = concurrency;
@@ -296,6 +313,7 @@ struct users_result {
 
 inline users_result max_users(const architecture& a, const precision& pr, const roofline& r, const scenario& s,
                               tokens_per_second min_tokens_per_s, seconds ttft_target = make_seconds(0)) {
+  validate(s);
   detail::require_non_negative("min_tokens_per_s", min_tokens_per_s.value());
   const parallel_plan p = effective_plan(s, r);
   const double prompt = s.prompt_tokens();
@@ -381,7 +399,7 @@ std::optional<double> first_batch(Pred pred, double max_batch) {
 inline model_comparison compare_decode(const architecture& a, const precision& pa, const architecture& b,
                                        const precision& pb, const roofline& r, double context,
                                        double max_batch = 1024, const parallel_plan& p = {}) {
-  detail::require_non_negative("context", context);
+  detail::require_tokens("context", context);
   detail::require_in("max_batch", max_batch, 1, 1e7);
   model_comparison out;
   out.context = context;

@@ -1,6 +1,9 @@
 // Catalog lookups and the dict round trip of architectures and devices.
 #include <pybind11/stl.h>
 
+#include <limits>
+#include <type_traits>
+
 #include "bindings.hpp"
 
 namespace llmroof::python {
@@ -8,12 +11,55 @@ namespace llmroof::python {
 namespace {
 
 template <class T>
+const char* kind_name() {
+  if constexpr (std::is_same_v<T, bool>) return "a bool";
+  else if constexpr (std::is_integral_v<T>) return "an int";
+  else if constexpr (std::is_floating_point_v<T>) return "a number";
+  else if constexpr (std::is_same_v<T, std::string>) return "a str";
+  else return "a list of str";
+}
+
+template <class T>
 T get(const py::dict& d, const char* key, T fallback) {
   if (!d.contains(key)) return fallback;
+  const py::object v = d[key];
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // Whole numbers only (1.5 layers is an error, not 1), and in range.
+    if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v)) {
+      throw py::type_error(std::string(key) + " must be an int (got " + std::string(py::str(py::type::of(v).attr("__name__"))) + ")");
+    }
+    const auto big = v.cast<py::int_>();
+    const py::int_ lo(std::numeric_limits<T>::min()), hi(std::numeric_limits<T>::max());
+    if (big < lo || big > hi) {
+      throw std::invalid_argument(std::string(key) + " must be <= " + std::to_string(std::numeric_limits<T>::max()) +
+                                  " (got " + std::string(py::str(v)) + ")");
+    }
+  }
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!py::isinstance<py::bool_>(v)) {
+      throw py::type_error(std::string(key) + " must be a bool (got " + std::string(py::str(py::type::of(v).attr("__name__"))) + ")");
+    }
+  }
   try {
-    return d[key].cast<T>();
+    return v.cast<T>();
   } catch (const py::cast_error&) {
-    throw py::type_error(std::string(key) + " has the wrong type");
+    throw py::type_error(std::string(key) + " must be " + kind_name<T>() + " (got " +
+                         std::string(py::str(py::type::of(v).attr("__name__"))) + ")");
+  }
+}
+
+/// Refuses keys a dict of `what` does not have: a misspelt field would
+/// otherwise be ignored silently.
+void reject_unknown(const py::dict& d, const char* what, std::initializer_list<const char*> known) {
+  for (const auto& [k, v] : d) {
+    const std::string key = py::str(k);
+    bool ok = false;
+    for (const char* x : known) ok = ok || key == x;
+    if (!ok) {
+      std::string list;
+      for (const char* x : known) list += (list.empty() ? "" : ", ") + std::string(x);
+      throw std::invalid_argument(std::string(what) + ": unknown field '" + key.substr(0, 80) + "' (known: " + list + ")");
+    }
   }
 }
 
@@ -96,11 +142,22 @@ py::dict arch_to_dict(const architecture& a) {
 }
 
 architecture arch_from_dict(const py::dict& d) {
+  reject_unknown(d, "model", {"id", "name", "family", "source", "num_layers", "hidden_size", "num_heads", "num_kv_heads",
+                              "head_dim", "ffn_size", "vocab_size", "attention", "gated_ffn", "tied_embeddings", "qkv_bias",
+                              "o_bias", "mlp_bias", "lm_head_bias", "qk_norm", "attn_output_gate", "attention_sinks",
+                              "norm_bias", "norms_per_layer", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
+                              "qk_rope_head_dim", "v_head_dim", "linear_num_key_heads", "linear_num_value_heads",
+                              "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel", "num_experts",
+                              "experts_per_token", "shared_experts", "expert_ffn", "shared_expert_ffn",
+                              "first_dense_layers", "mtp_layers", "router_bias", "expert_bias", "shared_expert_gate",
+                              "layer_kinds", "sliding_window", "max_context", "published_total_b", "published_active_b",
+                              "aliases"});
   architecture a;
   a.id = get<std::string>(d, "id", "custom");
   a.name = get<std::string>(d, "name", a.id);
   a.family = get<std::string>(d, "family", "");
   a.source = get<std::string>(d, "source", "user-defined");
+  a.aliases = get<std::vector<std::string>>(d, "aliases", {});
   a.num_layers = get<int>(d, "num_layers", 0);
   a.hidden_size = get<int>(d, "hidden_size", 0);
   a.num_heads = get<int>(d, "num_heads", 0);
@@ -181,6 +238,10 @@ py::dict device_to_dict(const device& dv) {
 }
 
 device device_from_dict(const py::dict& d) {
+  reject_unknown(d, "device", {"id", "name", "vendor", "family", "device_class", "memory_type", "memory_bytes",
+                               "bandwidth_bytes_per_s", "fp32_flops_per_s", "bf16_flops_per_s", "fp8_flops_per_s",
+                               "int8_ops_per_s", "fp4_flops_per_s", "interconnect", "link_bandwidth_bytes_per_s", "tdp_w",
+                               "aliases", "source"});
   device dv;
   dv.id = get<std::string>(d, "id", "custom");
   dv.name = get<std::string>(d, "name", dv.id);
@@ -211,6 +272,7 @@ device device_from_dict(const py::dict& d) {
   dv.link_bandwidth = make_bytes_per_second(get<double>(d, "link_bandwidth_bytes_per_s", 0));
   dv.tdp_w = get<double>(d, "tdp_w", 0);
   dv.source = get<std::string>(d, "source", "user-defined");
+  dv.aliases = get<std::vector<std::string>>(d, "aliases", {});
   validate(dv);
   return dv;
 }
@@ -235,7 +297,12 @@ py::dict profile_to_dict(const efficiency_profile& e) {
 efficiency_profile profile_from_dict(const device& dev, const py::object& o, std::string_view engine) {
   efficiency_profile e = default_profile(dev, engine);
   if (o.is_none()) return e;
+  if (!py::isinstance<py::dict>(o)) {
+    throw py::type_error("efficiency must be a dict or None (got " + std::string(py::str(py::type::of(o).attr("__name__"))) + ")");
+  }
   const auto d = o.cast<py::dict>();
+  reject_unknown(d, "efficiency", {"name", "memory", "compute", "compute_half_rows", "attention", "per_kernel_s", "per_step_s",
+                                   "kv_memory", "stream_cap_bytes_per_s", "fp16_accumulate", "fused_attention", "source"});
   e.name = get<std::string>(d, "name", "custom");
   e.memory = get<double>(d, "memory", e.memory);
   e.compute = get<double>(d, "compute", e.compute);

@@ -6,6 +6,7 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Sequence, Union
 
 import numpy as np
@@ -29,6 +30,35 @@ def _number(name: str, value: object, *, minimum: float | None = None) -> float:
     if minimum is not None and v < minimum:
         raise ValueError(f"{name} must be >= {minimum:g} (got {v:g})")
     return v
+
+
+def _integer(name: str, value: object, *, minimum: int | None = None, maximum: int = 2**31 - 1) -> int:
+    """A whole number (an int, or a float holding one), or TypeError/ValueError
+    naming the field: 1.5 devices is an error, never truncated to 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be an int (got {type(value).__name__})")
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if not math.isfinite(v) or v != math.floor(v):
+            raise ValueError(f"{name} must be a whole number (got {v:g})")
+    n = int(value)
+    if minimum is not None and n < minimum:
+        raise ValueError(f"{name} must be >= {minimum} (got {n})")
+    if n > maximum:
+        raise ValueError(f"{name} must be <= {maximum} (got {n})")
+    return n
+
+
+def _floats(name: str, values: object) -> list[float]:
+    """A sequence of finite numbers, or TypeError/ValueError naming the field."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a sequence of numbers (got {type(values).__name__})")
+    out: list[float] = []
+    for i, v in enumerate(values):
+        out.append(_number(f"{name}[{i}]", v))
+        if i >= 1_000_000:
+            raise ValueError(f"{name} must have at most 1000000 entries")
+    return out
 
 
 def _text(name: str, value: object) -> str:
@@ -317,8 +347,9 @@ def _parallel(devices: int, tp: int | None, pp: int, ep: int, nodes: int) -> dic
     total = devices * nodes
     if tp is None and pp == 1 and ep == 1 and nodes == 1:
         return None if devices == 1 else {"tp": devices, "pp": 1, "ep": 1, "devices_per_node": devices}
-    plan = {"tp": int(_number("tp", tp, minimum=1)) if tp is not None else max(1, total // pp // (ep if ep > 1 else 1)),
-            "pp": int(_number("pp", pp, minimum=1)), "ep": int(_number("ep", ep, minimum=1)), "devices_per_node": devices}
+    plan = {"tp": _integer("tp", tp, minimum=1, maximum=65536) if tp is not None
+            else max(1, total // pp // (ep if ep > 1 else 1)),
+            "pp": pp, "ep": ep, "devices_per_node": devices}
     if ep > 1:
         plan["tp"] = 1
         if ep != total:
@@ -329,16 +360,16 @@ def _parallel(devices: int, tp: int | None, pp: int, ep: int, nodes: int) -> dic
 
 
 def _devices(n: object) -> int:
-    v = _number("devices", n, minimum=1)
-    if v != int(v):
-        raise ValueError(f"devices must be a whole number (got {v:g})")
-    return int(v)
+    return _integer("devices", n, minimum=1, maximum=1024)
 
 
 def _layout(devices: object, tp: int | None, pp: int, ep: int, nodes: object) -> tuple[int, dict[str, int] | None]:
     """Checked devices per node and the parallel plan over them."""
     n = _devices(devices)
-    return n, _parallel(n, tp, int(pp), int(ep), int(_number("nodes", nodes, minimum=1)))
+    k = _integer("nodes", nodes, minimum=1, maximum=65536)
+    if n * k > 65536:
+        raise ValueError(f"nodes x devices must be <= 65536 (got {k} x {n})")
+    return n, _parallel(n, tp, _integer("pp", pp, minimum=1, maximum=65536), _integer("ep", ep, minimum=1, maximum=65536), k)
 
 
 def _lm_head(lm_head: str | None) -> str | None:
@@ -695,10 +726,7 @@ def _engine_options(**given: float | None) -> dict[str, float]:
     for name, value in given.items():
         if value is None:
             continue
-        v = _number(name, value)
-        if name != "memory_utilization" and v != int(v):
-            raise ValueError(f"{name} must be a whole number (got {v:g})")
-        out[name] = v
+        out[name] = _number(name, value) if name == "memory_utilization" else _integer(name, value, minimum=1)
     return out
 
 
@@ -891,7 +919,7 @@ def kv_cache(
         _format_name("kv", kv),
         _number("context", context),
         _number("users", users),
-        int(_number("block_tokens", block_tokens)),
+        _integer("block_tokens", block_tokens, minimum=1),
     )
     return KvCache(json.loads(report))
 
@@ -904,14 +932,14 @@ def expected_distinct_experts(
     E * (1 - (1 - k/E)^tokens), or with a popularity vector (Zipf, a router
     histogram) sum_e 1 - (1 - min(1, k p_e))^tokens."""
     if popularity is not None:
-        return _core.expected_distinct_experts_skewed([float(p) for p in popularity],
-                                                      int(_number("experts_per_token", experts_per_token)),
+        return _core.expected_distinct_experts_skewed(_floats("popularity", popularity),
+                                                      _integer("experts_per_token", experts_per_token, minimum=1),
                                                       _number("tokens", tokens))
     if num_experts is None:
         raise ValueError("give num_experts (uniform routing) or popularity")
     return _core.expected_distinct_experts(
-        int(_number("num_experts", num_experts)),
-        int(_number("experts_per_token", experts_per_token)),
+        _integer("num_experts", num_experts, minimum=1, maximum=1_000_000),
+        _integer("experts_per_token", experts_per_token, minimum=1),
         _number("tokens", tokens),
     )
 
@@ -985,13 +1013,16 @@ def simulate_routing(
 ) -> dict[str, float]:
     """Seeded Monte-Carlo routing: mean and variance of distinct experts per
     layer, and the busiest expert-parallel rank's load."""
-    return dict(_core.simulate_routing([float(p) for p in popularity], int(experts_per_token), int(tokens),
-                                       int(trials), int(seed), int(ranks)))
+    return dict(_core.simulate_routing(
+        _floats("popularity", popularity), _integer("experts_per_token", experts_per_token, minimum=1),
+        _integer("tokens", tokens, minimum=0), _integer("trials", trials, minimum=1), _integer("seed", seed, minimum=0, maximum=2**63 - 1),
+        _integer("ranks", ranks, minimum=1)))
 
 
 def zipf_popularity(*, num_experts: int, alpha: float) -> list[float]:
     """Zipf(alpha) routing popularity over ``num_experts`` experts (sums to 1)."""
-    return list(_core.zipf_popularity(int(num_experts), float(alpha)))
+    return list(_core.zipf_popularity(_integer("num_experts", num_experts, minimum=1, maximum=1_000_000),
+                                      _number("alpha", alpha, minimum=0)))
 
 
 def calibrate(path: str | os.PathLike[str], *, scope: str = "engine-kind") -> dict[str, Any]:
@@ -1018,12 +1049,21 @@ def _as_list(name: str, value: object) -> list[Any]:
 
 def _grid(**axes: object) -> dict[str, np.ndarray]:
     arrays: dict[str, np.ndarray] = {}
+    points = 1
     for name, v in axes.items():
-        a = np.atleast_1d(np.asarray(v, dtype=np.float64))
+        if isinstance(v, (str, bytes, dict)):
+            raise TypeError(f"{name} must be a number or a sequence of numbers (got {type(v).__name__})")
+        try:
+            a = np.atleast_1d(np.asarray(v, dtype=np.float64))
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"{name} must be a number or a sequence of numbers ({e})") from None
         if a.ndim != 1 or a.size == 0:
             raise ValueError(f"{name} must be a number or a non-empty 1-D sequence")
         if not np.all(np.isfinite(a)):
             raise ValueError(f"{name} must be finite")
+        points *= a.size
+        if points > 10_000_000:
+            raise ValueError(f"a sweep must have at most 1e7 grid points (got {points:g} by {name})")
         arrays[name] = a
     mesh = np.meshgrid(*arrays.values(), indexing="ij")
     return {name: np.ascontiguousarray(m.ravel()) for name, m in zip(arrays, mesh)}
@@ -1094,7 +1134,7 @@ def sweep_decode(
         _devices(devices),
         efficiency,
         _number("memory_utilization", memory_utilization),
-        int(_number("block_tokens", block_tokens)),
+        _integer("block_tokens", block_tokens, minimum=1),
     )
     frame = _sweep_frame(cols, models, devs, ws, kvs, g)
     df = pd.DataFrame(frame)

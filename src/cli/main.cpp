@@ -260,7 +260,7 @@ double parse_tokens(const std::string& field, const std::string& s) {
   }
   if (used != num.size() || !std::isfinite(v)) throw bad();
   v *= mult;
-  if (v < 0) detail::fail(field, ">= 0", v);
+  detail::require_tokens(field, v);
   return std::round(v);
 }
 
@@ -288,13 +288,33 @@ double parse_seconds(const std::string& field, const std::string& s) {
   return v * mult;
 }
 
-double parse_count(const std::string& field, const std::string& s) {
-  const double v = parse_tokens(field, s);
-  detail::require_in(field, v, 1, 1e9);
+/// A whole count in [1, hi]: "4", "2k"; "1.5" is refused, not rounded.
+double parse_count(const std::string& field, const std::string& s, double hi = 1e9) {
+  std::string num = s;
+  double mult = 1;
+  if (!num.empty() && (num.back() == 'k' || num.back() == 'K' || num.back() == 'm' || num.back() == 'M')) {
+    mult = (num.back() == 'k' || num.back() == 'K') ? 1024 : 1024.0 * 1024.0;
+    num.pop_back();
+  }
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(num, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (num.empty() || used == 0 || used != num.size() || !std::isfinite(v)) {
+    throw usage_error("--" + field + " must be a whole number like 4 or 2k (got '" + s + "')");
+  }
+  v *= mult;
+  if (v != std::floor(v)) throw usage_error("--" + field + " must be a whole number (got '" + s + "')");
+  if (v < 1 || v > hi) throw usage_error("--" + field + " must be in [1, " + detail::show(hi) + "] (got " + detail::show(v) + ")");
   return v;
 }
 
-double parse_number(const std::string& field, const std::string& s) {
+/// A finite number in [lo, hi], named by its option in the message.
+double parse_number(const std::string& field, const std::string& s, double lo = -1e300, double hi = 1e300,
+                    bool open_low = false) {
   std::size_t used = 0;
   double v = 0;
   try {
@@ -302,8 +322,12 @@ double parse_number(const std::string& field, const std::string& s) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != s.size()) {
+  if (used == 0 || used != s.size() || !std::isfinite(v)) {
     throw usage_error("--" + field + " must be a number (got '" + s + "')");
+  }
+  if ((open_low ? v <= lo : v < lo) || v > hi) {
+    throw usage_error("--" + field + " must be " + (open_low ? "> " : ">= ") + detail::show(lo) +
+                      (hi < 1e300 ? " and <= " + detail::show(hi) : std::string()) + " (got " + s + ")");
   }
   return v;
 }
@@ -357,17 +381,32 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
     const bool custom = dev.rfind("custom:", 0) == 0;
     if (const auto colon = dev.rfind(':'); colon != std::string::npos && (!custom || colon > 6) &&
                                            dev.find_first_of(",=", colon) == std::string::npos) {
-      per_node = static_cast<int>(parse_count("device count", dev.substr(colon + 1)));
+      const std::string count = dev.substr(colon + 1);
+      std::size_t used = 0;
+      double n = 0;
+      try {
+        n = std::stod(count, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (count.empty() || used != count.size() || !std::isfinite(n) || n != std::floor(n) || n < 1 || n > 1024) {
+        throw usage_error("--device ID:N needs a whole device count N in [1, 1024] per node (got '" + count + "')");
+      }
+      per_node = static_cast<int>(n);
       dev = dev.substr(0, colon);
     }
     s.dev = &device_of(dev);
-    const int nodes = static_cast<int>(parse_count("nodes", o.get("nodes").value_or("1")));
+    const int nodes = static_cast<int>(parse_count("nodes", o.get("nodes").value_or("1"), 65536));
+    if (double(per_node) * nodes > 65536) {
+      throw usage_error("--nodes x devices per node must be <= 65536 (got " + std::to_string(nodes) + " x " +
+                        std::to_string(per_node) + ")");
+    }
     const int total = per_node * nodes;
     parallel_plan& p = s.parallel;
     p.devices_per_node = per_node;
-    p.tp = static_cast<int>(parse_count("tp", o.get("tp").value_or("1")));
-    p.pp = static_cast<int>(parse_count("pp", o.get("pp").value_or("1")));
-    p.ep = static_cast<int>(parse_count("ep", o.get("ep").value_or("1")));
+    p.tp = static_cast<int>(parse_count("tp", o.get("tp").value_or("1"), 65536));
+    p.pp = static_cast<int>(parse_count("pp", o.get("pp").value_or("1"), 65536));
+    p.ep = static_cast<int>(parse_count("ep", o.get("ep").value_or("1"), 65536));
     if (!o.get("tp") && !o.get("pp") && !o.get("ep")) p.tp = total;  // default: tensor parallel over all
     if (!o.get("tp") && o.get("pp") && !o.get("ep")) p.tp = std::max(1, total / p.pp);
     if (p.devices() != total) {
@@ -391,14 +430,26 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
     s.pr.embedding = s.pr.lm_head;
   }
   engine_overrides eo;
-  if (auto u = o.get("memory-utilization")) eo.memory_utilization = parse_number("memory-utilization", *u);
+  if (auto u = o.get("memory-utilization")) eo.memory_utilization = parse_number("memory-utilization", *u, 0, 1, true);
   if (auto b = o.get("block-tokens")) eo.block_tokens = static_cast<int>(parse_count("block-tokens", *b));
   if (auto t = o.get("max-num-batched-tokens")) eo.max_batched_tokens = parse_count("max-num-batched-tokens", *t);
   if (auto n = o.get("max-num-seqs")) eo.max_sequences = parse_count("max-num-seqs", *n);
   if (auto l = o.get("max-model-len")) eo.max_model_len = parse_count("max-model-len", *l);
   const std::string engine = o.get("engine").value_or("vllm");
   s.engine = need_device ? configure_engine(engine, *s.dev, eo) : configure_engine(engine, eo);
-  if (s.model != nullptr && need_device) validate(s.parallel, *s.model);
+  validate_kv_format(s.engine, s.pr.kv);
+  if (s.model != nullptr && need_device) {
+    try {
+      validate(s.parallel, *s.model);
+    } catch (const std::invalid_argument& e) {
+      // Say where a layout nobody typed came from.
+      if (!o.get("tp") && !o.get("pp") && !o.get("ep") && s.devices > 1) {
+        throw usage_error(std::string(e.what()) + "; --tp defaults to the " + std::to_string(s.devices) +
+                          " devices: give --tp/--pp/--ep");
+      }
+      throw;
+    }
+  }
   return s;
 }
 
@@ -467,7 +518,7 @@ int cmd_plan(const options& o) {
     if (*off == "experts") {
       op.experts = true;
     } else {
-      op.layers = parse_number("offload", *off);
+      op.layers = parse_number("offload", *off, 0, 1);
     }
     if (auto h = o.get("host")) op.host = device_of(*h);
     validate(op, *s.model);
@@ -482,7 +533,7 @@ int cmd_plan(const options& o) {
   double capacity = 0;
   if (auto rate = o.get("rate")) {
     sc.output = parse_count("output", o.get("output").value_or("512"));
-    load = serve_at_rate(*s.model, s.pr, r, sc, parse_number("rate", *rate));
+    load = serve_at_rate(*s.model, s.pr, r, sc, parse_number("rate", *rate, 0, 1e9));
     capacity_1s = max_rate(*s.model, s.pr, r, sc, make_seconds(o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0));
     capacity = max_rate(*s.model, s.pr, r, sc);
   }
@@ -854,7 +905,7 @@ int cmd_users(const options& o) {
   sc.engine = s.engine;
   sc.parallel = s.parallel;
   if (s.source != nullptr && (!o.get("weights") || !s.source->tensors)) sc.stored_weights = loaded_weight_bytes(*s.source, s.pr);
-  const double tps = parse_number("tps", o.get("tps").value_or("10"));
+  const double tps = parse_number("tps", o.get("tps").value_or("10"), 0, 1e9);
   const double ttft = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 0.0;
   const roofline r(*s.dev, default_profile(*s.dev, s.engine.name));
   const users_result u = max_users(*s.model, s.pr, r, sc, make_tokens_per_second(tps), make_seconds(ttft));
@@ -890,9 +941,17 @@ int cmd_users(const options& o) {
   return 0;
 }
 
+void require_rows(const measurement_set& set, const std::string& file) {
+  if (set.rows.empty()) {
+    throw usage_error(file + ": no row maps onto a catalog model and device (" + std::to_string(set.skipped.size()) +
+                      " skipped)");
+  }
+}
+
 int cmd_calibrate(const options& o) {
   if (o.sub.empty()) throw usage_error("calibrate needs a points file: llmroof calibrate points.csv");
   const measurement_set set = read_measurements(o.sub);
+  require_rows(set, o.sub);
   const profile_scope scope = scope_from_name(o.get("scope").value_or("engine-kind"));
   const profile_table t = fit_profiles(set.rows, scope);
   if (auto out = o.get("write-profiles")) {
@@ -915,6 +974,8 @@ int cmd_calibrate(const options& o) {
         << r.profile.compute_half_rows << ", " << r.profile.stream_cap << ", " << r.points << ", " << r.median_ape
         << "},\n";
     }
+    f.flush();
+    if (!f) throw usage_error("--write-profiles: writing '" + *out + "' failed (disk full?)");
   }
   if (o.json) {
     std::cout << report::calibrate_json(set, scope, t).dump(2) << "\n";
@@ -963,6 +1024,14 @@ std::string likely_reason(const measurement& m, double ratio) {
 int cmd_validate(const options& o) {
   if (o.sub.empty()) throw usage_error("validate needs a points file: llmroof validate points.csv");
   const measurement_set set = read_measurements(o.sub);
+  require_rows(set, o.sub);
+  if (auto dir = o.get("report")) {  // before the work, not after it
+    std::error_code ec;
+    std::filesystem::create_directories(*dir, ec);
+    if (ec || !std::filesystem::is_directory(*dir, ec)) {
+      throw usage_error("--report: cannot create the folder '" + *dir + "'" + (ec ? " (" + ec.message() + ")" : ""));
+    }
+  }
   struct scope_result {
     profile_scope scope;
     std::vector<cv_prediction> cv;
@@ -1042,15 +1111,21 @@ int cmd_validate(const options& o) {
   md << "\n## Rows not mapped\n\n| id | reason |\n|---|---|\n";
   for (const auto& s : set.skipped) md << "| " << s.id << " | " << s.reason << " |\n";
   if (auto dir = o.get("report")) {
-    std::filesystem::create_directories(*dir);
-    std::ofstream(std::filesystem::path(*dir) / "report.md") << md.str();
-    std::ofstream csv(std::filesystem::path(*dir) / "predictions.csv");
+    const auto md_path = std::filesystem::path(*dir) / "report.md";
+    std::ofstream md_file(md_path);
+    md_file << md.str();
+    md_file.flush();
+    if (!md_file) throw usage_error("--report: cannot write '" + md_path.string() + "'");
+    const auto csv_path = std::filesystem::path(*dir) / "predictions.csv";
+    std::ofstream csv(csv_path);
     csv << "id,engine,device,memory_kind,model,metric,measured,predicted,ape\n";
     for (const auto& p : best->cv) {
       csv << p.row->id << "," << p.row->engine << "," << p.row->dev.id << "," << to_string(p.row->dev.memory_kind_of())
           << "," << p.row->arch.id << "," << to_string(p.row->what) << "," << p.row->value << "," << p.predicted << ","
           << p.error() << "\n";
     }
+    csv.flush();
+    if (!csv) throw usage_error("--report: cannot write '" + csv_path.string() + "'");
   }
   if (o.json) {
     json j = {{"schema", "llmroof.validate/1"}, {"points", set.rows.size()}, {"skipped", set.skipped.size()},
@@ -1238,7 +1313,11 @@ int main(int argc, char** argv) {
         {"calibrate", cmd_calibrate}, {"validate", cmd_validate}};
     return dispatch.at(o.command)(o);
   } catch (const std::invalid_argument& e) {
-    std::cerr << "llmroof: error: " << e.what() << "\n";
+    std::string what = e.what();  // one line, whatever a file name or value held
+    for (char& c : what) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+    std::cerr << "llmroof: error: " << what << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "llmroof: internal error: " << e.what() << "\n";

@@ -2,11 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <cctype>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "llmroof/readers.hpp"
@@ -17,10 +19,37 @@ namespace llmroof::readers {
   throw std::invalid_argument(std::string(file) + ": " + what);
 }
 
-/// Reads at most `limit` bytes from the start of a file; throws naming the
-/// file when it cannot be opened.
+/// Throws naming the file unless `path` is a regular file (after following
+/// symbolic links): a folder, a FIFO (open() would block), a device such as
+/// /dev/zero (reads never end), a symbolic-link loop and a missing file each
+/// get their own message. Every reader opens files through this check.
+inline void require_regular_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec) {
+    if (ec == std::errc::too_many_symbolic_link_levels) fail(path, "symbolic link loop");
+    if (ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory) fail(path, "no such file");
+    if (ec == std::errc::permission_denied) fail(path, "permission denied");
+    fail(path, "cannot open the file (" + ec.message() + ")");
+  }
+  switch (st.type()) {
+    case fs::file_type::regular: return;
+    case fs::file_type::not_found: fail(path, "no such file");
+    case fs::file_type::directory: fail(path, "is a folder, not a file");
+    case fs::file_type::fifo: fail(path, "is a FIFO, not a regular file");
+    case fs::file_type::character:
+    case fs::file_type::block: fail(path, "is a device, not a regular file");
+    case fs::file_type::socket: fail(path, "is a socket, not a regular file");
+    default: fail(path, "is not a regular file");
+  }
+}
+
+/// Reads at most `limit` bytes from the start of a regular file; throws
+/// naming the file when it is not one or cannot be opened.
 inline std::vector<std::uint8_t> read_prefix(const std::string& path, std::uint64_t limit,
                                              std::uint64_t* file_size) {
+  require_regular_file(path);
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) fail(path, "cannot open the file");
   const auto end = in.tellg();
@@ -34,6 +63,37 @@ inline std::vector<std::uint8_t> read_prefix(const std::string& path, std::uint6
     fail(path, "cannot read the file");
   }
   return buf;
+}
+
+/// JSON nested deeper than this is refused before parsing: real config.json
+/// and safetensors headers nest a handful of levels, and every recursive walk
+/// of a parsed value (dump(), comparisons, destruction) is then bounded.
+constexpr int max_json_depth = 64;
+
+/// Throws naming the file when `text` opens more than max_json_depth nested
+/// arrays or objects (strings skipped). Linear, no allocation.
+inline void require_json_depth(std::string_view file, std::string_view text, const std::string& where = "") {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_json_depth) {
+        fail(file, where + "JSON nested deeper than " + std::to_string(max_json_depth) + " levels (at byte " +
+                       std::to_string(i) + ")");
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
 }
 
 /// True when `s` is valid UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
@@ -138,16 +198,62 @@ inline std::string regex_subset_to_glob(std::string_view file, const std::string
   return g;
 }
 
-/// Does an ignore-list entry (compressed-tensors, modelopt, HF
-/// modules_to_not_convert) cover module `name`? Entries are "re:<regex>" (the
-/// subset above), globs, or module prefixes.
-inline bool ignore_matches(std::string_view file, const std::string& entry, const std::string& name) {
-  if (entry.rfind("re:", 0) == 0) {
-    const std::string pat = entry.substr(3);
-    if (pat.size() > 512) fail(file, "quantization_config ignore pattern longer than 512 characters");
-    return glob_match(regex_subset_to_glob(file, pat), name);
+/// An ignore list (compressed-tensors, modelopt, HF modules_to_not_convert)
+/// prepared for matching many module names in linear time. Entries are
+/// "re:<regex>" (the subset above), globs, or module prefixes:
+/// literal entries (no '*', '?' or "re:") cover every name they prefix and sit
+/// in a hash set; the rest are globs, tried one by one, and there may be at
+/// most `max_patterns` of them, each at most 512 characters.
+class ignore_list {
+ public:
+  static constexpr std::size_t max_entries = 100000;
+  static constexpr std::size_t max_patterns = 256;
+
+  ignore_list() = default;
+  ignore_list(std::string_view file, const std::vector<std::string>& entries) {
+    if (entries.size() > max_entries) {
+      fail(file, "quantization_config ignore list has " + std::to_string(entries.size()) + " entries (limit " +
+                     std::to_string(max_entries) + ")");
+    }
+    std::size_t patterns = 0;
+    for (const auto& e : entries) patterns += e.rfind("re:", 0) == 0 || e.find_first_of("*?") != std::string::npos;
+    if (patterns > max_patterns) {
+      fail(file, "quantization_config ignore list has " + std::to_string(patterns) +
+                     " patterns (limit " + std::to_string(max_patterns) + "; plain module names are not limited)");
+    }
+    for (const auto& e : entries) {
+      if (e.rfind("re:", 0) == 0) {
+        const std::string pat = e.substr(3);
+        if (pat.size() > 512) fail(file, "quantization_config ignore pattern longer than 512 characters");
+        globs_.push_back(regex_subset_to_glob(file, pat));
+      } else if (e.find_first_of("*?") != std::string::npos) {
+        if (e.size() > 512) fail(file, "quantization_config ignore pattern longer than 512 characters");
+        globs_.push_back(e + "*");
+      } else {
+        literals_.insert(e);
+        if (e.size() > longest_) longest_ = e.size();
+      }
+    }
   }
-  return glob_match(entry, name) || glob_match(entry + ".*", name) || glob_match(entry + "*", name);
-}
+  [[nodiscard]] bool empty() const { return literals_.empty() && globs_.empty(); }
+  [[nodiscard]] bool matches(std::string_view name) const {
+    if (literals_.count(std::string()) > 0) return true;
+    const std::size_t n = name.size() < longest_ ? name.size() : longest_;
+    std::string prefix;
+    for (std::size_t k = 1; k <= n; ++k) {
+      prefix.assign(name.substr(0, k));
+      if (literals_.count(prefix) > 0) return true;
+    }
+    for (const auto& g : globs_) {
+      if (glob_match(g, name)) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::unordered_set<std::string> literals_;
+  std::vector<std::string> globs_;
+  std::size_t longest_ = 0;
+};
 
 }  // namespace llmroof::readers

@@ -1,5 +1,6 @@
 // GGUF header reader (format v2/v3, little-endian): metadata key/values and
 // tensor infos; tensor data is never read.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -38,7 +39,14 @@ const ggml_type_info* type_info(std::uint32_t t) {
   return &table[t];
 }
 
-struct truncated {};  // the prefix ended before the header did
+struct truncated {};
+
+// Limits no real GGUF file reaches: they bound what a corrupt or hostile
+// header can make the reader allocate or walk.
+constexpr std::uint64_t max_gguf_header = 64ull << 20;   // bytes of metadata + tensor infos
+constexpr std::uint64_t max_gguf_tensors = 1ull << 20;   // tensor infos
+constexpr std::uint64_t max_gguf_kv = 1ull << 20;        // metadata keys
+constexpr std::uint64_t max_gguf_array = 1ull << 24;     // elements of one metadata array  // the prefix ended before the header did
 
 class cursor {
  public:
@@ -47,8 +55,13 @@ class cursor {
 
   [[nodiscard]] std::uint64_t pos() const { return pos_; }
   [[nodiscard]] std::uint64_t left_in_file() const { return file_size_ - pos_; }
+  [[nodiscard]] std::uint64_t file_size() const { return file_size_; }
 
   void need(std::uint64_t n) {
+    if (n > max_gguf_header - pos_) {
+      fail(name_, "offset " + std::to_string(pos_) + ": the header would be larger than " +
+                      std::to_string(max_gguf_header >> 20) + " MiB (limit; real headers are a few MiB)");
+    }
     if (n > file_size_ - pos_) {
       fail(name_, "offset " + std::to_string(pos_) + ": truncated: " + std::to_string(n) +
                       " bytes needed, " + std::to_string(file_size_ - pos_) + " left");
@@ -63,12 +76,12 @@ class cursor {
     pos_ += sizeof(T);
     return v;
   }
-  std::string str(const char* what) {
+  std::string str(const char* what, std::uint64_t limit = 1u << 24) {
     const std::uint64_t at = pos_;
     const auto n = get<std::uint64_t>();
-    if (n > (1u << 24)) {
-      fail(name_, "offset " + std::to_string(at) + ": " + what + " length " + std::to_string(n) +
-                      " is absurd (limit 16 MiB)");
+    if (n > limit) {
+      fail(name_, "offset " + std::to_string(at) + ": " + what + " length " + std::to_string(n) + " is absurd (limit " +
+                      (limit >= (1u << 20) ? std::to_string(limit >> 20) + " MiB" : std::to_string(limit) + " bytes") + ")");
     }
     need(n);
     std::string s(reinterpret_cast<const char*>(d_.data() + pos_), static_cast<std::size_t>(n));
@@ -131,6 +144,10 @@ gguf_value read_value(cursor& c, std::uint32_t type, const std::string& key) {
     v.array_type = c.get<std::uint32_t>();
     v.array_length = c.get<std::uint64_t>();
     if (v.array_type == t_array) c.error(at, "key '" + key + "': nested arrays are not supported");
+    if (v.array_length > max_gguf_array) {
+      c.error(at, "key '" + key + "': array of " + std::to_string(v.array_length) + " elements (limit " +
+                      std::to_string(max_gguf_array) + ")");
+    }
     if (v.array_type == t_string) {
       // Each string holds at least its 8-byte length.
       if (v.array_length > c.left_in_file() / 8) {
@@ -157,6 +174,52 @@ gguf_value read_value(cursor& c, std::uint32_t type, const std::string& key) {
   return v;
 }
 
+/// The tensors' declared bytes against the data section: every tensor lies
+/// inside the file, at an aligned offset, and no two share bytes. A header
+/// whose tensors the file cannot hold describes a truncated or forged file.
+void check_tensor_data(const gguf_header& h, std::string_view name, std::uint64_t file_size) {
+  std::uint64_t alignment = 32;
+  if (auto it = h.metadata.find("general.alignment"); it != h.metadata.end()) {
+    const double a = it->second.number;
+    if (it->second.type != t_u32 || a < 1 || a > (1u << 20) || (static_cast<std::uint64_t>(a) & (static_cast<std::uint64_t>(a) - 1)) != 0) {
+      fail(name, "general.alignment must be a power of two up to 1 MiB (got " + detail::show(a) + ")");
+    }
+    alignment = static_cast<std::uint64_t>(a);
+  }
+  const std::uint64_t data_start = (h.header_bytes + alignment - 1) / alignment * alignment;
+  const std::uint64_t data_bytes = file_size > data_start ? file_size - data_start : 0;
+  struct extent {
+    std::uint64_t begin, end;
+    std::size_t index;
+  };
+  std::vector<extent> extents;
+  extents.reserve(h.tensors.size());
+  for (std::size_t i = 0; i < h.tensors.size(); ++i) {
+    const gguf_tensor& t = h.tensors[i];
+    const auto n = static_cast<std::uint64_t>(t.bytes);
+    if (t.offset % alignment != 0) {
+      fail(name, "tensor '" + t.name + "': data offset " + std::to_string(t.offset) + " is not a multiple of the alignment " +
+                     std::to_string(alignment));
+    }
+    if (t.offset > data_bytes || n > data_bytes - t.offset) {
+      fail(name, "tensor '" + t.name + "': " + std::to_string(n) + " bytes at data offset " + std::to_string(t.offset) +
+                     " exceed the " + std::to_string(data_bytes) + " data bytes of the file (truncated?)");
+    }
+    if (n > 0) extents.push_back({t.offset, t.offset + n, i});
+  }
+  std::sort(extents.begin(), extents.end(), [](const extent& x, const extent& y) {
+    return x.begin != y.begin ? x.begin < y.begin : x.end < y.end;
+  });
+  std::size_t widest = 0;
+  for (std::size_t i = 1; i < extents.size(); ++i) {
+    if (extents[i - 1].end > extents[widest].end) widest = i - 1;
+    if (extents[i].begin < extents[widest].end) {
+      fail(name, "tensor '" + h.tensors[extents[i].index].name + "': data at offset " + std::to_string(extents[i].begin) +
+                     " overlaps tensor '" + h.tensors[extents[widest].index].name + "'");
+    }
+  }
+}
+
 component classify_gguf(const std::string& n) {
   if (n == "token_embd.weight") return component::embedding;
   if (n == "output.weight" || n == "output.bias") return component::lm_head;
@@ -169,6 +232,44 @@ component classify_gguf(const std::string& n) {
   }
   if (n.rfind("v.", 0) == 0 || n.rfind("mm.", 0) == 0) return component::vision;
   return component::other;
+}
+
+/// The metadata's sizes against the tensors that carry them: a header claiming 10^9 experts over tensors holding 8 would
+/// otherwise plan a model the file does not contain.
+void check_metadata_against_tensors(const gguf_header& h, const architecture& a, const std::string& arch,
+                                    std::string_view name) {
+  if (h.tensors.empty()) fail(name, "the header lists no tensors: not a model file (its weights would count as 0 bytes)");
+  long long max_block = -1;
+  for (const auto& t : h.tensors) {
+    if (t.name.rfind("blk.", 0) == 0) {
+      const auto dot = t.name.find('.', 4);
+      const std::string idx = t.name.substr(4, dot == std::string::npos ? std::string::npos : dot - 4);
+      if (!idx.empty() && idx.size() < 7 && idx.find_first_not_of("0123456789") == std::string::npos) {
+        max_block = std::max(max_block, std::stoll(idx));
+      }
+    }
+    if (t.name == "token_embd.weight" && t.shape.size() == 2 && t.shape[0] != static_cast<std::uint64_t>(a.hidden_size)) {
+      fail(name, "metadata '" + arch + ".embedding_length' is " + std::to_string(a.hidden_size) +
+                     " but tensor 'token_embd.weight' has rows of " + std::to_string(t.shape[0]));
+    }
+    if (a.is_moe() && t.name.find("_exps.weight") != std::string::npos && t.shape.size() == 3 &&
+        t.shape[2] != static_cast<std::uint64_t>(a.moe.num_experts)) {
+      fail(name, "metadata '" + arch + ".expert_count' is " + std::to_string(a.moe.num_experts) + " but tensor '" + t.name +
+                     "' holds " + std::to_string(t.shape[2]) + " experts");
+    }
+  }
+  if (max_block >= 0 && max_block + 1 != a.num_layers) {
+    fail(name, "metadata '" + arch + ".block_count' is " + std::to_string(a.num_layers) + " but the tensors describe " +
+                   std::to_string(max_block + 1) + " blocks");
+  }
+  if (a.is_moe() && max_block >= 0) {
+    bool any_experts = false;
+    for (const auto& t : h.tensors) any_experts = any_experts || t.name.find("_exps") != std::string::npos;
+    if (!any_experts) {
+      fail(name, "metadata '" + arch + ".expert_count' is " + std::to_string(a.moe.num_experts) +
+                     " but no tensor holds experts");
+    }
+  }
 }
 
 }  // namespace
@@ -189,19 +290,26 @@ gguf_header parse_gguf(std::span<const std::uint8_t> data, std::string_view name
   if (h.version < 2 || h.version > 3) c.error(4, "GGUF version " + std::to_string(h.version) + " is not supported (2 or 3)");
   const auto n_tensors = c.get<std::uint64_t>();
   const auto n_kv = c.get<std::uint64_t>();
+  if (n_tensors > max_gguf_tensors && n_tensors <= c.left_in_file() / 25) {
+    c.error(8, "tensor count " + std::to_string(n_tensors) + " (limit " + std::to_string(max_gguf_tensors) + ")");
+  }
+  if (n_kv > max_gguf_kv && n_kv <= c.left_in_file() / 14) {
+    c.error(16, "metadata count " + std::to_string(n_kv) + " (limit " + std::to_string(max_gguf_kv) + ")");
+  }
   // A key/value takes at least 8 + 1 + 4 + 1 bytes and a tensor info 8 + 1 + 4 + 4 + 8.
   if (n_kv > c.left_in_file() / 14) c.error(16, "metadata count " + std::to_string(n_kv) + " exceeds the file");
   if (n_tensors > c.left_in_file() / 25) c.error(8, "tensor count " + std::to_string(n_tensors) + " exceeds the file");
   for (std::uint64_t i = 0; i < n_kv; ++i) {
-    std::string key = c.str("key");
+    std::string key = c.str("key", 4096);
     const auto type = c.get<std::uint32_t>();
     h.metadata[key] = read_value(c, type, key);
   }
-  h.tensors.reserve(static_cast<std::size_t>(n_tensors));
+  // Reserve only what the bytes read so far can describe.
+  h.tensors.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n_tensors, (data.size() - c.pos()) / 25 + 1)));
   for (std::uint64_t i = 0; i < n_tensors; ++i) {
     const std::uint64_t at = c.pos();
     gguf_tensor t;
-    t.name = c.str("tensor name");
+    t.name = c.str("tensor name", 4096);
     const auto dims = c.get<std::uint32_t>();
     if (dims == 0 || dims > 8) c.error(at, "tensor '" + t.name + "': " + std::to_string(dims) + " dimensions (1 to 8 allowed)");
     double elements = 1;
@@ -221,21 +329,25 @@ gguf_header parse_gguf(std::span<const std::uint8_t> data, std::string_view name
     }
     t.offset = c.get<std::uint64_t>();
     t.elements = elements;
-    t.bytes = elements / info->block * info->size;
+    std::uint64_t count = 1;
+    for (auto n : t.shape) count *= n;  // <= 1e15: no overflow
+    t.bytes = static_cast<double>(count / info->block * info->size);
     h.tensors.push_back(std::move(t));
   }
   h.header_bytes = c.pos();
+  check_tensor_data(h, name, c.file_size());
   return h;
 }
 
 gguf_header read_gguf(const std::string& path) {
   std::uint64_t size = 0;
-  for (std::uint64_t limit = 8ull << 20;; limit *= 4) {
+  for (std::uint64_t limit = 8ull << 20;; limit = max_gguf_header) {
     const auto buf = readers::read_prefix(path, limit, &size);
     try {
       return parse_gguf(buf, path, size);
     } catch (const truncated&) {
-      if (limit >= size || limit > (1ull << 32)) fail(path, "the header does not end within the file");
+      // parse_gguf refuses headers past max_gguf_header before asking for more.
+      if (limit >= size || limit >= max_gguf_header) fail(path, "the header does not end within the file");
     }
   }
 }
@@ -315,6 +427,7 @@ model_source model_from_gguf(const gguf_header& h, std::string_view name) {
   } catch (const std::invalid_argument& e) {
     fail(name, e.what());
   }
+  check_metadata_against_tensors(h, a, arch, name);
 
   tensor_inventory inv;
   for (const auto& t : h.tensors) {

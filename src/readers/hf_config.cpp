@@ -20,6 +20,18 @@ using readers::fail;
 constexpr double max_layers = 10000;
 constexpr double max_width = 1e7;
 
+/// The bad value, quoted for a message: scalars as JSON (at most 40
+/// characters), arrays and objects by kind, never dumped whole.
+std::string preview(const json& v) {
+  if (v.is_object()) return "an object";
+  if (v.is_array()) return "an array";
+  if (v.is_string()) {
+    const auto& t = v.get_ref<const std::string&>();
+    return json(t.substr(0, 40)).dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  return v.dump().substr(0, 40);
+}
+
 class config {
  public:
   config(const json& j, std::string_view file, std::string prefix)
@@ -38,7 +50,7 @@ class config {
     // 32.0 is accepted as 32; 1e300 and 0.5 are not integers a model can have.
     const bool whole = v.is_number_integer() ||
                        (v.is_number_float() && std::isfinite(v.get<double>()) && std::floor(v.get<double>()) == v.get<double>());
-    if (!whole) fail(file_, where(key) + " must be an integer (got " + v.dump().substr(0, 40) + ")");
+    if (!whole) fail(file_, where(key) + " must be an integer (got " + preview(v) + ")");
     const double x = v.get<double>();
     if (x < 0 || x > max) {
       fail(file_, where(key) + " must be in [0, " + detail::show(max) + "] (got " + detail::show(x) + ")");
@@ -49,14 +61,14 @@ class config {
   [[nodiscard]] bool boolean(const char* key, bool fallback) const {
     if (!has(key)) return fallback;
     const json& v = j_.at(key);
-    if (!v.is_boolean()) fail(file_, where(key) + " must be true or false (got " + v.dump().substr(0, 40) + ")");
+    if (!v.is_boolean()) fail(file_, where(key) + " must be true or false (got " + preview(v) + ")");
     return v.get<bool>();
   }
 
   [[nodiscard]] std::string text(const char* key, std::string fallback) const {
     if (!has(key)) return fallback;
     const json& v = j_.at(key);
-    if (!v.is_string()) fail(file_, where(key) + " must be a string (got " + v.dump().substr(0, 40) + ")");
+    if (!v.is_string()) fail(file_, where(key) + " must be a string (got " + preview(v) + ")");
     return v.get<std::string>();
   }
 
@@ -74,7 +86,8 @@ class config {
   std::string prefix_;
 };
 
-numeric_format int_format(int bits, int group, bool zero_point, std::string_view family) {
+numeric_format int_format(std::string_view file, int bits, int group, bool zero_point, std::string_view family) {
+  if (bits < 1) fail(file, "quantization_config bits must be >= 1 (got " + std::to_string(bits) + ")");
   const double g = group > 0 ? group : 1e9;  // per-channel scales: negligible
   const double b = bits + 16.0 / g + (zero_point ? bits / g : 0.0);
   std::ostringstream name;
@@ -111,14 +124,14 @@ quantization read_quantization(const json& q, std::string_view file, std::vector
   if (method == "fp8") {
     out.weights = c.has("weight_block_size") ? find_format("fp8") : find_format("fp8-e4m3");
   } else if (method == "awq") {
-    out.weights = int_format(c.integer("bits", 16, 4), c.integer("group_size", 1 << 20, 128),
+    out.weights = int_format(file, c.integer("bits", 16, 4), c.integer("group_size", 1 << 20, 128),
                              c.boolean("zero_point", true), "awq");
   } else if (method == "gptq") {
     const int group = c.has("group_size") && c.raw().at("group_size").is_number_integer() &&
                               c.raw().at("group_size").get<long long>() < 0
                           ? 0
                           : c.integer("group_size", 1 << 20, 128);
-    out.weights = int_format(c.integer("bits", 16, 4), group, !c.boolean("sym", true), "gptq");
+    out.weights = int_format(file, c.integer("bits", 16, 4), group, !c.boolean("sym", true), "gptq");
   } else if (method == "mxfp4") {
     out.weights = find_format("mxfp4");
   } else if (method == "bitsandbytes") {
@@ -147,7 +160,7 @@ quantization read_quantization(const json& q, std::string_view file, std::vector
         } else if (type == "int" && bits == 8 && g.contains("input_activations") && !g.at("input_activations").is_null()) {
           out.weights = find_format("int8");
         } else {
-          out.weights = int_format(bits, group, !w.boolean("symmetric", true), "ct");
+          out.weights = int_format(file, bits, group, !w.boolean("symmetric", true), "ct");
         }
         break;
       }
@@ -185,6 +198,7 @@ double vision_params(const json& v, int text_hidden, std::string_view file) {
 }  // namespace
 
 model_source parse_hf_config(std::string_view json_text, std::string_view name) {
+  readers::require_json_depth(name, json_text);
   json root;
   try {
     root = json::parse(json_text);
@@ -375,16 +389,11 @@ model_source parse_hf_config(std::string_view json_text, std::string_view name) 
       out.pr = precision::of(*q.weights, find_format("bf16"));
       out.pr.embedding = find_format("bf16");
       out.pr.lm_head = find_format("bf16");
+      const readers::ignore_list ignore(name, q.ignore);
       const auto share = [&](auto&& module_name) {
         int hit = 0;
         for (int i = 0; i < layers; ++i) {
-          const std::string n = module_name(i);
-          for (const auto& e : q.ignore) {
-            if (readers::ignore_matches(name, e, n)) {
-              ++hit;
-              break;
-            }
-          }
+          if (ignore.matches(module_name(i))) ++hit;
         }
         return layers > 0 ? double(hit) / layers : 0.0;
       };
@@ -401,11 +410,10 @@ model_source parse_hf_config(std::string_view json_text, std::string_view name) 
           break;
         }
       }
-      bool head_quantized = true;
-      for (const auto& e : q.ignore) head_quantized = head_quantized && !readers::ignore_matches(name, e, "lm_head");
+      const bool head_quantized = !ignore.matches("lm_head");
       // Quantizers leave lm_head alone unless told otherwise; an ignore list
       // without it means lm_head was quantized (compressed-tensors, modelopt).
-      if (head_quantized && !q.ignore.empty()) out.pr.lm_head = *q.weights;
+      if (head_quantized && !ignore.empty()) out.pr.lm_head = *q.weights;
     }
   }
   if (const char* dt = root.contains("torch_dtype") ? "torch_dtype" : (root.contains("dtype") ? "dtype" : nullptr)) {

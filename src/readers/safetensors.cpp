@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <set>
 
 #include "common.hpp"
@@ -96,6 +97,7 @@ std::vector<safetensors_tensor> parse_safetensors(std::span<const std::uint8_t> 
     fail(name, "offset 0: header length " + std::to_string(n) + " exceeds the file (" + std::to_string(size - 8) + " bytes after it)");
   }
   if (n > data.size() - 8) fail(name, "offset 8: truncated header");
+  readers::require_json_depth(name, std::string_view(reinterpret_cast<const char*>(data.data()) + 8, n), "offset 8: ");
   json j;
   try {
     j = json::parse(data.begin() + 8, data.begin() + 8 + static_cast<std::ptrdiff_t>(n));
@@ -105,6 +107,11 @@ std::vector<safetensors_tensor> parse_safetensors(std::span<const std::uint8_t> 
   if (!j.is_object()) fail(name, "offset 8: the header must be a JSON object");
   const std::uint64_t data_bytes = size - 8 - n;
   std::vector<safetensors_tensor> out;
+  struct span {
+    std::uint64_t begin, end;
+    std::size_t index;
+  };
+  std::vector<span> spans;
   for (const auto& [key, v] : j.items()) {
     if (key == "__metadata__") continue;
     const std::string where = "tensor '" + key.substr(0, 200) + "'";
@@ -142,27 +149,48 @@ std::vector<safetensors_tensor> parse_safetensors(std::span<const std::uint8_t> 
       fail(name, where + ": " + detail::show(t.bytes) + " bytes for " + detail::show(elements) + " elements of " + t.dtype);
     }
     out.push_back(std::move(t));
+    if (e > b) spans.push_back({b, e, out.size() - 1});
+  }
+  // Each tensor owns its bytes: two tensors over the same bytes (aliased or
+  // overlapping offsets) would count weights the file does not hold.
+  std::sort(spans.begin(), spans.end(), [](const span& x, const span& y) {
+    return x.begin != y.begin ? x.begin < y.begin : x.end < y.end;
+  });
+  std::size_t widest = 0;  // the span reaching furthest so far
+  for (std::size_t i = 1; i < spans.size(); ++i) {
+    if (spans[i - 1].end > spans[widest].end) widest = i - 1;
+    const span& a = spans[widest];
+    const span& b = spans[i];
+    if (b.begin < a.end) {
+      fail(name, "tensor '" + out[b.index].name.substr(0, 200) + "': data_offsets [" + std::to_string(b.begin) + ", " +
+                     std::to_string(b.end) + "] overlap tensor '" + out[a.index].name.substr(0, 200) + "' [" +
+                     std::to_string(a.begin) + ", " + std::to_string(a.end) + "]");
+    }
   }
   return out;
 }
 
-std::vector<safetensors_tensor> read_safetensors(const std::string& path) {
+namespace {
+
+/// One file of a (possibly sharded) set. `visited` holds the canonical paths
+/// already read: an index naming itself, two indexes naming each other, or
+/// two names for one shard would otherwise recurse forever or count the same
+/// bytes twice.
+std::vector<safetensors_tensor> read_safetensors_file(const std::filesystem::path& p, std::set<std::string>& visited,
+                                                      int depth) {
   namespace fs = std::filesystem;
-  fs::path p(path);
+  readers::require_regular_file(p.string());
   std::error_code ec;
-  if (fs::is_directory(p, ec)) {
-    if (fs::exists(p / "model.safetensors.index.json", ec)) {
-      p /= "model.safetensors.index.json";
-    } else if (fs::exists(p / "model.safetensors", ec)) {
-      p /= "model.safetensors";
-    } else {
-      fail(path, "no model.safetensors or model.safetensors.index.json in this folder");
-    }
+  const std::string canonical = fs::weakly_canonical(p, ec).string();
+  if (!visited.insert(ec ? p.string() : canonical).second) {
+    fail(p.string(), "read twice: an index names this file again (itself, another index or an alias of a shard)");
   }
   if (p.extension() == ".json") {
+    if (depth > 0) fail(p.string(), "an index may only name .safetensors shards, not another index");
     std::uint64_t size = 0;
     const auto buf = readers::read_prefix(p.string(), 64ull << 20, &size);
     if (size > (64ull << 20)) fail(p.string(), "larger than 64 MiB: not an index");
+    readers::require_json_depth(p.string(), std::string_view(reinterpret_cast<const char*>(buf.data()), buf.size()));
     json j;
     try {
       j = json::parse(buf.begin(), buf.end());
@@ -179,11 +207,15 @@ std::vector<safetensors_tensor> read_safetensors(const std::string& path) {
       if (f.find('/') != std::string::npos || f.find("..") != std::string::npos) {
         fail(p.string(), "weight_map['" + tensor.substr(0, 200) + "'] must name a file in the same folder (got '" + f.substr(0, 200) + "')");
       }
+      if (fs::path(f).extension() != ".safetensors") {
+        fail(p.string(), "weight_map['" + tensor.substr(0, 200) + "'] must name a .safetensors shard (got '" + f.substr(0, 200) + "')");
+      }
       shards.insert(f);
     }
+    if (shards.size() > 100000) fail(p.string(), "weight_map names more than 100000 shards");
     std::vector<safetensors_tensor> all;
     for (const auto& s : shards) {
-      auto part = read_safetensors((p.parent_path() / s).string());
+      auto part = read_safetensors_file(p.parent_path() / s, visited, depth + 1);
       all.insert(all.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     }
     return all;
@@ -195,6 +227,25 @@ std::vector<safetensors_tensor> read_safetensors(const std::string& path) {
   const std::uint64_t want = n <= (100ull << 20) ? 8 + n : 8;
   const auto buf = readers::read_prefix(p.string(), want, &size);
   return parse_safetensors(buf, p.string(), size);
+}
+
+}  // namespace
+
+std::vector<safetensors_tensor> read_safetensors(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path p(path);
+  std::error_code ec;
+  if (fs::is_directory(p, ec)) {
+    if (fs::exists(p / "model.safetensors.index.json", ec)) {
+      p /= "model.safetensors.index.json";
+    } else if (fs::exists(p / "model.safetensors", ec)) {
+      p /= "model.safetensors";
+    } else {
+      fail(path, "no model.safetensors or model.safetensors.index.json in this folder");
+    }
+  }
+  std::set<std::string> visited;
+  return read_safetensors_file(p, visited, 0);
 }
 
 tensor_inventory inventory(const std::vector<safetensors_tensor>& tensors) {
@@ -232,7 +283,8 @@ model_source read_model(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path p(path);
   std::error_code ec;
-  if (!fs::exists(p, ec)) fail(path, "no such file or folder");
+  const fs::file_status st = fs::status(p, ec);
+  if (st.type() != fs::file_type::directory) readers::require_regular_file(path);
   const std::string ext = p.extension().string();
   if (ext == ".gguf") return read_gguf_model(path);
   if (ext == ".safetensors" || p.filename() == "model.safetensors.index.json") return read_safetensors_model(path);

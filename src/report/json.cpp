@@ -153,7 +153,7 @@ json alternatives_json(const setup& s, const roofline& r, const scenario& sc) {
                    {"total_tokens_per_s_estimate", users / step.estimate.value()}});
   };
   for (const char* kv : {"fp8-e4m3", "q8_0", "q4_0"}) {
-    if (find_format(kv).bits >= s.pr.kv.bits) continue;
+    if (find_format(kv).bits >= s.pr.kv.bits || !kv_format_supported(sc.engine.name, find_format(kv))) continue;
     precision pr = s.pr;
     pr.kv = find_format(kv);
     entry(std::string("KV cache in ") + kv, pr, sc.parallel, sc.users, sc.context);

@@ -1,4 +1,5 @@
-// A minimal GGUF writer for tests: metadata and tensor infos only.
+// A minimal GGUF writer for tests: metadata, tensor infos at aligned offsets,
+// and zeroed tensor data (the reader checks the data is there).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,22 @@ struct gguf_builder {
   std::uint64_t tensors = 0;
   std::vector<std::uint8_t> kv_bytes;
   std::vector<std::uint8_t> tensor_bytes;
+  std::vector<std::size_t> offset_at;     // where each tensor's offset field sits in tensor_bytes
+  std::vector<std::uint64_t> data_sizes;  // bytes of each tensor's data
+
+  static std::uint64_t data_size(const std::vector<std::uint64_t>& shape, std::uint32_t type) {
+    std::uint64_t n = 1;
+    for (auto s : shape) n *= s;
+    switch (type) {
+      case 0: return n * 4;                  // F32
+      case 1: case 30: return n * 2;         // F16, BF16
+      case 2: return n / 32 * 18;            // Q4_0
+      case 8: return n / 32 * 34;            // Q8_0
+      case 12: return n / 256 * 144;         // Q4_K
+      case 14: return n / 256 * 210;         // Q6_K
+      default: return 0;
+    }
+  }
 
   template <class T>
   static void put(std::vector<std::uint8_t>& v, T x) {
@@ -44,6 +61,8 @@ struct gguf_builder {
     put<std::uint32_t>(tensor_bytes, static_cast<std::uint32_t>(shape.size()));
     for (auto s : shape) put<std::uint64_t>(tensor_bytes, s);
     put<std::uint32_t>(tensor_bytes, type);
+    offset_at.push_back(tensor_bytes.size());
+    data_sizes.push_back(data_size(shape, type));
     put<std::uint64_t>(tensor_bytes, 0);
     ++tensors;
     return *this;
@@ -54,7 +73,14 @@ struct gguf_builder {
     put<std::uint64_t>(v, tensors);
     put<std::uint64_t>(v, kv);
     v.insert(v.end(), kv_bytes.begin(), kv_bytes.end());
-    v.insert(v.end(), tensor_bytes.begin(), tensor_bytes.end());
+    std::vector<std::uint8_t> infos = tensor_bytes;
+    std::uint64_t offset = 0;
+    for (std::size_t i = 0; i < offset_at.size(); ++i) {
+      std::memcpy(infos.data() + offset_at[i], &offset, sizeof offset);
+      offset += (data_sizes[i] + 31) / 32 * 32;
+    }
+    v.insert(v.end(), infos.begin(), infos.end());
+    if (!offset_at.empty()) v.resize((v.size() + 31) / 32 * 32 + offset, 0);
     return v;
   }
 };

@@ -155,7 +155,7 @@ TEST_CASE("malformed points files are rejected with the line") {
   std::ofstream(path) << "id,source\nM1,x\n";
   CHECK_THROWS_WITH_AS(read_measurements(path.string()), (path.string() + ": line 1: missing column 'device'").c_str(),
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(read_measurements("/nonexistent.csv"), "/nonexistent.csv: cannot open the file", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(read_measurements("/nonexistent.csv"), "/nonexistent.csv: no such file", std::invalid_argument);
   std::filesystem::remove(path);
 }
 

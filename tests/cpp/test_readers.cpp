@@ -115,7 +115,7 @@ TEST_CASE("config.json errors name the file, the key and the reason") {
       "c.json: 'layer_types' has 1 entries for 2 layers", std::invalid_argument);
   CHECK_THROWS_WITH_AS(parse_hf_config("{\"model_type\": \"\xff\"}", "c.json"),
                        doctest::Contains("c.json: invalid JSON"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(read_hf_config("/nonexistent/config.json"), "/nonexistent/config.json: cannot open the file",
+  CHECK_THROWS_WITH_AS(read_hf_config("/nonexistent/config.json"), "/nonexistent/config.json: no such file",
                        std::invalid_argument);
 }
 
@@ -205,7 +205,7 @@ TEST_CASE("GGUF: broken files are rejected with the offset and the reason") {
   // header 24 B + key (8 + 12 B) + type 4 B: the value starts at offset 48.
   CHECK_THROWS_WITH_AS(parse_gguf(as_span(utf), "x.gguf"), "x.gguf: offset 48: string value is not valid UTF-8",
                        std::invalid_argument);
-  CHECK_THROWS_WITH_AS(read_gguf("/nonexistent.gguf"), "/nonexistent.gguf: cannot open the file", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(read_gguf("/nonexistent.gguf"), "/nonexistent.gguf: no such file", std::invalid_argument);
 }
 
 TEST_CASE("safetensors: exact bytes, and broken headers rejected") {

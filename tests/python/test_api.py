@@ -83,7 +83,7 @@ def test_catalog_objects() -> None:
         (dict(users=0), ValueError, "users must be in [1, 1000000000] (got 0)"),
         (dict(users="4"), TypeError, "users must be a number (got str)"),
         (dict(context=math.nan), ValueError, "context must be finite (got nan)"),
-        (dict(context=-1), ValueError, "context must be in [0, 1000000000] (got -1)"),
+        (dict(context=-1), ValueError, "context must be >= 0 (got -1)"),
         (dict(devices=0), ValueError, "devices must be >= 1 (got 0)"),
         (dict(model=3), TypeError, "model must be a catalog id or a Model (got int)"),
         (dict(memory_utilization=1.5), ValueError, "engine.memory_utilization must be in (0, 1] (got 1.5)"),
@@ -102,7 +102,7 @@ def test_custom_model_errors_name_the_field() -> None:
     with pytest.raises(ValueError, match=r"architecture.num_kv_heads must be > 0 \(got 0\)"):
         llmroof.Model.custom(num_layers=2, hidden_size=64, num_heads=4, num_kv_heads=0, head_dim=16,
                              ffn_size=128, vocab_size=100)
-    with pytest.raises(TypeError, match="num_layers has the wrong type"):
+    with pytest.raises(TypeError, match=r"num_layers must be an int \(got str\)"):
         llmroof.Model.custom(num_layers="two", hidden_size=64)
     with pytest.raises(ValueError, match=r"device.bandwidth must be > 0"):
         llmroof.Device.custom(memory_bytes=1e9, bf16_flops_per_s=1e12)

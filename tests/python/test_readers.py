@@ -164,7 +164,7 @@ def test_reader_errors(tmp_path: Path) -> None:
     (tmp_path / "broken.safetensors").write_bytes(b"\x00" * 16)
     with pytest.raises(ValueError, match="broken.safetensors: offset 8: invalid JSON header"):
         llmroof.Model.from_safetensors(tmp_path / "broken.safetensors")
-    with pytest.raises(ValueError, match="no such file or folder"):
+    with pytest.raises(ValueError, match="no such file"):
         llmroof.Model.from_file(tmp_path / "missing.json")
     with pytest.raises(TypeError, match="path must be a str or path"):
         llmroof.Model.from_file(3)  # type: ignore[arg-type]

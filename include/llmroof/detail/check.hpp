@@ -45,6 +45,30 @@ inline double require_non_negative(std::string_view field, double v) {
   return v;
 }
 
+/// Throws unless v <= hi: a limit no real input reaches, which bounds the
+/// work and memory a hostile input can ask for.
+inline double require_at_most(std::string_view field, double v, double hi) {
+  if (!(v <= hi)) fail(field, "<= " + show(hi), v);
+  return v;
+}
+
+/// Throws unless v is a whole number (1.5 users or layers mean nothing).
+inline double require_whole(std::string_view field, double v) {
+  if (!std::isfinite(v) || v != std::floor(v)) fail(field, "a whole number", v);
+  return v;
+}
+
+/// The most tokens a context, prompt or cache may hold: no model reads a
+/// billion tokens, and sizes stay far from overflow.
+constexpr double max_tokens = 1e9;
+
+/// Throws unless v is finite and in [0, max_tokens].
+inline double require_tokens(std::string_view field, double v) {
+  if (!std::isfinite(v) || v < 0.0) fail(field, ">= 0", v);
+  if (v > max_tokens) fail(field, "<= 1e9 tokens", v);
+  return v;
+}
+
 /// Throws unless v is finite and within [lo, hi].
 inline double require_in(std::string_view field, double v, double lo, double hi) {
   if (!std::isfinite(v) || v < lo || v > hi) {

@@ -1,0 +1,128 @@
+"""Hostile-input cases of issue 17, one per cause, for the command and the
+Python package. Each must fail with status 2 (Python: ValueError/TypeError)
+and one line that contains `expect`, print nothing on stdout (no plan), and
+finish within the runner's time and memory limits.
+
+`{D}` in an argument is the corpus folder written by make_hostile.py.
+"""
+from __future__ import annotations
+
+M = ["--model", "llama-3.1-8b", "--device", "h100-sxm"]
+P = ["plan", *M]
+
+# (name, argv, expected text in the one error line)
+CLI: list[tuple[str, list[str], str]] = [
+    # Crashes: stack overflow, recursion.
+    ("deep json", ["plan", "--model", "{D}/deep/config.json", "--device", "h100-sxm"],
+     "JSON nested deeper than 64 levels"),
+    ("self index", ["plan", "--model", "{D}/self_index/model.safetensors.index.json", "--device", "h100-sxm"],
+     "must name a .safetensors shard (got 'model.safetensors.index.json')"),
+    ("mutual index", ["plan", "--model", "{D}/mutual_index/model.safetensors.index.json", "--device", "h100-sxm"],
+     "must name a .safetensors shard (got 'other.index.json')"),
+    ("aliased shard", ["plan", "--model", "{D}/alias_shard/model.safetensors.index.json", "--device", "h100-sxm"],
+     "read twice"),
+    # Memory and hangs: sizes against sense, non-regular files.
+    ("9 GiB array", ["plan", "--model", "{D}/huge_array.gguf", "--device", "h100-sxm"],
+     "array of 9663676416 elements (limit 16777216)"),
+    ("tensor count size/25", ["plan", "--model", "{D}/many_tensors.gguf", "--device", "h100-sxm"],
+     "tensor count 429496728 (limit 1048576)"),
+    ("key count size/14", ["plan", "--model", "{D}/many_keys.gguf", "--device", "h100-sxm"],
+     "metadata count 766958444 (limit 1048576)"),
+    ("validate /dev/zero", ["validate", "/dev/zero"], "/dev/zero: is a device, not a regular file"),
+    ("calibrate /dev/urandom", ["calibrate", "/dev/urandom"], "/dev/urandom: is a device, not a regular file"),
+    ("fifo json", ["plan", "--model", "{D}/fifo.json", "--device", "h100-sxm"], "is a FIFO, not a regular file"),
+    ("symlink loop", ["plan", "--model", "{D}/loop.json", "--device", "h100-sxm"], "loop.json: symbolic link loop"),
+    ("folder csv", ["validate", "{D}/folder.json"], "is a folder, not a file"),
+    ("missing csv", ["validate", "{D}/nothing.csv"], "nothing.csv: no such file"),
+    # Tensor sizes against the data.
+    ("truncated gguf data", ["plan", "--model", "{D}/truncated_data.gguf", "--device", "h100-sxm"],
+     "tensor 'token_embd.weight': 65536 bytes at data offset 0 exceed the 1000 data bytes of the file"),
+    ("tensor past file", ["plan", "--model", "{D}/tensor_past_file.gguf", "--device", "h100-sxm"],
+     "tensor 'token_embd.weight': 281474976710656 bytes at data offset 0 exceed"),
+    ("aliased gguf tensors", ["plan", "--model", "{D}/aliased_tensors.gguf", "--device", "h100-sxm"],
+     "data at offset 0 overlaps tensor"),
+    ("overlapping safetensors", ["plan", "--model", "{D}/overlap", "--device", "h100-sxm"], "overlap tensor"),
+    ("billion experts", ["plan", "--model", "{D}/billion_experts.gguf", "--device", "h100-sxm"],
+     "architecture.moe.num_experts must be <= 1000000 (got 1000000000)"),
+    ("experts vs tensors", ["plan", "--model", "{D}/experts_mismatch.gguf", "--device", "h100-sxm"],
+     "metadata 'llama.expert_count' is 64 but tensor 'blk.0.ffn_gate_exps.weight' holds 8 experts"),
+    # Overflow into plausible answers.
+    ("context 1e300", [*P, "--context", "1e300"], "context must be <= 1e9 tokens (got 1e+300)"),
+    ("context 9.2e18", [*P, "--context", "9.2e18"], "context must be <= 1e9 tokens (got 9.2e+18)"),
+    ("nodes overflow", [*P[:3], "--device", "h100-sxm:8", "--nodes", "536870913"],
+     "--nodes must be in [1, 65536] (got 536870913)"),
+    ("device count 1e6", [*P[:3], "--device", "h100-sxm:1000000"],
+     "--device ID:N needs a whole device count N in [1, 1024] per node (got '1000000')"),
+    # Impossible layouts and formats.
+    ("tp 3", [*P[:3], "--device", "h100-sxm:3", "--tp", "3"], "tp must be a divisor of the 32 attention heads"),
+    ("tp 64", [*P[:3], "--device", "h100-sxm:8", "--nodes", "8", "--tp", "64"],
+     "tp must be a divisor of the 32 attention heads"),
+    ("default tp 6", [*P[:3], "--device", "h100-sxm:6"], "--tp defaults to the 6 devices"),
+    ("q4_0 kv vllm", [*P, "--kv", "q4_0"], "kv format 'q4_0' is not a KV cache type of engine 'vllm'"),
+    ("q4_0 kv sglang", [*P, "--kv", "q4_0", "--engine", "sglang"],
+     "kv format 'q4_0' is not a KV cache type of engine 'sglang'"),
+    ("awq kv", [*P, "--kv", "awq-int4"], "kv format 'awq-int4' is a weight format, not a KV cache format"),
+    ("zero-bit quantization", ["plan", "--model", "{D}/zero_bits.json", "--device", "h100-sxm"],
+     "quantization_config bits must be >= 1 (got 0)"),
+    ("gpu as host", [*P, "--engine", "llama.cpp", "--kv", "q8_0", "--offload", "0.5", "--host", "h100-sxm"],
+     "offload.host must be a CPU ('h100-sxm' is a datacenter device)"),
+    ("context 0", [*P, "--context", "0"], "context must be >= 1 token (got 0)"),
+    # Quadratic or unbounded work.
+    ("100k ignore patterns", ["plan", "--model", "{D}/many_ignores.json", "--device", "h100-sxm"],
+     "quantization_config ignore list has 100000 patterns (limit 256"),
+    # Silently ignored or coerced input.
+    ("stray word", [*P, "extra"], "unexpected argument 'extra' for 'plan'"),
+    ("option not used", ["kv", "--model", "llama-3.1-8b", "--tp", "2"], "--tp"),
+    ("users 1.5", [*P, "--users", "1.5"], "--users must be a whole number (got '1.5')"),
+    ("header-only csv", ["validate", "{D}/header_only.csv"], "no measurements: only the header line"),
+    ("write-profiles full disk", ["calibrate", "{D}/points.csv", "--write-profiles", "/dev/full"],
+     "--write-profiles: writing '/dev/full' failed (disk full?)"),
+    # Vague messages.
+    ("json=true", [*P, "--json=true"], "--json takes no value"),
+    ("tps -1", ["users", *M, "--tps", "-1"], "--tps must be >= 0 and <= 1000000000 (got -1)"),
+    ("bad report path", ["validate", "{D}/points.csv", "--report", "{D}/file/sub"],
+     "--report: cannot create the folder '{D}/file/sub'"),
+]
+
+# (name, python source of one call on `llmroof` as `r` and the corpus as D,
+#  exception type name, expected text)
+PYTHON: list[tuple[str, str, str, str]] = [
+    ("deep json", "r.Model.from_file(D + '/deep/config.json')", "ValueError", "JSON nested deeper than 64 levels"),
+    ("self index", "r.Model.from_file(D + '/self_index/model.safetensors.index.json')", "ValueError",
+     "must name a .safetensors shard"),
+    ("9 GiB array", "r.Model.from_gguf(D + '/huge_array.gguf')", "ValueError", "(limit 16777216)"),
+    ("tensor count", "r.Model.from_gguf(D + '/many_tensors.gguf')", "ValueError", "(limit 1048576)"),
+    ("fifo", "r.Model.from_file(D + '/fifo.json')", "ValueError", "is a FIFO, not a regular file"),
+    ("truncated data", "r.Model.from_gguf(D + '/truncated_data.gguf')", "ValueError", "exceed the 1000 data bytes"),
+    ("overlap", "r.Model.from_file(D + '/overlap')", "ValueError", "overlap tensor"),
+    ("context 1e300", "r.plan(model='llama-3.1-8b', device='h100-sxm', context=1e300)", "ValueError",
+     "context must be <= 1e9 tokens (got 1e+300)"),
+    ("users 1.5", "r.plan(model='llama-3.1-8b', device='h100-sxm', users=1.5)", "ValueError",
+     "users must be a whole number (got 1.5)"),
+    ("tp 1.5", "r.plan(model='llama-3.1-8b', device='h100-sxm', devices=2, tp=1.5)", "ValueError",
+     "tp must be a whole number (got 1.5)"),
+    ("tp 3", "r.plan(model='llama-3.1-8b', device='h100-sxm', devices=3, tp=3)", "ValueError",
+     "tp must be a divisor of the 32 attention heads"),
+    ("q4_0 kv vllm", "r.plan(model='llama-3.1-8b', device='h100-sxm', kv='q4_0')", "ValueError",
+     "kv format 'q4_0' is not a KV cache type of engine 'vllm'"),
+    ("efficiency bogus", "r.plan(model='llama-3.1-8b', device='h100-sxm', efficiency={'bogus': 1})", "ValueError",
+     "efficiency: unknown field 'bogus'"),
+    ("2^31 layers", "r.Model.custom(num_layers=2**31, hidden_size=64, num_heads=4, ffn_size=128, vocab_size=256)",
+     "ValueError", "num_layers must be <= 2147483647"),
+    ("2^31-1 layers", "r.Model.custom(num_layers=2**31-1, hidden_size=64, num_heads=4, ffn_size=128, vocab_size=256)",
+     "ValueError", "architecture.num_layers must be <= 10000"),
+    ("1.5 layers", "r.Model.custom(num_layers=1.5, hidden_size=64, num_heads=4, ffn_size=128, vocab_size=256)",
+     "TypeError", "num_layers must be an int (got float)"),
+    ("routing 1e7 x 1e7", "r.simulate_routing(popularity=[0.5, 0.5], experts_per_token=1, tokens=10**7, trials=10**7)",
+     "ValueError", "<= 1e8"),
+    ("zipf 2^31-1", "r.zipf_popularity(num_experts=2**31 - 1, alpha=1.0)", "ValueError",
+     "num_experts must be <= 1000000"),
+    ("sweep grid 1e10", "r.sweep_decode(model='llama-3.1-8b', device='h100-sxm', batch=list(range(1, 100001)), "
+     "context=list(range(100000)))", "ValueError", "a sweep must have at most 1e7 grid points"),
+    ("sweep batch str", "r.sweep_decode(model='llama-3.1-8b', device='h100-sxm', batch=['a'])", "TypeError",
+     "batch must be a number or a sequence of numbers"),
+    ("efficiency not a dict", "r.plan(model='llama-3.1-8b', device='h100-sxm', efficiency=5)", "TypeError",
+     "efficiency must be a dict or None (got int)"),
+    ("devices str", "r.plan(model='llama-3.1-8b', device='h100-sxm', devices='8')", "TypeError",
+     "devices must be an int (got str)"),
+]
