@@ -45,12 +45,15 @@ double predict(const measurement& m, const efficiency_profile& profile) {
   const double n = m.plan.devices();
   // Kernel traits belong to the engine, whichever group's profile is used
   // (copied only when they differ: fits call this millions of times).
-  const bool fp16 = engine_accumulates_fp16(m.engine);
-  const bool same = profile.fp16_accumulate == fp16 && profile.fused_attention == m.fused_attention;
+  efficiency_profile traits;
+  apply_kernel_traits(traits, m.engine);
+  const bool same = profile.fp16_accumulate == traits.fp16_accumulate &&
+                    profile.quantized_path == traits.quantized_path && profile.fused_attention == m.fused_attention;
   efficiency_profile own;
   if (!same) {
     own = profile;
-    own.fp16_accumulate = fp16;
+    own.fp16_accumulate = traits.fp16_accumulate;
+    own.quantized_path = traits.quantized_path;
     own.fused_attention = m.fused_attention;
   }
   const efficiency_profile& e = same ? profile : own;
@@ -355,10 +358,26 @@ std::string key_of(profile_scope s, const device& d, const std::string& engine) 
 }  // namespace
 
 const calibration_result* profile_table::fit_for(const device& d, const std::string& engine) const {
+  // An engine version without its own points (llama.cpp-cuda@2024) takes its
+  // engine's other version's fit before the global one: the version changes
+  // kernel traits, which predict() applies per row, not the efficiencies on
+  // each path.
+  const std::string base = engine.substr(0, engine.find('@'));
+  std::vector<std::string> candidates{engine};
+  if (base != engine) candidates.push_back(base);
+  for (const auto& [key, fit] : fits) {
+    const std::string e = key.substr(0, key.find('/'));
+    if (e != engine && e.rfind(base + "@", 0) == 0 &&
+        std::find(candidates.begin(), candidates.end(), e) == candidates.end()) {
+      candidates.push_back(e);
+    }
+  }
   for (profile_scope s : {profile_scope::engine_and_class, profile_scope::engine, profile_scope::global}) {
     if (static_cast<int>(s) > static_cast<int>(scope)) continue;
-    auto it = fits.find(key_of(s, d, engine));
-    if (it != fits.end()) return &it->second;
+    for (const std::string& e : candidates) {
+      auto it = fits.find(key_of(s, d, e));
+      if (it != fits.end()) return &it->second;
+    }
   }
   return nullptr;
 }
@@ -412,6 +431,63 @@ double median_ape(const std::vector<cv_prediction>& p, bool decode) {
     if (decode_metric(x.row->what) == decode) e.push_back(x.error());
   }
   return e.empty() ? std::nan("") : median(e);
+}
+
+std::string engine_of_class(std::string_view engine_class) {
+  if (engine_class.rfind("llama.cpp", 0) == 0) {
+    return engine_class.find("@2024") != std::string_view::npos ? "llama.cpp@2024" : "llama.cpp";
+  }
+  return std::string(engine_class);
+}
+
+std::vector<cv_prediction> predict_shipped(const std::vector<measurement>& rows) {
+  std::vector<cv_prediction> out;
+  out.reserve(rows.size());
+  for (const auto& m : rows) {
+    const efficiency_profile e = default_profile(m.dev, engine_of_class(m.engine));
+    const double a = predict(m, slower(e));
+    const double b = predict(m, faster(e));
+    out.push_back({&m, predict(m, e), std::min(a, b), std::max(a, b)});
+  }
+  return out;
+}
+
+namespace {
+
+validation_scope summarize(std::string name, std::vector<cv_prediction> p) {
+  validation_scope s{std::move(name), std::move(p), 0, 0, 0};
+  std::vector<double> single;
+  for (const auto& x : s.predictions) {
+    if (x.row->what == metric::decode_tps_per_seq && x.row->batch == 1) single.push_back(x.error());
+  }
+  s.decode = median_ape(s.predictions, true);
+  s.single = median(single);
+  s.prefill = median_ape(s.predictions, false);
+  return s;
+}
+
+}  // namespace
+
+validation validate(const std::vector<measurement>& rows, bool refit) {
+  validation v;
+  if (!refit) {
+    v.scopes.push_back(summarize("shipped", predict_shipped(rows)));
+    return v;
+  }
+  for (profile_scope sc :
+       {profile_scope::defaults, profile_scope::global, profile_scope::engine, profile_scope::engine_and_class}) {
+    v.scopes.push_back(summarize(std::string(to_string(sc)), cross_validate(rows, sc)));
+  }
+  // Within 0.1 point the lower decode MdAPE, then the finer scope, whose extra
+  // groups hold a single source each, which leave-one-source-out cannot score.
+  const auto headline = [](const validation_scope& s) {
+    return (std::isnan(s.single) ? 0 : s.single) + (std::isnan(s.prefill) ? 0 : s.prefill);
+  };
+  for (std::size_t i = 1; i < v.scopes.size(); ++i) {
+    const double a = headline(v.scopes[i]), b = headline(v.best());
+    if (a < b - 1e-3 || (a <= b + 1e-3 && v.scopes[i].decode <= v.best().decode + 1e-3)) v.chosen = i;
+  }
+  return v;
 }
 
 }  // namespace llmroof

@@ -126,6 +126,11 @@ engine_settings find_engine(std::string_view name) {
       }
       e.sampler_copies = vllm_sampler_copies(version);
     }
+    if ((e.name == "llama.cpp" || e.name == "ollama") && version != "current" && version != "2024") {
+      // The kernels changed, not the memory plan: 2024 builds dequantized to
+      // FP16 for cuBLAS, current ones multiply quantized weights in int8.
+      throw std::invalid_argument("engine version of " + e.name + " must be 2024 or 'current' (got '" + version + "')");
+    }
     return e;
   }
   detail::fail_unknown("engine", key, engine_names());

@@ -65,11 +65,21 @@ bool has(const std::string& s, const char* p) { return s.find(p) != std::string:
 
 /// The catalog device a dataset's device name means (the general resolver:
 /// "NVIDIA RTX 4090 24GB", "Apple M3 Max 40-Core GPU 64GB"); none when the
-/// name is unknown or ambiguous.
+/// name is unknown or ambiguous. A datacenter name without its form factor
+/// ("NVIDIA H100 80GB", "NVIDIA A100 80GB": NIM's tables, the llama.cpp
+/// scoreboard) means the SXM module when exactly one candidate is one: the
+/// part of NVIDIA's DGX/HGX benchmark systems and of most cloud offerings.
 std::optional<std::string> device_id(const std::string& d) {
   const auto ids = match_devices(d);
-  if (ids.size() != 1) return std::nullopt;
-  return ids.front();
+  if (ids.size() == 1) return ids.front();
+  std::optional<std::string> sxm;
+  for (const auto& id : ids) {
+    if (id.find("-sxm") == std::string::npos) continue;
+    if (sxm) return std::nullopt;
+    sxm = id;
+  }
+  const bool form_factor_given = has(d, "PCIe") || has(d, "NVL") || has(d, "SXM");
+  return form_factor_given ? std::nullopt : sxm;
 }
 
 /// The catalog model a dataset's model name means (the general resolver:
@@ -233,11 +243,22 @@ measurement_set read_measurements(const std::string& path) {
     const int n = static_cast<int>(std::max(1.0, number(get("n_devices"))));
     m.per_device = has(get("unit"), "/GPU");
     if (has(backend, "llama.cpp")) {
-      m.engine = has(backend, "Metal") ? "llama.cpp-metal" : "llama.cpp-cuda";
+      // Builds of 2024 (and older) dequantized to FP16 for cuBLAS and had
+      // flash attention opt-in (-fa): rows that do not say it ran materialize
+      // the score matrix. Current builds (build numbers, 2025-26 dates, "MMQ")
+      // take the int8 quantized-matmul path and turn -fa on by themselves
+      // (-fa auto) unless the row says "FA off".
+      const bool old_build = (has(backend, "2024") || has(backend, "2023")) && !has(backend, "MMQ");
+      if (has(backend, "Metal")) {
+        m.engine = "llama.cpp-metal";
+      } else {
+        m.engine = old_build ? "llama.cpp-cuda@2024" : "llama.cpp-cuda";
+      }
       m.plan.pp = n;  // llama.cpp splits layers across GPUs (a pipeline)
-      // Flash attention is opt-in (-fa) in llama.cpp builds of 2024; rows
-      // that do not say it ran materialize the score matrix.
-      m.fused_attention = has(backend, "flash-attn on") || has(get("notes"), "flash-attn on");
+      const bool said_on = has(backend, "flash-attn on") || has(notes, "flash-attn on") || has(backend, "FA on") ||
+                           has(backend, "-fa on");
+      const bool said_off = has(backend, "FA off") || has(backend, "-fa off") || has(notes, "flash-attn off");
+      m.fused_attention = said_on || (!old_build && !said_off);
     } else if (has(backend, "TensorRT-LLM")) {
       m.engine = "tensorrt-llm";
       if (has(backend, "EP8") && m.arch.is_moe()) {

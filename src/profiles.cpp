@@ -66,10 +66,17 @@ const fitted_row fitted[] = {
 #include "profiles_fitted.inc"
 };
 
+// `engine` may carry a version (llama.cpp@2024): the kernels changed with it.
 std::string engine_class(const device& d, std::string_view engine) {
+  std::string_view version;
+  if (const auto at = engine.find('@'); at != std::string_view::npos) {
+    version = engine.substr(at + 1);
+    engine = engine.substr(0, at);
+  }
   if (engine == "llama.cpp" || engine == "ollama") {
     if (d.vendor == "Apple") return "llama.cpp-metal";
-    return d.vendor == "NVIDIA" ? "llama.cpp-cuda" : "";
+    if (d.vendor != "NVIDIA") return "";
+    return version == "2024" ? "llama.cpp-cuda@2024" : "llama.cpp-cuda";
   }
   if (engine == "tensorrt-llm" || engine == "mlx") return std::string(engine);
   return "";  // vLLM, SGLang: too few measured points; class defaults
@@ -82,9 +89,13 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
   const std::string cls = engine_class(d, engine);
   if (cls.empty()) return e;
   // Current llama.cpp turns flash attention on by itself (-fa auto), so
-  // plans assume fused attention; its cuBLAS path accumulates in FP16.
-  e.fp16_accumulate = engine_accumulates_fp16(cls);
-  for (const std::string& key : {cls + "/" + std::string(to_string(d.memory_kind_of())), cls}) {
+  // plans assume fused attention.
+  apply_kernel_traits(e, cls);
+  // An engine version without fitted points takes the other version's fit
+  // (the kernel traits above differ, the efficiencies on each path do not).
+  const std::string base = cls.substr(0, cls.find('@'));
+  const std::string sibling = base == cls ? cls + "@2024" : base;
+  for (const std::string& key : {cls + "/" + std::string(to_string(d.memory_kind_of())), cls, sibling}) {
     for (const auto& f : fitted) {
       if (key != f.key) continue;
       e.name = "fitted " + key;

@@ -7,6 +7,7 @@
 // device, format and workload are kept with the reason, never dropped.
 #pragma once
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -140,12 +141,46 @@ profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope s
 struct cv_prediction {
   const measurement* row = nullptr;
   double predicted = 0;
+  double low = std::nan("");   ///< band of the prediction (shipped profiles only; NaN otherwise)
+  double high = std::nan("");
   [[nodiscard]] double error() const { return ape(predicted, row->value); }
 };
 
 /// Leave-one-source-out: every source's rows predicted by profiles fitted on
 /// the other sources at `scope`.
 std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, profile_scope scope);
+
+/// The engine name default_profile takes for a measured row's engine class
+/// (llama.cpp-cuda -> llama.cpp, llama.cpp-cuda@2024 -> llama.cpp@2024).
+std::string engine_of_class(std::string_view engine_class);
+
+/// Every row predicted with the profiles llmroof ships (default_profile of
+/// its device and engine: no fitting, no cross-validation), with the band of
+/// the profile one standard error slower and faster: what a user sees out of
+/// the box on their own measurements.
+std::vector<cv_prediction> predict_shipped(const std::vector<measurement>& rows);
+
+/// One way of predicting a points file and its headline errors.
+struct validation_scope {
+  std::string name;  ///< a profile_scope name, or "shipped"
+  std::vector<cv_prediction> predictions;
+  double decode = 0;   ///< MdAPE over decode-decided metrics
+  double single = 0;   ///< MdAPE of single-stream decode tokens/s
+  double prefill = 0;  ///< MdAPE over prefill-decided metrics (NaN: none)
+};
+
+/// What `llmroof validate` and llmroof.validate report.
+struct validation {
+  std::vector<validation_scope> scopes;
+  std::size_t chosen = 0;  ///< index into scopes
+  [[nodiscard]] const validation_scope& best() const { return scopes[chosen]; }
+};
+
+/// refit: leave-one-source-out at every profile scope, choosing the one with
+/// the lowest sum of single-stream decode and prefill MdAPE (within 0.1
+/// point the lower decode MdAPE, then the finer scope). Otherwise the shipped
+/// profiles alone (predict_shipped).
+validation validate(const std::vector<measurement>& rows, bool refit);
 
 /// Median absolute percentage error of the predictions whose metric
 /// satisfies `pred` (NaN when there are none).

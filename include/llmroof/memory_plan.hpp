@@ -38,6 +38,8 @@ struct engine_settings {
   std::string name = "vllm";
   /// Behaviour version ("current" unless the user asked for an older one, `vllm@0.10`).
   std::string version = "current";
+  /// `name`, or `name@version` for an older version: what default_profile takes.
+  [[nodiscard]] std::string qualified_name() const { return version == "current" ? name : name + "@" + version; }
   memory_model model = memory_model::fraction_of_total;
   /// Share of device memory the engine may use (vLLM gpu_memory_utilization, default 0.9).
   double memory_utilization = 0.9;

@@ -93,6 +93,10 @@ struct op {
   /// materializing the score matrix (an intensive figure, so that it
   /// survives parallel splits of `flop`); 0 elsewhere.
   double unfused_bytes_per_flop = 0;
+  /// GEMM weights stored below 16 bits (int4/int8/fp8/fp4 or a ggml block
+  /// format): the engine's kernel path decides which roof they run on
+  /// (roofline.hpp, kernel_path).
+  bool quantized = false;
 
   [[nodiscard]] constexpr bytes total_bytes() const {
     return weights + kv_read + kv_written + activations;
@@ -301,6 +305,20 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
   out.add({"lm_head", op_class::gemm, 1, make_flops(2.0 * w.out_tokens * d * v),
            make_bytes(v * d * head.bytes_per_element()), make_bytes(0), make_bytes(0),
            make_bytes(w.out_tokens * (d + v) * act), head.math, w.out_tokens}, op_kind::lm_head);
+
+  for (op& o : out.ops) {
+    const numeric_format* f = nullptr;
+    switch (o.kind) {
+      case op_kind::attention_proj:
+      case op_kind::attention_linear: f = &fa; break;
+      case op_kind::ffn: f = &ff; break;
+      case op_kind::experts:
+      case op_kind::shared_experts: f = &fe; break;
+      case op_kind::lm_head: f = &head; break;
+      default: break;
+    }
+    o.quantized = f != nullptr && f->bits < 16;
+  }
   return out;
 }
 

@@ -13,6 +13,32 @@
 
 namespace llmroof {
 
+/// The math an engine's GEMM kernels run on quantized weights (weights
+/// stored below 16 bits): a trait of the engine and its version, not fitted.
+enum class kernel_path : std::uint8_t {
+  /// The format's own roof: fp8/int8/fp4 tensor units for W8A8/W4A4 formats,
+  /// 16-bit math for weight-only ones (Marlin, Machete). vLLM, SGLang,
+  /// TensorRT-LLM.
+  native,
+  /// Every quantized weight dequantized to 16 bit for a 16-bit GEMM: llama.cpp
+  /// builds of 2024 (dequantize + cuBLAS above a few rows), Metal, MLX.
+  dequantize,
+  /// Quantized weights times activations quantized to 8 bits, as integer dot
+  /// products: INT8 tensor cores, or DP4A on cards without them (the catalog's
+  /// int8 rate is DP4A there). Current llama.cpp CUDA (MMQ since 2024; the
+  /// default for every ggml type and MXFP4 from 2025 builds).
+  int8_dot,
+};
+
+constexpr std::string_view to_string(kernel_path k) {
+  switch (k) {
+    case kernel_path::native: return "native";
+    case kernel_path::dequantize: return "dequantize";
+    case kernel_path::int8_dot: return "int8_dot";
+  }
+  return "?";
+}
+
 /// What one engine achieves on one class of device. Calibrated profiles
 /// (calibrate.hpp) produce the same struct.
 struct efficiency_profile {
@@ -33,6 +59,8 @@ struct efficiency_profile {
   /// for engines that materialize the score matrix in memory (llama.cpp
   /// without -fa), which adds the op's unfused_bytes_per_flop traffic.
   bool fused_attention = true;
+  /// The roof GEMMs on quantized weights run on (see kernel_path).
+  kernel_path quantized_path = kernel_path::native;
   /// Highest rate at which the engine's GEMM kernels stream weights from one
   /// device, B/s (0: none). Skinny decode GEMMs are latency-bound: they keep
   /// too few bytes in flight to fill HBM (Little's law), so batch-1 llama.cpp
@@ -100,9 +128,23 @@ inline void validate(const efficiency_profile& e) {
 /// Default profile of a device's class (documented with its source).
 efficiency_profile default_profile(const device& d);
 
-/// True for engine classes (llama.cpp-cuda, llama.cpp-metal, tensorrt-llm,
-/// vllm, mlx) whose 16-bit GEMMs accumulate in FP16: llama.cpp on CUDA.
-inline bool engine_accumulates_fp16(std::string_view engine_class) { return engine_class == "llama.cpp-cuda"; }
+/// Sets the kernel traits of an engine class (llama.cpp-cuda,
+/// llama.cpp-cuda@2024, llama.cpp-metal, tensorrt-llm, vllm, mlx; "" for
+/// none) on `e`: they are facts of the engine's code, never fitted.
+///  - llama.cpp on CUDA: 16-bit GEMMs through cuBLAS with CUBLAS_COMPUTE_16F
+///    (FP16 accumulate); quantized weights through MMQ, int8 dot products
+///    (current builds: ggml-cuda/mmq.cuh, the default wherever INT8 tensor
+///    cores or DP4A exist), or dequantized to FP16 for cuBLAS on cards with
+///    FP16 tensor cores (2024 builds before MMQ became the default, b3200s).
+///  - llama.cpp Metal, MLX: dequantize in the GEMM kernel, 16-bit math.
+///  - vLLM, SGLang, TensorRT-LLM: each format on its own roof.
+inline void apply_kernel_traits(efficiency_profile& e, std::string_view engine_class) {
+  const bool cuda = engine_class.rfind("llama.cpp-cuda", 0) == 0;
+  e.fp16_accumulate = cuda;
+  e.quantized_path = engine_class == "llama.cpp-cuda"                           ? kernel_path::int8_dot
+                     : cuda || engine_class == "llama.cpp-metal" || engine_class == "mlx" ? kernel_path::dequantize
+                                                                                         : kernel_path::native;
+}
 
 /// The profile of `engine` (vllm, sglang, tensorrt-llm, llama.cpp, ollama,
 /// mlx) on `d`: fitted to data/measured/calibration.csv where that
@@ -129,6 +171,7 @@ struct op_time {
   seconds compute_est = make_seconds(0);    ///< FLOP / (peak * eta_c)
   seconds memory_est = make_seconds(0);     ///< bytes / (bandwidth * eta_m)
   seconds overhead = make_seconds(0);
+  math_format math = math_format::bf16;     ///< the roof the op ran on (after kernel path and fallback)
   bool communication = false;               ///< memory_* are link times
   [[nodiscard]] constexpr seconds bound() const { return std::max(compute_bound, memory_bound); }
   [[nodiscard]] constexpr seconds estimate() const {
@@ -172,6 +215,24 @@ class roofline {
     link_ = std::move(l);
   }
 
+  /// The math format an op's kernels ask for under the engine's kernel path
+  /// (before the device's fallback, device::effective_math).
+  [[nodiscard]] math_format kernel_math(const op& o) const {
+    if (o.klass != op_class::gemm || !o.quantized) return o.math;
+    switch (eff_.quantized_path) {
+      case kernel_path::native: return o.math;
+      case kernel_path::dequantize:
+        // Without 16-bit matrix units the same builds took the int8 path (DP4A on Pascal).
+        if (device_.published_peak(math_format::bf16).value() <= 0 &&
+            device_.published_peak(math_format::int8).value() > 0) {
+          return math_format::int8;
+        }
+        return math_format::bf16;
+      case kernel_path::int8_dot: return math_format::int8;
+    }
+    return o.math;
+  }
+
   [[nodiscard]] op_time time(const op& o) const {
     op_time t;
     if (o.klass == op_class::communication) {
@@ -183,8 +244,9 @@ class roofline {
       t.communication = true;
       return t;
     }
-    flops_per_second p = peak(o.math);
-    if (eff_.fp16_accumulate && o.klass == op_class::gemm && device_.effective_math(o.math) == math_format::bf16) {
+    t.math = device_.effective_math(kernel_math(o));
+    flops_per_second p = double(n_) * device_.published_peak(t.math);
+    if (eff_.fp16_accumulate && o.klass == op_class::gemm && t.math == math_format::bf16) {
       p = p * device_.fp16_accumulate_speedup();
     }
     const bytes_per_second bw = bandwidth();

@@ -290,6 +290,7 @@ py::dict profile_to_dict(const efficiency_profile& e) {
   d["stream_cap_bytes_per_s"] = e.stream_cap;
   d["fp16_accumulate"] = e.fp16_accumulate;
   d["fused_attention"] = e.fused_attention;
+  d["quantized_path"] = std::string(to_string(e.quantized_path));
   d["source"] = e.source;
   return d;
 }
@@ -302,7 +303,8 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   }
   const auto d = o.cast<py::dict>();
   reject_unknown(d, "efficiency", {"name", "memory", "compute", "compute_half_rows", "attention", "per_kernel_s", "per_step_s",
-                                   "kv_memory", "stream_cap_bytes_per_s", "fp16_accumulate", "fused_attention", "source"});
+                                   "kv_memory", "stream_cap_bytes_per_s", "fp16_accumulate", "fused_attention", "quantized_path",
+                                   "source"});
   e.name = get<std::string>(d, "name", "custom");
   e.memory = get<double>(d, "memory", e.memory);
   e.compute = get<double>(d, "compute", e.compute);
@@ -314,6 +316,17 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   e.stream_cap = get<double>(d, "stream_cap_bytes_per_s", e.stream_cap);
   e.fp16_accumulate = get<bool>(d, "fp16_accumulate", e.fp16_accumulate);
   e.fused_attention = get<bool>(d, "fused_attention", e.fused_attention);
+  if (d.contains("quantized_path")) {
+    const auto path = get<std::string>(d, "quantized_path", "native");
+    bool known = false;
+    for (auto k : {kernel_path::native, kernel_path::dequantize, kernel_path::int8_dot}) {
+      if (to_string(k) == path) {
+        e.quantized_path = k;
+        known = true;
+      }
+    }
+    if (!known) throw std::invalid_argument("quantized_path must be native, dequantize or int8_dot (got '" + path + "')");
+  }
   e.source = get<std::string>(d, "source", "user-defined");
   validate(e);
   return e;

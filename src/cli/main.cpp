@@ -11,6 +11,7 @@
 #include <exception>
 #include <iostream>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -74,7 +75,8 @@ constexpr option_doc option_docs[] = {
     {"ttft", "S", "time-to-first-token target: 1, 0.5s, 500ms"},
     {"scope", "S", "profiles per: global, engine or engine-kind (default engine-kind)"},
     {"write-profiles", "FILE", "write the fitted profiles as C++ rows (src/profiles_fitted.inc)"},
-    {"report", "DIR", "write report.md and points.csv to DIR"},
+    {"report", "DIR", "write report.md and predictions.csv to DIR"},
+    {"no-refit", "", "score the shipped profiles on the points: no fitting, no cross-validation"},
     {"filter", "TEXT", "list devices|models: only entries whose id, name, vendor, family or aliases hold every word"},
 };
 
@@ -120,7 +122,9 @@ const std::vector<command_spec>& commands() {
        join({model_opts, layout_opts, memory_opts, {"context", "prompt", "tps", "ttft"}})},
       {"calibrate", "POINTS.csv [--scope global|engine|engine-kind] [--write-profiles FILE]",
        "fit efficiency profiles to measured points", {"scope", "write-profiles"}},
-      {"validate", "POINTS.csv [--report DIR]", "leave-one-source-out errors of the fitted profiles", {"report"}},
+      {"validate", "POINTS.csv [--no-refit] [--report DIR]",
+       "leave-one-source-out errors of the fitted profiles, or (--no-refit) of the shipped ones",
+       {"report", "no-refit"}},
       {"list", "devices|models|formats|links|engines [--filter TEXT]", "the catalogs (with counts)", {"filter"}},
   };
   return table;
@@ -184,6 +188,8 @@ struct options {
     if (it == values.end()) return std::nullopt;
     return it->second;
   }
+  /// Whether a flag option (one that takes no value) was given.
+  [[nodiscard]] bool flag(const std::string& k) const { return values.count(k) > 0; }
   [[nodiscard]] std::string require(const std::string& k) const {
     auto v = get(k);
     if (!v) throw usage_error("--" + k + " is required for '" + command + "'");
@@ -224,7 +230,11 @@ options parse(int argc, char** argv) {
       if (std::find(spec->options.begin(), spec->options.end(), key) == spec->options.end()) {
         throw usage_error("'" + o.command + "' does not take --" + key + "; run 'llmroof " + o.command + " --help'");
       }
-      if (eq == std::string::npos) {
+      const bool is_flag = std::string_view(find_option(key)->value).empty();
+      if (is_flag && eq != std::string::npos) throw usage_error("--" + key + " takes no value (got '" + a + "')");
+      if (is_flag) {
+        value = "1";
+      } else if (eq == std::string::npos) {
         if (i + 1 >= args.size()) throw usage_error("--" + key + " needs a value");
         value = args[++i];
       }
@@ -488,14 +498,15 @@ std::string device_label(const setup& s) {
 }
 
 void print_ops(const phase_timing& p) {
-  std::printf("  %-18s %6s %12s %12s %12s %10s %10s %10s  %s\n", "op", "count", "GFLOP",
-              "weights GB", "KV GB", "FLOP/B", "bound", "estimate", "limit");
+  std::printf("  %-18s %6s %12s %12s %12s %10s %5s %10s %10s  %s\n", "op", "count", "GFLOP",
+              "weights GB", "KV GB", "FLOP/B", "math", "bound", "estimate", "limit");
   for (std::size_t i = 0; i < p.counts.size; ++i) {
     const op& o = p.counts.ops[i];
     const op_time& t = p.times[i];
-    std::printf("  %-18s %6.0f %12.3f %12.4f %12.4f %10.1f %10s %10s  %s\n",
+    std::printf("  %-18s %6.0f %12.3f %12.4f %12.4f %10.1f %5s %10s %10s  %s\n",
                 std::string(o.name).c_str(), o.count, o.flop.value() / 1e9, in_GB(o.weights),
-                in_GB(o.kv_read + o.kv_written), o.intensity().value(), ms(t.bound()).c_str(),
+                in_GB(o.kv_read + o.kv_written), o.intensity().value(),
+                std::string(to_string(t.math)).c_str(), ms(t.bound()).c_str(),
                 ms(t.estimate()).c_str(), std::string(to_string(t.limit())).c_str());
   }
 }
@@ -524,7 +535,7 @@ int cmd_plan(const options& o) {
     validate(op, *s.model);
     sc.offload = op;
   }
-  const roofline r(*s.dev, default_profile(*s.dev, s.engine.name));
+  const roofline r(*s.dev, default_profile(*s.dev, s.engine.qualified_name()));
   const plan_result res = plan(*s.model, s.pr, r, sc);
   const memory_plan& m = res.memory;
 
@@ -691,7 +702,7 @@ int cmd_decode(const options& o) {
   const setup s = make_setup(o, true);
   const double batch = parse_count("batch", o.get("batch").value_or("1"));
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
-  const roofline r(*s.dev, default_profile(*s.dev, s.engine.name));
+  const roofline r(*s.dev, default_profile(*s.dev, s.engine.qualified_name()));
   const phase_timing p = scenario_decode(*s.model, s.pr, r, s.parallel, batch, context);
   if (o.json) {
     std::cout << report::decode_json(s, r, batch, context, p).dump(2) << "\n";
@@ -716,7 +727,7 @@ int cmd_prefill(const options& o) {
   const double batch = parse_count("batch", o.get("batch").value_or("1"));
   const double prompt = parse_count("prompt", o.get("prompt").value_or("2048"));
   const double cached = parse_tokens("context", o.get("context").value_or("0"));
-  const roofline r(*s.dev, default_profile(*s.dev, s.engine.name));
+  const roofline r(*s.dev, default_profile(*s.dev, s.engine.qualified_name()));
   const phase_timing p = s.devices > 1 ? prefill_parallel(*s.model, s.pr, *s.dev, r.efficiency(), s.parallel, prompt, cached)
                                        : prefill(*s.model, s.pr, r, prompt, cached, batch);
   if (o.json) {
@@ -789,7 +800,7 @@ int cmd_moe(const options& o) {
   const setup s = make_setup(o, true);
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
-  const roofline r(*s.dev, default_profile(*s.dev, s.engine.name));
+  const roofline r(*s.dev, default_profile(*s.dev, s.engine.qualified_name()));
   const json j = report::moe_json(s, r, context, max_batch);
   if (o.json) {
     std::cout << j.dump(2) << "\n";
@@ -848,7 +859,7 @@ int cmd_compare(const options& o) {
   const setup b = make_setup(o, true, o.models[1]);
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
-  const roofline r(*a.dev, default_profile(*a.dev, a.engine.name));
+  const roofline r(*a.dev, default_profile(*a.dev, a.engine.qualified_name()));
   const json j = report::compare_json(a, b, r, context, max_batch);
   if (o.json) {
     std::cout << j.dump(2) << "\n";
@@ -907,7 +918,7 @@ int cmd_users(const options& o) {
   if (s.source != nullptr && (!o.get("weights") || !s.source->tensors)) sc.stored_weights = loaded_weight_bytes(*s.source, s.pr);
   const double tps = parse_number("tps", o.get("tps").value_or("10"), 0, 1e9);
   const double ttft = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 0.0;
-  const roofline r(*s.dev, default_profile(*s.dev, s.engine.name));
+  const roofline r(*s.dev, default_profile(*s.dev, s.engine.qualified_name()));
   const users_result u = max_users(*s.model, s.pr, r, sc, make_tokens_per_second(tps), make_seconds(ttft));
   if (o.json) {
     std::cout << report::users_json(s, sc.context, tps, ttft, u).dump(2) << "\n";
@@ -1032,82 +1043,76 @@ int cmd_validate(const options& o) {
       throw usage_error("--report: cannot create the folder '" + *dir + "'" + (ec ? " (" + ec.message() + ")" : ""));
     }
   }
-  struct scope_result {
-    profile_scope scope;
-    std::vector<cv_prediction> cv;
-    double decode, single, prefill;
-  };
-  std::vector<scope_result> results;
-  for (profile_scope sc : {profile_scope::defaults, profile_scope::global, profile_scope::engine,
-                           profile_scope::engine_and_class}) {
-    scope_result r{sc, cross_validate(set.rows, sc), 0, 0, 0};
-    std::vector<double> single;
-    for (const auto& p : r.cv) {
-      if (p.row->what == metric::decode_tps_per_seq && p.row->batch == 1) single.push_back(p.error());
-    }
-    r.decode = median_ape(r.cv, true);
-    r.single = median(single);
-    r.prefill = median_ape(r.cv, false);
-    results.push_back(std::move(r));
-  }
-  // Choose the scope with the lowest sum of single-stream decode and prefill
-  // MdAPE; within 0.1 point, the lower MdAPE over all decode points; then
-  // the finer scope, whose extra groups hold a single source each, which
-  // leave-one-source-out cannot score.
-  const scope_result* best = &results.front();
-  for (const auto& r : results) {
-    const double a = r.single + r.prefill, b = best->single + best->prefill;
-    if (a < b - 1e-3 || (a <= b + 1e-3 && r.decode <= best->decode + 1e-3)) best = &r;
-  }
+  const bool refit = !o.flag("no-refit");
+  const validation val = validate(set.rows, refit);
+  const validation_scope* best = &val.best();
   std::ostringstream md;
   md << "# llmroof validation against " << o.sub << "\n\n"
-     << set.rows.size() << " points mapped, " << set.skipped.size() << " skipped (listed below). "
-     << "Leave-one-source-out cross-validation: every source's points are predicted by profiles fitted to the "
-     << "other sources only. The chosen scope has the lowest sum of single-stream decode and prefill MdAPE; within "
-     << "0.1 point the lower MdAPE over all decode points, then the finer scope (its extra groups hold one source "
-     << "each, which this validation cannot score).\n\n"
-     << "| profile scope | decode MdAPE | single-stream decode MdAPE | prefill MdAPE |\n|---|---|---|---|\n";
-  for (const auto& r : results) {
-    md << "| " << to_string(r.scope) << (&r == best ? " (chosen)" : "") << " | " << fmt("%.1f%%", 100 * r.decode)
+     << set.rows.size() << " points mapped, " << set.skipped.size() << " skipped (listed below). ";
+  if (refit) {
+    md << "Leave-one-source-out cross-validation: every source's points are predicted by profiles fitted to the "
+       << "other sources only. The chosen scope has the lowest sum of single-stream decode and prefill MdAPE; within "
+       << "0.1 point the lower MdAPE over all decode points, then the finer scope (its extra groups hold one source "
+       << "each, which this validation cannot score).\n\n";
+  } else {
+    md << "Every point predicted with the profiles llmroof ships (--no-refit: no fitting, no cross-validation): "
+       << "what it answers out of the box.\n\n";
+  }
+  md << "| profiles | decode MdAPE | single-stream decode MdAPE | prefill MdAPE |\n|---|---|---|---|\n";
+  for (const auto& r : val.scopes) {
+    md << "| " << r.name << (&r == best && refit ? " (chosen)" : "") << " | " << fmt("%.1f%%", 100 * r.decode)
        << " | " << fmt("%.1f%%", 100 * r.single) << " | " << fmt("%.1f%%", 100 * r.prefill) << " |\n";
   }
+  std::map<std::string, std::vector<double>> by_metric;
+  for (const auto& p : best->predictions) by_metric[std::string(to_string(p.row->what))].push_back(p.error());
+  md << "\n## By metric (" << best->name << ")\n\n| metric | points | MdAPE |\n|---|---|---|\n";
+  for (const auto& [k, e] : by_metric) md << "| " << k << " | " << e.size() << " | " << fmt("%.1f%%", 100 * median(e)) << " |\n";
   // The two headline figures per engine.
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> engines;
-  for (const auto& p : best->cv) {
+  for (const auto& p : best->predictions) {
     if (p.row->what == metric::decode_tps_per_seq && p.row->batch == 1) engines[p.row->engine].first.push_back(p.error());
     if (p.row->what == metric::prefill_tps) engines[p.row->engine].second.push_back(p.error());
   }
   const auto cell = [](const std::vector<double>& v) {
     return v.empty() ? std::string("- | -") : std::to_string(v.size()) + " | " + fmt("%.1f%%", 100 * median(v));
   };
-  md << "\n## Single-stream decode and prefill tokens/s per engine (" << to_string(best->scope) << ")\n\n"
+  md << "\n## Single-stream decode and prefill tokens/s per engine (" << best->name << ")\n\n"
      << "| engine | single-stream decode points | MdAPE | prefill points | MdAPE |\n|---|---|---|---|---|\n";
   for (const auto& [eng, v] : engines) md << "| " << eng << " | " << cell(v.first) << " | " << cell(v.second) << " |\n";
   // Breakdown of the chosen scope by metric, engine and memory kind.
   std::map<std::string, std::vector<double>> groups;
-  for (const auto& p : best->cv) {
+  for (const auto& p : best->predictions) {
     groups[std::string(to_string(p.row->what)) + " | " + p.row->engine + " | " +
            std::string(to_string(p.row->dev.memory_kind_of()))]
         .push_back(p.error());
   }
-  md << "\n## By metric, engine and memory kind (" << to_string(best->scope) << ")\n\n"
+  md << "\n## By metric, engine and memory kind (" << best->name << ")\n\n"
      << "| metric | engine | memory | points | MdAPE | worst APE |\n|---|---|---|---|---|---|\n";
   for (const auto& [k, v] : groups) {
     md << "| " << k << " | " << v.size() << " | " << fmt("%.1f%%", 100 * median(v)) << " | "
        << fmt("%.0f%%", 100 * *std::max_element(v.begin(), v.end())) << " |\n";
   }
-  std::vector<const cv_prediction*> worst;
-  for (const auto& p : best->cv) worst.push_back(&p);
-  std::sort(worst.begin(), worst.end(), [](auto* a, auto* b) { return a->error() > b->error(); });
-  md << "\n## Worst ten points\n\n| id | device | model | metric | measured | predicted | error | likely reason |\n"
-     << "|---|---|---|---|---|---|---|---|\n";
-  for (std::size_t i = 0; i < worst.size() && i < 10; ++i) {
-    const auto& p = *worst[i];
-    md << "| " << p.row->id << " | " << p.row->dev.id << " x" << p.row->plan.devices() << " | " << p.row->arch.id << " "
-       << p.row->pr.weights.name << " | " << to_string(p.row->what) << " | " << fmt("%.4g", p.row->value) << " | "
-       << fmt("%.4g", p.predicted) << " | " << fmt("%.0f%%", 100 * p.error()) << " | "
-       << likely_reason(*p.row, p.predicted / p.row->value) << " |\n";
-  }
+  // The worst ten overall, then per engine, each with its likely reason.
+  const auto worst_table = [&](const std::string& title, const std::string& engine) {
+    std::vector<const cv_prediction*> worst;
+    for (const auto& p : best->predictions) {
+      if (engine.empty() || p.row->engine == engine) worst.push_back(&p);
+    }
+    std::sort(worst.begin(), worst.end(), [](auto* a, auto* b) { return a->error() > b->error(); });
+    md << "\n## " << title << "\n\n| id | device | model | metric | measured | predicted | error | likely reason |\n"
+       << "|---|---|---|---|---|---|---|---|\n";
+    for (std::size_t i = 0; i < worst.size() && i < 10; ++i) {
+      const auto& p = *worst[i];
+      md << "| " << p.row->id << " | " << p.row->dev.id << " x" << p.row->plan.devices() << " | " << p.row->arch.id
+         << " " << p.row->pr.weights.name << " | " << to_string(p.row->what) << " | " << fmt("%.4g", p.row->value)
+         << " | " << fmt("%.4g", p.predicted) << " | " << fmt("%.0f%%", 100 * p.error()) << " | "
+         << likely_reason(*p.row, p.predicted / p.row->value) << " |\n";
+    }
+  };
+  worst_table("Worst ten points", "");
+  std::set<std::string> engine_names;
+  for (const auto& p : best->predictions) engine_names.insert(p.row->engine);
+  for (const auto& e : engine_names) worst_table("Worst ten points of " + e, e);
   md << "\n## Rows not mapped\n\n| id | reason |\n|---|---|\n";
   for (const auto& s : set.skipped) md << "| " << s.id << " | " << s.reason << " |\n";
   if (auto dir = o.get("report")) {
@@ -1118,24 +1123,18 @@ int cmd_validate(const options& o) {
     if (!md_file) throw usage_error("--report: cannot write '" + md_path.string() + "'");
     const auto csv_path = std::filesystem::path(*dir) / "predictions.csv";
     std::ofstream csv(csv_path);
-    csv << "id,engine,device,memory_kind,model,metric,measured,predicted,ape\n";
-    for (const auto& p : best->cv) {
+    csv << "id,engine,device,memory_kind,model,metric,measured,predicted,low,high,ape\n";
+    for (const auto& p : best->predictions) {
       csv << p.row->id << "," << p.row->engine << "," << p.row->dev.id << "," << to_string(p.row->dev.memory_kind_of())
           << "," << p.row->arch.id << "," << to_string(p.row->what) << "," << p.row->value << "," << p.predicted << ","
-          << p.error() << "\n";
+          << (std::isnan(p.low) ? std::string() : fmt("%.6g", p.low)) << ","
+          << (std::isnan(p.high) ? std::string() : fmt("%.6g", p.high)) << "," << p.error() << "\n";
     }
     csv.flush();
     if (!csv) throw usage_error("--report: cannot write '" + csv_path.string() + "'");
   }
   if (o.json) {
-    json j = {{"schema", "llmroof.validate/1"}, {"points", set.rows.size()}, {"skipped", set.skipped.size()},
-              {"chosen_scope", to_string(best->scope)}};
-    json scopes = json::array();
-    for (const auto& r : results) {
-      scopes.push_back({{"scope", to_string(r.scope)}, {"decode_mdape", r.decode}, {"single_stream_decode_mdape", r.single},
-                        {"prefill_mdape", r.prefill}});
-    }
-    j["scopes"] = scopes;
+    const json j = report::validate_json(set, val, refit);
     std::cout << j.dump(2) << "\n";
     return 0;
   }

@@ -16,7 +16,7 @@ json phase_json(const phase_timing& p) {
                    {"kv_written_bytes", o.kv_written.value()},
                    {"activation_bytes", o.activations.value()},
                    {"intensity_flop_per_byte", o.intensity().value()},
-                   {"math", to_string(o.math)},
+                   {"math", to_string(t.math)},
                    {"bound_s", t.bound().value()},
                    {"estimate_s", t.estimate().value()},
                    {"bottleneck", to_string(t.limit())}});
@@ -193,6 +193,7 @@ json efficiency_json(const efficiency_profile& e) {
           {"stream_cap_bytes_per_s", e.stream_cap},
           {"fp16_accumulate", e.fp16_accumulate},
           {"fused_attention", e.fused_attention},
+          {"quantized_path", to_string(e.quantized_path)},
           {"source", e.source}};
 }
 
@@ -352,6 +353,37 @@ json calibrate_json(const measurement_set& set, profile_scope scope, const profi
                     {"median_ape", r.median_ape}, {"residuals", r.residuals}});
   }
   j["fits"] = fits;
+  json skipped = json::array();
+  for (const auto& sk : set.skipped) skipped.push_back({{"id", sk.id}, {"reason", sk.reason}});
+  j["skipped_rows"] = skipped;
+  return j;
+}
+
+json validate_json(const measurement_set& set, const validation& v, bool refit) {
+  const auto num = [](double x) { return std::isnan(x) ? json(nullptr) : json(x); };
+  json j = {{"schema", "llmroof.validate/1"}, {"points", set.rows.size()}, {"skipped", set.skipped.size()},
+            {"refit", refit}, {"chosen_scope", v.best().name}};
+  json scopes = json::array();
+  for (const auto& r : v.scopes) {
+    scopes.push_back({{"scope", r.name}, {"decode_mdape", num(r.decode)}, {"single_stream_decode_mdape", num(r.single)},
+                      {"prefill_mdape", num(r.prefill)}});
+  }
+  j["scopes"] = scopes;
+  std::map<std::string, std::vector<double>> by_metric;
+  json rows = json::array();
+  for (const auto& p : v.best().predictions) {
+    const measurement& m = *p.row;
+    by_metric[std::string(to_string(m.what))].push_back(p.error());
+    rows.push_back({{"id", m.id}, {"source", m.source}, {"engine", m.engine}, {"device", m.dev.id},
+                    {"devices", m.plan.devices()}, {"memory_kind", to_string(m.dev.memory_kind_of())},
+                    {"model", m.arch.id}, {"weights", m.pr.weights.name}, {"metric", to_string(m.what)},
+                    {"batch", m.batch}, {"prompt", m.prompt}, {"measured", m.value}, {"predicted", p.predicted},
+                    {"low", num(p.low)}, {"high", num(p.high)}, {"ape", p.error()}});
+  }
+  json metrics = json::object();
+  for (const auto& [k, e] : by_metric) metrics[k] = {{"points", e.size()}, {"mdape", median(e)}};
+  j["metrics"] = metrics;
+  j["rows"] = rows;
   json skipped = json::array();
   for (const auto& sk : set.skipped) skipped.push_back({{"id", sk.id}, {"reason", sk.reason}});
   j["skipped_rows"] = skipped;

@@ -199,9 +199,30 @@ with tempfile.TemporaryDirectory() as d:
     r = run("validate", points, "--report", d, timeout=600)
     check("validate", r.returncode == 0 and "Worst ten points" in r.stdout and "Rows not mapped" in r.stdout, r.stderr)
     check("validate reports the headline figures per engine",
-          "Single-stream decode and prefill tokens/s per engine" in r.stdout and "| llama.cpp-cuda | 135 |" in r.stdout,
+          "Single-stream decode and prefill tokens/s per engine" in r.stdout and "| llama.cpp-cuda | 30 |" in r.stdout
+          and "| llama.cpp-cuda@2024 | 116 |" in r.stdout and "Worst ten points of llama.cpp-cuda@2024" in r.stdout,
           r.stdout[:400])
     check("validate report written", os.path.exists(os.path.join(d, "report.md")) and os.path.exists(os.path.join(d, "predictions.csv")), d)
+# --no-refit: the shipped profiles scored on the points, every row with its band.
+r = run("validate", points, "--no-refit", "--json")
+v = json.loads(r.stdout)
+check("validate --no-refit", r.returncode == 0 and v["refit"] is False and v["chosen_scope"] == "shipped"
+      and len(v["rows"]) == v["points"] and all(x["low"] <= x["predicted"] <= x["high"] for x in v["rows"])
+      and {"ttft_ms", "tpot_ms", "e2e_latency_s", "prefill_tps"} <= set(v["metrics"]), r.stderr)
+r = run("validate", points, "--no-refit=yes")
+check("flag takes no value", r.returncode == 2 and r.stderr.strip() == "llmroof: error: --no-refit takes no value (got '--no-refit=yes')", r.stderr)
+# Kernel paths: current llama.cpp multiplies Q4_0 weights in int8 (MMQ), its
+# 2024 builds dequantized to 16 bit; vLLM runs fp8 weights on the fp8 roof.
+def op_math(*args: str) -> dict:
+    out = json.loads(run("prefill", "--model", "llama-2-7b", "--json", *args).stdout)
+    return {o["name"]: o["math"] for o in out["prefill"]["ops"]} if "prefill" in out else {o["name"]: o["math"] for o in out["ops"]}
+check("int8 path", op_math("--device", "rtx-4090", "--weights", "q4_0", "--kv", "fp16", "--engine", "llama.cpp")["ffn"] == "int8")
+check("dequantize path", op_math("--device", "rtx-4090", "--weights", "q4_0", "--kv", "fp16", "--engine", "llama.cpp@2024")["ffn"] == "bf16")
+check("native path", op_math("--device", "h100-sxm", "--weights", "fp8", "--engine", "vllm")["ffn"] == "fp8")
+r = run("prefill", "--model", "llama-2-7b", "--device", "rtx-4090", "--engine", "llama.cpp@2023")
+check("llama.cpp versions", r.returncode == 2 and r.stderr.strip() == "llmroof: error: engine version of llama.cpp must be 2024 or 'current' (got '2023')", r.stderr)
+r = run("prefill", "--model", "llama-2-7b", "--device", "rtx-4090", "--weights", "q4_0", "--kv", "fp16", "--engine", "llama.cpp")
+check("math column in the op table", r.returncode == 0 and " math " in r.stdout and " int8 " in r.stdout, r.stdout)
 r = run("calibrate")
 check("calibrate needs file", r.returncode == 2 and "calibrate needs a points file" in r.stderr, r.stderr)
 r = run("calibrate", "/nonexistent.csv")

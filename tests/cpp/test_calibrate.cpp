@@ -94,32 +94,42 @@ TEST_CASE("a fit recovers per-kernel overhead, KV-read share and half rows withi
   CHECK(r.median_ape < 1e-3);
 }
 
-TEST_CASE("engine traits of a measured row: llama.cpp without -fa runs unfused attention") {
+TEST_CASE("engine traits of a measured row: llama.cpp's build decides its kernel path and attention") {
   const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
-  int unfused = 0, fused_llama = 0;
+  int unfused = 0, old_builds = 0, current_builds = 0;
   for (const auto& m : set.rows) {
+    CAPTURE(m.id);
     if (m.engine.rfind("llama.cpp", 0) != 0) {
       CHECK(m.fused_attention);
       continue;
     }
-    // May 2024 builds (XiongjieDai) had flash attention opt-in and off; the
-    // DGX Spark rows say "flash-attn on".
-    if (m.fused_attention) {
-      ++fused_llama;
-      CHECK(m.dev.id == "dgx-spark");
-    } else {
-      ++unfused;
+    if (m.engine == "llama.cpp-cuda@2024") {
+      // May 2024 builds (XiongjieDai): flash attention opt-in and off,
+      // quantized weights dequantized for cuBLAS.
+      ++old_builds;
+      CHECK_FALSE(m.fused_attention);
+    } else if (m.engine == "llama.cpp-cuda") {
+      ++current_builds;  // DGX Spark build 6918, the 2025-26 scoreboard
+      if (!m.fused_attention) ++unfused;
     }
   }
-  CHECK(unfused > 200);
-  CHECK(fused_llama == 100);
-  CHECK(engine_accumulates_fp16("llama.cpp-cuda"));
-  CHECK_FALSE(engine_accumulates_fp16("tensorrt-llm"));
+  CHECK(old_builds > 150);
+  CHECK(current_builds >= 120);
+  CHECK(unfused == 1);  // M0862, "FA off"
+  efficiency_profile e;
+  apply_kernel_traits(e, "llama.cpp-cuda");
+  CHECK(e.fp16_accumulate);
+  CHECK(e.quantized_path == kernel_path::int8_dot);
+  apply_kernel_traits(e, "llama.cpp-cuda@2024");
+  CHECK(e.quantized_path == kernel_path::dequantize);
+  apply_kernel_traits(e, "tensorrt-llm");
+  CHECK_FALSE(e.fp16_accumulate);
+  CHECK(e.quantized_path == kernel_path::native);
 }
 
 TEST_CASE("the shared calibration points map, and unmapped rows keep their reason") {
   const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
-  CHECK(set.rows.size() + set.skipped.size() == 483);
+  CHECK(set.rows.size() + set.skipped.size() == 621);
   CHECK(set.rows.size() > 400);
   for (const auto& s : set.skipped) {
     CAPTURE(s.id);
@@ -127,7 +137,7 @@ TEST_CASE("the shared calibration points map, and unmapped rows keep their reaso
   }
   // llama.cpp's multi-GPU rows are layer splits (a pipeline).
   bool saw_pipeline = false;
-  for (const auto& m : set.rows) saw_pipeline = saw_pipeline || (m.engine == "llama.cpp-cuda" && m.plan.pp > 1);
+  for (const auto& m : set.rows) saw_pipeline = saw_pipeline || (m.engine == "llama.cpp-cuda@2024" && m.plan.pp > 1);
   CHECK(saw_pipeline);
 }
 
