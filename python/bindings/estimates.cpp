@@ -364,6 +364,15 @@ void register_estimates(py::module_& m) {
       py::arg("path"), py::arg("scope"));
 
   m.def(
+      "validate_report",
+      [](const std::string& path, bool refit) {
+        const measurement_set set = read_measurements(path);
+        if (set.rows.empty()) throw std::invalid_argument(path + ": no row could be mapped (see calibrate's skipped rows)");
+        return report::validate_json(set, validate(set.rows, refit), refit).dump();
+      },
+      py::arg("path"), py::arg("refit"));
+
+  m.def(
       "read_model",
       [](const std::string& path) {
         const model_source src = read_model(path);

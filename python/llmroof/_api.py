@@ -1034,6 +1034,40 @@ def calibrate(path: str | os.PathLike[str], *, scope: str = "engine-kind") -> di
     return dict(json.loads(_core.calibrate_report(os.fspath(path), _text("scope", scope))))
 
 
+def validate(path: str | os.PathLike[str], *, refit: bool = False) -> pd.DataFrame:
+    """Predict every row of a points file (the column layout of
+    calibration.csv, docs/calibration.md) and compare with what was measured.
+
+    Parameters
+    ----------
+    path
+        The points file.
+    refit
+        False (default): the profiles llmroof ships, no fitting, with the band
+        of each prediction (``low``, ``high``): what llmroof answers out of
+        the box on your measurements. True: leave-one-source-out
+        cross-validation at the profile scope ``llmroof validate`` chooses
+        (no band).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per mapped point: id, source, engine, device, devices,
+        memory_kind, model, weights, metric, batch, prompt, measured,
+        predicted, low, high, ape. ``attrs`` holds the headline MdAPEs
+        (``scopes``, ``metrics``) and the rows that could not be mapped
+        (``skipped_rows``), as ``llmroof validate --json`` reports them.
+    """
+    import pandas as pd
+
+    if not isinstance(refit, bool):
+        raise TypeError(f"refit must be a bool (got {type(refit).__name__})")
+    report = json.loads(_core.validate_report(os.fspath(path), refit))
+    frame = pd.DataFrame(report.pop("rows"))
+    frame.attrs.update(report)
+    return frame
+
+
 # ---- sweeps -------------------------------------------------------------------
 
 
