@@ -35,8 +35,9 @@ seconds decode_time(const measurement& m, const efficiency_profile& e, double ba
 
 seconds prefill_time(const measurement& m, const efficiency_profile& e, double prompt, double cached, double batch) {
   if (m.plan.devices() == 1) return prefill(m.arch, m.pr, roofline(m.dev, e), prompt, cached, batch).estimate;
-  // Parallel prefill of a batch: the batch's prompts in one pass.
-  return prefill_parallel(m.arch, m.pr, m.dev, e, m.plan, prompt * batch, cached).estimate;
+  // Parallel prefill of a batch: the batch's prompts in one pass, each
+  // attending to its own tokens only.
+  return prefill_parallel(m.arch, m.pr, m.dev, e, m.plan, prompt, cached, 512, batch).estimate;
 }
 
 }  // namespace
@@ -57,6 +58,18 @@ double predict(const measurement& m, const efficiency_profile& profile) {
     own.fused_attention = m.fused_attention;
   }
   const efficiency_profile& e = same ? profile : own;
+  if (m.closed_loop && (m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::decode_tps_total)) {
+    scenario s;
+    s.prompt = std::max(1.0, m.prompt);
+    s.output = std::max(1.0, m.gen);
+    s.context = s.prompt + s.output;
+    s.engine = configure_engine(engine_of_class(m.engine), m.dev);
+    s.parallel = m.plan;
+    const closed_loop_result c = serve_closed_loop(m.arch, m.pr, roofline(m.dev, e), s, m.batch);
+    if (m.what == metric::ttft_ms) return 1e3 * c.ttft.value();
+    if (m.what == metric::tpot_ms) return 1e3 * c.tpot.value();
+    return c.output_tokens_per_s(s.output);
+  }
   switch (m.what) {
     case metric::decode_tps_per_seq: {
       // llama-bench tg N averages over a cache growing from depth to depth + N.
@@ -80,8 +93,11 @@ double predict(const measurement& m, const efficiency_profile& profile) {
     case metric::tpot_ms:
       return 1e3 * decode_time(m, e, m.batch, m.depth + m.prompt + m.gen / 2).value();
     case metric::e2e_latency_s: {
-      const double pre = prefill_time(m, e, std::max(1.0, m.prompt), m.depth, m.batch).value();
-      return pre + m.gen * decode_time(m, e, m.batch, m.depth + m.prompt + m.gen / 2).value();
+      // An offline batch larger than the KV cache holds runs in waves.
+      const double per_wave = m.max_concurrent >= 1 ? std::min(m.batch, m.max_concurrent) : m.batch;
+      const double waves = std::ceil(m.batch / per_wave);
+      const double pre = prefill_time(m, e, std::max(1.0, m.prompt), m.depth, per_wave).value();
+      return waves * (pre + m.gen * decode_time(m, e, per_wave, m.depth + m.prompt + m.gen / 2).value());
     }
   }
   return 0;
@@ -398,7 +414,10 @@ profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope s
   for (profile_scope s : {profile_scope::global, profile_scope::engine, profile_scope::engine_and_class}) {
     if (static_cast<int>(s) > static_cast<int>(scope)) break;
     std::map<std::string, std::vector<measurement>> groups;
-    for (const auto& m : rows) groups[key_of(s, m.dev, m.engine)].push_back(m);
+    for (const auto& m : rows) {
+      // Closed-loop points mix queueing into the kernel times: predicted, not fitted.
+      if (!m.closed_loop) groups[key_of(s, m.dev, m.engine)].push_back(m);
+    }
     for (auto& [k, g] : groups) {
       if (g.size() < 3) continue;
       efficiency_profile start = default_profile(g.front().dev);

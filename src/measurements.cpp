@@ -108,11 +108,12 @@ std::optional<precision> formats(const std::string& w, const std::string& kv, co
   else if (starts(w, "MXFP4")) {
     // gpt-oss: MXFP4 experts. In the GGUF files (llama.cpp) the other weights
     // are Q8_0 (11.27 GiB for gpt-oss-20b is 4.6 bits per parameter on
-    // average) and llama.cpp dequantizes MXFP4 for its matmuls; elsewhere
-    // attention and embeddings stay 16-bit and MXFP4 runs on FP4 units.
+    // average) and llama.cpp's kernel path decides how MXFP4 is multiplied
+    // (roofline.hpp kernel_path); elsewhere attention and embeddings stay
+    // 16-bit and MXFP4 runs on FP4 units.
     if (gguf) {
       precision p = precision::of(find_format("q8_0"), kv_fmt);
-      p.experts = make_format("mxfp4-ggml", 4.25, math_format::bf16, "MXFP4 blocks dequantized by llama.cpp");
+      p.experts = make_format("mxfp4-ggml", 4.25, math_format::bf16, "MXFP4 blocks in a GGUF file (llama.cpp)");
       return p;
     }
     precision p = precision::of(find_format("bf16"), kv_fmt);
@@ -259,14 +260,23 @@ measurement_set read_measurements(const std::string& path) {
                            has(backend, "-fa on");
       const bool said_off = has(backend, "FA off") || has(backend, "-fa off") || has(notes, "flash-attn off");
       m.fused_attention = said_on || (!old_build && !said_off);
-    } else if (has(backend, "TensorRT-LLM")) {
+    } else if (has(backend, "TensorRT-LLM") || has(backend, "NIM")) {
+      // NIM picks a TensorRT-LLM profile for FP8 on H100 unless told otherwise.
       m.engine = "tensorrt-llm";
       if (has(backend, "EP8") && m.arch.is_moe()) {
         m.plan.ep = n;
       } else {
         m.plan.tp = n;
       }
-      m.includes_prefill = m.what == metric::decode_tps_total;
+      // NIM's AIPerf runs keep `batch` users in flight, each sending its next
+      // request when the last completes (a closed loop, not a static batch).
+      m.closed_loop = has(backend, "AIPerf");
+      m.includes_prefill = m.what == metric::decode_tps_total && !m.closed_loop;
+      // NVIDIA's FP8 checkpoints behind NIM quantize the KV cache too
+      // (ModelOpt hf_quant_config kv_cache_quant_algo FP8) when the row does not say.
+      if (m.closed_loop && starts(get("kv_format"), "not stated") && m.pr.weights.math == math_format::fp8) {
+        m.pr.kv = find_format("fp8-e4m3");
+      }
     } else if (has(backend, "vLLM")) {
       m.engine = "vllm";
       m.plan.tp = n;
@@ -280,6 +290,11 @@ measurement_set read_measurements(const std::string& path) {
     if (m.plan.pp > m.arch.num_layers) m.plan.pp = m.arch.num_layers;
     try {
       validate(m.plan, m.arch);
+      if (m.what == metric::e2e_latency_s && m.batch > 1) {
+        const memory_plan mp = plan_memory_parallel(m.arch, m.pr, m.dev, m.plan, 1, m.depth + m.prompt + m.gen,
+                                                    configure_engine(engine_of_class(m.engine), m.dev));
+        m.max_concurrent = mp.max_sequences;
+      }
     } catch (const std::invalid_argument& e) {
       skip(std::string("parallel plan: ") + e.what());
       continue;

@@ -40,6 +40,13 @@ struct measurement {
   bool per_device = false;   ///< the source reports tokens/s per GPU
   bool includes_prefill = false;  ///< decode_tps_total over the whole run (TensorRT-LLM benchmarks)
   bool fused_attention = true;    ///< false: llama.cpp without flash attention
+  /// A fixed-concurrency benchmark: `batch` users, each sending its next
+  /// request when the last completes (NIM/AIPerf). Predicted through
+  /// serve_closed_loop (queueing, KV slots), never fitted on.
+  bool closed_loop = false;
+  /// Sequences of prompt + gen tokens the engine's KV cache holds at once
+  /// (an offline batch beyond it runs in waves); 0: not computed (all).
+  double max_concurrent = 0;
   std::string notes;
 };
 

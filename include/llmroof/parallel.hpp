@@ -174,11 +174,13 @@ inline phase_timing decode_step_parallel(const architecture& a, const precision&
 /// Timed prefill under a parallel plan: TP splits like decode; PP pipelines
 /// the prompt in micro-batches (llama.cpp n_ubatch 512, the default); under EP
 /// one rank prefills the prompt with its experts spread over the ranks.
+/// `batch` prompts of `prompt` tokens each go in one pass (each attends to
+/// its own tokens).
 inline phase_timing prefill_parallel(const architecture& a, const precision& pr, const device& d,
                                      const efficiency_profile& e, const parallel_plan& p, double prompt,
-                                     double cached = 0, double micro_batch = 512) {
+                                     double cached = 0, double micro_batch = 512, double batch = 1) {
   validate(p, a);
-  op_counts c = count_prefill(a, pr, prompt, cached, 1);
+  op_counts c = count_prefill(a, pr, prompt, cached, batch);
   const double n = p.ep > 1 ? p.ep : p.tp;
   // Pipeline stages hold 1/pp of the layers each; the prompt flows through
   // them in micro-batches of `micro_batch` tokens, so a stage works on one

@@ -173,3 +173,55 @@ TEST_CASE("calibrate needs at least as many points as fitted fields") {
   CHECK_THROWS_WITH_AS(calibrate({}, efficiency_profile{}), "calibration points must be >= the fitted fields (3) (got 0)",
                        std::invalid_argument);
 }
+
+TEST_CASE("fixed-concurrency rows (NIM/AIPerf) are predicted as a closed loop and never fitted on") {
+  const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
+  std::vector<measurement> loop;
+  for (const auto& m : set.rows) {
+    if (m.closed_loop) loop.push_back(m);
+  }
+  REQUIRE(loop.size() == 27);  // M0698-M0724: Llama-3.3-70B FP8 on 2 x H100
+  for (const auto& m : loop) {
+    CHECK(m.engine == "tensorrt-llm");
+    CHECK(m.dev.id == "h100-sxm");  // "NVIDIA H100 80GB": the SXM module
+    CHECK(m.pr.kv.name == "fp8-e4m3");  // NVIDIA's FP8 checkpoints quantize the KV cache
+    CHECK_FALSE(m.includes_prefill);
+  }
+  // M0710: 100 users, 5000 in / 500 out, TTFT 7,996 ms measured. The row is
+  // the command's `plan --concurrency 100` on the same deployment.
+  const auto it = std::find_if(loop.begin(), loop.end(), [](const measurement& m) { return m.id == "M0710"; });
+  REQUIRE(it != loop.end());
+  const efficiency_profile e = default_profile(it->dev, "tensorrt-llm");
+  scenario s;
+  s.prompt = 5000;
+  s.output = 500;
+  s.context = 5500;
+  s.engine = configure_engine("tensorrt-llm", it->dev);
+  s.parallel = it->plan;
+  const closed_loop_result c = serve_closed_loop(it->arch, it->pr, roofline(it->dev, e), s, 100);
+  CHECK(predict(*it, e) == doctest::Approx(1e3 * c.ttft.value()));
+  CHECK(c.queue_wait.value() > 0);  // beyond the KV slots, requests wait
+  // Only closed-loop rows: nothing to fit.
+  CHECK(fit_profiles(loop, profile_scope::engine).fits.empty());
+}
+
+TEST_CASE("offline batches larger than the KV cache holds run in waves") {
+  const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
+  const auto it = std::find_if(set.rows.begin(), set.rows.end(), [](const measurement& m) { return m.id == "M0645"; });
+  REQUIRE(it != set.rows.end());  // 16 requests of 32,784 + 2,048 tokens, Llama-3.1-405B FP8, 8 x H100
+  // 8 x 80 GB less 405 GB of weights leaves ~150 GB of KV at 516,096 B per
+  // token (bf16, 126 layers x 8 heads x 128 x 2 x 2 B): ~8 such sequences.
+  CHECK(it->max_concurrent >= 4);
+  CHECK(it->max_concurrent < 16);
+  const efficiency_profile e = default_profile(it->dev, "vllm");
+  measurement wave = *it;
+  wave.batch = it->max_concurrent;
+  wave.max_concurrent = 0;
+  CHECK(predict(*it, e) == doctest::Approx(std::ceil(16 / it->max_concurrent) * predict(wave, e)));
+  // A batch the cache holds is one wave: no change.
+  measurement small = *it;
+  small.batch = 2;
+  measurement unlimited = small;
+  unlimited.max_concurrent = 0;
+  CHECK(predict(small, e) == doctest::Approx(predict(unlimited, e)));
+}
