@@ -249,6 +249,20 @@ options parse(int argc, char** argv) {
   return o;
 }
 
+/// The finite number `s` spells in full ("2.5", "1e3"), or none: trailing
+/// text, an empty string, inf and nan are not numbers.
+std::optional<double> full_number(const std::string& s) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used == 0 || used != s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
 /// "131072", "128k" (x1024), "1m" (x1048576), "1.5k".
 double parse_tokens(const std::string& field, const std::string& s) {
   const auto bad = [&] {
@@ -261,15 +275,9 @@ double parse_tokens(const std::string& field, const std::string& s) {
   if (last == 'k') mult = 1024;
   if (last == 'm') mult = 1024.0 * 1024.0;
   if (mult > 1) num = s.substr(0, s.size() - 1);
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(num, &used);
-  } catch (const std::exception&) {
-    throw bad();
-  }
-  if (used != num.size() || !std::isfinite(v)) throw bad();
-  v *= mult;
+  const auto n = full_number(num);
+  if (!n) throw bad();
+  const double v = *n * mult;
   detail::require_tokens(field, v);
   return std::round(v);
 }
@@ -284,18 +292,10 @@ double parse_seconds(const std::string& field, const std::string& s) {
   } else if (!num.empty() && num.back() == 's') {
     num.pop_back();
   }
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(num, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != num.size() || !std::isfinite(v)) {
-    throw usage_error("--" + field + " must be a time like 1, 0.5s or 500ms (got '" + s + "')");
-  }
-  detail::require_non_negative(field, v);
-  return v * mult;
+  const auto v = full_number(num);
+  if (!v) throw usage_error("--" + field + " must be a time like 1, 0.5s or 500ms (got '" + s + "')");
+  detail::require_non_negative(field, *v);
+  return *v * mult;
 }
 
 /// A whole count in [1, hi]: "4", "2k"; "1.5" is refused, not rounded.
@@ -306,17 +306,9 @@ double parse_count(const std::string& field, const std::string& s, double hi = 1
     mult = (num.back() == 'k' || num.back() == 'K') ? 1024 : 1024.0 * 1024.0;
     num.pop_back();
   }
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(num, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (num.empty() || used == 0 || used != num.size() || !std::isfinite(v)) {
-    throw usage_error("--" + field + " must be a whole number like 4 or 2k (got '" + s + "')");
-  }
-  v *= mult;
+  const auto n = full_number(num);
+  if (!n) throw usage_error("--" + field + " must be a whole number like 4 or 2k (got '" + s + "')");
+  const double v = *n * mult;
   if (v != std::floor(v)) throw usage_error("--" + field + " must be a whole number (got '" + s + "')");
   if (v < 1 || v > hi) throw usage_error("--" + field + " must be in [1, " + detail::show(hi) + "] (got " + detail::show(v) + ")");
   return v;
@@ -325,16 +317,9 @@ double parse_count(const std::string& field, const std::string& s, double hi = 1
 /// A finite number in [lo, hi], named by its option in the message.
 double parse_number(const std::string& field, const std::string& s, double lo = -1e300, double hi = 1e300,
                     bool open_low = false) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != s.size() || !std::isfinite(v)) {
-    throw usage_error("--" + field + " must be a number (got '" + s + "')");
-  }
+  const auto n = full_number(s);
+  if (!n) throw usage_error("--" + field + " must be a number (got '" + s + "')");
+  const double v = *n;
   if ((open_low ? v <= lo : v < lo) || v > hi) {
     throw usage_error("--" + field + " must be " + (open_low ? "> " : ">= ") + detail::show(lo) +
                       (hi < 1e300 ? " and <= " + detail::show(hi) : std::string()) + " (got " + s + ")");
@@ -392,17 +377,11 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
     if (const auto colon = dev.rfind(':'); colon != std::string::npos && (!custom || colon > 6) &&
                                            dev.find_first_of(",=", colon) == std::string::npos) {
       const std::string count = dev.substr(colon + 1);
-      std::size_t used = 0;
-      double n = 0;
-      try {
-        n = std::stod(count, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (count.empty() || used != count.size() || !std::isfinite(n) || n != std::floor(n) || n < 1 || n > 1024) {
+      const auto n = full_number(count);
+      if (!n || *n != std::floor(*n) || *n < 1 || *n > 1024) {
         throw usage_error("--device ID:N needs a whole device count N in [1, 1024] per node (got '" + count + "')");
       }
-      per_node = static_cast<int>(n);
+      per_node = static_cast<int>(*n);
       dev = dev.substr(0, colon);
     }
     s.dev = &device_of(dev);
