@@ -400,7 +400,12 @@ const calibration_result* profile_table::fit_for(const device& d, const std::str
 
 efficiency_profile profile_table::for_row(const device& d, const std::string& engine) const {
   if (const auto* f = fit_for(d, engine)) {
+    // The band of a fitted profile is its fit's standard errors.
     efficiency_profile e = f->profile;
+    e.memory_sd = f->memory_sd;
+    e.compute_sd = f->compute_sd;
+    e.per_step_sd = make_seconds(f->per_step_sd);
+    e.per_kernel_sd = make_seconds(f->per_kernel_sd);
     return e;
   }
   return default_profile(d);
@@ -439,7 +444,7 @@ std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, 
       if (m.source != src) train.push_back(m);
     }
     const profile_table t = fit_profiles(train, scope);
-    for (const measurement* m : held) out.push_back({m, predict(*m, t.for_row(m->dev, m->engine))});
+    for (const measurement* m : held) out.push_back(predict_with_band(*m, t.for_row(m->dev, m->engine)));
   }
   return out;
 }
@@ -459,15 +464,19 @@ std::string engine_of_class(std::string_view engine_class) {
   return std::string(engine_class);
 }
 
+cv_prediction predict_with_band(const measurement& m, const efficiency_profile& e) {
+  // The band always holds the estimate: queueing (closed loops) and clamped
+  // shares can make the one-sigma profiles land on the same side of it.
+  const double p = predict(m, e);
+  const double a = predict(m, slower(e));
+  const double b = predict(m, faster(e));
+  return {&m, p, std::min({a, b, p}), std::max({a, b, p})};
+}
+
 std::vector<cv_prediction> predict_shipped(const std::vector<measurement>& rows) {
   std::vector<cv_prediction> out;
   out.reserve(rows.size());
-  for (const auto& m : rows) {
-    const efficiency_profile e = default_profile(m.dev, engine_of_class(m.engine));
-    const double a = predict(m, slower(e));
-    const double b = predict(m, faster(e));
-    out.push_back({&m, predict(m, e), std::min(a, b), std::max(a, b)});
-  }
+  for (const auto& m : rows) out.push_back(predict_with_band(m, default_profile(m.dev, engine_of_class(m.engine))));
   return out;
 }
 

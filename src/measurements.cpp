@@ -256,9 +256,15 @@ measurement_set read_measurements(const std::string& path) {
         m.engine = old_build ? "llama.cpp-cuda@2024" : "llama.cpp-cuda";
       }
       m.plan.pp = n;  // llama.cpp splits layers across GPUs (a pipeline)
-      const bool said_on = has(backend, "flash-attn on") || has(notes, "flash-attn on") || has(backend, "FA on") ||
-                           has(backend, "-fa on");
-      const bool said_off = has(backend, "FA off") || has(backend, "-fa off") || has(notes, "flash-attn off");
+      const auto said = [&](const char* state) {
+        for (const char* how : {"flash-attn ", "FA ", "-fa "}) {
+          const std::string phrase = std::string(how) + state;
+          if (has(backend, phrase.c_str()) || has(notes, phrase.c_str())) return true;
+        }
+        return false;
+      };
+      const bool said_on = said("on");
+      const bool said_off = said("off");
       m.fused_attention = said_on || (!old_build && !said_off);
     } else if (has(backend, "TensorRT-LLM") || has(backend, "NIM")) {
       // NIM picks a TensorRT-LLM profile for FP8 on H100 unless told otherwise.
@@ -290,14 +296,22 @@ measurement_set read_measurements(const std::string& path) {
     if (m.plan.pp > m.arch.num_layers) m.plan.pp = m.arch.num_layers;
     try {
       validate(m.plan, m.arch);
-      if (m.what == metric::e2e_latency_s && m.batch > 1) {
-        const memory_plan mp = plan_memory_parallel(m.arch, m.pr, m.dev, m.plan, 1, m.depth + m.prompt + m.gen,
-                                                    configure_engine(engine_of_class(m.engine), m.dev));
-        m.max_concurrent = mp.max_sequences;
-      }
     } catch (const std::invalid_argument& e) {
       skip(std::string("parallel plan: ") + e.what());
       continue;
+    }
+    if (m.what == metric::e2e_latency_s && m.batch > 1) {
+      // What runs at once: the sequences the KV cache holds, at most the
+      // engine's max_num_seqs (serving.hpp counts slots the same way).
+      const engine_settings es = configure_engine(engine_of_class(m.engine), m.dev);
+      const memory_plan mp =
+          plan_memory_parallel(m.arch, m.pr, m.dev, m.plan, 1, m.depth + m.prompt + m.gen, es);
+      if (mp.max_sequences < 1) {
+        skip("the engine cannot hold one sequence of " + std::to_string(int(m.depth + m.prompt + m.gen)) +
+             " tokens beside the weights");
+        continue;
+      }
+      m.max_concurrent = std::min(mp.max_sequences, es.max_sequences);
     }
     out.rows.push_back(std::move(m));
   }

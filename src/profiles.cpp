@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "llmroof/memory_plan.hpp"
 #include "llmroof/roofline.hpp"
 
 namespace llmroof {
@@ -67,12 +68,11 @@ const fitted_row fitted[] = {
 };
 
 // `engine` may carry a version (llama.cpp@2024): the kernels changed with it.
-std::string engine_class(const device& d, std::string_view engine) {
-  std::string_view version;
-  if (const auto at = engine.find('@'); at != std::string_view::npos) {
-    version = engine.substr(at + 1);
-    engine = engine.substr(0, at);
-  }
+// find_engine checks the name and version (and lowers their case) once.
+std::string engine_class(const device& d, std::string_view name) {
+  const engine_settings es = find_engine(name);
+  const std::string& engine = es.name;
+  const std::string& version = es.version;
   if (engine == "llama.cpp" || engine == "ollama") {
     if (d.vendor == "Apple") return "llama.cpp-metal";
     if (d.vendor != "NVIDIA") return "";
@@ -88,8 +88,6 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
   efficiency_profile e = default_profile(d);
   const std::string cls = engine_class(d, engine);
   if (cls.empty()) return e;
-  // Current llama.cpp turns flash attention on by itself (-fa auto), so
-  // plans assume fused attention.
   apply_kernel_traits(e, cls);
   // An engine version without fitted points takes the other version's fit
   // (the kernel traits above differ, the efficiencies on each path do not).

@@ -148,13 +148,17 @@ profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope s
 struct cv_prediction {
   const measurement* row = nullptr;
   double predicted = 0;
-  double low = std::nan("");   ///< band of the prediction (shipped profiles only; NaN otherwise)
+  double low = std::nan("");   ///< band: the prediction under the profile one standard error slower / faster
   double high = std::nan("");
   [[nodiscard]] double error() const { return ape(predicted, row->value); }
+  [[nodiscard]] bool covered() const { return row->value >= low && row->value <= high; }
 };
 
+/// A row's prediction under `e`, with its band (slower(e), faster(e)).
+cv_prediction predict_with_band(const measurement& m, const efficiency_profile& e);
+
 /// Leave-one-source-out: every source's rows predicted by profiles fitted on
-/// the other sources at `scope`.
+/// the other sources at `scope`, each with the band of its profile.
 std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, profile_scope scope);
 
 /// The engine name default_profile takes for a measured row's engine class

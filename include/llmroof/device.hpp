@@ -74,8 +74,8 @@ struct device {
   }
 
   /// The math format that really runs when kernels ask for m: a device
-  /// without fp4/fp8/int8 units runs weight-only kernels that dequantize to
-  /// bf16 (Marlin, llama.cpp); a device without 16-bit matrix units runs fp32.
+  /// without fp4/fp8/int8 units runs kernels that dequantize to bf16
+  /// (Marlin); a device without 16-bit matrix units runs fp32.
   [[nodiscard]] math_format effective_math(math_format m) const {
     if (published_peak(m).value() > 0) return m;
     if (m != math_format::fp32 && published_peak(math_format::bf16).value() > 0) {

@@ -13,7 +13,8 @@
 namespace llmroof {
 
 /// The arithmetic a kernel runs in, which selects the compute roof.
-/// Weight-only quantized formats (AWQ, GPTQ, GGUF) dequantize and compute in bf16.
+/// A format's own roof: weight-only formats (AWQ, GPTQ, GGUF) say bf16; the
+/// engine's kernel path may pick another (roofline.hpp, kernel_path).
 enum class math_format { fp32, bf16, fp8, int8, fp4 };
 
 constexpr std::string_view to_string(math_format m) {

@@ -212,20 +212,21 @@ inline phase_timing prefill_parallel(const architecture& a, const precision& pr,
     }
   }
   const double act = pr.activations.bytes_per_element();
+  const double all_tokens = batch * prompt;  // every prompt's tokens cross the links
   if (p.ep > 1) {
     c.add(detail::comm_op(op_kind::all_to_all, "comm.all_to_all", 2.0 * a.num_moe_layers(),
-                          all_to_all_bytes(prompt, a.moe.experts_per_token, p.ep, a.hidden_size, act) / 2,
+                          all_to_all_bytes(all_tokens, a.moe.experts_per_token, p.ep, a.hidden_size, act) / 2,
                           detail::link_for(p, d, p.ep), p.ep - 1.0),
           op_kind::all_to_all);
   } else if (p.tp > 1) {
     const double t = p.tp;
     c.add(detail::comm_op(op_kind::all_reduce, "comm.all_reduce", 2.0 * a.num_layers,
-                          2.0 * (t - 1) / t * prompt * a.hidden_size * act, detail::link_for(p, d, p.tp),
+                          2.0 * (t - 1) / t * all_tokens * a.hidden_size * act, detail::link_for(p, d, p.tp),
                           2.0 * (t - 1)),
           op_kind::all_reduce);
   }
   if (p.pp > 1) {
-    c.add(detail::comm_op(op_kind::p2p, "comm.pipeline", p.pp - 1.0, prompt * a.hidden_size * act,
+    c.add(detail::comm_op(op_kind::p2p, "comm.pipeline", p.pp - 1.0, all_tokens * a.hidden_size * act,
                           detail::link_for(p, d, p.tp * p.pp), 1),
           op_kind::p2p);
   }
@@ -233,7 +234,7 @@ inline phase_timing prefill_parallel(const architecture& a, const precision& pr,
   if (stages > 1) {
     // m micro-batches through `stages` stages: (m + stages - 1) stage-slots of
     // 1/m of one stage's work each.
-    const double m = std::max(1.0, std::ceil(prompt / micro_batch));
+    const double m = std::max(1.0, std::ceil(all_tokens / micro_batch));
     const double fill = (m + stages - 1) / m;
     t.bound = fill * t.bound;
     t.estimate = fill * t.estimate;

@@ -137,10 +137,14 @@ efficiency_profile default_profile(const device& d);
 ///    cores or DP4A exist), or dequantized to FP16 for cuBLAS on cards with
 ///    FP16 tensor cores (2024 builds before MMQ became the default, b3200s).
 ///  - llama.cpp Metal, MLX: dequantize in the GEMM kernel, 16-bit math.
+///  - llama.cpp 2024 builds: attention unfused (-fa was opt-in); measured rows
+///    that say "flash-attn on" override it (calibrate.cpp predict).
 ///  - vLLM, SGLang, TensorRT-LLM: each format on its own roof.
 inline void apply_kernel_traits(efficiency_profile& e, std::string_view engine_class) {
   const bool cuda = engine_class.rfind("llama.cpp-cuda", 0) == 0;
   e.fp16_accumulate = cuda;
+  // Flash attention was opt-in (-fa) in 2024 builds; current ones turn it on (-fa auto).
+  e.fused_attention = engine_class != "llama.cpp-cuda@2024";
   e.quantized_path = engine_class == "llama.cpp-cuda"                           ? kernel_path::int8_dot
                      : cuda || engine_class == "llama.cpp-metal" || engine_class == "mlx" ? kernel_path::dequantize
                                                                                          : kernel_path::native;

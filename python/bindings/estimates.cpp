@@ -161,7 +161,7 @@ void register_estimates(py::module_& m) {
             detail::require_in("cached", cached, 0, 1e9);
             detail::require_in("batch", batch, 1, 1e9);
             return c.setup.devices > 1 ? prefill_parallel(c.model, c.setup.pr, c.dev, c.roof->efficiency(),
-                                                          c.setup.parallel, prompt, cached)
+                                                          c.setup.parallel, prompt, cached, 512, batch)
                                        : prefill(c.model, c.setup.pr, *c.roof, prompt, cached, batch);
           },
           py::arg("prompt"), py::arg("cached"), py::arg("batch"))
@@ -220,7 +220,8 @@ void register_estimates(py::module_& m) {
         auto c = make(model, dev, weights, kv, lm_head, devices, profile, py::none(), module_formats, parallel, engine);
         const phase_timing p =
             c->setup.devices > 1
-                ? prefill_parallel(c->model, c->setup.pr, c->dev, c->roof->efficiency(), c->setup.parallel, prompt, cached)
+                ? prefill_parallel(c->model, c->setup.pr, c->dev, c->roof->efficiency(), c->setup.parallel, prompt, cached,
+                                   512, batch)
                 : prefill(c->model, c->setup.pr, *c->roof, prompt, cached, batch);
         return report::prefill_json(c->setup, batch, prompt, cached, p).dump();
       },

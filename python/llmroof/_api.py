@@ -1043,11 +1043,12 @@ def validate(path: str | os.PathLike[str], *, refit: bool = False) -> pd.DataFra
     path
         The points file.
     refit
-        False (default): the profiles llmroof ships, no fitting, with the band
-        of each prediction (``low``, ``high``): what llmroof answers out of
-        the box on your measurements. True: leave-one-source-out
-        cross-validation at the profile scope ``llmroof validate`` chooses
-        (no band).
+        False (default): the profiles llmroof ships, no fitting: what
+        llmroof answers out of the box on your measurements. True:
+        leave-one-source-out cross-validation at the profile scope
+        ``llmroof validate`` chooses. Either way each prediction carries its
+        band (``low``, ``high``: the profile one standard error slower and
+        faster).
 
     Returns
     -------
@@ -1055,7 +1056,7 @@ def validate(path: str | os.PathLike[str], *, refit: bool = False) -> pd.DataFra
         One row per mapped point: id, source, engine, device, devices,
         memory_kind, model, weights, metric, batch, prompt, measured,
         predicted, low, high, ape. ``attrs`` holds the headline MdAPEs
-        (``scopes``, ``metrics``) and the rows that could not be mapped
+        (``scopes``; ``metrics`` with band coverage) and the rows that could not be mapped
         (``skipped_rows``), as ``llmroof validate --json`` reports them.
     """
     import pandas as pd

@@ -65,7 +65,8 @@ constexpr option_doc option_docs[] = {
     {"nodes", "K", "K nodes of N devices each (--device ID:N); cross-node link: --inter-link"},
     {"link", "ID", "override the intra-node link (nvlink4, pcie4, ...; llmroof list links)"},
     {"inter-link", "ID", "cross-node link (default ib-ndr)"},
-    {"engine", "NAME[@VER]", "vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx; vllm@0.10 for older releases"},
+    {"engine", "NAME[@VER]",
+     "vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx; vllm@0.10, llama.cpp@2024 for older releases"},
     {"offload", "F|experts", "share F of the layers, or the routed experts, in host RAM (llama.cpp)"},
     {"host", "ID", "the host CPU for --offload (default ryzen-9-7950x; llmroof list devices)"},
     {"rate", "R", "open loop: arrivals in requests/s; reports TTFT, TPOT, utilisation (with --output O)"},
@@ -707,7 +708,8 @@ int cmd_prefill(const options& o) {
   const double prompt = parse_count("prompt", o.get("prompt").value_or("2048"));
   const double cached = parse_tokens("context", o.get("context").value_or("0"));
   const roofline r(*s.dev, default_profile(*s.dev, s.engine.qualified_name()));
-  const phase_timing p = s.devices > 1 ? prefill_parallel(*s.model, s.pr, *s.dev, r.efficiency(), s.parallel, prompt, cached)
+  const phase_timing p = s.devices > 1 ? prefill_parallel(*s.model, s.pr, *s.dev, r.efficiency(), s.parallel, prompt, cached,
+                                                                          512, batch)
                                        : prefill(*s.model, s.pr, r, prompt, cached, batch);
   if (o.json) {
     std::cout << report::prefill_json(s, batch, prompt, cached, p).dump(2) << "\n";
@@ -958,7 +960,9 @@ int cmd_calibrate(const options& o) {
       // errors under 25%); the others keep the class defaults. TensorRT-LLM's
       // (eta_c 0.95 +- 0.28, from 2023 v0.5-0.6 rows) would slow NIM 1.8's
       // single-user TPOT from 17.6 to 29.2 ms against 18.6 measured.
-      if (key.empty() || r.memory_sd > 0.25 * r.profile.memory || r.compute_sd > 0.25 * r.profile.compute) continue;
+      // A standard error of 0 means the share was not fitted (no points for it).
+      const auto pinned = [](double sd, double v) { return sd > 0 && sd <= 0.25 * v; };
+      if (key.empty() || !pinned(r.memory_sd, r.profile.memory) || !pinned(r.compute_sd, r.profile.compute)) continue;
       const auto tiny = [](double v) { return v < 1e-9 ? 0.0 : v; };  // an overhead fitted to nothing
       f << "{\"" << key << "\", " << r.profile.memory << ", " << r.memory_sd << ", " << r.profile.compute << ", "
         << r.compute_sd << ", " << r.profile.attention << ", " << tiny(r.profile.per_step.value()) << ", " << r.per_step_sd
@@ -996,6 +1000,11 @@ std::string likely_reason(const measurement& m, double ratio) {
   if (m.notes.find("uncertain") != std::string::npos || m.notes.find("not clear") != std::string::npos) {
     return "the source marks this reading as uncertain";
   }
+  if (m.closed_loop) {
+    return too_fast ? "fixed-concurrency benchmark: request handling and prefill interference under in-flight "
+                      "batching are not modelled"
+                    : "fixed-concurrency benchmark: the queue forms later than the KV slots predict";
+  }
   if (m.plan.pp > 1 && !decode_metric(m.what)) {
     return "llama.cpp layer split over " + std::to_string(m.plan.pp) +
            " GPUs: the prompt pipelines far less than micro-batching allows (70B Q4_K_M on 4 GPUs prefills no "
@@ -1005,11 +1014,6 @@ std::string likely_reason(const measurement& m, double ratio) {
   if (m.includes_prefill) return "throughput over the whole static-batch run (prefill, scheduling) measured end to end";
   if (!decode_metric(m.what) && m.prompt + m.depth >= 4096) {
     return "long prompt: attention cost depends on the kernel (FlashAttention or not) more than on the roofs";
-  }
-  if (m.closed_loop) {
-    return too_fast ? "fixed-concurrency benchmark: request handling and prefill interference under in-flight "
-                      "batching are not modelled"
-                    : "fixed-concurrency benchmark: the queue forms later than the KV slots predict";
   }
   if (decode_metric(m.what) && m.batch == 1 && too_fast && m.dev.memory_kind_of() == memory_kind::hbm) {
     return "batch-1 decode GEMMs on HBM stream ~1.1 TB/s whatever the peak (llama.cpp on A100/H100, TensorRT-LLM 0.5 "
@@ -1053,9 +1057,18 @@ int cmd_validate(const options& o) {
        << " | " << fmt("%.1f%%", 100 * r.single) << " | " << fmt("%.1f%%", 100 * r.prefill) << " |\n";
   }
   std::map<std::string, std::vector<double>> by_metric;
-  for (const auto& p : best->predictions) by_metric[std::string(to_string(p.row->what))].push_back(p.error());
-  md << "\n## By metric (" << best->name << ")\n\n| metric | points | MdAPE |\n|---|---|---|\n";
-  for (const auto& [k, e] : by_metric) md << "| " << k << " | " << e.size() << " | " << fmt("%.1f%%", 100 * median(e)) << " |\n";
+  std::map<std::string, int> covered;
+  for (const auto& p : best->predictions) {
+    by_metric[std::string(to_string(p.row->what))].push_back(p.error());
+    covered[std::string(to_string(p.row->what))] += p.covered() ? 1 : 0;
+  }
+  md << "\n## By metric (" << best->name << ")\n\nBand coverage: the share of points whose measurement lies inside "
+     << "the band (the profile one standard error slower to one faster).\n\n"
+     << "| metric | points | MdAPE | band coverage |\n|---|---|---|---|\n";
+  for (const auto& [k, e] : by_metric) {
+    md << "| " << k << " | " << e.size() << " | " << fmt("%.1f%%", 100 * median(e)) << " | "
+       << fmt("%.0f%%", 100.0 * covered[k] / double(e.size())) << " |\n";
+  }
   // The two headline figures per engine.
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> engines;
   for (const auto& p : best->predictions) {
@@ -1116,8 +1129,7 @@ int cmd_validate(const options& o) {
     for (const auto& p : best->predictions) {
       csv << p.row->id << "," << p.row->engine << "," << p.row->dev.id << "," << to_string(p.row->dev.memory_kind_of())
           << "," << p.row->arch.id << "," << to_string(p.row->what) << "," << p.row->value << "," << p.predicted << ","
-          << (std::isnan(p.low) ? std::string() : fmt("%.6g", p.low)) << ","
-          << (std::isnan(p.high) ? std::string() : fmt("%.6g", p.high)) << "," << p.error() << "\n";
+          << fmt("%.6g", p.low) << "," << fmt("%.6g", p.high) << "," << p.error() << "\n";
     }
     csv.flush();
     if (!csv) throw usage_error("--report: cannot write '" + csv_path.string() + "'");

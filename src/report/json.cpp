@@ -370,10 +370,12 @@ json validate_json(const measurement_set& set, const validation& v, bool refit) 
   }
   j["scopes"] = scopes;
   std::map<std::string, std::vector<double>> by_metric;
+  std::map<std::string, int> covered;
   json rows = json::array();
   for (const auto& p : v.best().predictions) {
     const measurement& m = *p.row;
     by_metric[std::string(to_string(m.what))].push_back(p.error());
+    covered[std::string(to_string(m.what))] += p.covered() ? 1 : 0;
     rows.push_back({{"id", m.id}, {"source", m.source}, {"engine", m.engine}, {"device", m.dev.id},
                     {"devices", m.plan.devices()}, {"memory_kind", to_string(m.dev.memory_kind_of())},
                     {"model", m.arch.id}, {"weights", m.pr.weights.name}, {"metric", to_string(m.what)},
@@ -381,7 +383,9 @@ json validate_json(const measurement_set& set, const validation& v, bool refit) 
                     {"low", num(p.low)}, {"high", num(p.high)}, {"ape", p.error()}});
   }
   json metrics = json::object();
-  for (const auto& [k, e] : by_metric) metrics[k] = {{"points", e.size()}, {"mdape", median(e)}};
+  for (const auto& [k, e] : by_metric) {
+    metrics[k] = {{"points", e.size()}, {"mdape", median(e)}, {"band_coverage", double(covered[k]) / double(e.size())}};
+  }
   j["metrics"] = metrics;
   j["rows"] = rows;
   json skipped = json::array();

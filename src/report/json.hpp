@@ -60,8 +60,8 @@ json closed_loop_json(const closed_loop_result& c, double output);
 json calibrate_json(const measurement_set& set, profile_scope scope, const profile_table& t);
 
 /// `llmroof validate --json` and llmroof.validate: the scopes' headline
-/// errors, MdAPE per metric, and every row of the chosen (or shipped)
-/// predictions with its band (null when cross-validated).
+/// errors, MdAPE and band coverage per metric, and every row of the chosen
+/// (or shipped) predictions with its band.
 json validate_json(const measurement_set& set, const validation& v, bool refit);
 /// "llmroof.users/1": the most users meeting a tokens/s and a TTFT target.
 json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u);

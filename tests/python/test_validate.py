@@ -44,12 +44,14 @@ def test_the_current_llama_cpp_scoreboard_uses_the_int8_path() -> None:
     assert row["ape"] < 0.3
 
 
-def test_refit_is_leave_one_source_out_without_bands() -> None:
+def test_refit_is_leave_one_source_out_with_bands() -> None:
     frame = llmroof.validate(POINTS, refit=True)
     assert frame.attrs["refit"] is True
     assert frame.attrs["chosen_scope"] in {s["scope"] for s in frame.attrs["scopes"]}
     assert len(frame.attrs["scopes"]) == 4
-    assert frame["low"].isna().all()
+    assert ((frame["low"] <= frame["predicted"]) & (frame["predicted"] <= frame["high"])).all()
+    for m in frame.attrs["metrics"].values():
+        assert 0 <= m["band_coverage"] <= 1
     assert all(math.isfinite(x) and x > 0 for x in frame["predicted"])
 
 
