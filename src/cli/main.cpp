@@ -1056,18 +1056,15 @@ int cmd_validate(const options& o) {
     md << "| " << r.name << (&r == best && refit ? " (chosen)" : "") << " | " << fmt("%.1f%%", 100 * r.decode)
        << " | " << fmt("%.1f%%", 100 * r.single) << " | " << fmt("%.1f%%", 100 * r.prefill) << " |\n";
   }
-  std::map<std::string, std::vector<double>> by_metric;
-  std::map<std::string, int> covered;
-  for (const auto& p : best->predictions) {
-    by_metric[std::string(to_string(p.row->what))].push_back(p.error());
-    covered[std::string(to_string(p.row->what))] += p.covered() ? 1 : 0;
-  }
+  // Per-metric figures as the JSON report (and Python) computes them.
+  const json summary = report::validate_json(set, val, refit);
   md << "\n## By metric (" << best->name << ")\n\nBand coverage: the share of points whose measurement lies inside "
      << "the band (the profile one standard error slower to one faster).\n\n"
      << "| metric | points | MdAPE | band coverage |\n|---|---|---|---|\n";
-  for (const auto& [k, e] : by_metric) {
-    md << "| " << k << " | " << e.size() << " | " << fmt("%.1f%%", 100 * median(e)) << " | "
-       << fmt("%.0f%%", 100.0 * covered[k] / double(e.size())) << " |\n";
+  for (const auto& [k, e] : summary["metrics"].items()) {
+    md << "| " << k << " | " << e["points"].get<std::size_t>() << " | "
+       << fmt("%.1f%%", 100 * e["mdape"].get<double>()) << " | "
+       << fmt("%.0f%%", 100 * e["band_coverage"].get<double>()) << " |\n";
   }
   // The two headline figures per engine.
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> engines;
@@ -1135,8 +1132,7 @@ int cmd_validate(const options& o) {
     if (!csv) throw usage_error("--report: cannot write '" + csv_path.string() + "'");
   }
   if (o.json) {
-    const json j = report::validate_json(set, val, refit);
-    std::cout << j.dump(2) << "\n";
+    std::cout << summary.dump(2) << "\n";
     return 0;
   }
   std::cout << md.str();
