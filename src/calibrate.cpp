@@ -82,14 +82,14 @@ double predict(const measurement& m, const efficiency_profile& profile) {
       double total = m.batch / step;
       if (m.includes_prefill && m.gen > 0) {
         const double pre = prefill_time(m, e, std::max(1.0, m.prompt), m.depth, m.batch).value();
-        total = m.batch * m.gen / (pre + m.gen * step);
+        total = m.batch * m.gen / (e.per_request.value() + pre + m.gen * step);
       }
       return m.per_device ? total / n : total;
     }
     case metric::prefill_tps:
       return m.prompt * m.batch / prefill_time(m, e, m.prompt, m.depth, m.batch).value();
     case metric::ttft_ms:
-      return 1e3 * prefill_time(m, e, std::max(1.0, m.prompt), m.depth, m.batch).value();
+      return 1e3 * (e.per_request + prefill_time(m, e, std::max(1.0, m.prompt), m.depth, m.batch)).value();
     case metric::tpot_ms:
       return 1e3 * decode_time(m, e, m.batch, m.depth + m.prompt + m.gen / 2).value();
     case metric::e2e_latency_s: {
@@ -97,7 +97,7 @@ double predict(const measurement& m, const efficiency_profile& profile) {
       const double per_wave = m.max_concurrent >= 1 ? std::min(m.batch, m.max_concurrent) : m.batch;
       const double waves = std::ceil(m.batch / per_wave);
       const double pre = prefill_time(m, e, std::max(1.0, m.prompt), m.depth, per_wave).value();
-      return waves * (pre + m.gen * decode_time(m, e, per_wave, m.depth + m.prompt + m.gen / 2).value());
+      return waves * (e.per_request.value() + pre + m.gen * decode_time(m, e, per_wave, m.depth + m.prompt + m.gen / 2).value());
     }
   }
   return 0;
@@ -113,7 +113,7 @@ struct packing {
   fit_fields f;
   [[nodiscard]] int size() const {
     return int(f.memory) + int(f.compute) + int(f.per_step) + int(f.attention) + int(f.per_kernel) +
-           int(f.kv_memory) + int(f.half_rows) + int(f.stream_cap);
+           int(f.kv_memory) + int(f.half_rows) + int(f.stream_cap) + int(f.per_request);
   }
   [[nodiscard]] Eigen::VectorXd pack(const efficiency_profile& e) const {
     Eigen::VectorXd x(size());
@@ -126,6 +126,7 @@ struct packing {
     if (f.kv_memory) x[i++] = logit(std::clamp(e.kv_memory, 1e-4, 0.9999));
     if (f.half_rows) x[i++] = std::log(std::max(e.compute_half_rows, 1e-3));
     if (f.stream_cap) x[i++] = std::log(std::max(e.stream_cap, 1e9));
+    if (f.per_request) x[i++] = std::log(std::max(e.per_request.value(), 1e-5));
     return x;
   }
   [[nodiscard]] efficiency_profile unpack(const Eigen::VectorXd& x, efficiency_profile e) const {
@@ -138,6 +139,7 @@ struct packing {
     if (f.kv_memory) e.kv_memory = logistic(x[i++]);
     if (f.half_rows) e.compute_half_rows = std::min(std::exp(x[i++]), 1e6);
     if (f.stream_cap) e.stream_cap = std::clamp(std::exp(x[i++]), 1e9, 1e14);
+    if (f.per_request) e.per_request = make_seconds(std::min(std::exp(x[i++]), 10.0));
     return e;
   }
 };
@@ -151,24 +153,6 @@ Eigen::VectorXd residuals(const std::vector<measurement>& rows, const efficiency
 }
 
 }  // namespace
-
-efficiency_profile calibration_result::low() const {
-  efficiency_profile e = profile;
-  e.memory = std::max(1e-3, e.memory - memory_sd);
-  e.compute = std::max(1e-3, e.compute - compute_sd);
-  e.per_step = e.per_step + make_seconds(per_step_sd);
-  e.per_kernel = e.per_kernel + make_seconds(per_kernel_sd);
-  return e;
-}
-
-efficiency_profile calibration_result::high() const {
-  efficiency_profile e = profile;
-  e.memory = std::min(1.0, e.memory + memory_sd);
-  e.compute = std::min(1.0, e.compute + compute_sd);
-  e.per_step = make_seconds(std::max(0.0, e.per_step.value() - per_step_sd));
-  e.per_kernel = make_seconds(std::max(0.0, e.per_kernel.value() - per_kernel_sd));
-  return e;
-}
 
 calibration_result calibrate(const std::vector<measurement>& rows, const efficiency_profile& start, fit_fields fields) {
   const packing pk{fields};
@@ -245,7 +229,14 @@ calibration_result calibrate(const std::vector<measurement>& rows, const efficie
     ++i;
   }
   if (fields.attention) ++i;
-  if (fields.per_kernel) out.per_kernel_sd = out.profile.per_kernel.value() * std::sqrt(std::max(0.0, cov(i, i)));
+  if (fields.per_kernel) {
+    out.per_kernel_sd = out.profile.per_kernel.value() * std::sqrt(std::max(0.0, cov(i, i)));
+    ++i;
+  }
+  if (fields.kv_memory) ++i;
+  if (fields.half_rows) ++i;
+  if (fields.stream_cap) ++i;
+  if (fields.per_request) out.per_request_sd = out.profile.per_request.value() * std::sqrt(std::max(0.0, cov(i, i)));
   return out;
 }
 
@@ -261,11 +252,17 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
   const bool have_d = dec.size() >= 3, have_p = pre.size() >= 3;
   // Prefill is compute-bound, so eta_c comes first; decode then fits the
   // bandwidth share and overheads with it; a second prefill pass sees them.
+  bool request_fitted = false;
   const auto prefill_stage = [&] {
     // Long prompts or deep caches give attention its own leverage.
     bool long_context = false;
     for (const auto& m : pre) long_context = long_context || m.prompt + m.depth >= 4096;
-    p = calibrate(pre, e, {false, true, false, long_context && pre.size() >= 6});
+    // Served TTFT points (not kernel benchmarks) carry the request handling.
+    const auto served = std::count_if(pre.begin(), pre.end(), [](const measurement& m) { return m.what == metric::ttft_ms; });
+    fit_fields f{false, true, false, long_context && pre.size() >= 6};
+    f.per_request = served >= 3;
+    p = calibrate(pre, e, f);
+    request_fitted = request_fitted || f.per_request;
     e = p.profile;
   };
   if (have_p) prefill_stage();
@@ -323,6 +320,8 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
   out.memory_sd = have_d ? d.memory_sd : 0;
   out.per_step_sd = have_d ? d.per_step_sd : 0;
   out.per_kernel_sd = have_d ? d.per_kernel_sd : 0;
+  // Unfitted, the handling keeps its default and that default's spread.
+  out.per_request_sd = request_fitted ? std::min(p.per_request_sd, e.per_request.value()) : start.per_request_sd.value();
   // A field pinned at its bound has no standard error; the band is then
   // never narrower than the stage's in-sample median error.
   if (have_d) out.memory_sd = std::max(out.memory_sd, d.median_ape * e.memory);
@@ -380,8 +379,9 @@ const calibration_result* profile_table::fit_for(const device& d, const std::str
   // each path.
   const std::string base = engine.substr(0, engine.find('@'));
   std::vector<std::string> candidates{engine};
-  if (base != engine) candidates.push_back(base);
+  if (base != engine && versions_share_efficiencies(base)) candidates.push_back(base);
   for (const auto& [key, fit] : fits) {
+    if (!versions_share_efficiencies(base)) break;
     const std::string e = key.substr(0, key.find('/'));
     if (e != engine && e.rfind(base + "@", 0) == 0 &&
         std::find(candidates.begin(), candidates.end(), e) == candidates.end()) {
@@ -390,6 +390,9 @@ const calibration_result* profile_table::fit_for(const device& d, const std::str
   }
   for (profile_scope s : {profile_scope::engine_and_class, profile_scope::engine, profile_scope::global}) {
     if (static_cast<int>(s) > static_cast<int>(scope)) continue;
+    // The one global fit is mostly llama.cpp's points: an engine of its own
+    // without a fit keeps its class defaults rather than another engine's.
+    if (s == profile_scope::global && scope != profile_scope::global) break;
     for (const std::string& e : candidates) {
       auto it = fits.find(key_of(s, d, e));
       if (it != fits.end()) return &it->second;
@@ -406,6 +409,7 @@ efficiency_profile profile_table::for_row(const device& d, const std::string& en
     e.compute_sd = f->compute_sd;
     e.per_step_sd = make_seconds(f->per_step_sd);
     e.per_kernel_sd = make_seconds(f->per_kernel_sd);
+    e.per_request_sd = make_seconds(f->per_request_sd);
     return e;
   }
   return default_profile(d);
@@ -420,11 +424,12 @@ profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope s
     if (static_cast<int>(s) > static_cast<int>(scope)) break;
     std::map<std::string, std::vector<measurement>> groups;
     for (const auto& m : rows) {
-      // Closed-loop points mix queueing into the kernel times: predicted, not fitted.
-      if (!m.closed_loop) groups[key_of(s, m.dev, m.engine)].push_back(m);
+      // Closed-loop points mix queueing into the kernel times: predicted, not
+      // fitted; one user alone queues behind nobody.
+      if (!m.closed_loop || m.batch == 1) groups[key_of(s, m.dev, m.engine)].push_back(m);
     }
     for (auto& [k, g] : groups) {
-      if (g.size() < 3) continue;
+      if (g.size() < 6) continue;  // fewer points than twice the fields a stage moves: no fit
       efficiency_profile start = default_profile(g.front().dev);
       start.name = "fitted " + (k.empty() ? std::string("global") : k);
       start.source = "fitted to " + std::to_string(g.size()) + " points of data/measured/calibration.csv";

@@ -126,6 +126,11 @@ engine_settings find_engine(std::string_view name) {
       }
       e.sampler_copies = vllm_sampler_copies(version);
     }
+    if (e.name == "tensorrt-llm" && version != "current" && version != "2023") {
+      // Kernels and scheduling changed (engines launched kernel by kernel in
+      // 2023, CUDA graphs and the PyTorch backend now), not the memory plan.
+      throw std::invalid_argument("engine version of tensorrt-llm must be 2023 or 'current' (got '" + version + "')");
+    }
     if ((e.name == "llama.cpp" || e.name == "ollama") && version != "current" && version != "2024") {
       // The kernels changed, not the memory plan: 2024 builds dequantized to
       // FP16 for cuBLAS, current ones multiply quantized weights in int8.

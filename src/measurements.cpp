@@ -242,7 +242,12 @@ measurement_set read_measurements(const std::string& path) {
       continue;
     }
     const int n = static_cast<int>(std::max(1.0, number(get("n_devices"))));
-    m.per_device = has(get("unit"), "/GPU");
+    // TensorRT-LLM v0.6.1's A100 table does not say per GPU; its H100 table,
+    // of the same benchmark and page, does, and read per system its TP > 1
+    // rows would run 5-14x under the bandwidth roof (Falcon-180B on 8 x A100:
+    // 180 tokens/s at batch 128, M0581): per GPU too.
+    m.per_device = has(get("unit"), "/GPU") ||
+                   (has(get("notes"), "unclear whether this is per GPU") && n > 1);
     if (has(backend, "llama.cpp")) {
       // Builds of 2024 (and older) dequantized to FP16 for cuBLAS and had
       // flash attention opt-in (-fa): rows that do not say it ran materialize
@@ -268,7 +273,11 @@ measurement_set read_measurements(const std::string& path) {
       m.fused_attention = said_on || (!old_build && !said_off);
     } else if (has(backend, "TensorRT-LLM") || has(backend, "NIM")) {
       // NIM picks a TensorRT-LLM profile for FP8 on H100 unless told otherwise.
-      m.engine = "tensorrt-llm";
+      // The 2023 releases (v0.5-v0.7: TensorRT engines, static or early
+      // in-flight batching, kernels launched one by one without CUDA graphs)
+      // are their own version, as llama.cpp's 2024 builds are.
+      const bool early = has(backend, "v0.5") || has(backend, "v0.6") || has(backend, "v0.7");
+      m.engine = early ? "tensorrt-llm@2023" : "tensorrt-llm";
       if (has(backend, "EP8") && m.arch.is_moe()) {
         m.plan.ep = n;
       } else {

@@ -20,6 +20,13 @@ efficiency_profile default_profile(const device& d) {
   // per-step 0.3 ms: scheduling, sampling and launch gaps of one decode step
   // (engineering estimate; fitted per engine in calibrate.hpp).
   e.per_step = make_seconds(0.3e-3);
+  // per-request 5 +- 5 ms: an OpenAI-compatible server's handling of one
+  // request outside the kernels (HTTP and JSON on the host, tokenizing a few
+  // thousand tokens with a Rust tokenizer, admission at the next step,
+  // detokenizing and streaming the first token). Engineering estimate; fitted
+  // per engine from TTFT points (calibrate.hpp), e.g. TensorRT-LLM.
+  e.per_request = make_seconds(5e-3);
+  e.per_request_sd = make_seconds(5e-3);
   e.compute_half_rows = 64;
   // Attention kernels: FlashAttention-2 reaches 50-73% of A100 peak in the
   // forward pass (Dao 2023, fig. 4); 0.5 is the conservative end.
@@ -55,7 +62,7 @@ namespace {
 struct fitted_row {
   const char* key;  // "engine/memory-kind" or "engine"
   double memory, memory_sd, compute, compute_sd, attention, per_step, per_step_sd, per_kernel, per_kernel_sd,
-      kv_memory, compute_half_rows, stream_cap;
+      kv_memory, compute_half_rows, stream_cap, per_request, per_request_sd;
   int points;
   double median_ape;
 };
@@ -78,7 +85,8 @@ std::string engine_class(const device& d, std::string_view name) {
     if (d.vendor != "NVIDIA") return "";
     return version == "2024" ? "llama.cpp-cuda@2024" : "llama.cpp-cuda";
   }
-  if (engine == "tensorrt-llm" || engine == "mlx") return std::string(engine);
+  if (engine == "tensorrt-llm") return version == "2023" ? "tensorrt-llm@2023" : "tensorrt-llm";
+  if (engine == "mlx") return std::string(engine);
   return "";  // vLLM, SGLang: too few measured points; class defaults
 }
 
@@ -92,7 +100,12 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
   // An engine version without fitted points takes the other version's fit
   // (the kernel traits above differ, the efficiencies on each path do not).
   const std::string base = cls.substr(0, cls.find('@'));
-  const std::string sibling = base == cls ? cls + "@2024" : base;
+  std::string sibling = versions_share_efficiencies(base) ? base : cls;
+  if (base == cls && versions_share_efficiencies(base)) {
+    for (const auto& f : fitted) {
+      if (std::string_view(f.key).rfind(base + "@", 0) == 0) sibling = f.key;
+    }
+  }
   for (const std::string& key : {cls + "/" + std::string(to_string(d.memory_kind_of())), cls, sibling}) {
     for (const auto& f : fitted) {
       if (key != f.key) continue;
@@ -109,6 +122,8 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
       e.kv_memory = f.kv_memory;
       e.compute_half_rows = f.compute_half_rows;
       e.stream_cap = f.stream_cap;
+      e.per_request = make_seconds(f.per_request);
+      e.per_request_sd = make_seconds(f.per_request_sd);
       e.source = "fitted to " + std::to_string(f.points) + " points of data/measured/calibration.csv (in-sample MdAPE " +
                  std::to_string(static_cast<int>(std::lround(100 * f.median_ape))) + "%)";
       return e;

@@ -78,6 +78,7 @@ struct fit_fields {
   bool kv_memory = false;  ///< attention kernels' share of eta_m reading the KV cache
   bool half_rows = false;  ///< GEMM rows at which eta_c is half its peak (batched decode)
   bool stream_cap = false; ///< weight-streaming cap of the GEMM kernels
+  bool per_request = false; ///< request handling outside the kernels (TTFT and latency points)
 };
 
 struct calibration_result {
@@ -86,13 +87,10 @@ struct calibration_result {
   double compute_sd = 0;
   double per_step_sd = 0;  ///< s
   double per_kernel_sd = 0;  ///< s
+  double per_request_sd = 0;  ///< s
   std::vector<double> residuals;  ///< log(prediction / measurement) per row
   double median_ape = 0;          ///< median absolute percentage error, 0..1
   std::size_t points = 0;
-  /// A slower and a faster profile one standard error away in every fitted
-  /// field: the band of an estimate.
-  [[nodiscard]] efficiency_profile low() const;
-  [[nodiscard]] efficiency_profile high() const;
 };
 
 /// Fits `start`'s fields in `fields` to `rows`. Throws std::invalid_argument

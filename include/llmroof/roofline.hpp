@@ -69,6 +69,11 @@ struct efficiency_profile {
   double stream_cap = 0;
   seconds per_kernel = make_seconds(0);       ///< launch overhead per kernel (per layer op)
   seconds per_step = make_seconds(0.3e-3);    ///< scheduler + sampling overhead per step
+  /// Handling of one request outside the model's kernels, paid once before its
+  /// first token: HTTP and JSON, tokenization, admission into a scheduler step,
+  /// detokenizing and streaming the first token. Counted in TTFT and end-to-end
+  /// latency of served requests, never in kernel benchmarks (llama-bench).
+  seconds per_request = make_seconds(5e-3);
   /// Achieved fraction of link bandwidth in collectives: NCCL's bus bandwidth
   /// reaches ~80% of NVLink peak for large messages (nccl-tests reports).
   double link = 0.8;
@@ -78,6 +83,7 @@ struct efficiency_profile {
   double compute_sd = 0.05;
   seconds per_step_sd = make_seconds(0.2e-3);
   seconds per_kernel_sd = make_seconds(0);
+  seconds per_request_sd = make_seconds(5e-3);
   std::string source;
 
   /// Floor of eta_c(m) / compute: a GEMV (m = 1) runs on CUDA cores or
@@ -99,6 +105,7 @@ inline efficiency_profile slower(efficiency_profile e) {
   e.compute = std::max(0.01, e.compute - e.compute_sd);
   e.per_step = e.per_step + e.per_step_sd;
   e.per_kernel = e.per_kernel + e.per_kernel_sd;
+  e.per_request = e.per_request + e.per_request_sd;
   return e;
 }
 
@@ -108,6 +115,7 @@ inline efficiency_profile faster(efficiency_profile e) {
   e.compute = std::min(1.0, e.compute + e.compute_sd);
   e.per_step = make_seconds(std::max(0.0, (e.per_step - e.per_step_sd).value()));
   e.per_kernel = make_seconds(std::max(0.0, (e.per_kernel - e.per_kernel_sd).value()));
+  e.per_request = make_seconds(std::max(0.0, (e.per_request - e.per_request_sd).value()));
   return e;
 }
 
@@ -123,6 +131,7 @@ inline void validate(const efficiency_profile& e) {
   detail::require_non_negative("efficiency.per_kernel", e.per_kernel.value());
   detail::require_non_negative("efficiency.stream_cap", e.stream_cap);
   detail::require_non_negative("efficiency.per_step", e.per_step.value());
+  detail::require_non_negative("efficiency.per_request", e.per_request.value());
 }
 
 /// Default profile of a device's class (documented with its source).
@@ -148,6 +157,15 @@ inline void apply_kernel_traits(efficiency_profile& e, std::string_view engine_c
   e.quantized_path = engine_class == "llama.cpp-cuda"                           ? kernel_path::int8_dot
                      : cuda || engine_class == "llama.cpp-metal" || engine_class == "mlx" ? kernel_path::dequantize
                                                                                          : kernel_path::native;
+}
+
+/// Whether an engine class's versions differ in kernel traits alone, so that
+/// one version's fitted efficiencies serve another without points of its own:
+/// llama.cpp's did (2024 builds dequantized, current ones multiply in int8).
+/// TensorRT-LLM's 2023 releases also launched kernels one by one and streamed
+/// weights at a lower cap: their fit does not carry to current releases.
+inline bool versions_share_efficiencies(std::string_view engine_class) {
+  return engine_class.rfind("llama.cpp", 0) == 0;
 }
 
 /// The profile of `engine` (vllm, sglang, tensorrt-llm, llama.cpp, ollama,

@@ -149,38 +149,51 @@ struct load_result {
 ///  * Decode: N sequences at the mean context (prompt + output/2) share each
 ///    step, TPOT(N) = decode step time.
 ///  * Prefill of a request takes S = prefill(prompt); prefills are served
-///    first (chunked prefill), so decode steps are stretched by 1 / (1 - rho_p)
-///    with rho_p = rate * S, and the prefill queue is M/D/1:
-///    W = rho_p S / (2 (1 - rho_p)) (Pollaczek-Khinchine, deterministic service).
+///    first (chunked prefill), so decode steps are stretched by 1 / (1 - rho)
+///    with rho = interfering x rate x S, the device share of the prefills that
+///    arrive while a request decodes, and the prefill queue is M/D/1:
+///    W = rho S / (2 (1 - rho)) (Pollaczek-Khinchine, deterministic service).
+///  * A new request first waits for the step the engine is running to end
+///    (half a step on average while anyone else decodes: engines admit
+///    requests between steps), and pays the engine's per-request handling.
 ///  * A prefill runs beside the batch's decodes: its chunks also carry the
-///    running decode tokens, TTFT = W + S + (chunks) x TPOT(N) x decode share.
+///    running decode tokens, TTFT = per_request + W + step/2 + S + (chunks) x
+///    TPOT(N) x decode share.
 ///  * Little's law closes the loop: N = rate x (TTFT + output x TPOT(N)),
-///    solved by fixed-point iteration. Unstable when rho_p >= 1, when the
+///    solved by fixed-point iteration. Unstable when rate x S >= 1, when the
 ///    iteration diverges (each added user slows every step enough to add
 ///    more than one user), or when N users do not fit in memory.
+/// `interfering` in [0, 1] is the share of the arrivals a request meets:
+/// 1 for open-loop (Poisson) arrivals; in a closed loop of N users a request
+/// meets the other N - 1 (the arrival theorem), (N - 1) / N, and never its own
+/// prefill: one user alone sees TTFT = per_request + S, TPOT = step(1).
 inline load_result serve_at_rate(const architecture& a, const precision& pr, const roofline& r, const scenario& s,
-                                 double rate) {
+                                 double rate, double interfering = 1) {
   validate(s);
   detail::require_non_negative("rate", rate);
+  detail::require_in("interfering", interfering, 0, 1);
   const parallel_plan p = effective_plan(s, r);
   const double prompt = s.prompt_tokens();
   const double mean_context = prompt + s.output / 2;
+  const double handling = r.efficiency().per_request.value();
   load_result out;
   out.rate = rate;
   out.prefill = scenario_prefill(a, pr, r, p, prompt, s.offload).estimate;
   const double S = out.prefill.value();
   out.prefill_share = rate * S;
+  const double rho = interfering * out.prefill_share;
   const double chunks = std::ceil(prompt / s.engine.max_batched_tokens);
-  double n =
-      std::max(1.0, rate * (S + s.output * scenario_decode(a, pr, r, p, 1, mean_context, s.offload).estimate.value()));
+  double n = std::max(
+      1.0, rate * (handling + S + s.output * scenario_decode(a, pr, r, p, 1, mean_context, s.offload).estimate.value()));
   bool ok = out.prefill_share < 1;
   bool converged = false;
   double tpot = 0, ttft = 0, wait = 0;
   for (int it = 0; it < 500 && ok; ++it) {
     const double step = scenario_decode(a, pr, r, p, std::max(1.0, n), mean_context, s.offload).estimate.value();
-    tpot = step / (1 - out.prefill_share);
-    wait = out.prefill_share * S / (2 * (1 - out.prefill_share));
-    ttft = wait + S + chunks * step * std::min(1.0, n / std::max(1.0, s.engine.max_batched_tokens));
+    const double others = interfering * n;  // requests a new one finds decoding
+    tpot = step / (1 - rho);
+    wait = rho * S / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);
+    ttft = handling + wait + S + chunks * step * std::min(1.0, others / std::max(1.0, s.engine.max_batched_tokens));
     const double next = std::max(1.0, rate * (ttft + s.output * tpot));
     if (next > 1e7) break;  // the batch grows without bound: unstable
     if (std::fabs(next - n) <= 1e-6 * n) {
@@ -268,8 +281,24 @@ inline closed_loop_result serve_closed_loop(const architecture& a, const precisi
   out.limit = concurrency <= out.slots ? "none" : (m.max_sequences <= s.engine.max_sequences ? "memory" : "max_num_seqs");
   // Requests in the engine at a rate, by Little's law on the open-loop times
   // (not floored at one user as the open-loop report is).
+  if (out.active == 1) {
+    // One user alone: nothing to meet, the loop is its own request's times.
+    out.load = serve_at_rate(a, pr, r, s, 0, 0);
+    const parallel_plan p1 = effective_plan(s, r);
+    out.tpot = scenario_decode(a, pr, r, p1, 1, s.prompt_tokens() + s.output / 2, s.offload).estimate;
+    out.ttft = r.efficiency().per_request + out.load.prefill;
+    out.requests_per_s = 1 / (out.ttft + s.output * out.tpot).value();
+    out.load.rate = out.requests_per_s;
+    out.load.users = 1;
+    out.load.ttft = out.ttft;
+    out.load.tpot = out.tpot;
+    out.load.prefill_share = out.requests_per_s * out.load.prefill.value();
+    return out;
+  }
+  // A request meets the other active - 1, never its own prefill (the arrival theorem).
+  const double interfering = (out.active - 1) / out.active;
   const auto held = [&](double rate) {
-    const load_result l = serve_at_rate(a, pr, r, s, rate);
+    const load_result l = serve_at_rate(a, pr, r, s, rate, interfering);
     return l.keeps_up ? rate * (l.ttft.value() + s.output * l.tpot.value()) : std::numeric_limits<double>::infinity();
   };
   // Bracket the rate: grow until the engine holds `active` or stops keeping up.
@@ -284,7 +313,7 @@ inline closed_loop_result serve_closed_loop(const architecture& a, const precisi
     (held(mid) < out.active ? lo : hi) = mid;
   }
   double rate = lo;
-  load_result l = serve_at_rate(a, pr, r, s, rate);
+  load_result l = serve_at_rate(a, pr, r, s, rate, interfering);
   const double inside = rate * (l.ttft.value() + s.output * l.tpot.value());
   if (inside < out.active * (1 - 1e-3)) {
     // The engine saturates before it holds `active`: it serves at that rate and the rest wait.
@@ -296,6 +325,59 @@ inline closed_loop_result serve_closed_loop(const architecture& a, const precisi
   out.queue_wait = make_seconds(rate > 0 ? (concurrency - out.active) / rate : 0.0);
   out.ttft = l.ttft + out.queue_wait;
   out.tpot = l.tpot;
+  return out;
+}
+
+/// The most a deployment serves of one request shape (scenario prompt and
+/// output) and what stops it serving more.
+struct saturation_result {
+  double requests_per_s = 0;       ///< highest sustained request rate
+  double output_tokens_per_s = 0;  ///< requests_per_s x output
+  double users = 0;                ///< requests in the engine at that rate
+  closed_loop_result at;           ///< the closed loop that reaches it
+  /// What binds: "kv_cache" (the KV slots fill first), "max_num_seqs", or the
+  /// roof of the engine's time once it saturates below its slots: "compute",
+  /// "bandwidth", "scheduler" (per-step and launch overheads), "link"
+  /// (collectives), "prefill" (prompts take most of the device).
+  std::string limit;
+};
+
+/// Throughput grows with the users in the engine until the KV cache or
+/// max_num_seqs stops admitting more, or the engine's time saturates first:
+/// the closed loop with as many users as the engine has slots finds both.
+/// Throws std::invalid_argument on invalid scenario fields.
+inline saturation_result saturation(const architecture& a, const precision& pr, const roofline& r,
+                                    const scenario& s) {
+  validate(s);
+  const parallel_plan p = effective_plan(s, r);
+  const memory_plan m = plan_memory_parallel(a, pr, r.dev(), p, 1, s.prompt_tokens() + s.output, s.engine,
+                                             device_weights(a, pr, s));
+  const double slots = std::floor(std::min(std::min(m.max_sequences, s.engine.max_sequences), 1e6));
+  saturation_result out;
+  if (slots < 1) {
+    out.limit = "kv_cache";
+    return out;
+  }
+  out.at = serve_closed_loop(a, pr, r, s, slots);
+  out.requests_per_s = out.at.requests_per_s;
+  out.output_tokens_per_s = out.at.output_tokens_per_s(s.output);
+  out.users = out.at.active;
+  if (out.at.limit != "compute") {
+    out.limit = m.max_sequences <= s.engine.max_sequences ? "kv_cache" : "max_num_seqs";
+    return out;
+  }
+  if (out.at.load.prefill_share >= 0.5) {
+    out.limit = "prefill";
+    return out;
+  }
+  const phase_timing step = scenario_decode(a, pr, r, p, std::max(1.0, out.users),
+                                            s.prompt_tokens() + s.output / 2, s.offload);
+  switch (step.limit()) {
+    case bottleneck::memory: out.limit = "bandwidth"; break;
+    case bottleneck::compute: out.limit = "compute"; break;
+    case bottleneck::overhead: out.limit = "scheduler"; break;
+    case bottleneck::link: out.limit = "link"; break;
+  }
   return out;
 }
 
@@ -319,15 +401,19 @@ inline users_result max_users(const architecture& a, const precision& pr, const 
   const double prompt = s.prompt_tokens();
   const seconds prefill_alone = scenario_prefill(a, pr, r, p, prompt, s.offload).estimate;
   const std::optional<bytes> stored = device_weights(a, pr, s);
+  // The n-th user's request pays the engine's request handling, waits half the
+  // step the others are running, and its prompt's chunks share their steps.
+  const auto arrival_ttft = [&](double n, const phase_timing& step) {
+    return r.efficiency().per_request + (n > 1 ? 0.5 : 0.0) * step.estimate + prefill_alone +
+           std::ceil(prompt / s.engine.max_batched_tokens) * step.estimate;
+  };
   const auto check = [&](double n, std::string* why) {
     const phase_timing step = scenario_decode(a, pr, r, p, n, s.context, s.offload);
     if (1.0 / step.estimate.value() < min_tokens_per_s.value()) {
       if (why) *why = "tokens/s";
       return false;
     }
-    // The new prompt's chunks share steps with n running decodes.
-    const double chunks = std::ceil(prompt / s.engine.max_batched_tokens);
-    const seconds ttft = prefill_alone + chunks * step.estimate;
+    const seconds ttft = arrival_ttft(n, step);
     if (ttft_target.value() > 0 && ttft > ttft_target) {
       if (why) *why = "ttft";
       return false;
@@ -352,7 +438,7 @@ inline users_result max_users(const architecture& a, const precision& pr, const 
   check(lo + 1, &out.limit);
   out.users = lo;
   out.step = scenario_decode(a, pr, r, p, lo, s.context, s.offload);
-  out.ttft = prefill_alone + std::ceil(prompt / s.engine.max_batched_tokens) * out.step.estimate;
+  out.ttft = arrival_ttft(lo, out.step);
   out.memory = plan_memory_parallel(a, pr, r.dev(), p, lo, s.context, s.engine, stored);
   return out;
 }

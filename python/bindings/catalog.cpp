@@ -286,6 +286,7 @@ py::dict profile_to_dict(const efficiency_profile& e) {
   d["attention"] = e.attention;
   d["per_kernel_s"] = e.per_kernel.value();
   d["per_step_s"] = e.per_step.value();
+  d["per_request_s"] = e.per_request.value();
   d["kv_memory"] = e.kv_memory;
   d["stream_cap_bytes_per_s"] = e.stream_cap;
   d["fp16_accumulate"] = e.fp16_accumulate;
@@ -303,7 +304,7 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   }
   const auto d = o.cast<py::dict>();
   reject_unknown(d, "efficiency", {"name", "memory", "compute", "compute_half_rows", "attention", "per_kernel_s", "per_step_s",
-                                   "kv_memory", "stream_cap_bytes_per_s", "fp16_accumulate", "fused_attention", "quantized_path",
+                                   "per_request_s", "kv_memory", "stream_cap_bytes_per_s", "fp16_accumulate", "fused_attention", "quantized_path",
                                    "source"});
   e.name = get<std::string>(d, "name", "custom");
   e.memory = get<double>(d, "memory", e.memory);
@@ -312,6 +313,7 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   e.attention = get<double>(d, "attention", e.attention);
   e.per_kernel = make_seconds(get<double>(d, "per_kernel_s", e.per_kernel.value()));
   e.per_step = make_seconds(get<double>(d, "per_step_s", e.per_step.value()));
+  e.per_request = make_seconds(get<double>(d, "per_request_s", e.per_request.value()));
   e.kv_memory = get<double>(d, "kv_memory", e.kv_memory);
   e.stream_cap = get<double>(d, "stream_cap_bytes_per_s", e.stream_cap);
   e.fp16_accumulate = get<bool>(d, "fp16_accumulate", e.fp16_accumulate);

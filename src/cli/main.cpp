@@ -953,7 +953,7 @@ int cmd_calibrate(const options& o) {
       << " --write-profiles " << *out << "\n"
       << "// (the scope `llmroof validate` chooses by leave-one-source-out cross-validation)\n"
       << "// key, eta_m, sd, eta_c, sd, attention, per_step s, sd, per_kernel s, sd, kv_memory, compute_half_rows,\n"
-      << "// stream_cap B/s (0: none),\n"
+      << "// stream_cap B/s (0: none), per_request s, sd,\n"
       << "// points, in-sample median APE\n";
     for (const auto& [key, r] : t.fits) {
       // Ship only fits that pin both roofs' shares down (relative standard
@@ -967,7 +967,8 @@ int cmd_calibrate(const options& o) {
       f << "{\"" << key << "\", " << r.profile.memory << ", " << r.memory_sd << ", " << r.profile.compute << ", "
         << r.compute_sd << ", " << r.profile.attention << ", " << tiny(r.profile.per_step.value()) << ", " << r.per_step_sd
         << ", " << tiny(r.profile.per_kernel.value()) << ", " << r.per_kernel_sd << ", " << r.profile.kv_memory << ", "
-        << r.profile.compute_half_rows << ", " << r.profile.stream_cap << ", " << r.points << ", " << r.median_ape
+        << r.profile.compute_half_rows << ", " << r.profile.stream_cap << ", " << r.profile.per_request.value() << ", "
+        << r.per_request_sd << ", " << r.points << ", " << r.median_ape
         << "},\n";
     }
     f.flush();
@@ -979,15 +980,16 @@ int cmd_calibrate(const options& o) {
   }
   std::printf("llmroof calibrate: %zu points mapped, %zu skipped (llmroof validate lists why); scope: %s\n\n",
               set.rows.size(), set.skipped.size(), std::string(to_string(scope)).c_str());
-  std::printf("  %-26s %6s %15s %15s %9s %9s %17s %17s %9s %8s\n", "group", "points", "eta_m", "eta_c", "attention",
-              "kv share", "per step", "per kernel", "cap", "MdAPE");
+  std::printf("  %-26s %6s %15s %15s %9s %9s %17s %17s %9s %17s %8s\n", "group", "points", "eta_m", "eta_c", "attention",
+              "kv share", "per step", "per kernel", "cap", "per request", "MdAPE");
   for (const auto& [key, r] : t.fits) {
     const std::string cap = r.profile.stream_cap > 0 ? fmt("%.2f TB/s", r.profile.stream_cap / 1e12) : "-";
-    std::printf("  %-26s %6zu %7.3f ± %5.3f %7.3f ± %5.3f %9.3f %9.3f %7.2f ± %5.2f ms %7.1f ± %5.1f us %9s %7.1f%%\n",
+    std::printf("  %-26s %6zu %7.3f ± %5.3f %7.3f ± %5.3f %9.3f %9.3f %7.2f ± %5.2f ms %7.1f ± %5.1f us %9s %7.1f ± %5.1f ms"
+                " %7.1f%%\n",
                 key.empty() ? "global" : key.c_str(), r.points, r.profile.memory, r.memory_sd, r.profile.compute,
                 r.compute_sd, r.profile.attention, r.profile.kv_memory, r.profile.per_step.value() * 1e3,
                 r.per_step_sd * 1e3, r.profile.per_kernel.value() * 1e6, r.per_kernel_sd * 1e6, cap.c_str(),
-                100 * r.median_ape);
+                r.profile.per_request.value() * 1e3, r.per_request_sd * 1e3, 100 * r.median_ape);
   }
   std::printf("\n  MdAPE here is in-sample; llmroof validate gives cross-validated errors.\n");
   return 0;

@@ -189,6 +189,7 @@ json efficiency_json(const efficiency_profile& e) {
           {"attention", e.attention},
           {"per_kernel_s", e.per_kernel.value()},
           {"per_step_s", e.per_step.value()},
+          {"per_request_s", e.per_request.value()},
           {"kv_memory", e.kv_memory},
           {"stream_cap_bytes_per_s", e.stream_cap},
           {"fp16_accumulate", e.fp16_accumulate},
@@ -349,6 +350,7 @@ json calibrate_json(const measurement_set& set, profile_scope scope, const profi
                     {"per_kernel_s", r.profile.per_kernel.value()}, {"per_kernel_sd_s", r.per_kernel_sd},
                     {"kv_memory", r.profile.kv_memory}, {"compute_half_rows", r.profile.compute_half_rows},
                     {"stream_cap_bytes_per_s", r.profile.stream_cap},
+                    {"per_request_s", r.profile.per_request.value()}, {"per_request_sd_s", r.per_request_sd},
                     {"points", r.points},
                     {"median_ape", r.median_ape}, {"residuals", r.residuals}});
   }

@@ -58,8 +58,10 @@ TEST_CASE("a fit recovers a known profile within 2%") {
   const calibration_result n = calibrate(noisy, start);
   CHECK(n.profile.memory == doctest::Approx(0.72).epsilon(0.1));
   CHECK(n.memory_sd > 0);
-  CHECK(n.low().memory < n.profile.memory);
-  CHECK(n.high().memory > n.profile.memory);
+  efficiency_profile banded = n.profile;
+  banded.memory_sd = n.memory_sd;
+  CHECK(slower(banded).memory < n.profile.memory);
+  CHECK(faster(banded).memory > n.profile.memory);
 }
 
 TEST_CASE("a fit recovers per-kernel overhead, KV-read share and half rows within 2%") {
@@ -174,7 +176,7 @@ TEST_CASE("calibrate needs at least as many points as fitted fields") {
                        std::invalid_argument);
 }
 
-TEST_CASE("fixed-concurrency rows (NIM/AIPerf) are predicted as a closed loop and never fitted on") {
+TEST_CASE("fixed-concurrency rows (NIM/AIPerf) are predicted as a closed loop, fitted on only with one user") {
   const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
   std::vector<measurement> loop;
   for (const auto& m : set.rows) {
@@ -201,8 +203,17 @@ TEST_CASE("fixed-concurrency rows (NIM/AIPerf) are predicted as a closed loop an
   const closed_loop_result c = serve_closed_loop(it->arch, it->pr, roofline(it->dev, e), s, 100);
   CHECK(predict(*it, e) == doctest::Approx(1e3 * c.ttft.value()));
   CHECK(c.queue_wait.value() > 0);  // beyond the KV slots, requests wait
-  // Only closed-loop rows: nothing to fit.
-  CHECK(fit_profiles(loop, profile_scope::engine).fits.empty());
+  // Under load the rows are predicted, never fitted: of the 27, only the six
+  // of one user alone (M0698-M0700, M0722-M0724: nobody to queue behind) fit.
+  std::vector<measurement> loaded;
+  for (const auto& m : loop) {
+    if (m.batch > 1) loaded.push_back(m);
+  }
+  CHECK(loaded.size() == 21);
+  CHECK(fit_profiles(loaded, profile_scope::engine).fits.empty());
+  const profile_table alone = fit_profiles(loop, profile_scope::engine);
+  REQUIRE(alone.fits.count("tensorrt-llm") == 1);
+  CHECK(alone.fits.at("tensorrt-llm").points == 6);
 }
 
 TEST_CASE("offline batches larger than the KV cache holds run in waves") {
@@ -224,4 +235,33 @@ TEST_CASE("offline batches larger than the KV cache holds run in waves") {
   measurement unlimited = small;
   unlimited.max_concurrent = 0;
   CHECK(predict(small, e) == doctest::Approx(predict(unlimited, e)));
+}
+
+TEST_CASE("TensorRT-LLM versions: 2023 releases are their own engine class, fitted apart") {
+  CHECK(find_engine("tensorrt-llm@2023").qualified_name() == "tensorrt-llm@2023");
+  CHECK_THROWS_WITH_AS(find_engine("tensorrt-llm@0.9"),
+                       "engine version of tensorrt-llm must be 2023 or 'current' (got '0.9')", std::invalid_argument);
+  CHECK(versions_share_efficiencies("llama.cpp-cuda"));
+  CHECK_FALSE(versions_share_efficiencies("tensorrt-llm"));
+  const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
+  const auto row = [&](const char* id) -> const measurement& {
+    const auto it = std::find_if(set.rows.begin(), set.rows.end(), [&](const measurement& m) { return m.id == id; });
+    REQUIRE(it != set.rows.end());
+    return *it;
+  };
+  CHECK(row("M0581").engine == "tensorrt-llm@2023");  // v0.6.1, gptSessionBenchmark
+  CHECK(row("M0698").engine == "tensorrt-llm");       // NIM 1.8
+  // The v0.6.1 A100 table's TP > 1 rows are per GPU, as its H100 table says.
+  CHECK(row("M0581").per_device);
+  CHECK_FALSE(row("M0574").per_device);  // TP 1: per GPU and per system agree
+  // A current TensorRT-LLM row without points of its version keeps the class
+  // defaults: the 2023 fit (kernels launched one by one, a 1.3 TB/s streaming
+  // cap) does not carry over, nor does the global fit of llama.cpp's points.
+  std::vector<measurement> old_only;
+  for (const auto& m : set.rows) {
+    if (m.engine == "tensorrt-llm@2023") old_only.push_back(m);
+  }
+  const profile_table t = fit_profiles(old_only, profile_scope::engine);
+  REQUIRE(t.fits.count("tensorrt-llm@2023") == 1);
+  CHECK(t.fit_for(row("M0698").dev, "tensorrt-llm") == nullptr);
 }

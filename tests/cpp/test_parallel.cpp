@@ -217,3 +217,18 @@ TEST_CASE("offload: host layers at host bandwidth, experts in RAM, CPU-only devi
   bad.layers = 1.5;
   CHECK_THROWS_WITH_AS(validate(bad, a), "offload.layers must be in [0, 1] (got 1.5)", std::invalid_argument);
 }
+
+TEST_CASE("collectives at small messages: latency per hop, per layer, by hand") {
+  // Llama-3.1-70B decode of one sequence on 4 x H100 (NVLink 4: 450 GB/s each
+  // way, 1.5 us per hop). Each of the 160 all-reduces is a 16 KiB message: a
+  // ring of 4 takes 2 x 3 = 6 hops, 6 x 1.5 us = 9 us, so 160 x 9 us = 1.44 ms;
+  // the bytes add 3,932,160 B / (0.8 x 450e9 B/s) = 10.92 us. The latency, not
+  // the bandwidth, decides: 1.44 + 0.0109 = 1.4509 ms per step.
+  const device& h100 = find_device("h100-sxm");
+  const op_counts four = count_decode_parallel(find_model("llama-3.1-70b"), precision{}, h100, tp(4), 1, 1024);
+  const op& ar = find_op(four, op_kind::all_reduce);
+  CHECK(ar.latency.value() == doctest::Approx(9e-6));
+  const op_time t = roofline(h100).time(ar);
+  CHECK(t.estimate().value() == doctest::Approx(1.44e-3 + 3932160.0 / (0.8 * 450e9)).epsilon(1e-9));
+  CHECK(t.estimate().value() == doctest::Approx(1.4509e-3).epsilon(1e-4));
+}

@@ -99,3 +99,87 @@ TEST_CASE("property: closed-loop throughput never falls and TTFT never improves 
     last_ttft = c.ttft.value();
   }
 }
+
+namespace {
+// Llama-3.1-8B BF16 on one H100 (class-default profile), 2,000 in / 200 out,
+// vLLM. Prefill and decode are hand-checked in test_phases/test_roofline; here
+// their values are inputs: S = 42.6960 ms (prefill of 2,000 tokens), step(1)
+// = 7.21589 ms at the mean context 2,100.
+struct served {
+  const architecture& a = find_model("llama-3.1-8b");
+  const device& d = find_device("h100-sxm");
+  roofline r{d};
+  scenario s;
+  served() {
+    s.prompt = 2000;
+    s.output = 200;
+    s.context = 2200;
+    s.engine = configure_engine("vllm", d);
+  }
+};
+}  // namespace
+
+TEST_CASE("overhead: one closed-loop user pays the request handling and its own prefill, nothing else") {
+  served x;
+  const double S = scenario_prefill(x.a, precision{}, x.r, {}, 2000).estimate.value();
+  const double step = scenario_decode(x.a, precision{}, x.r, {}, 1, 2100).estimate.value();
+  REQUIRE(S == doctest::Approx(42.6960e-3).epsilon(1e-5));
+  REQUIRE(step == doctest::Approx(7.21589e-3).epsilon(1e-5));
+  REQUIRE(x.r.efficiency().per_request.value() == 5e-3);  // the class default (src/profiles.cpp)
+  const closed_loop_result one = serve_closed_loop(x.a, precision{}, x.r, x.s, 1);
+  // TTFT = 5 ms + 42.6960 ms = 47.6960 ms: no queue, no step to wait for.
+  CHECK(one.ttft.value() == doctest::Approx(47.6960e-3).epsilon(1e-5));
+  // TPOT = step(1) = 7.21589 ms: its own prefill came before its decode.
+  CHECK(one.tpot.value() == doctest::Approx(7.21589e-3).epsilon(1e-5));
+  // 1 / (47.6960 ms + 200 x 7.21589 ms) = 1 / 1.490874 s = 0.670747 requests/s.
+  CHECK(one.requests_per_s == doctest::Approx(0.670747).epsilon(1e-5));
+  // Without request handling TTFT is the prefill alone.
+  efficiency_profile bare = x.r.efficiency();
+  bare.per_request = make_seconds(0);
+  CHECK(serve_closed_loop(x.a, precision{}, roofline(x.d, bare), x.s, 1).ttft.value() == doctest::Approx(S));
+}
+
+TEST_CASE("overhead: an open-loop arrival queues behind prefills (M/D/1) and half the running step") {
+  served x;
+  const load_result l = serve_at_rate(x.a, precision{}, x.r, x.s, 2.0);
+  REQUIRE(l.stable);
+  const double step = scenario_decode(x.a, precision{}, x.r, {}, l.users, 2100).estimate.value();
+  // 2 requests/s x 42.6960 ms: rho = 0.0853920 of the device in prefill.
+  CHECK(l.prefill_share == doctest::Approx(0.0853920).epsilon(1e-5));
+  // Little's law settles at 3.39601 users decoding, step 7.52060 ms.
+  CHECK(l.users == doctest::Approx(3.39601).epsilon(1e-5));
+  CHECK(step == doctest::Approx(7.52060e-3).epsilon(1e-5));
+  // TPOT = 7.52060 / (1 - 0.0853920) = 8.22276 ms.
+  CHECK(l.tpot.value() == doctest::Approx(8.22276e-3).epsilon(1e-5));
+  // Wait = 0.0853920 x 42.6960 / (2 x 0.914608) + 7.52060 / 2
+  //      = 1.99317 + 3.76030 = 5.75347 ms.
+  CHECK(l.ttft_wait.value() == doctest::Approx(5.75347e-3).epsilon(1e-5));
+  // TTFT = 5 + 5.75347 + 42.6960 + 1 chunk x 7.52060 x 3.39601 / 8192 (0.00312)
+  //      = 53.4526 ms.
+  CHECK(l.ttft.value() == doctest::Approx(53.4526e-3).epsilon(1e-5));
+}
+
+TEST_CASE("saturation: the most a deployment serves and what binds") {
+  served x;
+  // 190 requests of 2,200 tokens fill the KV cache before the engine saturates.
+  const saturation_result kv = saturation(x.a, precision{}, x.r, x.s);
+  CHECK(kv.limit == "kv_cache");
+  CHECK(kv.users == doctest::Approx(kv.at.slots));
+  CHECK(kv.output_tokens_per_s == doctest::Approx(200 * kv.requests_per_s));
+  // It is the closed loop at the engine's slots, and more users add nothing.
+  const closed_loop_result more = serve_closed_loop(x.a, precision{}, x.r, x.s, 2 * kv.at.slots);
+  CHECK(more.requests_per_s == doctest::Approx(kv.requests_per_s));
+  // max_num_seqs 4 binds first.
+  scenario four = x.s;
+  four.engine.max_sequences = 4;
+  CHECK(saturation(x.a, precision{}, x.r, four).limit == "max_num_seqs");
+  // 32k-token prompts with one output token: prefill fills the device long
+  // before the KV cache (each prefill alone takes most of a second).
+  scenario longp = x.s;
+  longp.prompt = 32000;
+  longp.output = 1;
+  longp.context = 32001;
+  const saturation_result pre = saturation(x.a, precision{}, x.r, longp);
+  CHECK(pre.limit == "prefill");
+  CHECK(pre.users < pre.at.slots);
+}
