@@ -275,6 +275,7 @@ void register_estimates(py::module_& m) {
           j["load"] = report::closed_loop_json(
               serve_closed_loop(c->model, c->setup.pr, *c->roof, sc, concurrency.cast<double>()), output);
         }
+        if (j.contains("load")) j["load"]["saturation"] = report::saturation_json(saturation(c->model, c->setup.pr, *c->roof, sc));
         return j.dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),

@@ -534,11 +534,14 @@ int cmd_plan(const options& o) {
     sc.output = parse_count("output", o.get("output").value_or("512"));
     closed = serve_closed_loop(*s.model, s.pr, r, sc, parse_count("concurrency", *n));
   }
+  std::optional<saturation_result> most;
+  if (load || closed) most = saturation(*s.model, s.pr, r, sc);
   json j = report::plan_json(s, r, res, sc);
   const json alternatives = j["alternatives"];
   if (o.json) {
     if (load) j["load"] = report::load_json(*load, capacity_1s, o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0, capacity);
     if (closed) j["load"] = report::closed_loop_json(*closed, sc.output);
+    if (most) j["load"]["saturation"] = report::saturation_json(*most);
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -670,6 +673,10 @@ int cmd_plan(const options& o) {
       std::printf("  NOT sustainable: the queue grows without bound (or the users it needs do not fit in memory)\n");
     }
     std::printf("  most requests/s with a mean TTFT under %s: %.3g\n", ms(make_seconds(target)).c_str(), capacity_1s);
+  }
+  if (most) {
+    std::printf("  saturation: %.3g requests/s, %.0f output tokens/s with %s requests in the engine; limit: %s\n",
+                most->requests_per_s, most->output_tokens_per_s, fmt("%.1f", most->users).c_str(), most->limit.c_str());
   }
   const phase_timing& empty = res.curve.front().single;
   std::printf("\nAn empty-context decode step reads %s per token (weights %s); at %s tokens the KV cache adds %s.\n",

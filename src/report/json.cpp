@@ -339,6 +339,13 @@ json closed_loop_json(const closed_loop_result& c, double output) {
           {"prefill_share", c.load.prefill_share}};
 }
 
+json saturation_json(const saturation_result& s) {
+  return {{"requests_per_s", s.requests_per_s},
+          {"output_tokens_per_s", s.output_tokens_per_s},
+          {"users", s.users},
+          {"limit", s.limit}};
+}
+
 json calibrate_json(const measurement_set& set, profile_scope scope, const profile_table& t) {
   json j = {{"schema", "llmroof.calibrate/1"}, {"scope", to_string(scope)}, {"points", set.rows.size()},
             {"skipped", set.skipped.size()}};

@@ -56,6 +56,9 @@ json compare_json(const setup& a, const setup& b, const roofline& r, double cont
 json load_json(const load_result& l, double max_rate_at_target, double ttft_target_s, double capacity);
 /// The load section of a plan under N closed-loop users (`--concurrency`).
 json closed_loop_json(const closed_loop_result& c, double output);
+
+/// The most the deployment serves of the load's request shape (`load.saturation`).
+json saturation_json(const saturation_result& s);
 /// "llmroof.calibrate/1": fitted profiles with their spread and residuals.
 json calibrate_json(const measurement_set& set, profile_scope scope, const profile_table& t);
 
