@@ -82,6 +82,17 @@ check("closed loop: more users, slower steps", loads[1]["tpot_s"] < loads[25]["t
 check("closed loop: beyond the KV slots they queue", loads[250]["limit"] == "memory" and loads[250]["queue_wait_s"] > 10, loads[250])
 r = run("plan", *NIM, "--concurrency", "4")
 check("closed loop text", "Closed loop: 4 users" in r.stdout and "output tokens/s total" in r.stdout, r.stdout)
+# Saturation: the same at 25 and 250 users (the engine's slots bind), equal to the loop at 250.
+sat = [loads[c]["saturation"] for c in (1, 25, 250)]
+check("saturation: one answer for the deployment", sat[0] == sat[1] == sat[2] and sat[0]["limit"] == "kv_cache", sat)
+check("saturation is the loop at its slots", abs(sat[2]["requests_per_s"] - loads[250]["requests_per_s"]) < 1e-9 * loads[250]["requests_per_s"], (sat[2], loads[250]))
+check("saturation text", "saturation: " in r.stdout and "limit: kv_cache" in r.stdout, r.stdout)
+# One user alone: TTFT = request handling (5 ms) + its prefill, no queue.
+solo = json.loads(run("prefill", "--model", "llama-3.3-70b", "--device", "h100-sxm:2", "--weights", "fp8", "--kv", "fp8-e4m3",
+                      "--engine", "tensorrt-llm", "--prompt", "5000", "--json").stdout)
+check("one closed-loop user: handling + prefill", abs(loads[1]["ttft_s"] - (0.005 + solo["ttft_s_estimate"])) < 1e-6, (loads[1], solo.get("ttft_s_estimate")))
+rate_sat = json.loads(run("plan", *NIM, "--rate", "0.5", "--json").stdout)["load"]["saturation"]
+check("saturation under --rate too", rate_sat == sat[0], rate_sat)
 
 # Human decode table shows the same figure as JSON.
 r = run("plan", *SEED)
