@@ -279,8 +279,6 @@ inline closed_loop_result serve_closed_loop(const architecture& a, const precisi
   }
   out.active = std::min(concurrency, out.slots);
   out.limit = concurrency <= out.slots ? "none" : (m.max_sequences <= s.engine.max_sequences ? "memory" : "max_num_seqs");
-  // Requests in the engine at a rate, by Little's law on the open-loop times
-  // (not floored at one user as the open-loop report is).
   if (out.active == 1) {
     // One user alone: nothing to meet, the loop is its own request's times.
     out.load = serve_at_rate(a, pr, r, s, 0, 0);
@@ -297,6 +295,8 @@ inline closed_loop_result serve_closed_loop(const architecture& a, const precisi
   }
   // A request meets the other active - 1, never its own prefill (the arrival theorem).
   const double interfering = (out.active - 1) / out.active;
+  // Requests in the engine at a rate, by Little's law on the open-loop times
+  // (not floored at one user as the open-loop report is).
   const auto held = [&](double rate) {
     const load_result l = serve_at_rate(a, pr, r, s, rate, interfering);
     return l.keeps_up ? rate * (l.ttft.value() + s.output * l.tpot.value()) : std::numeric_limits<double>::infinity();
