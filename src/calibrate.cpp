@@ -217,11 +217,11 @@ calibration_result calibrate(const std::vector<measurement>& rows, const efficie
   const Eigen::MatrixXd cov = (cost / dof) * (jac.transpose() * jac).completeOrthogonalDecomposition().pseudoInverse();
   int i = 0;
   if (fields.memory) {
-    out.memory_sd = out.profile.memory * (1 - out.profile.memory) * std::sqrt(std::max(0.0, cov(i, i)));
+    out.memory_sd = out.memory_se = out.profile.memory * (1 - out.profile.memory) * std::sqrt(std::max(0.0, cov(i, i)));
     ++i;
   }
   if (fields.compute) {
-    out.compute_sd = out.profile.compute * (1 - out.profile.compute) * std::sqrt(std::max(0.0, cov(i, i)));
+    out.compute_sd = out.compute_se = out.profile.compute * (1 - out.profile.compute) * std::sqrt(std::max(0.0, cov(i, i)));
     ++i;
   }
   if (fields.per_step) {
@@ -253,6 +253,7 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
   // Prefill is compute-bound, so eta_c comes first; decode then fits the
   // bandwidth share and overheads with it; a second prefill pass sees them.
   bool request_fitted = false;
+  int decode_fields = 0, prefill_fields = 0;
   const auto prefill_stage = [&] {
     // Long prompts or deep caches give attention its own leverage.
     bool long_context = false;
@@ -262,6 +263,7 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
     fit_fields f{false, true, false, long_context && pre.size() >= 6};
     f.per_request = served >= 3;
     p = calibrate(pre, e, f);
+    prefill_fields = packing{f}.size();
     request_fitted = request_fitted || f.per_request;
     e = p.profile;
   };
@@ -306,6 +308,7 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
     if (f.stream_cap) e.stream_cap = 0.4 * fastest;
     if (e.per_kernel.value() <= 0) e.per_kernel = make_seconds(5e-6);
     d = calibrate(base, e, f);
+    decode_fields = packing{f}.size();
     e = d.profile;
     if (f.stream_cap && e.stream_cap >= fastest) e.stream_cap = 0;  // never binds: no cap
     if (split && batch >= 8) {
@@ -322,10 +325,20 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
   out.per_kernel_sd = have_d ? d.per_kernel_sd : 0;
   // Unfitted, the handling keeps its default and that default's spread.
   out.per_request_sd = request_fitted ? std::min(p.per_request_sd, e.per_request.value()) : start.per_request_sd.value();
-  // A field pinned at its bound has no standard error; the band is then
-  // never narrower than the stage's in-sample median error.
-  if (have_d) out.memory_sd = std::max(out.memory_sd, d.median_ape * e.memory);
-  out.compute_sd = have_p ? std::max(p.compute_sd, p.median_ape * e.compute) : 0;
+  // A field pinned at its bound has no standard error; it is then never
+  // taken as better known than the stage's in-sample median error.
+  if (have_d) out.memory_se = std::max(out.memory_sd, d.median_ape * e.memory);
+  out.compute_se = have_p ? std::max(p.compute_sd, p.median_ape * e.compute) : 0;
+  // The band is a prediction band, not a confidence band: a new point
+  // scatters around the fit as the fitted points do (their residual standard
+  // deviation in log space, per stage), on top of the shares' standard errors.
+  const auto scatter = [&](const std::vector<measurement>& pts, int fitted) {
+    double ss = 0;
+    for (const auto& m : pts) ss += std::pow(std::log(predict(m, e) / m.value), 2);
+    return std::sqrt(ss / std::max(1.0, double(pts.size()) - fitted));
+  };
+  if (have_d) out.memory_sd = std::hypot(out.memory_se, scatter(dec, decode_fields) * e.memory);
+  out.compute_sd = have_p ? std::hypot(out.compute_se, scatter(pre, prefill_fields) * e.compute) : 0;
   // Overheads the data cannot pin down (standard error above the value)
   // trade off against each other; moving each by its own error would count
   // the same uncertainty twice, so their band stops at zero and twice the value.

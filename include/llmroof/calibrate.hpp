@@ -83,8 +83,15 @@ struct fit_fields {
 
 struct calibration_result {
   efficiency_profile profile;
-  double memory_sd = 0;    ///< standard error of eta_m
+  /// Spread of eta_m and eta_c for the band of a new estimate: standard
+  /// error and the fitted points' scatter together (calibrate_two_stage; in
+  /// calibrate() the standard error alone).
+  double memory_sd = 0;
   double compute_sd = 0;
+  /// Standard errors of eta_m and eta_c alone (in calibrate_two_stage never
+  /// below the stage's in-sample median error): how well the data pin them.
+  double memory_se = 0;
+  double compute_se = 0;
   double per_step_sd = 0;  ///< s
   double per_kernel_sd = 0;  ///< s
   double per_request_sd = 0;  ///< s

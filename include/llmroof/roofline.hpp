@@ -101,6 +101,8 @@ struct efficiency_profile {
 
 /// The profile one standard error slower in every field (the low end of the band).
 inline efficiency_profile slower(efficiency_profile e) {
+  // The streaming cap is a bandwidth too: it moves by eta_m's share.
+  e.stream_cap *= std::max(0.01, e.memory - e.memory_sd) / e.memory;
   e.memory = std::max(0.01, e.memory - e.memory_sd);
   e.compute = std::max(0.01, e.compute - e.compute_sd);
   e.per_step = e.per_step + e.per_step_sd;
@@ -111,6 +113,7 @@ inline efficiency_profile slower(efficiency_profile e) {
 
 /// The profile one standard error faster in every field (the high end).
 inline efficiency_profile faster(efficiency_profile e) {
+  e.stream_cap *= std::min(1.0, e.memory + e.memory_sd) / e.memory;
   e.memory = std::min(1.0, e.memory + e.memory_sd);
   e.compute = std::min(1.0, e.compute + e.compute_sd);
   e.per_step = make_seconds(std::max(0.0, (e.per_step - e.per_step_sd).value()));

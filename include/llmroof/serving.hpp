@@ -328,6 +328,15 @@ inline closed_loop_result serve_closed_loop(const architecture& a, const precisi
   return out;
 }
 
+/// The closed loop a plan reports: `concurrency` when given; else, when no
+/// open-loop rate is asked for, the plan's users when there are 2 to 1e6 of
+/// them (the seed's "four users on one card" are four users in a loop).
+inline std::optional<double> loop_concurrency(const scenario& s, std::optional<double> concurrency, bool rate_given) {
+  if (concurrency || rate_given) return concurrency;
+  if (s.users > 1 && s.users <= 1e6) return s.users;
+  return std::nullopt;
+}
+
 /// The most a deployment serves of one request shape (scenario prompt and
 /// output) and what stops it serving more.
 struct saturation_result {
@@ -391,6 +400,9 @@ struct users_result {
   seconds ttft = make_seconds(0);
   memory_plan memory;
   std::string limit;                       ///< what stops one more user: "tokens/s", "ttft", "memory"
+  /// Those users in a closed loop, each sending scenario prompt + output
+  /// tokens when the last answer completes (concurrency 0 when users is 0).
+  closed_loop_result loop;
 };
 
 inline users_result max_users(const architecture& a, const precision& pr, const roofline& r, const scenario& s,
@@ -440,6 +452,7 @@ inline users_result max_users(const architecture& a, const precision& pr, const 
   out.step = scenario_decode(a, pr, r, p, lo, s.context, s.offload);
   out.ttft = arrival_ttft(lo, out.step);
   out.memory = plan_memory_parallel(a, pr, r.dev(), p, lo, s.context, s.engine, stored);
+  if (lo <= 1e6) out.loop = serve_closed_loop(a, pr, r, s, lo);
   return out;
 }
 

@@ -269,11 +269,14 @@ void register_estimates(py::module_& m) {
           j["load"] = report::load_json(l, max_rate(c->model, c->setup.pr, *c->roof, sc, make_seconds(ttft_target)),
                                         ttft_target, max_rate(c->model, c->setup.pr, *c->roof, sc));
         }
-        if (!concurrency.is_none()) {
-          if (!rate.is_none()) throw std::invalid_argument("concurrency and rate are two load models; give one");
+        if (!concurrency.is_none() && !rate.is_none()) {
+          throw std::invalid_argument("concurrency and rate are two load models; give one");
+        }
+        const std::optional<double> given =
+            concurrency.is_none() ? std::nullopt : std::optional<double>(concurrency.cast<double>());
+        if (auto n = loop_concurrency(sc, given, !rate.is_none())) {
           sc.output = output;
-          j["load"] = report::closed_loop_json(
-              serve_closed_loop(c->model, c->setup.pr, *c->roof, sc, concurrency.cast<double>()), output);
+          j["load"] = report::closed_loop_json(serve_closed_loop(c->model, c->setup.pr, *c->roof, sc, *n), output);
         }
         if (j.contains("load")) j["load"]["saturation"] = report::saturation_json(saturation(c->model, c->setup.pr, *c->roof, sc));
         return j.dump();
@@ -290,23 +293,25 @@ void register_estimates(py::module_& m) {
       [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv, int devices,
          const py::object& profile, double context, double prompt, double min_tokens_per_s, double ttft_target,
          const py::object& module_formats, const py::object& stored_weight_bytes, const py::object& parallel,
-         const std::string& engine, const py::object& engine_options) {
+         const std::string& engine, const py::object& engine_options, double output) {
         auto c = make(model, dev, weights, kv, py::none(), devices, profile, engine_options, module_formats, parallel,
                       engine);
         scenario sc;
         sc.context = detail::require_non_negative("context", context);
         sc.prompt = prompt;
+        sc.output = output;
         sc.engine = c->setup.engine;
         sc.parallel = c->setup.parallel;
         if (!stored_weight_bytes.is_none()) sc.stored_weights = make_bytes(stored_weight_bytes.cast<double>());
         const users_result u = max_users(c->model, c->setup.pr, *c->roof, sc, make_tokens_per_second(min_tokens_per_s),
                                          make_seconds(ttft_target));
-        return report::users_json(c->setup, context, min_tokens_per_s, ttft_target, u).dump();
+        return report::users_json(c->setup, context, min_tokens_per_s, ttft_target, u, sc.output).dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("devices"), py::arg("profile"),
       py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"),
       py::arg("module_formats") = py::none(), py::arg("stored_weight_bytes") = py::none(),
-      py::arg("parallel") = py::none(), py::arg("engine") = "vllm", py::arg("engine_options") = py::none());
+      py::arg("parallel") = py::none(), py::arg("engine") = "vllm", py::arg("engine_options") = py::none(),
+      py::arg("output") = 512.0);
 
   m.def(
       "moe_report",

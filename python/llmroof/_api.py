@@ -646,6 +646,8 @@ def plan(
         ``vllm bench serve --max-concurrency N`` and AIPerf measure. The ``load``
         section then gives ``ttft_s``, ``tpot_s``, ``output_tokens_per_s``,
         ``requests_per_s``, the requests inside the engine and what limits them.
+        Without ``rate`` or ``concurrency``, more than one of ``users`` are that
+        closed loop (as the command's plan prints it).
     offload, host
         llama.cpp-style placement on one device: a share of the layers in
         [0, 1], or ``"experts"`` (routed experts), in the RAM of ``host`` (a CPU
@@ -751,13 +753,17 @@ def users(
     max_num_seqs: int | None = None,
     max_num_batched_tokens: int | None = None,
     max_model_len: int | None = None,
+    output: float = 512,
 ) -> dict[str, Any]:
     """The most concurrent users at ``context`` tokens such that each gets at
     least ``min_tokens_per_s``, a new arrival's TTFT stays at or under
     ``ttft_target_s`` (0 = no target), and all fit in memory.
 
     Returns the ``llmroof users --json`` report: ``max_users`` and ``limit``
-    (what one more user breaks: ``tokens/s``, ``ttft`` or ``memory``)."""
+    (what one more user breaks: ``tokens/s``, ``ttft`` or ``memory``), and
+    ``closed_loop``: those users each sending ``prompt`` + ``output``-token
+    requests, the next when the last completes (TTFT, TPOT, tokens/s), or
+    None when no user qualifies."""
     m, d = _model(model), _device(device)
     w, k, mods = _formats(m, weights, kv)
     dev_n, par = _layout(devices, tp, pp, ep, nodes)
@@ -767,7 +773,8 @@ def users(
         _number("ttft_target_s", ttft_target_s, minimum=0), mods, _loaded_weight_bytes(m, weights), par,
         _text("engine", engine),
         _engine_options(memory_utilization=memory_utilization, max_num_seqs=max_num_seqs,
-                        max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len))), m)
+                        max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len),
+        _number("output", output, minimum=1))), m)
 
 
 class Estimator:

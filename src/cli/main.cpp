@@ -71,7 +71,7 @@ constexpr option_doc option_docs[] = {
     {"host", "ID", "the host CPU for --offload (default ryzen-9-7950x; llmroof list devices)"},
     {"rate", "R", "open loop: arrivals in requests/s; reports TTFT, TPOT, utilisation (with --output O)"},
     {"concurrency", "N", "closed loop: N users, each sending its next request when the last completes (with --output O)"},
-    {"output", "O", "output tokens per request with --rate (default 512)"},
+    {"output", "O", "output tokens per request with --rate, --concurrency and the closed loop of --users (default 512)"},
     {"tps", "T", "per-user tokens/s target (default 10)"},
     {"ttft", "S", "time-to-first-token target: 1, 0.5s, 500ms"},
     {"scope", "S", "profiles per: global, engine or engine-kind (default engine-kind)"},
@@ -120,7 +120,7 @@ const std::vector<command_spec>& commands() {
        "two models side by side against batch", join({model_opts, layout_opts, {"context", "max-batch"}})},
       {"users", "--model ID --device ID[:N] --tps T [--ttft S] [--context C] [--prompt P]",
        "most users that meet a tokens/s (and TTFT) target",
-       join({model_opts, layout_opts, memory_opts, {"context", "prompt", "tps", "ttft"}})},
+       join({model_opts, layout_opts, memory_opts, {"context", "prompt", "output", "tps", "ttft"}})},
       {"calibrate", "POINTS.csv [--scope global|engine|engine-kind] [--write-profiles FILE]",
        "fit efficiency profiles to measured points", {"scope", "write-profiles"}},
       {"validate", "POINTS.csv [--no-refit] [--report DIR]",
@@ -523,16 +523,18 @@ int cmd_plan(const options& o) {
   double capacity_1s = 0;
   double capacity = 0;
   if (auto rate = o.get("rate")) {
-    sc.output = parse_count("output", o.get("output").value_or("512"));
+    if (auto out = o.get("output")) sc.output = parse_count("output", *out);
     load = serve_at_rate(*s.model, s.pr, r, sc, parse_number("rate", *rate, 0, 1e9));
     capacity_1s = max_rate(*s.model, s.pr, r, sc, make_seconds(o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0));
     capacity = max_rate(*s.model, s.pr, r, sc);
   }
   std::optional<closed_loop_result> closed;
-  if (auto n = o.get("concurrency")) {
-    if (o.get("rate")) throw usage_error("--concurrency and --rate are two load models; give one");
-    sc.output = parse_count("output", o.get("output").value_or("512"));
-    closed = serve_closed_loop(*s.model, s.pr, r, sc, parse_count("concurrency", *n));
+  if (o.get("concurrency") && o.get("rate")) throw usage_error("--concurrency and --rate are two load models; give one");
+  const std::optional<double> given =
+      o.get("concurrency") ? std::optional<double>(parse_count("concurrency", *o.get("concurrency"))) : std::nullopt;
+  if (auto n = loop_concurrency(sc, given, o.get("rate").has_value())) {
+    if (auto out = o.get("output")) sc.output = parse_count("output", *out);
+    closed = serve_closed_loop(*s.model, s.pr, r, sc, *n);
   }
   std::optional<saturation_result> most;
   if (load || closed) most = saturation(*s.model, s.pr, r, sc);
@@ -901,6 +903,7 @@ int cmd_users(const options& o) {
   scenario sc;
   sc.context = parse_tokens("context", o.get("context").value_or("4096"));
   if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
+  if (auto out = o.get("output")) sc.output = parse_count("output", *out);
   sc.engine = s.engine;
   sc.parallel = s.parallel;
   if (s.source != nullptr && (!o.get("weights") || !s.source->tensors)) sc.stored_weights = loaded_weight_bytes(*s.source, s.pr);
@@ -909,7 +912,7 @@ int cmd_users(const options& o) {
   const roofline r(*s.dev, default_profile(*s.dev, s.engine.qualified_name()));
   const users_result u = max_users(*s.model, s.pr, r, sc, make_tokens_per_second(tps), make_seconds(ttft));
   if (o.json) {
-    std::cout << report::users_json(s, sc.context, tps, ttft, u).dump(2) << "\n";
+    std::cout << report::users_json(s, sc.context, tps, ttft, u, sc.output).dump(2) << "\n";
     return 0;
   }
   std::printf("llmroof users: %s on %s, weights %s, KV %s, every user at %s tokens\n", s.model->name.c_str(),
@@ -924,6 +927,13 @@ int cmd_users(const options& o) {
   std::printf("  most users: %s (one more breaks: %s)\n", thousands(u.users).c_str(), u.limit.c_str());
   std::printf("  each gets %.1f tokens/s, %.0f tokens/s in total; a new arrival waits %s for its first token\n",
               1.0 / u.step.estimate.value(), u.users / u.step.estimate.value(), ms(u.ttft).c_str());
+  if (u.loop.concurrency > 0) {
+    const closed_loop_result& c = u.loop;
+    std::printf("  in a closed loop (%s-token prompts, %s-token answers, the next sent when one completes): TTFT %s, "
+                "%.1f tokens/s each, %.0f output tokens/s in total\n", thousands(sc.prompt_tokens()).c_str(),
+                thousands(sc.output).c_str(), ms(c.ttft).c_str(), c.tokens_per_s_per_user().value(),
+                c.output_tokens_per_s(sc.output));
+  }
   // The curve against users: what each user and the server get.
   std::printf("\n  %8s %16s %16s %8s\n", "users", "t/s per user", "t/s total", "fits");
   std::vector<double> ns;
@@ -969,7 +979,7 @@ int cmd_calibrate(const options& o) {
       // single-user TPOT from 17.6 to 29.2 ms against 18.6 measured.
       // A standard error of 0 means the share was not fitted (no points for it).
       const auto pinned = [](double sd, double v) { return sd > 0 && sd <= 0.25 * v; };
-      if (key.empty() || !pinned(r.memory_sd, r.profile.memory) || !pinned(r.compute_sd, r.profile.compute)) continue;
+      if (key.empty() || !pinned(r.memory_se, r.profile.memory) || !pinned(r.compute_se, r.profile.compute)) continue;
       const auto tiny = [](double v) { return v < 1e-9 ? 0.0 : v; };  // an overhead fitted to nothing
       f << "{\"" << key << "\", " << r.profile.memory << ", " << r.memory_sd << ", " << r.profile.compute << ", "
         << r.compute_sd << ", " << r.profile.attention << ", " << tiny(r.profile.per_step.value()) << ", " << r.per_step_sd

@@ -403,7 +403,8 @@ json validate_json(const measurement_set& set, const validation& v, bool refit) 
   return j;
 }
 
-json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u) {
+json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u,
+                double output) {
   json j = {{"schema", "llmroof.users/1"}};
   j.update(setup_json(s));
   j["context"] = context;
@@ -414,6 +415,8 @@ json users_json(const setup& s, double context, double min_tokens_per_s, double 
   j["ttft_s"] = u.ttft.value();
   j["per_user_tokens_per_s_estimate"] = u.users > 0 ? 1.0 / u.step.estimate.value() : 0.0;
   j["total_tokens_per_s_estimate"] = u.users > 0 ? u.users / u.step.estimate.value() : 0.0;
+  // Those users in a closed loop of `output`-token answers (null when none qualifies).
+  j["closed_loop"] = u.loop.concurrency > 0 ? closed_loop_json(u.loop, output) : json(nullptr);
   return j;
 }
 

@@ -67,7 +67,8 @@ json calibrate_json(const measurement_set& set, profile_scope scope, const profi
 /// (or shipped) predictions with its band.
 json validate_json(const measurement_set& set, const validation& v, bool refit);
 /// "llmroof.users/1": the most users meeting a tokens/s and a TTFT target.
-json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u);
+json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u,
+                double output);
 /// "llmroof.kv/1"
 json kv_json(const setup& s, double context, double users);
 

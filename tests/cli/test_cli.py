@@ -94,6 +94,21 @@ check("one closed-loop user: handling + prefill", abs(loads[1]["ttft_s"] - (0.00
 rate_sat = json.loads(run("plan", *NIM, "--rate", "0.5", "--json").stdout)["load"]["saturation"]
 check("saturation under --rate too", rate_sat == sat[0], rate_sat)
 
+# The seed plan's users are a closed loop (issue 18): --users 4 alone reports what --concurrency 4 does.
+seed_load = json.loads(run("plan", *SEED, "--json").stdout)["load"]
+check("seed plan: its users in a loop", seed_load == json.loads(run("plan", *SEED, "--concurrency", "4", "--json").stdout)["load"], seed_load)
+check("seed plan: loop text", "Closed loop: 4 users" in run("plan", *SEED).stdout)
+one = json.loads(run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--json").stdout)
+check("one user: no loop unless asked", "load" not in one, one.keys())
+# users: the most users, then those users in the same loop as plan --concurrency N.
+U = ["--model", "llama-3.1-8b", "--device", "h100-sxm", "--context", "8k", "--output", "300"]
+u = json.loads(run("users", *U, "--tps", "20", "--json").stdout)
+loop = json.loads(run("plan", *U, "--concurrency", str(int(u["max_users"])), "--json").stdout)["load"]
+del loop["saturation"]
+check("users: closed loop = plan --concurrency max_users", u["closed_loop"] == loop, (u["closed_loop"], loop))
+check("users: loop text", "in a closed loop (2,048-token prompts, 300-token answers" in run("users", *U, "--tps", "20").stdout)
+check("users: nobody qualifies, no loop", json.loads(run("users", *U, "--tps", "1e6", "--json").stdout)["closed_loop"] is None)
+
 # Human decode table shows the same figure as JSON.
 r = run("plan", *SEED)
 check("human matches json", f"{e0:.1f}" in r.stdout, (e0, r.stdout))

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -62,6 +63,36 @@ TEST_CASE("a fit recovers a known profile within 2%") {
   banded.memory_sd = n.memory_sd;
   CHECK(slower(banded).memory < n.profile.memory);
   CHECK(faster(banded).memory > n.profile.memory);
+}
+
+TEST_CASE("the band is a prediction band: standard error and the points' scatter together") {
+  efficiency_profile truth = default_profile(find_device("h100-sxm"));
+  truth.memory = 0.72;
+  truth.per_step = make_seconds(1.2e-3);
+  truth.per_kernel = make_seconds(10e-6);
+  // Each decode point twice, once exp(+0.1) and once exp(-0.1) off the truth:
+  // least squares in log space lands on the truth (the pair's cost is
+  // 2 r^2 + 2 * 0.1^2 around it) and every residual is +-0.1.
+  std::vector<measurement> rows;
+  for (const char* model : {"llama-3.1-8b", "qwen3-32b", "llama-3.1-70b", "qwen2.5-coder-7b"}) {
+    for (double b : {1.0, 2.0, 4.0}) {
+      for (double sign : {1.0, -1.0}) {
+        measurement m = point(model, "h100-sxm", "bf16", metric::decode_tps_per_seq, b, 0, 1024, 128);
+        m.value = predict(m, truth) * std::exp(sign * 0.1);
+        rows.push_back(m);
+      }
+    }
+  }
+  efficiency_profile start = truth;
+  start.memory = 0.6;
+  const calibration_result r = calibrate_two_stage(rows, start);
+  CHECK(r.profile.memory == doctest::Approx(0.72).epsilon(0.01));
+  // Decode stage: 24 points, 3 fields (eta_m, per step, per kernel); the
+  // scatter is 0.1 * sqrt(24 / 21) = 0.106904 in log space, times eta_m.
+  const double scatter = std::sqrt(r.memory_sd * r.memory_sd - r.memory_se * r.memory_se) / r.profile.memory;
+  CHECK(scatter == doctest::Approx(0.106904).epsilon(0.01));
+  CHECK(r.memory_se > 0);
+  CHECK(r.compute_sd == 0);  // no prefill points: eta_c is not fitted and has no band of its own
 }
 
 TEST_CASE("a fit recovers per-kernel overhead, KV-read share and half rows within 2%") {

@@ -76,3 +76,21 @@ TEST_CASE("a streaming cap limits GEMM weight reads, not attention's KV reads") 
   e.stream_cap = -1;
   CHECK_THROWS_WITH_AS(roofline(d, e), "efficiency.stream_cap must be >= 0 (got -1)", std::invalid_argument);
 }
+
+TEST_CASE("the band's ends move every share by its spread, the streaming cap with eta_m") {
+  efficiency_profile e = default_profile(find_device("h100-sxm"));
+  // Class defaults carry 20% of each share: 0.66 +- 0.132, 0.75 +- 0.15.
+  CHECK(e.memory_sd == doctest::Approx(0.132));
+  CHECK(e.compute_sd == doctest::Approx(0.15));
+  e.stream_cap = 1.2e12;
+  // Slower: eta_m 0.66 - 0.132 = 0.528, cap 1.2 TB/s x 0.528 / 0.66 = 0.96 TB/s.
+  CHECK(slower(e).memory == doctest::Approx(0.528));
+  CHECK(slower(e).stream_cap == doctest::Approx(0.96e12));
+  CHECK(slower(e).compute == doctest::Approx(0.6));
+  // Faster: 0.792, cap 1.2 x 0.792 / 0.66 = 1.44 TB/s; shares stop at 1.
+  CHECK(faster(e).stream_cap == doctest::Approx(1.44e12));
+  e.memory_sd = 0.5;
+  CHECK(faster(e).memory == 1.0);
+  CHECK(faster(e).stream_cap == doctest::Approx(1.2e12 / 0.66));
+  CHECK(slower(e).memory == doctest::Approx(0.16));
+}

@@ -183,3 +183,21 @@ TEST_CASE("saturation: the most a deployment serves and what binds") {
   CHECK(pre.limit == "prefill");
   CHECK(pre.users < pre.at.slots);
 }
+
+TEST_CASE("users in a loop: the plan's users when no load model is given, max_users' answer as a loop") {
+  served x;
+  scenario s = x.s;
+  s.users = 4;
+  CHECK(loop_concurrency(s, std::nullopt, false) == 4.0);   // the seed: four users in a loop
+  CHECK(!loop_concurrency(s, std::nullopt, true));          // an open-loop rate instead
+  CHECK(loop_concurrency(s, 9.0, false) == 9.0);            // asked for
+  s.users = 1;
+  CHECK(!loop_concurrency(s, std::nullopt, false));         // one user: the plan's own TTFT and curve
+  const users_result u = max_users(x.a, precision{}, x.r, x.s, make_tokens_per_second(20));
+  REQUIRE(u.users > 1);
+  const closed_loop_result loop = serve_closed_loop(x.a, precision{}, x.r, x.s, u.users);
+  CHECK(u.loop.concurrency == u.users);
+  CHECK(u.loop.ttft.value() == loop.ttft.value());
+  CHECK(u.loop.tpot.value() == loop.tpot.value());
+  CHECK(max_users(x.a, precision{}, x.r, x.s, make_tokens_per_second(1e6)).loop.concurrency == 0);
+}

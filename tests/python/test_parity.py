@@ -103,3 +103,14 @@ def test_closed_loop_parity(cli: str) -> None:
         assert run(cli, "plan", *f, "--concurrency", n) == llmroof.plan(
             model="llama-3.1-8b", device="h100-sxm", prompt=1000, output=200, context=1200,
             concurrency=float(n)).to_dict()
+
+
+def test_users_in_a_loop_parity(cli: str) -> None:
+    # More than one user and no load model: the plan's users are a closed loop.
+    f = ["--model", "llama-3.1-8b", "--device", "h100-sxm", "--users", "4", "--output", "300"]
+    p = llmroof.plan(model="llama-3.1-8b", device="h100-sxm", users=4, output=300).to_dict()
+    assert run(cli, "plan", *f) == p
+    assert p["load"]["concurrency"] == 4
+    u = llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20, output=300)
+    assert run(cli, "users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "20", "--output", "300") == u
+    assert u["closed_loop"]["concurrency"] == u["max_users"]
