@@ -252,19 +252,18 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
   const bool have_d = dec.size() >= 3, have_p = pre.size() >= 3;
   // Prefill is compute-bound, so eta_c comes first; decode then fits the
   // bandwidth share and overheads with it; a second prefill pass sees them.
-  bool request_fitted = false;
+  // Served TTFT points (not kernel benchmarks) carry the request handling.
+  const bool request_fitted =
+      have_p && std::count_if(pre.begin(), pre.end(), [](const measurement& m) { return m.what == metric::ttft_ms; }) >= 3;
   int decode_fields = 0, prefill_fields = 0;
   const auto prefill_stage = [&] {
     // Long prompts or deep caches give attention its own leverage.
     bool long_context = false;
     for (const auto& m : pre) long_context = long_context || m.prompt + m.depth >= 4096;
-    // Served TTFT points (not kernel benchmarks) carry the request handling.
-    const auto served = std::count_if(pre.begin(), pre.end(), [](const measurement& m) { return m.what == metric::ttft_ms; });
     fit_fields f{false, true, false, long_context && pre.size() >= 6};
-    f.per_request = served >= 3;
+    f.per_request = request_fitted;
     p = calibrate(pre, e, f);
     prefill_fields = packing{f}.size();
-    request_fitted = request_fitted || f.per_request;
     e = p.profile;
   };
   if (have_p) prefill_stage();
@@ -390,17 +389,9 @@ const calibration_result* profile_table::fit_for(const device& d, const std::str
   // engine's other version's fit before the global one: the version changes
   // kernel traits, which predict() applies per row, not the efficiencies on
   // each path.
-  const std::string base = engine.substr(0, engine.find('@'));
-  std::vector<std::string> candidates{engine};
-  if (base != engine && versions_share_efficiencies(base)) candidates.push_back(base);
-  for (const auto& [key, fit] : fits) {
-    if (!versions_share_efficiencies(base)) break;
-    const std::string e = key.substr(0, key.find('/'));
-    if (e != engine && e.rfind(base + "@", 0) == 0 &&
-        std::find(candidates.begin(), candidates.end(), e) == candidates.end()) {
-      candidates.push_back(e);
-    }
-  }
+  std::vector<std::string> keys;
+  for (const auto& kv : fits) keys.push_back(kv.first);
+  const std::vector<std::string> candidates = fit_candidates(engine, keys);
   for (profile_scope s : {profile_scope::engine_and_class, profile_scope::engine, profile_scope::global}) {
     if (static_cast<int>(s) > static_cast<int>(scope)) continue;
     // The one global fit is mostly llama.cpp's points: an engine of its own

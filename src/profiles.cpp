@@ -106,14 +106,14 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
   apply_kernel_traits(e, cls);
   // An engine version without fitted points takes the other version's fit
   // (the kernel traits above differ, the efficiencies on each path do not).
-  const std::string base = cls.substr(0, cls.find('@'));
-  std::string sibling = versions_share_efficiencies(base) ? base : cls;
-  if (base == cls && versions_share_efficiencies(base)) {
-    for (const auto& f : fitted) {
-      if (std::string_view(f.key).rfind(base + "@", 0) == 0) sibling = f.key;
-    }
+  std::vector<std::string> keys;
+  for (const auto& f : fitted) keys.emplace_back(f.key);
+  std::vector<std::string> tries;
+  for (const std::string& c : fit_candidates(cls, keys)) {
+    tries.push_back(c + "/" + std::string(to_string(d.memory_kind_of())));
+    tries.push_back(c);
   }
-  for (const std::string& key : {cls + "/" + std::string(to_string(d.memory_kind_of())), cls, sibling}) {
+  for (const std::string& key : tries) {
     for (const auto& f : fitted) {
       if (key != f.key) continue;
       e.name = "fitted " + key;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string_view>
 #include <string>
+#include <vector>
 
 #include "llmroof/device.hpp"
 #include "llmroof/ops.hpp"
@@ -169,6 +170,22 @@ inline void apply_kernel_traits(efficiency_profile& e, std::string_view engine_c
 /// weights at a lower cap: their fit does not carry to current releases.
 inline bool versions_share_efficiencies(std::string_view engine_class) {
   return engine_class.rfind("llama.cpp", 0) == 0;
+}
+
+/// The engine keys whose fit `engine_class` takes, in order: its own; then,
+/// where versions share efficiencies, its unversioned base and the base's
+/// other versions among `fitted` (keys "engine" or "engine/memory-kind").
+inline std::vector<std::string> fit_candidates(const std::string& engine_class,
+                                               const std::vector<std::string>& fitted) {
+  std::vector<std::string> out{engine_class};
+  const std::string base = engine_class.substr(0, engine_class.find('@'));
+  if (!versions_share_efficiencies(base)) return out;
+  if (base != engine_class) out.push_back(base);
+  for (const std::string& key : fitted) {
+    const std::string e = key.substr(0, key.find('/'));
+    if (e.rfind(base + "@", 0) == 0 && std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+  }
+  return out;
 }
 
 /// The profile of `engine` (vllm, sglang, tensorrt-llm, llama.cpp, ollama,

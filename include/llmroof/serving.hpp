@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "llmroof/memory_plan.hpp"
@@ -253,6 +254,21 @@ struct closed_loop_result {
   [[nodiscard]] tokens_per_second tokens_per_s_per_user() const { return make_tokens(1) / tpot; }
 };
 
+/// Most requests of the scenario's shape (prompt + output tokens each) the
+/// engine holds at once, and what caps them: "memory" (the KV cache) or
+/// "max_num_seqs". The one place that decision is made.
+struct engine_slots {
+  double slots = 0;
+  std::string limit;
+};
+
+inline engine_slots slots_for(const architecture& a, const precision& pr, const roofline& r, const scenario& s) {
+  const memory_plan m = plan_memory_parallel(a, pr, r.dev(), effective_plan(s, r), 1, s.prompt_tokens() + s.output,
+                                             s.engine, device_weights(a, pr, s));
+  return {std::min(m.max_sequences, s.engine.max_sequences),
+          m.max_sequences <= s.engine.max_sequences ? "memory" : "max_num_seqs"};
+}
+
 /// The rate λ that holds `active` requests in the engine solves Little's law
 /// active = λ (TTFT(λ) + output x TPOT(λ)) of the open-loop model
 /// (serve_at_rate, whose users grow with λ): bisection on λ. Requests beyond the
@@ -268,29 +284,22 @@ inline closed_loop_result serve_closed_loop(const architecture& a, const precisi
   detail::require_in("concurrency", concurrency, 1, 1e6);
   closed_loop_result out;
   out.concurrency = concurrency;
-  const parallel_plan p = effective_plan(s, r);
-  const double context = s.prompt_tokens() + s.output;
-  const memory_plan m =
-      plan_memory_parallel(a, pr, r.dev(), p, 1, context, s.engine, device_weights(a, pr, s));
-  out.slots = std::min(m.max_sequences, s.engine.max_sequences);
+  const engine_slots held_at_once = slots_for(a, pr, r, s);
+  out.slots = held_at_once.slots;
   if (out.slots < 1) {
     out.limit = "memory";
     return out;  // not one request fits: nothing is served
   }
   out.active = std::min(concurrency, out.slots);
-  out.limit = concurrency <= out.slots ? "none" : (m.max_sequences <= s.engine.max_sequences ? "memory" : "max_num_seqs");
+  out.limit = concurrency <= out.slots ? "none" : held_at_once.limit;
   if (out.active == 1) {
-    // One user alone: nothing to meet, the loop is its own request's times.
-    out.load = serve_at_rate(a, pr, r, s, 0, 0);
-    const parallel_plan p1 = effective_plan(s, r);
-    out.tpot = scenario_decode(a, pr, r, p1, 1, s.prompt_tokens() + s.output / 2, s.offload).estimate;
-    out.ttft = r.efficiency().per_request + out.load.prefill;
-    out.requests_per_s = 1 / (out.ttft + s.output * out.tpot).value();
-    out.load.rate = out.requests_per_s;
-    out.load.users = 1;
-    out.load.ttft = out.ttft;
-    out.load.tpot = out.tpot;
-    out.load.prefill_share = out.requests_per_s * out.load.prefill.value();
+    // One user alone meets nobody (interfering 0): its rate is one request
+    // per its own TTFT + output x TPOT, at which it is the one user inside.
+    const load_result alone = serve_at_rate(a, pr, r, s, 0, 0);
+    out.requests_per_s = 1 / (alone.ttft + s.output * alone.tpot).value();
+    out.load = serve_at_rate(a, pr, r, s, out.requests_per_s, 0);
+    out.ttft = out.load.ttft;
+    out.tpot = out.load.tpot;
     return out;
   }
   // A request meets the other active - 1, never its own prefill (the arrival theorem).
@@ -358,10 +367,8 @@ struct saturation_result {
 inline saturation_result saturation(const architecture& a, const precision& pr, const roofline& r,
                                     const scenario& s) {
   validate(s);
-  const parallel_plan p = effective_plan(s, r);
-  const memory_plan m = plan_memory_parallel(a, pr, r.dev(), p, 1, s.prompt_tokens() + s.output, s.engine,
-                                             device_weights(a, pr, s));
-  const double slots = std::floor(std::min(std::min(m.max_sequences, s.engine.max_sequences), 1e6));
+  const engine_slots held_at_once = slots_for(a, pr, r, s);
+  const double slots = std::floor(std::min(held_at_once.slots, 1e6));
   saturation_result out;
   if (slots < 1) {
     out.limit = "kv_cache";
@@ -372,14 +379,14 @@ inline saturation_result saturation(const architecture& a, const precision& pr, 
   out.output_tokens_per_s = out.at.output_tokens_per_s(s.output);
   out.users = out.at.active;
   if (out.at.limit != "compute") {
-    out.limit = m.max_sequences <= s.engine.max_sequences ? "kv_cache" : "max_num_seqs";
+    out.limit = held_at_once.limit == "memory" ? "kv_cache" : held_at_once.limit;
     return out;
   }
   if (out.at.load.prefill_share >= 0.5) {
     out.limit = "prefill";
     return out;
   }
-  const phase_timing step = scenario_decode(a, pr, r, p, std::max(1.0, out.users),
+  const phase_timing step = scenario_decode(a, pr, r, effective_plan(s, r), std::max(1.0, out.users),
                                             s.prompt_tokens() + s.output / 2, s.offload);
   switch (step.limit()) {
     case bottleneck::memory: out.limit = "bandwidth"; break;

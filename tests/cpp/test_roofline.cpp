@@ -94,3 +94,11 @@ TEST_CASE("the band's ends move every share by its spread, the streaming cap wit
   CHECK(faster(e).stream_cap == doctest::Approx(1.2e12 / 0.66));
   CHECK(slower(e).memory == doctest::Approx(0.16));
 }
+
+TEST_CASE("an engine without a fit of its own: llama.cpp versions borrow each other's, TensorRT-LLM's do not") {
+  using v = std::vector<std::string>;
+  CHECK(fit_candidates("llama.cpp-cuda@2024", v{"llama.cpp-cuda", "mlx"}) == v{"llama.cpp-cuda@2024", "llama.cpp-cuda"});
+  CHECK(fit_candidates("llama.cpp-cuda", v{"llama.cpp-cuda@2024/hbm", "mlx"}) == v{"llama.cpp-cuda", "llama.cpp-cuda@2024"});
+  CHECK(fit_candidates("tensorrt-llm", v{"tensorrt-llm@2023", "tensorrt-llm@2023/hbm"}) == v{"tensorrt-llm"});
+  CHECK(fit_candidates("mlx", v{}) == v{"mlx"});
+}
