@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <map>
+#include <ostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -148,6 +149,14 @@ struct profile_table {
 };
 
 profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope scope);
+
+/// Whether a fit ships as a default profile: both roofs' shares pinned down
+/// (standard errors above 0 and under 25% of the share).
+bool ships(const calibration_result& r);
+
+/// Writes the column legend and the shipping fits of `t` as rows of
+/// src/profiles_fitted.inc (the file default_profile reads).
+void write_profile_rows(std::ostream& out, const profile_table& t);
 
 /// One held-out prediction of cross-validation.
 struct cv_prediction {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -394,6 +395,38 @@ inline saturation_result saturation(const architecture& a, const precision& pr, 
     case bottleneck::overhead: out.limit = "scheduler"; break;
     case bottleneck::link: out.limit = "link"; break;
   }
+  return out;
+}
+
+/// What a plan reports under load: the open loop at a request rate (with the
+/// most requests/s at a TTFT target and without one), or the closed loop of N
+/// users, and the deployment's saturation beside either. Empty without load.
+struct served_load {
+  std::optional<load_result> open;
+  seconds ttft_target = make_seconds(1);  ///< of max_rate_at_target
+  double max_rate_at_target = 0;          ///< requests/s, open loop only
+  double max_rate = 0;                    ///< requests/s, open loop only
+  std::optional<closed_loop_result> closed;
+  std::optional<saturation_result> most;
+};
+
+/// Serves the scenario's request shape (prompt, output) at `rate` requests/s
+/// or to `concurrency` closed-loop users; with neither, the plan's users when
+/// more than one (loop_concurrency). Throws std::invalid_argument when both
+/// are given, and on invalid fields.
+inline served_load serve_load(const architecture& a, const precision& pr, const roofline& r, const scenario& s,
+                              std::optional<double> rate, std::optional<double> concurrency,
+                              seconds ttft_target = make_seconds(1)) {
+  if (rate && concurrency) throw std::invalid_argument("concurrency and rate are two load models; give one");
+  served_load out;
+  out.ttft_target = ttft_target;
+  if (rate) {
+    out.open = serve_at_rate(a, pr, r, s, *rate);
+    out.max_rate_at_target = max_rate(a, pr, r, s, ttft_target);
+    out.max_rate = max_rate(a, pr, r, s);
+  }
+  if (auto n = loop_concurrency(s, concurrency, rate.has_value())) out.closed = serve_closed_loop(a, pr, r, s, *n);
+  if (out.open || out.closed) out.most = saturation(a, pr, r, s);
   return out;
 }
 

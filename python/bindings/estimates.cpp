@@ -263,22 +263,13 @@ void register_estimates(py::module_& m) {
         }
         const plan_result res = plan(c->model, c->setup.pr, *c->roof, sc);
         report::json j = report::plan_json(c->setup, *c->roof, res, sc);
-        if (!rate.is_none()) {
-          sc.output = output;
-          const load_result l = serve_at_rate(c->model, c->setup.pr, *c->roof, sc, rate.cast<double>());
-          j["load"] = report::load_json(l, max_rate(c->model, c->setup.pr, *c->roof, sc, make_seconds(ttft_target)),
-                                        ttft_target, max_rate(c->model, c->setup.pr, *c->roof, sc));
-        }
-        if (!concurrency.is_none() && !rate.is_none()) {
-          throw std::invalid_argument("concurrency and rate are two load models; give one");
-        }
-        const std::optional<double> given =
-            concurrency.is_none() ? std::nullopt : std::optional<double>(concurrency.cast<double>());
-        if (auto n = loop_concurrency(sc, given, !rate.is_none())) {
-          sc.output = output;
-          j["load"] = report::closed_loop_json(serve_closed_loop(c->model, c->setup.pr, *c->roof, sc, *n), output);
-        }
-        if (j.contains("load")) j["load"]["saturation"] = report::saturation_json(saturation(c->model, c->setup.pr, *c->roof, sc));
+        sc.output = output;
+        const auto number = [](const py::object& v) {
+          return v.is_none() ? std::nullopt : std::optional<double>(v.cast<double>());
+        };
+        const served_load load =
+            serve_load(c->model, c->setup.pr, *c->roof, sc, number(rate), number(concurrency), make_seconds(ttft_target));
+        if (load.open || load.closed) j["load"] = report::load_json(load, output);
         return j.dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),

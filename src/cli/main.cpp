@@ -519,31 +519,17 @@ int cmd_plan(const options& o) {
   const plan_result res = plan(*s.model, s.pr, r, sc);
   const memory_plan& m = res.memory;
 
-  std::optional<load_result> load;
-  double capacity_1s = 0;
-  double capacity = 0;
-  if (auto rate = o.get("rate")) {
-    if (auto out = o.get("output")) sc.output = parse_count("output", *out);
-    load = serve_at_rate(*s.model, s.pr, r, sc, parse_number("rate", *rate, 0, 1e9));
-    capacity_1s = max_rate(*s.model, s.pr, r, sc, make_seconds(o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0));
-    capacity = max_rate(*s.model, s.pr, r, sc);
-  }
-  std::optional<closed_loop_result> closed;
+  if (auto out = o.get("output")) sc.output = parse_count("output", *out);
   if (o.get("concurrency") && o.get("rate")) throw usage_error("--concurrency and --rate are two load models; give one");
-  const std::optional<double> given =
+  const auto rate = o.get("rate") ? std::optional<double>(parse_number("rate", *o.get("rate"), 0, 1e9)) : std::nullopt;
+  const auto concurrency =
       o.get("concurrency") ? std::optional<double>(parse_count("concurrency", *o.get("concurrency"))) : std::nullopt;
-  if (auto n = loop_concurrency(sc, given, o.get("rate").has_value())) {
-    if (auto out = o.get("output")) sc.output = parse_count("output", *out);
-    closed = serve_closed_loop(*s.model, s.pr, r, sc, *n);
-  }
-  std::optional<saturation_result> most;
-  if (load || closed) most = saturation(*s.model, s.pr, r, sc);
+  const double ttft_target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
+  const served_load load = serve_load(*s.model, s.pr, r, sc, rate, concurrency, make_seconds(ttft_target));
   json j = report::plan_json(s, r, res, sc);
   const json alternatives = j["alternatives"];
   if (o.json) {
-    if (load) j["load"] = report::load_json(*load, capacity_1s, o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0, capacity);
-    if (closed) j["load"] = report::closed_loop_json(*closed, sc.output);
-    if (most) j["load"]["saturation"] = report::saturation_json(*most);
+    if (load.open || load.closed) j["load"] = report::load_json(load, sc.output);
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -648,8 +634,8 @@ int cmd_plan(const options& o) {
                   alt["per_user_tokens_per_s_estimate"].get<double>(), alt["total_tokens_per_s_estimate"].get<double>());
     }
   }
-  if (closed) {
-    const closed_loop_result& c = *closed;
+  if (load.closed) {
+    const closed_loop_result& c = *load.closed;
     std::printf("\nClosed loop: %s users, each sending its next request (%s prompt + %s output tokens) when the last "
                 "completes\n", thousands(c.concurrency).c_str(), thousands(sc.prompt_tokens()).c_str(),
                 thousands(sc.output).c_str());
@@ -660,23 +646,22 @@ int cmd_plan(const options& o) {
                 "tokens/s total\n", ms(c.ttft).c_str(), ms(c.queue_wait).c_str(), ms(c.tpot).c_str(),
                 c.tokens_per_s_per_user().value(), c.requests_per_s, c.output_tokens_per_s(sc.output));
   }
-  if (load) {
-    const double target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
+  if (const auto& open = load.open) {
     std::printf("\nLoad: %.3g requests/s, each %s prompt + %s output tokens (M/D/1 prefill queue, Little's law)\n",
-                load->rate, thousands(sc.prompt_tokens()).c_str(), thousands(sc.output).c_str());
-    if (load->stable) {
+                open->rate, thousands(sc.prompt_tokens()).c_str(), thousands(sc.output).c_str());
+    if (open->stable) {
       std::printf("  steady state: %.1f concurrent users, utilisation %.0f%% of the %.3g requests/s capacity, "
-                  "prefill share %.0f%%\n", load->users, capacity > 0 ? 100 * load->rate / capacity : 100.0, capacity,
-                  100 * load->prefill_share);
+                  "prefill share %.0f%%\n", open->users, load.max_rate > 0 ? 100 * open->rate / load.max_rate : 100.0, load.max_rate,
+                  100 * open->prefill_share);
       std::printf("  TTFT %s (queueing %s), TPOT %s = %.1f tokens/s per user, %.0f tokens/s total\n",
-                  ms(load->ttft).c_str(), ms(load->ttft_wait).c_str(), ms(load->tpot).c_str(),
-                  load->tokens_per_s_per_user().value(), load->tokens_per_s_total().value());
+                  ms(open->ttft).c_str(), ms(open->ttft_wait).c_str(), ms(open->tpot).c_str(),
+                  open->tokens_per_s_per_user().value(), open->tokens_per_s_total().value());
     } else {
       std::printf("  NOT sustainable: the queue grows without bound (or the users it needs do not fit in memory)\n");
     }
-    std::printf("  most requests/s with a mean TTFT under %s: %.3g\n", ms(make_seconds(target)).c_str(), capacity_1s);
+    std::printf("  most requests/s with a mean TTFT under %s: %.3g\n", ms(load.ttft_target).c_str(), load.max_rate_at_target);
   }
-  if (most) {
+  if (const auto& most = load.most) {
     std::printf("  saturation: %.3g requests/s, %.0f output tokens/s with %s requests in the engine; limit: %s\n",
                 most->requests_per_s, most->output_tokens_per_s, fmt("%.1f", most->users).c_str(), most->limit.c_str());
   }
@@ -968,26 +953,8 @@ int cmd_calibrate(const options& o) {
     if (!f) throw usage_error("--write-profiles: cannot write '" + *out + "'");
     f << "// Generated by: llmroof calibrate " << o.sub << " --scope " << o.get("scope").value_or("engine-kind")
       << " --write-profiles " << *out << "\n"
-      << "// (the scope `llmroof validate` chooses by leave-one-source-out cross-validation)\n"
-      << "// key, eta_m, sd, eta_c, sd, attention, per_step s, sd, per_kernel s, sd, kv_memory, compute_half_rows,\n"
-      << "// stream_cap B/s (0: none), per_request s, sd,\n"
-      << "// points, in-sample median APE\n";
-    for (const auto& [key, r] : t.fits) {
-      // Ship only fits that pin both roofs' shares down (relative standard
-      // errors under 25%); the others keep the class defaults. TensorRT-LLM's
-      // (eta_c 0.95 +- 0.28, from 2023 v0.5-0.6 rows) would slow NIM 1.8's
-      // single-user TPOT from 17.6 to 29.2 ms against 18.6 measured.
-      // A standard error of 0 means the share was not fitted (no points for it).
-      const auto pinned = [](double sd, double v) { return sd > 0 && sd <= 0.25 * v; };
-      if (key.empty() || !pinned(r.memory_se, r.profile.memory) || !pinned(r.compute_se, r.profile.compute)) continue;
-      const auto tiny = [](double v) { return v < 1e-9 ? 0.0 : v; };  // an overhead fitted to nothing
-      f << "{\"" << key << "\", " << r.profile.memory << ", " << r.memory_sd << ", " << r.profile.compute << ", "
-        << r.compute_sd << ", " << r.profile.attention << ", " << tiny(r.profile.per_step.value()) << ", " << r.per_step_sd
-        << ", " << tiny(r.profile.per_kernel.value()) << ", " << r.per_kernel_sd << ", " << r.profile.kv_memory << ", "
-        << r.profile.compute_half_rows << ", " << r.profile.stream_cap << ", " << r.profile.per_request.value() << ", "
-        << r.per_request_sd << ", " << r.points << ", " << r.median_ape
-        << "},\n";
-    }
+      << "// (the scope `llmroof validate` chooses by leave-one-source-out cross-validation)\n";
+    write_profile_rows(f, t);
     f.flush();
     if (!f) throw usage_error("--write-profiles: writing '" + *out + "' failed (disk full?)");
   }

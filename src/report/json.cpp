@@ -305,9 +305,7 @@ json params_json(const architecture& a) {
           {"mtp_layers", a.moe.mtp_layers}};
 }
 
-}  // namespace
-
-json load_json(const load_result& l, double max_rate_at_target, double ttft_target_s, double capacity) {
+json open_loop_json(const load_result& l, double max_rate_at_target, double ttft_target_s, double capacity) {
   return {{"rate_requests_per_s", l.rate},
           {"stable", l.stable},
           {"users", l.users},
@@ -324,6 +322,14 @@ json load_json(const load_result& l, double max_rate_at_target, double ttft_targ
           {"max_rate_at_ttft_target", max_rate_at_target}};
 }
 
+json saturation_json(const saturation_result& s) {
+  return {{"requests_per_s", s.requests_per_s},
+          {"output_tokens_per_s", s.output_tokens_per_s},
+          {"users", s.users},
+          {"limit", s.limit}};
+}
+}  // namespace
+
 json closed_loop_json(const closed_loop_result& c, double output) {
   return {{"model", "closed loop"},
           {"concurrency", c.concurrency},
@@ -339,11 +345,12 @@ json closed_loop_json(const closed_loop_result& c, double output) {
           {"prefill_share", c.load.prefill_share}};
 }
 
-json saturation_json(const saturation_result& s) {
-  return {{"requests_per_s", s.requests_per_s},
-          {"output_tokens_per_s", s.output_tokens_per_s},
-          {"users", s.users},
-          {"limit", s.limit}};
+json load_json(const served_load& l, double output) {
+  json j = nullptr;
+  if (l.open) j = open_loop_json(*l.open, l.max_rate_at_target, l.ttft_target.value(), l.max_rate);
+  if (l.closed) j = closed_loop_json(*l.closed, output);
+  if (l.most) j["saturation"] = saturation_json(*l.most);
+  return j;
 }
 
 json calibrate_json(const measurement_set& set, profile_scope scope, const profile_table& t) {

@@ -51,14 +51,12 @@ json moe_json(const setup& s, const roofline& r, double context, double max_batc
 json moe_table_json();
 /// "llmroof.compare/1": two models side by side against batch.
 json compare_json(const setup& a, const setup& b, const roofline& r, double context, double max_batch);
-/// The load section of a plan: steady state at a rate, and the capacity.
-/// `capacity` is the highest stable rate without a TTFT target; utilisation = rate / capacity.
-json load_json(const load_result& l, double max_rate_at_target, double ttft_target_s, double capacity);
-/// The load section of a plan under N closed-loop users (`--concurrency`).
+/// The load section of a plan (null without load): the open loop's steady
+/// state at a rate and its capacity (utilisation = rate / the highest stable
+/// rate), or the closed loop of N users; either with `saturation`.
+json load_json(const served_load& l, double output);
+/// N closed-loop users (a plan's `load`, users' `closed_loop`).
 json closed_loop_json(const closed_loop_result& c, double output);
-
-/// The most the deployment serves of the load's request shape (`load.saturation`).
-json saturation_json(const saturation_result& s);
 /// "llmroof.calibrate/1": fitted profiles with their spread and residuals.
 json calibrate_json(const measurement_set& set, profile_scope scope, const profile_table& t);
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "llmroof/calibrate.hpp"
@@ -295,4 +296,34 @@ TEST_CASE("TensorRT-LLM versions: 2023 releases are their own engine class, fitt
   const profile_table t = fit_profiles(old_only, profile_scope::engine);
   REQUIRE(t.fits.count("tensorrt-llm@2023") == 1);
   CHECK(t.fit_for(row("M0698").dev, "tensorrt-llm") == nullptr);
+}
+
+TEST_CASE("shipped profile rows: fits with both shares pinned, in the reader's column order") {
+  profile_table t;
+  calibration_result good;
+  good.profile.memory = 0.8;
+  good.profile.compute = 0.5;
+  good.memory_se = 0.04;  // 5% of eta_m
+  good.compute_se = 0.1;  // 20% of eta_c
+  good.memory_sd = 0.1;
+  good.compute_sd = 0.2;
+  good.points = 12;
+  good.median_ape = 0.07;
+  calibration_result loose = good;
+  loose.compute_se = 0.2;  // 40% of eta_c: not pinned
+  calibration_result unfitted = good;
+  unfitted.memory_se = 0;  // no decode points
+  t.fits = {{"", good}, {"good", good}, {"loose", loose}, {"unfitted", unfitted}};
+  CHECK(ships(good));
+  CHECK(!ships(loose));
+  CHECK(!ships(unfitted));
+  std::ostringstream out;
+  write_profile_rows(out, t);
+  const std::string text = out.str();
+  CHECK(text.rfind("// key, eta_m, sd, eta_c, sd,", 0) == 0);
+  // The band columns carry the prediction spread (sd), not the standard error.
+  CHECK(text.find("{\"good\", 0.8, 0.1, 0.5, 0.2, 0.5, 0.0003, 0, 0, 0, 1, 64, 0, 0.005, 0, 12, 0.07},\n") != std::string::npos);
+  CHECK(text.find("loose") == std::string::npos);
+  CHECK(text.find("unfitted") == std::string::npos);
+  CHECK(text.find("{\"\"") == std::string::npos);  // the global fit never ships
 }

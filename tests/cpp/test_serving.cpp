@@ -201,3 +201,23 @@ TEST_CASE("users in a loop: the plan's users when no load model is given, max_us
   CHECK(u.loop.tpot.value() == loop.tpot.value());
   CHECK(max_users(x.a, precision{}, x.r, x.s, make_tokens_per_second(1e6)).loop.concurrency == 0);
 }
+
+TEST_CASE("served load: one load model at a time, saturation beside it, nothing without load") {
+  served x;
+  const served_load open = serve_load(x.a, precision{}, x.r, x.s, 2.0, std::nullopt);
+  REQUIRE(open.open);
+  CHECK(!open.closed);
+  CHECK(open.open->ttft.value() == serve_at_rate(x.a, precision{}, x.r, x.s, 2.0).ttft.value());
+  CHECK(open.max_rate == max_rate(x.a, precision{}, x.r, x.s));
+  CHECK(open.max_rate_at_target == max_rate(x.a, precision{}, x.r, x.s, make_seconds(1)));
+  REQUIRE(open.most);
+  CHECK(open.most->requests_per_s == saturation(x.a, precision{}, x.r, x.s).requests_per_s);
+  const served_load loop = serve_load(x.a, precision{}, x.r, x.s, std::nullopt, 8.0);
+  REQUIRE(loop.closed);
+  CHECK(loop.closed->tpot.value() == serve_closed_loop(x.a, precision{}, x.r, x.s, 8).tpot.value());
+  CHECK(loop.most);
+  const served_load none = serve_load(x.a, precision{}, x.r, x.s, std::nullopt, std::nullopt);  // one user
+  CHECK((!none.open && !none.closed && !none.most));
+  CHECK_THROWS_WITH_AS(serve_load(x.a, precision{}, x.r, x.s, 1.0, 4.0), "concurrency and rate are two load models; give one",
+                       std::invalid_argument);
+}
