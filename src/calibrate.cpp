@@ -41,6 +41,20 @@ seconds prefill_time(const measurement& m, const efficiency_profile& e, double p
   return prefill_parallel(m.arch, m.pr, m.dev, e, m.plan, prompt, cached, 512, batch).estimate;
 }
 
+// Whether a point's linear layers run on an FP8 or FP4 tensor roof under its
+// engine's kernel path: the share low_precision applies to them.
+bool low_precision_gemms(const measurement& m) {
+  efficiency_profile traits;
+  apply_kernel_traits(traits, m.engine);
+  const numeric_format& f = m.arch.is_moe() ? m.pr.experts_format() : m.pr.ffn_format();
+  op o;
+  o.klass = op_class::gemm;
+  o.math = f.math;
+  o.quantized = f.bits < 16;
+  const math_format k = m.dev.effective_math(roofline(m.dev, traits).kernel_math(o));
+  return k == math_format::fp8 || k == math_format::fp4;
+}
+
 }  // namespace
 
 double predict(const measurement& m, const efficiency_profile& profile) {
@@ -114,7 +128,7 @@ struct packing {
   fit_fields f;
   [[nodiscard]] int size() const {
     return int(f.memory) + int(f.compute) + int(f.per_step) + int(f.attention) + int(f.per_kernel) +
-           int(f.kv_memory) + int(f.half_rows) + int(f.stream_cap) + int(f.per_request);
+           int(f.kv_memory) + int(f.half_rows) + int(f.stream_cap) + int(f.per_request) + int(f.low_precision);
   }
   [[nodiscard]] Eigen::VectorXd pack(const efficiency_profile& e) const {
     Eigen::VectorXd x(size());
@@ -128,6 +142,7 @@ struct packing {
     if (f.half_rows) x[i++] = std::log(std::max(e.compute_half_rows, 1e-3));
     if (f.stream_cap) x[i++] = std::log(std::max(e.stream_cap, 1e9));
     if (f.per_request) x[i++] = std::log(std::max(e.per_request.value(), 1e-5));
+    if (f.low_precision) x[i++] = logit(std::clamp(e.low_precision, 1e-4, 0.9999));
     return x;
   }
   [[nodiscard]] efficiency_profile unpack(const Eigen::VectorXd& x, efficiency_profile e) const {
@@ -141,6 +156,7 @@ struct packing {
     if (f.half_rows) e.compute_half_rows = std::min(std::exp(x[i++]), 1e6);
     if (f.stream_cap) e.stream_cap = std::clamp(std::exp(x[i++]), 1e9, 1e14);
     if (f.per_request) e.per_request = make_seconds(std::min(std::exp(x[i++]), 10.0));
+    if (f.low_precision) e.low_precision = logistic(x[i++]);
     return e;
   }
 };
@@ -263,6 +279,9 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
     for (const auto& m : pre) long_context = long_context || m.prompt + m.depth >= 4096;
     fit_fields f{false, true, false, long_context && pre.size() >= 6};
     f.per_request = request_fitted;
+    // Prefill points on both kinds of roof separate FP8/FP4 GEMMs' share from eta_c.
+    const auto low = std::count_if(pre.begin(), pre.end(), low_precision_gemms);
+    f.low_precision = low >= 2 && pre.size() - low >= 2;
     p = calibrate(pre, e, f);
     prefill_fields = packing{f}.size();
     e = p.profile;
@@ -437,7 +456,7 @@ void write_profile_rows(std::ostream& out, const profile_table& t) {
     const efficiency_profile& e = r.profile;
     detail::write_row(out, {key.c_str(), e.memory, r.memory_sd, e.compute, r.compute_sd, e.attention,
                             tiny(e.per_step.value()), r.per_step_sd, tiny(e.per_kernel.value()), r.per_kernel_sd,
-                            e.kv_memory, e.compute_half_rows, e.stream_cap, e.per_request.value(), r.per_request_sd,
+                            e.kv_memory, e.compute_half_rows, e.stream_cap, e.per_request.value(), r.per_request_sd, e.low_precision,
                             static_cast<int>(r.points), r.median_ape});
   }
 }

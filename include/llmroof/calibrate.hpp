@@ -80,6 +80,7 @@ struct fit_fields {
   bool half_rows = false;  ///< GEMM rows at which eta_c is half its peak (batched decode)
   bool stream_cap = false; ///< weight-streaming cap of the GEMM kernels
   bool per_request = false; ///< request handling outside the kernels (TTFT and latency points)
+  bool low_precision = false; ///< FP8/FP4 GEMMs' share of eta_c (points on both kinds of roof)
 };
 
 struct calibration_result {

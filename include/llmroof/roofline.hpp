@@ -52,6 +52,11 @@ struct efficiency_profile {
   /// cache, (0, 1]: decode attention without a fused kernel (llama.cpp
   /// before FlashAttention) reads its cache at a fraction of GEMV speed.
   double kv_memory = 1.0;
+  /// Share of eta_c that GEMMs on an FP8 or FP4 tensor roof reach, relative to
+  /// 16-bit GEMMs, (0, 1]: they quantize their activations and scale their
+  /// outputs in passes of their own, and the doubled rate runs into the
+  /// board's power limit. Class default in src/profiles.cpp.
+  double low_precision = 0.7;
   /// The engine's 16-bit GEMMs accumulate in FP16 (llama.cpp's cuBLAS path
   /// asks for CUBLAS_COMPUTE_16F), which GeForce cards run at twice their
   /// FP32-accumulate rate (see device::fp16_accumulate_speedup).
@@ -131,6 +136,7 @@ inline void validate(const efficiency_profile& e) {
   detail::require_in("efficiency.compute_floor", e.compute_floor, 0, 1);
   detail::require_in_open_closed("efficiency.attention", e.attention, 0, 1);
   detail::require_in_open_closed("efficiency.kv_memory", e.kv_memory, 0, 1);
+  detail::require_in_open_closed("efficiency.low_precision", e.low_precision, 0, 1);
   detail::require_in_open_closed("efficiency.link", e.link, 0, 1);
   detail::require_non_negative("efficiency.per_kernel", e.per_kernel.value());
   detail::require_non_negative("efficiency.stream_cap", e.stream_cap);
@@ -296,8 +302,9 @@ class roofline {
     if (!eff_.fused_attention) moved += make_bytes(o.unfused_bytes_per_flop * o.flop.value());
     t.compute_bound = o.flop / p;
     t.memory_bound = moved / bw;
+    const bool low = o.klass == op_class::gemm && (t.math == math_format::fp8 || t.math == math_format::fp4);
     const double eta_c = o.klass == op_class::attention ? eff_.attention
-                         : o.klass == op_class::gemm    ? eff_.compute_efficiency(o.gemm_rows)
+                         : o.klass == op_class::gemm    ? eff_.compute_efficiency(o.gemm_rows) * (low ? eff_.low_precision : 1.0)
                                                         : eff_.compute;
     t.compute_est = eta_c > 0 ? o.flop / (p * eta_c) : t.compute_bound;
     const double eta_m = o.klass == op_class::attention ? eff_.memory * eff_.kv_memory : eff_.memory;

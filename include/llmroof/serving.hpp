@@ -150,11 +150,15 @@ struct load_result {
 /// First-order serving model, documented in README "Load":
 ///  * Decode: N sequences at the mean context (prompt + output/2) share each
 ///    step, TPOT(N) = decode step time.
-///  * Prefill of a request takes S = prefill(prompt); prefills are served
-///    first (chunked prefill), so decode steps are stretched by 1 / (1 - rho)
-///    with rho = interfering x rate x S, the device share of the prefills that
-///    arrive while a request decodes, and the prefill queue is M/D/1:
-///    W = rho S / (2 (1 - rho)) (Pollaczek-Khinchine, deterministic service).
+///  * Prefill of a request takes S = prefill(prompt), in k = ceil(prompt /
+///    max_batched_tokens) chunks. Engines batch each chunk with the running
+///    decodes (chunked prefill): a mixed step lasts m = max(S / k, step) and
+///    advances every decode too, so with c = interfering x rate x k mixed
+///    steps per second TPOT = 1 / (c + (1 - c m) / step), between step (no
+///    prefills) and step / (1 - rho) (prefill-first). rho = interfering x
+///    rate x S is the device share of the prefills that arrive while a request
+///    decodes, and the prefill queue is M/D/1: W = rho S / (2 (1 - rho))
+///    (Pollaczek-Khinchine, deterministic service).
 ///  * A new request first waits for the step the engine is running to end
 ///    (half a step on average while anyone else decodes: engines admit
 ///    requests between steps), and pays the engine's per-request handling.
@@ -193,7 +197,13 @@ inline load_result serve_at_rate(const architecture& a, const precision& pr, con
   for (int it = 0; it < 500 && ok; ++it) {
     const double step = scenario_decode(a, pr, r, p, std::max(1.0, n), mean_context, s.offload).estimate.value();
     const double others = interfering * n;  // requests a new one finds decoding
-    tpot = step / (1 - rho);
+    // Chunked prefill: the others' chunks ride in mixed steps that also
+    // advance every decode (one weight read for both), each lasting its
+    // chunk's prefill or at least a decode step; pure decode steps fill the
+    // rest of the time. TPOT is the mean step: 1 / (steps per second).
+    const double mixed_per_s = interfering * rate * chunks;
+    const double mixed = std::max(S / chunks, step);
+    tpot = 1 / (mixed_per_s + (1 - mixed_per_s * mixed) / step);
     wait = rho * S / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);
     ttft = handling + wait + S + chunks * step * std::min(1.0, others / std::max(1.0, s.engine.max_batched_tokens));
     const double next = std::max(1.0, rate * (ttft + s.output * tpot));

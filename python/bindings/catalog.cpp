@@ -288,6 +288,7 @@ py::dict profile_to_dict(const efficiency_profile& e) {
   d["per_step_s"] = e.per_step.value();
   d["per_request_s"] = e.per_request.value();
   d["kv_memory"] = e.kv_memory;
+  d["low_precision"] = e.low_precision;
   d["stream_cap_bytes_per_s"] = e.stream_cap;
   d["fp16_accumulate"] = e.fp16_accumulate;
   d["fused_attention"] = e.fused_attention;
@@ -304,7 +305,7 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   }
   const auto d = o.cast<py::dict>();
   reject_unknown(d, "efficiency", {"name", "memory", "compute", "compute_half_rows", "attention", "per_kernel_s", "per_step_s",
-                                   "per_request_s", "kv_memory", "stream_cap_bytes_per_s", "fp16_accumulate", "fused_attention", "quantized_path",
+                                   "per_request_s", "kv_memory", "low_precision", "stream_cap_bytes_per_s", "fp16_accumulate", "fused_attention", "quantized_path",
                                    "source"});
   e.name = get<std::string>(d, "name", "custom");
   e.memory = get<double>(d, "memory", e.memory);
@@ -315,6 +316,7 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   e.per_step = make_seconds(get<double>(d, "per_step_s", e.per_step.value()));
   e.per_request = make_seconds(get<double>(d, "per_request_s", e.per_request.value()));
   e.kv_memory = get<double>(d, "kv_memory", e.kv_memory);
+  e.low_precision = get<double>(d, "low_precision", e.low_precision);
   e.stream_cap = get<double>(d, "stream_cap_bytes_per_s", e.stream_cap);
   e.fp16_accumulate = get<bool>(d, "fp16_accumulate", e.fp16_accumulate);
   e.fused_attention = get<bool>(d, "fused_attention", e.fused_attention);

@@ -96,6 +96,29 @@ TEST_CASE("the band is a prediction band: standard error and the points' scatter
   CHECK(r.compute_sd == 0);  // no prefill points: eta_c is not fitted and has no band of its own
 }
 
+TEST_CASE("prefill points on FP8 and BF16 roofs separate the low-precision share from eta_c") {
+  efficiency_profile truth = default_profile(find_device("h100-sxm"));
+  truth.compute = 0.8;
+  truth.low_precision = 0.55;
+  std::vector<measurement> rows;
+  for (const char* model : {"llama-3.1-8b", "qwen3-32b", "llama-3.1-70b"}) {
+    for (const char* fmt : {"fp8", "bf16"}) {
+      for (double p : {1024.0, 4096.0}) rows.push_back(point(model, "h100-sxm", fmt, metric::prefill_tps, 1, p, 0, 0));
+    }
+  }
+  for (auto& m : rows) m.value = predict(m, truth);
+  efficiency_profile start = default_profile(find_device("h100-sxm"));
+  const calibration_result r = calibrate_two_stage(rows, start);
+  CHECK(r.profile.compute == doctest::Approx(0.8).epsilon(0.02));
+  CHECK(r.profile.low_precision == doctest::Approx(0.55).epsilon(0.02));
+  // BF16 points alone cannot see it: the share keeps its start.
+  std::vector<measurement> wide;
+  for (const auto& m : rows) {
+    if (m.pr.weights.name == "bf16") wide.push_back(m);
+  }
+  CHECK(calibrate_two_stage(wide, start).profile.low_precision == doctest::Approx(0.7));
+}
+
 TEST_CASE("a fit recovers per-kernel overhead, KV-read share and half rows within 2%") {
   efficiency_profile truth = default_profile(find_device("h100-sxm"));
   truth.memory = 0.8;
@@ -322,7 +345,7 @@ TEST_CASE("shipped profile rows: fits with both shares pinned, in the reader's c
   const std::string text = out.str();
   CHECK(text.rfind("// key, eta_m, sd, eta_c, sd,", 0) == 0);
   // The band columns carry the prediction spread (sd), not the standard error.
-  CHECK(text.find("{\"good\", 0.8, 0.1, 0.5, 0.2, 0.5, 0.0003, 0, 0, 0, 1, 64, 0, 0.005, 0, 12, 0.07},\n") != std::string::npos);
+  CHECK(text.find("{\"good\", 0.8, 0.1, 0.5, 0.2, 0.5, 0.0003, 0, 0, 0, 1, 64, 0, 0.005, 0, 0.7, 12, 0.07},\n") != std::string::npos);
   CHECK(text.find("loose") == std::string::npos);
   CHECK(text.find("unfitted") == std::string::npos);
   CHECK(text.find("{\"\"") == std::string::npos);  // the global fit never ships

@@ -102,3 +102,29 @@ TEST_CASE("an engine without a fit of its own: llama.cpp versions borrow each ot
   CHECK(fit_candidates("tensorrt-llm", v{"tensorrt-llm@2023", "tensorrt-llm@2023/hbm"}) == v{"tensorrt-llm"});
   CHECK(fit_candidates("mlx", v{}) == v{"mlx"});
 }
+
+TEST_CASE("FP8 and FP4 GEMMs reach the low-precision share of eta_c on their own roof") {
+  op o;
+  o.klass = op_class::gemm;
+  o.flop = make_flops(1979e12);  // 1 s of the H100's FP8 roof
+  o.gemm_rows = 1e9;
+  o.math = math_format::fp8;
+  const roofline h100(find_device("h100-sxm"));
+  CHECK(h100.efficiency().low_precision == doctest::Approx(0.7));  // class default (src/profiles.cpp)
+  // 1 / (eta_c 0.75 x 0.7) = 1.90476 s against a 1 s bound.
+  CHECK(h100.time(o).compute_bound.value() == doctest::Approx(1.0));
+  CHECK(h100.time(o).estimate().value() == doctest::Approx(1.0 / (0.75 * 0.7)).epsilon(1e-6));
+  // The same FLOP in BF16: 2 s of its roof, 2 / 0.75 = 2.66667 s; FP8 is 1.4x faster, not 2x.
+  o.math = math_format::bf16;
+  CHECK(h100.time(o).estimate().value() == doctest::Approx(2.0 / 0.75).epsilon(1e-6));
+  // An A100 has no FP8 roof: the GEMM runs in BF16 (312 TFLOPS) without the share.
+  o.math = math_format::fp8;
+  const roofline a100(find_device("a100-80gb-sxm"));
+  CHECK(a100.time(o).estimate().value() == doctest::Approx(1979.0 / 312.0 / 0.75).epsilon(1e-3));
+  // Attention and elementwise ops keep their own shares.
+  o.klass = op_class::attention;
+  CHECK(h100.time(o).estimate().value() == doctest::Approx(1.0 / 0.5).epsilon(1e-6));
+  efficiency_profile bad = h100.efficiency();
+  bad.low_precision = 0;
+  CHECK_THROWS_WITH_AS(validate(bad), "efficiency.low_precision must be in (0, 1] (got 0)", std::invalid_argument);
+}

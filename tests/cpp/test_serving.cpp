@@ -139,24 +139,33 @@ TEST_CASE("overhead: one closed-loop user pays the request handling and its own 
   CHECK(serve_closed_loop(x.a, precision{}, roofline(x.d, bare), x.s, 1).ttft.value() == doctest::Approx(S));
 }
 
-TEST_CASE("overhead: an open-loop arrival queues behind prefills (M/D/1) and half the running step") {
+TEST_CASE("overhead: an open-loop arrival queues behind prefills (M/D/1) and half the running step; chunks ride with decodes") {
   served x;
   const load_result l = serve_at_rate(x.a, precision{}, x.r, x.s, 2.0);
   REQUIRE(l.stable);
   const double step = scenario_decode(x.a, precision{}, x.r, {}, l.users, 2100).estimate.value();
   // 2 requests/s x 42.6960 ms: rho = 0.0853920 of the device in prefill.
   CHECK(l.prefill_share == doctest::Approx(0.0853920).epsilon(1e-5));
-  // Little's law settles at 3.39601 users decoding, step 7.52060 ms.
-  CHECK(l.users == doctest::Approx(3.39601).epsilon(1e-5));
-  CHECK(step == doctest::Approx(7.52060e-3).epsilon(1e-5));
-  // TPOT = 7.52060 / (1 - 0.0853920) = 8.22276 ms.
-  CHECK(l.tpot.value() == doctest::Approx(8.22276e-3).epsilon(1e-5));
-  // Wait = 0.0853920 x 42.6960 / (2 x 0.914608) + 7.52060 / 2
-  //      = 1.99317 + 3.76030 = 5.75347 ms.
-  CHECK(l.ttft_wait.value() == doctest::Approx(5.75347e-3).epsilon(1e-5));
-  // TTFT = 5 + 5.75347 + 42.6960 + 1 chunk x 7.52060 x 3.39601 / 8192 (0.00312)
-  //      = 53.4526 ms.
-  CHECK(l.ttft.value() == doctest::Approx(53.4526e-3).epsilon(1e-5));
+  // Little's law settles at 3.33976 users decoding, step 7.51345 ms.
+  CHECK(l.users == doctest::Approx(3.33976).epsilon(1e-5));
+  CHECK(step == doctest::Approx(7.51345e-3).epsilon(1e-5));
+  // Chunked prefill: the 2,000-token prompts are one chunk each (budget
+  // 8,192), 2 mixed steps per second of max(42.6960, 7.51345) ms each, the
+  // rest pure decode steps: TPOT = 1 / (2 + (1 - 2 x 0.0426960) / 0.00751345)
+  // = 1 / (2 + 121.729) = 8.08215 ms (prefill-first would be 7.51345 /
+  // (1 - 0.0853920) = 8.21500 ms).
+  CHECK(l.tpot.value() == doctest::Approx(8.08215e-3).epsilon(1e-5));
+  // Wait = 0.0853920 x 42.6960 / (2 x 0.914608) + 7.51345 / 2
+  //      = 1.99317 + 3.75673 = 5.74990 ms.
+  CHECK(l.ttft_wait.value() == doctest::Approx(5.74990e-3).epsilon(1e-5));
+  // TTFT = 5 + 5.74990 + 42.6960 + 1 chunk x 7.51345 x 3.33976 / 8192 (0.00306)
+  //      = 53.4489 ms.
+  CHECK(l.ttft.value() == doctest::Approx(53.4489e-3).epsilon(1e-5));
+  // Chunks of 1,000 tokens: two mixed steps of 21.3480 ms per prompt, the same
+  // share of the device in mixed steps, more steps per second, a faster TPOT.
+  scenario small = x.s;
+  small.engine.max_batched_tokens = 1000;
+  CHECK(serve_at_rate(x.a, precision{}, x.r, small, 2.0).tpot < l.tpot);
 }
 
 TEST_CASE("saturation: the most a deployment serves and what binds") {

@@ -149,6 +149,13 @@ def test_efficiency_overrides_reach_the_new_profile_fields() -> None:
     assert capped.bound_s == pytest.approx(free.bound_s)
     with pytest.raises(ValueError, match=r"efficiency.kv_memory must be in \(0, 1\] \(got 2\)"):
         llmroof.decode(model="llama-3.1-8b", device="h100-sxm", efficiency={"kv_memory": 2})
+    # FP8 prefill on an H100: the GEMMs' share of eta_c on the FP8 roof moves TTFT.
+    fp8 = dict(model="llama-3.1-8b", device="h100-sxm", weights="fp8", prompt=4096)
+    slow = llmroof.prefill(**fp8, efficiency={"low_precision": 0.5})
+    full = llmroof.prefill(**fp8, efficiency={"low_precision": 1.0})
+    assert slow.estimate_s > 1.3 * full.estimate_s
+    with pytest.raises(ValueError, match=r"efficiency.low_precision must be in \(0, 1\] \(got 0\)"):
+        llmroof.prefill(**fp8, efficiency={"low_precision": 0})
     p = llmroof.plan(model="llama-3-8b", device="rtx-4090", weights="q4_k_m", engine="llama.cpp").to_dict()
     assert p["efficiency"]["stream_cap_bytes_per_s"] > 1e12
     assert p["efficiency"]["fused_attention"] is True
