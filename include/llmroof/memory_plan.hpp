@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "llmroof/detail/search.hpp"
 #include "llmroof/architecture.hpp"
 #include "llmroof/device.hpp"
 #include "llmroof/kv_cache.hpp"
@@ -269,15 +270,8 @@ namespace detail {
 /// memory questions.
 template <class Fits>
 double largest_fitting(Fits fits) {
-  double lo = 0;
-  double hi = 1e9;
-  if (!fits(lo)) return -1;
-  if (fits(hi)) return hi;
-  while (hi - lo > 1) {
-    const double mid = std::floor((lo + hi) / 2);
-    (fits(mid) ? lo : hi) = mid;
-  }
-  return lo;
+  if (!fits(0.0)) return -1;
+  return last_true(fits, 0, 1e9, 1e9, true);
 }
 
 /// KV budget of one device (or of a pool of `devices`) as the engine's memory

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "llmroof/detail/search.hpp"
 #include "llmroof/memory_plan.hpp"
 #include "llmroof/parallel.hpp"
 #include "llmroof/phases.hpp"
@@ -235,17 +236,8 @@ inline double max_rate(const architecture& a, const precision& pr, const rooflin
     const load_result l = serve_at_rate(a, pr, r, s, rate);
     return l.stable && (ttft_target.value() <= 0 || l.ttft <= ttft_target);
   };
-  double lo = 0, hi = 1;
   if (!ok(1e-9)) return 0;
-  while (ok(hi) && hi < 1e7) {
-    lo = hi;
-    hi *= 2;
-  }
-  for (int i = 0; i < 60; ++i) {
-    const double mid = (lo + hi) / 2;
-    (ok(mid) ? lo : hi) = mid;
-  }
-  return lo;
+  return detail::last_true(ok, 0, 1, 1e7, false);
 }
 
 /// Steady state of N closed-loop users: each sends its next request (scenario
@@ -321,18 +313,9 @@ inline closed_loop_result serve_closed_loop(const architecture& a, const precisi
     const load_result l = serve_at_rate(a, pr, r, s, rate, interfering);
     return l.keeps_up ? rate * (l.ttft.value() + s.output * l.tpot.value()) : std::numeric_limits<double>::infinity();
   };
-  // Bracket the rate: grow until the engine holds `active` or stops keeping up.
-  double lo = 0;
-  double hi = 1e-3;
-  while (held(hi) < out.active && hi < 1e9) {
-    lo = hi;
-    hi *= 2;
-  }
-  for (int i = 0; i < 80; ++i) {
-    const double mid = (lo + hi) / 2;
-    (held(mid) < out.active ? lo : hi) = mid;
-  }
-  double rate = lo;
+  // The highest rate that holds fewer than `active`: the engine holds them there
+  // or stops keeping up just above it.
+  double rate = detail::last_true([&](double x) { return held(x) < out.active; }, 0, 1e-3, 1e9, false, 80);
   load_result l = serve_at_rate(a, pr, r, s, rate, interfering);
   const double inside = rate * (l.ttft.value() + s.output * l.tpot.value());
   if (inside < out.active * (1 - 1e-3)) {
@@ -488,15 +471,7 @@ inline users_result max_users(const architecture& a, const precision& pr, const 
   };
   users_result out;
   if (!check(1, &out.limit)) return out;
-  double lo = 1, hi = 2;
-  while (hi < 1e6 && check(hi, nullptr)) {
-    lo = hi;
-    hi *= 2;
-  }
-  while (hi - lo > 1) {
-    const double mid = std::floor((lo + hi) / 2);
-    (check(mid, nullptr) ? lo : hi) = mid;
-  }
+  const double lo = detail::last_true([&](double n) { return check(n, nullptr); }, 1, 2, 1e6, true);
   check(lo + 1, &out.limit);
   out.users = lo;
   out.step = scenario_decode(a, pr, r, p, lo, s.context, s.offload);
@@ -525,20 +500,9 @@ namespace detail {
 template <class Pred>
 std::optional<double> first_batch(Pred pred, double max_batch) {
   if (pred(1.0)) return 1.0;
-  double lo = 1, hi = 2;
-  while (hi <= max_batch && !pred(hi)) {
-    lo = hi;
-    hi *= 2;
-  }
-  if (hi > max_batch) {
-    if (!pred(max_batch)) return std::nullopt;
-    hi = max_batch;
-  }
-  while (hi - lo > 1) {
-    const double mid = std::floor((lo + hi) / 2);
-    (pred(mid) ? hi : lo) = mid;
-  }
-  return hi;
+  const double last = last_true([&](double b) { return !pred(b); }, 1, 2, max_batch, true);
+  if (last >= max_batch) return std::nullopt;
+  return last + 1;
 }
 }  // namespace detail
 

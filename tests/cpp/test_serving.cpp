@@ -230,3 +230,15 @@ TEST_CASE("served load: one load model at a time, saturation beside it, nothing 
   CHECK_THROWS_WITH_AS(serve_load(x.a, precision{}, x.r, x.s, 1.0, 4.0), "concurrency and rate are two load models; give one",
                        std::invalid_argument);
 }
+
+TEST_CASE("one search: the last value where a monotone predicate holds") {
+  // sqrt(2) = 1.41421 by bisection after bracketing [1, 2].
+  CHECK(detail::last_true([](double x) { return x * x <= 2; }, 0, 1, 10, false) == doctest::Approx(1.41421356).epsilon(1e-9));
+  CHECK(detail::last_true([](double n) { return n <= 37; }, 1, 2, 1e6, true) == 37);
+  CHECK(detail::last_true([](double) { return true; }, 1, 2, 1e6, true) == 1e6);  // holds at the limit
+  CHECK(detail::last_true([](double n) { return n < 2; }, 1, 2, 1e6, true) == 1);
+  // The first batch where a predicate turns true, none when it never does up to the limit.
+  CHECK(detail::first_batch([](double b) { return b >= 13; }, 64) == 13.0);
+  CHECK(!detail::first_batch([](double b) { return b >= 100; }, 64));
+  CHECK(detail::first_batch([](double b) { return b >= 64; }, 64) == 64.0);
+}

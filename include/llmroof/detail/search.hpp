@@ -1,0 +1,37 @@
+// The one search of the library: the last value at which a monotone
+// predicate holds (memory limits, request rates, users, crossovers).
+#pragma once
+
+#include <cmath>
+
+namespace llmroof::detail {
+
+/// The largest x in [lo, limit] at which `holds` is true, for a predicate true
+/// at `lo` and false from some point on: brackets by doubling from `hi` (> lo)
+/// up to `limit`, then bisects to whole numbers (`whole`) or for `halvings`
+/// steps. Returns `limit` when it holds there.
+template <class Holds>
+double last_true(Holds holds, double lo, double hi, double limit, bool whole, int halvings = 60) {
+  while (hi < limit && holds(hi)) {
+    lo = hi;
+    hi *= 2;
+  }
+  if (hi >= limit) {
+    if (holds(limit)) return limit;
+    hi = limit;
+  }
+  if (whole) {
+    while (hi - lo > 1) {
+      const double mid = std::floor((lo + hi) / 2);
+      (holds(mid) ? lo : hi) = mid;
+    }
+    return lo;
+  }
+  for (int i = 0; i < halvings; ++i) {
+    const double mid = (lo + hi) / 2;
+    (holds(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+}  // namespace llmroof::detail
