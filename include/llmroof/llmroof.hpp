@@ -3,6 +3,7 @@
 
 #include "llmroof/units.hpp"          // IWYU pragma: export
 #include "llmroof/formats.hpp"        // IWYU pragma: export
+#include "llmroof/precision.hpp"      // IWYU pragma: export
 #include "llmroof/device.hpp"         // IWYU pragma: export
 #include "llmroof/architecture.hpp"   // IWYU pragma: export
 #include "llmroof/kv_cache.hpp"       // IWYU pragma: export
@@ -13,6 +14,7 @@
 #include "llmroof/memory_plan.hpp"    // IWYU pragma: export
 #include "llmroof/serving.hpp"        // IWYU pragma: export
 #include "llmroof/parallel.hpp"       // IWYU pragma: export
+#include "llmroof/offload.hpp"        // IWYU pragma: export
 #include "llmroof/calibrate.hpp"      // IWYU pragma: export
 #include "llmroof/readers.hpp"        // IWYU pragma: export
 #include "llmroof/version.hpp"        // IWYU pragma: export

@@ -170,16 +170,6 @@ inline void validate_kv_format(const engine_settings& e, const numeric_format& k
   }
 }
 
-/// Stored weight bytes: linear layers in the weight format, embedding and
-/// lm_head in theirs, norms and routers in 16 bit. MTP layers are not loaded.
-inline bytes weight_bytes(const architecture& a, const precision& pr) {
-  const param_counts p = count_parameters(a);
-  return pr.attention_format().bytes_of(p.attention) + pr.ffn_format().bytes_of(p.dense_ffn) +
-         pr.experts_format().bytes_of(p.routed_experts + p.shared_experts) +
-         pr.embedding.bytes_of(p.embedding) + pr.lm_head.bytes_of(p.lm_head) +
-         pr.activations.bytes_of(p.norms + p.router);
-}
-
 /// Where a model is split: tensor-parallel ranks share each layer, expert
 /// ranks hold 1/ep of the routed experts and gather every rank's tokens.
 struct rank_split {

@@ -18,8 +18,7 @@
 #include <vector>
 
 #include "llmroof/architecture.hpp"
-#include "llmroof/memory_plan.hpp"
-#include "llmroof/ops.hpp"
+#include "llmroof/precision.hpp"
 #include "llmroof/units.hpp"
 
 namespace llmroof {

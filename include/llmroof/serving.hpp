@@ -12,6 +12,7 @@
 
 #include "llmroof/detail/search.hpp"
 #include "llmroof/memory_plan.hpp"
+#include "llmroof/offload.hpp"
 #include "llmroof/parallel.hpp"
 #include "llmroof/phases.hpp"
 

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "llmroof/offload.hpp"
 #include "llmroof/parallel.hpp"
 #include "llmroof/serving.hpp"
 

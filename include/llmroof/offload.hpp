@@ -1,0 +1,130 @@
+// Part of a model in host memory: llama.cpp-style layer or expert offload,
+// the host's share of the weights, and the step timed on both sides of PCIe.
+#pragma once
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "llmroof/parallel.hpp"
+
+namespace llmroof {
+
+/// llama.cpp-style placement: a share of the layers (`layers` in [0, 1],
+/// -ngl below the layer count) or every routed expert (`experts`, llama.cpp
+/// --cpu-moe / -ot exps=CPU) stays in host RAM and runs on the host CPU at
+/// its DRAM bandwidth. Hidden states cross PCIe at each boundary.
+struct offload_plan {
+  double layers = 0;     ///< share of layers on the host
+  bool experts = false;  ///< routed experts on the host (MoE only)
+  device host = find_device("ryzen-9-7950x");
+  link_spec bus = find_link("pcie4");
+};
+
+inline void validate(const offload_plan& o, const architecture& a) {
+  detail::require_in("offload.layers", o.layers, 0, 1);
+  if (o.experts && !a.is_moe()) {
+    throw std::invalid_argument("offload.experts needs a Mixture-of-Experts model ('" + a.id + "' is dense)");
+  }
+  validate(o.host);
+  if (o.host.klass != device_class::cpu) {
+    throw std::invalid_argument("offload.host must be a CPU ('" + o.host.id + "' is a " +
+                                std::string(to_string(o.host.klass)) + " device)");
+  }
+}
+
+/// Weights that stay on the host.
+inline bytes host_weight_bytes(const architecture& a, const precision& pr, const offload_plan& o) {
+  const param_counts pc = count_parameters(a);
+  const bytes layers = weight_bytes(a, pr) - pr.embedding.bytes_of(pc.embedding) - pr.lm_head.bytes_of(pc.lm_head);
+  if (o.experts) {
+    const bytes experts = pr.experts_format().bytes_of(pc.routed_experts);
+    return experts + o.layers * (layers - experts);
+  }
+  return o.layers * layers;
+}
+
+/// A phase with part of the model on the host: the device's ops and the
+/// host's ops run one after the other (llama.cpp runs layers in order), plus
+/// the PCIe crossings of the hidden states. The device's ops run under its
+/// configured roofline (the engine's profile), the host's under the host's.
+inline phase_timing time_offloaded(const architecture& a, const precision& pr, const roofline& gpu,
+                                   const offload_plan& o, const op_counts& all) {
+  validate(o, a);
+  const double batch = all.new_tokens;
+  op_counts on_gpu = all;
+  op_counts on_host = all;
+  on_gpu.size = 0;
+  on_host.size = 0;
+  const auto scaled = [](op x, double f) {
+    x.count *= f;
+    x.flop = f * x.flop;
+    x.weights = f * x.weights;
+    x.kv_read = f * x.kv_read;
+    x.kv_written = f * x.kv_written;
+    x.activations = f * x.activations;
+    return x;
+  };
+  for (const auto& x : all.list()) {
+    const bool per_layer = x.kind != op_kind::embedding && x.kind != op_kind::lm_head;
+    double host_share = per_layer ? o.layers : 0.0;
+    if (o.experts && x.kind == op_kind::experts) host_share = 1.0;
+    if (host_share < 1) on_gpu.add(scaled(x, 1 - host_share), x.kind);
+    if (host_share > 0) on_host.add(scaled(x, host_share), x.kind);
+  }
+  // Crossings: one each way per block of host layers; per MoE layer when the
+  // experts live on the host.
+  const double crossings = (o.layers > 0 ? 2.0 : 0.0) + (o.experts ? 2.0 * a.num_moe_layers() : 0.0);
+  if (crossings > 0) {
+    on_gpu.add(detail::comm_op(op_kind::p2p, "comm.pcie", crossings,
+                               batch * a.hidden_size * pr.activations.bytes_per_element(), o.bus, 1),
+               op_kind::p2p);
+  }
+  const phase_timing g = time_phase(on_gpu, gpu);
+  const phase_timing h = time_phase(on_host, roofline(o.host));
+  // One phase: the device's ops, then the host's as one op (their sums), with
+  // the per-step overhead once.
+  phase_timing out = g;
+  op host;
+  host.name = "offload.host";
+  host.klass = op_class::elementwise;
+  host.kind = op_kind::ffn;
+  host.count = 0;
+  for (const auto& x : on_host.list()) {
+    host.count += x.count;
+    host.flop += x.flop;
+    host.weights += x.weights;
+    host.kv_read += x.kv_read;
+    host.kv_written += x.kv_written;
+    host.activations += x.activations;
+  }
+  op_time ht;
+  ht.memory_bound = h.bound;
+  ht.memory_est = h.estimate - roofline(o.host).efficiency().per_step;
+  if (on_host.size > 0 && out.counts.size < max_ops) {
+    out.counts.ops[out.counts.size] = host;
+    out.times[out.counts.size] = ht;
+    ++out.counts.size;
+  }
+  out.bound += h.bound;
+  out.estimate += h.estimate - roofline(o.host).efficiency().per_step;
+  out.memory_time += h.memory_time;
+  out.compute_time += h.compute_time;
+  out.counts.new_tokens = all.new_tokens;
+  out.counts.sequences = all.sequences;
+  return out;
+}
+
+/// Decode step of `batch` sequences at `context` with part of the model on the host.
+inline phase_timing decode_step_offload(const architecture& a, const precision& pr, const roofline& gpu,
+                                        const offload_plan& o, double batch, double context) {
+  return time_offloaded(a, pr, gpu, o, count_decode(a, pr, batch, context));
+}
+
+/// Prefill with part of the model on the host (its layers computed on the CPU).
+inline phase_timing prefill_offload(const architecture& a, const precision& pr, const roofline& gpu,
+                                    const offload_plan& o, double prompt, double cached = 0) {
+  return time_offloaded(a, pr, gpu, o, count_prefill(a, pr, prompt, cached, 1));
+}
+
+}  // namespace llmroof
