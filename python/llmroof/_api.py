@@ -7,7 +7,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence, TypeVar, Union, overload
 
 import numpy as np
 
@@ -407,6 +407,31 @@ class _Report:
     __hash__ = None  # type: ignore[assignment]
 
 
+_T = TypeVar("_T")
+
+
+class _Field(Generic[_T]):
+    """A typed, read-only field of a report: the key of the command's JSON
+    that has the attribute's name."""
+
+    def __init__(self, kind: Callable[[Any], _T], doc: str) -> None:
+        self._kind = kind
+        self._key = ""
+        self.__doc__ = doc
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        self._key = name
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> _Field[_T]: ...
+    @overload
+    def __get__(self, obj: _Report, owner: type[Any]) -> _T: ...
+    def __get__(self, obj: _Report | None, owner: type[Any]) -> _Field[_T] | _T:
+        if obj is None:
+            return self
+        return self._kind(obj._data[self._key])
+
+
 class Phase(_Report):
     """Time of a decode step or a prefill: bound and estimate, per op."""
 
@@ -458,15 +483,33 @@ class Phase(_Report):
 
 
 class MemoryPlan(_Report):
-    """Weights, KV cache, activations and reserve against usable memory."""
+    """Weights, KV cache, activations and reserve against usable memory
+    (bytes per device; the ``memory`` object of ``llmroof plan --json``)."""
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        try:
-            return self._data[name]
-        except KeyError:
-            raise AttributeError(name) from None
+    capacity_bytes = _Field(float, "Memory of one device.")
+    usable_bytes = _Field(float, "What the engine may use: capacity x memory_utilization.")
+    memory_utilization = _Field(float, "The engine's share of the device's memory.")
+    weight_bytes = _Field(float, "Weights held by one device.")
+    reserve_bytes = _Field(float, "CUDA context, workspaces and graphs the engine keeps.")
+    activation_bytes = _Field(float, "Activation peak the engine profiles at start-up.")
+    kv_budget_bytes = _Field(float, "What is left for the KV cache.")
+    kv_bytes_per_token = _Field(float, "KV cache of one token, all layers.")
+    kv_bytes_per_sequence = _Field(float, "KV cache of one sequence at the plan's context.")
+    kv_bytes_needed = _Field(float, "KV cache of all users at the plan's context.")
+    users = _Field(float, "Users planned.")
+    context = _Field(float, "Tokens each user holds.")
+    weights_fit = _Field(bool, "The weights fit at all.")
+    fits = _Field(bool, "Weights, reserve, activations and every user's KV cache fit.")
+    shortfall_bytes = _Field(float, "Missing bytes when it does not fit, else 0.")
+    headroom_bytes = _Field(float, "Spare bytes when it fits, else 0.")
+    max_users_at_context = _Field(float, "Most users that fit at the plan's context.")
+    max_context_for_users = _Field(float, "Longest context that fits the plan's users.")
+    kv_blocks = _Field(float, "KV blocks (pages) the engine allocates.")
+    kv_tokens = _Field(float, "Tokens those blocks hold (the engine's printed KV cache size).")
+    max_model_len = _Field(float, "Longest sequence the engine accepts.")
+    max_concurrency = _Field(float, "kv_tokens / max_model_len, as vLLM prints it.")
+    starts = _Field(bool, "False when the engine would refuse to start.")
+    longest_start_context = _Field(float, "Longest max_model_len the engine would start with.")
 
     def __repr__(self) -> str:
         d = self._data

@@ -159,3 +159,13 @@ def test_efficiency_overrides_reach_the_new_profile_fields() -> None:
     p = llmroof.plan(model="llama-3-8b", device="rtx-4090", weights="q4_k_m", engine="llama.cpp").to_dict()
     assert p["efficiency"]["stream_cap_bytes_per_s"] > 1e12
     assert p["efficiency"]["fused_attention"] is True
+
+
+def test_memory_plan_fields_are_typed_and_match_the_schema() -> None:
+    p = llmroof.plan(model="llama-3.1-8b", device="h100-sxm")
+    fields = {k for k, v in vars(llmroof.MemoryPlan).items() if not k.startswith("_") and hasattr(v, "__get__")
+              and not callable(getattr(p.memory, k))}
+    assert fields == set(p.to_dict()["memory"])
+    assert isinstance(p.memory.fits, bool) and isinstance(p.memory.kv_tokens, float)
+    with pytest.raises(AttributeError):
+        p.memory.kv_per_token  # noqa: B018 (not a field: no attribute lookup by dict key)
