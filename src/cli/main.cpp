@@ -103,8 +103,8 @@ std::vector<std::string> join(std::initializer_list<std::vector<std::string>> pa
 
 const std::vector<command_spec>& commands() {
   static const std::vector<command_spec> table = {
-      {"plan", "--model ID --device ID[:N] [--users N] [--context C] [--prompt P] [--rate R --output O] ...",
-       "memory plan, users that fit, decode speed against context, TTFT; with --rate a served load",
+      {"plan", "--model ID --device ID[:N] [--users N] [--context C] [--prompt P] [--rate R | --concurrency N] [--output O] ...",
+       "memory plan, users that fit, decode speed against context, TTFT; its users in a closed loop (or --rate, --concurrency)",
        join({model_opts, layout_opts, memory_opts,
              {"users", "context", "prompt", "offload", "host", "rate", "concurrency", "output", "ttft"}})},
       {"decode", "--model ID --device ID[:N] [--batch N] [--context C]", "one decode step, per op",
@@ -118,7 +118,7 @@ const std::vector<command_spec>& commands() {
        join({model_opts, layout_opts, {"context", "max-batch"}})},
       {"compare", "--model A --model B --device ID[:N] [--context C] [--max-batch N]",
        "two models side by side against batch", join({model_opts, layout_opts, {"context", "max-batch"}})},
-      {"users", "--model ID --device ID[:N] --tps T [--ttft S] [--context C] [--prompt P]",
+      {"users", "--model ID --device ID[:N] --tps T [--ttft S] [--context C] [--prompt P] [--output O]",
        "most users that meet a tokens/s (and TTFT) target",
        join({model_opts, layout_opts, memory_opts, {"context", "prompt", "output", "tps", "ttft"}})},
       {"calibrate", "POINTS.csv [--scope global|engine|engine-kind] [--write-profiles FILE]",
