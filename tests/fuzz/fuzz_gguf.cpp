@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "llmroof/ops.hpp"
 #include "llmroof/readers.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "llmroof/kv_cache.hpp"
+#include "llmroof/ops.hpp"
 #include "llmroof/readers.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
