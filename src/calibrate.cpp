@@ -64,13 +64,15 @@ double predict(const measurement& m, const efficiency_profile& profile) {
   efficiency_profile traits;
   apply_kernel_traits(traits, m.engine);
   const bool same = profile.fp16_accumulate == traits.fp16_accumulate &&
-                    profile.quantized_path == traits.quantized_path && profile.fused_attention == m.fused_attention;
+                    profile.quantized_path == traits.quantized_path && profile.fused_attention == m.fused_attention &&
+                    profile.overlap == traits.overlap;
   efficiency_profile own;
   if (!same) {
     own = profile;
     own.fp16_accumulate = traits.fp16_accumulate;
     own.quantized_path = traits.quantized_path;
     own.fused_attention = m.fused_attention;
+    own.overlap = traits.overlap;
   }
   const efficiency_profile& e = same ? profile : own;
   if (m.closed_loop && (m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::decode_tps_total)) {
@@ -497,7 +499,48 @@ std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, 
     const profile_table t = fit_profiles(train, scope);
     for (const measurement* m : held) out.push_back(predict_with_band(*m, t.for_row(m->dev, m->engine)));
   }
+  // Each source's bands take the conformal widths of the others' predictions.
+  std::map<std::string, std::array<double, metric_count>> widths;
+  for (const auto& [src, held] : by_source) {
+    std::vector<cv_prediction> others;
+    for (const auto& p : out) {
+      if (p.row->source != src) others.push_back(p);
+    }
+    widths[src] = conformal_widths(others);
+  }
+  for (auto& p : out) {
+    const band b = widen({p.low, p.high}, p.predicted, widths[p.row->source][static_cast<std::size_t>(p.row->what)]);
+    p.low = b.low;
+    p.high = b.high;
+  }
   return out;
+}
+
+std::array<double, metric_count> conformal_widths(const std::vector<cv_prediction>& p) {
+  // The 68th percentile: one standard deviation's share of a normal error.
+  const auto percentile = [](std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(std::ceil(0.68 * double(v.size()))) - 1)];
+  };
+  std::array<std::vector<double>, metric_count> by_metric;
+  std::vector<double> all;
+  for (const auto& x : p) {
+    const double e = std::fabs(std::log(x.predicted / x.row->value));
+    by_metric[static_cast<std::size_t>(x.row->what)].push_back(e);
+    all.push_back(e);
+  }
+  std::array<double, metric_count> w{};
+  const double pooled = percentile(all);
+  for (std::size_t i = 0; i < metric_count; ++i) w[i] = by_metric[i].size() >= 5 ? percentile(by_metric[i]) : pooled;
+  return w;
+}
+
+void write_band_widths(std::ostream& out, const std::array<double, metric_count>& w) {
+  out << "// metric, 68th percentile of |ln(predicted / measured)| over leave-one-source-out predictions\n";
+  for (std::size_t i = 0; i < metric_count; ++i) {
+    out << "{metric::" << to_string(static_cast<metric>(i)) << ", " << w[i] << "},\n";
+  }
 }
 
 double median_ape(const std::vector<cv_prediction>& p, bool decode) {
@@ -527,7 +570,13 @@ cv_prediction predict_with_band(const measurement& m, const efficiency_profile& 
 std::vector<cv_prediction> predict_shipped(const std::vector<measurement>& rows) {
   std::vector<cv_prediction> out;
   out.reserve(rows.size());
-  for (const auto& m : rows) out.push_back(predict_with_band(m, default_profile(m.dev, engine_of_class(m.engine))));
+  for (const auto& m : rows) {
+    cv_prediction p = predict_with_band(m, default_profile(m.dev, engine_of_class(m.engine)));
+    const band b = widen({p.low, p.high}, p.predicted, band_width(m.what));
+    p.low = b.low;
+    p.high = b.high;
+    out.push_back(p);
+  }
   return out;
 }
 

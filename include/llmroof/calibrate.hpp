@@ -7,6 +7,7 @@
 // device, format and workload are kept with the reason, never dropped.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <ostream>
@@ -14,14 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "llmroof/metric.hpp"
 #include "llmroof/parallel.hpp"
 #include "llmroof/serving.hpp"
 
 namespace llmroof {
-
-enum class metric : std::uint8_t { decode_tps_per_seq, decode_tps_total, prefill_tps, ttft_ms, tpot_ms, e2e_latency_s };
-
-std::string_view to_string(metric m);
 
 /// One measured point, mapped onto llmroof's objects.
 struct measurement {
@@ -173,8 +171,18 @@ struct cv_prediction {
 cv_prediction predict_with_band(const measurement& m, const efficiency_profile& e);
 
 /// Leave-one-source-out: every source's rows predicted by profiles fitted on
-/// the other sources at `scope`, each with the band of its profile.
+/// the other sources at `scope`, each with the band of its profile widened to
+/// the conformal width of the other sources' predictions of its metric (a
+/// source never sets its own band).
 std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, profile_scope scope);
+
+/// Split-conformal band widths of predictions `p` (see band_width): per
+/// metric the 68th percentile of |ln(predicted / measured)|; a metric with
+/// fewer than 5 points takes the percentile of all of them pooled (0: none).
+std::array<double, metric_count> conformal_widths(const std::vector<cv_prediction>& p);
+
+/// Writes `w` as the rows of src/band_widths.inc (the file band_width reads).
+void write_band_widths(std::ostream& out, const std::array<double, metric_count>& w);
 
 /// The engine name default_profile takes for a measured row's engine class
 /// (llama.cpp-cuda -> llama.cpp, llama.cpp-cuda@2024 -> llama.cpp@2024).
@@ -182,8 +190,9 @@ std::string engine_of_class(std::string_view engine_class);
 
 /// Every row predicted with the profiles llmroof ships (default_profile of
 /// its device and engine: no fitting, no cross-validation), with the band of
-/// the profile one standard error slower and faster: what a user sees out of
-/// the box on their own measurements.
+/// the profile one standard error slower and faster, never narrower than the
+/// shipped band_width of its metric: what a user sees out of the box on their
+/// own measurements.
 std::vector<cv_prediction> predict_shipped(const std::vector<measurement>& rows);
 
 /// One way of predicting a points file and its headline errors.

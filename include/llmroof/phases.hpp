@@ -38,6 +38,15 @@ struct phase_timing {
   }
 };
 
+/// Time a step's host work adds to its kernels' time `kernels`: per_step
+/// shared by the scheduler's steps, all of it when serial, what sticks out of
+/// the kernels when overlapped.
+inline seconds step_host_time(const efficiency_profile& e, seconds kernels) {
+  const seconds host = e.per_step / double(e.scheduler_steps);
+  if (e.overlap == host_overlap::serial) return host;
+  return host > kernels ? host - kernels : make_seconds(0);
+}
+
 /// Applies a roofline to counted ops.
 inline phase_timing time_phase(op_counts c, const roofline& r) {
   phase_timing p{std::move(c)};
@@ -55,8 +64,9 @@ inline phase_timing time_phase(op_counts c, const roofline& r) {
       p.memory_time += t.memory_est;
     }
   }
-  p.estimate += r.efficiency().per_step;
-  p.overhead_time += r.efficiency().per_step;
+  const seconds host = step_host_time(r.efficiency(), p.estimate);
+  p.estimate += host;
+  p.overhead_time += host;
   return p;
 }
 

@@ -40,6 +40,22 @@ constexpr std::string_view to_string(kernel_path k) {
   return "?";
 }
 
+/// How an engine's host work of a step (per_step: scheduling the batch,
+/// preparing its inputs, sampling, detokenizing) meets the kernels of the step.
+enum class host_overlap : std::uint8_t {
+  /// The host works between steps, the GPU idles: step = kernels + host
+  /// (vLLM, llama.cpp, TensorRT-LLM's C++ executor).
+  serial,
+  /// The host prepares step n+1 while the GPU runs step n: only host work
+  /// longer than the kernels costs time, step = max(kernels, host) (SGLang's
+  /// overlap scheduler, on by default since v0.4, Dec 2024).
+  overlapped,
+};
+
+constexpr std::string_view to_string(host_overlap h) {
+  return h == host_overlap::overlapped ? "overlapped" : "serial";
+}
+
 /// What one engine achieves on one class of device. Calibrated profiles
 /// (calibrate.hpp) produce the same struct.
 struct efficiency_profile {
@@ -74,7 +90,13 @@ struct efficiency_profile {
   /// GDDR cards reach ~0.9 of peak in the same engine.
   double stream_cap = 0;
   seconds per_kernel = make_seconds(0);       ///< launch overhead per kernel (per layer op)
-  seconds per_step = make_seconds(0.3e-3);    ///< scheduler + sampling overhead per step
+  seconds per_step = make_seconds(0.3e-3);    ///< host work per scheduler call (scheduling, sampling)
+  /// Whether the host work overlaps the kernels (see host_overlap).
+  host_overlap overlap = host_overlap::serial;
+  /// Decode steps run per scheduler call, >= 1: vLLM 0.6's multi-step
+  /// scheduling (--num-scheduler-steps, Sep 2024) schedules and prepares inputs
+  /// once for n steps, so each step pays per_step / n.
+  int scheduler_steps = 1;
   /// Handling of one request outside the model's kernels, paid once before its
   /// first token: HTTP and JSON, tokenization, admission into a scheduler step,
   /// detokenizing and streaming the first token. Counted in TTFT and end-to-end
@@ -141,6 +163,7 @@ inline void validate(const efficiency_profile& e) {
   detail::require_non_negative("efficiency.per_kernel", e.per_kernel.value());
   detail::require_non_negative("efficiency.stream_cap", e.stream_cap);
   detail::require_non_negative("efficiency.per_step", e.per_step.value());
+  detail::require_in("efficiency.scheduler_steps", e.scheduler_steps, 1, 1024);
   detail::require_non_negative("efficiency.per_request", e.per_request.value());
 }
 
@@ -159,11 +182,13 @@ efficiency_profile default_profile(const device& d);
 ///  - llama.cpp 2024 builds: attention unfused (-fa was opt-in); measured rows
 ///    that say "flash-attn on" override it (calibrate.cpp predict).
 ///  - vLLM, SGLang, TensorRT-LLM: each format on its own roof.
+///  - SGLang: host work overlapped with the kernels (host_overlap).
 inline void apply_kernel_traits(efficiency_profile& e, std::string_view engine_class) {
   const bool cuda = engine_class.rfind("llama.cpp-cuda", 0) == 0;
   e.fp16_accumulate = cuda;
   // Flash attention was opt-in (-fa) in 2024 builds; current ones turn it on (-fa auto).
   e.fused_attention = engine_class != "llama.cpp-cuda@2024";
+  e.overlap = engine_class == "sglang" ? host_overlap::overlapped : host_overlap::serial;
   e.quantized_path = engine_class == "llama.cpp-cuda"                           ? kernel_path::int8_dot
                      : cuda || engine_class == "llama.cpp-metal" || engine_class == "mlx" ? kernel_path::dequantize
                                                                                          : kernel_path::native;

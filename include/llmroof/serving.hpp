@@ -12,6 +12,7 @@
 
 #include "llmroof/detail/search.hpp"
 #include "llmroof/memory_plan.hpp"
+#include "llmroof/metric.hpp"
 #include "llmroof/offload.hpp"
 #include "llmroof/parallel.hpp"
 #include "llmroof/phases.hpp"
@@ -40,6 +41,9 @@ struct curve_point {
   bool fits = false;                 ///< all users at this context fit in memory
   phase_timing single;               ///< one user alone
   phase_timing all;                  ///< all users decoding together
+  /// One user's tokens/s under the profile one standard error slower and one
+  /// faster, never narrower than band_width(metric::decode_tps_per_seq).
+  band single_band;
   [[nodiscard]] tokens_per_second per_user_estimate() const {
     return make_tokens(1) / all.estimate;
   }
@@ -120,12 +124,18 @@ inline plan_result plan(const architecture& a, const precision& pr, const roofli
   out.memory = plan_memory_parallel(a, pr, r.dev(), p, s.users, s.context, s.engine, stored);
   out.prompt = s.prompt_tokens();
   out.ttft = scenario_prefill(a, pr, r, p, out.prompt, s.offload);
+  const roofline lo(r.dev(), slower(r.efficiency()), r.devices());
+  const roofline hi(r.dev(), faster(r.efficiency()), r.devices());
+  const double width = band_width(metric::decode_tps_per_seq);
   for (double c : curve_contexts(s.context)) {
     curve_point pt;
     pt.context = c;
     pt.fits = plan_memory_parallel(a, pr, r.dev(), p, s.users, c, s.engine, stored).fits;
     pt.single = scenario_decode(a, pr, r, p, 1, c, s.offload);
     pt.all = scenario_decode(a, pr, r, p, s.users, c, s.offload);
+    const double low = 1.0 / scenario_decode(a, pr, lo, p, 1, c, s.offload).estimate.value();
+    const double high = 1.0 / scenario_decode(a, pr, hi, p, 1, c, s.offload).estimate.value();
+    pt.single_band = widen({low, high}, pt.single.tokens_per_s_estimate().value(), width);
     out.curve.push_back(pt);
   }
   return out;

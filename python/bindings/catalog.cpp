@@ -293,6 +293,8 @@ py::dict profile_to_dict(const efficiency_profile& e) {
   d["fp16_accumulate"] = e.fp16_accumulate;
   d["fused_attention"] = e.fused_attention;
   d["quantized_path"] = std::string(to_string(e.quantized_path));
+  d["host_overlap"] = std::string(to_string(e.overlap));
+  d["scheduler_steps"] = e.scheduler_steps;
   d["source"] = e.source;
   return d;
 }
@@ -306,7 +308,7 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   const auto d = o.cast<py::dict>();
   reject_unknown(d, "efficiency", {"name", "memory", "compute", "compute_half_rows", "attention", "per_kernel_s", "per_step_s",
                                    "per_request_s", "kv_memory", "low_precision", "stream_cap_bytes_per_s", "fp16_accumulate", "fused_attention", "quantized_path",
-                                   "source"});
+                                   "host_overlap", "scheduler_steps", "source"});
   e.name = get<std::string>(d, "name", "custom");
   e.memory = get<double>(d, "memory", e.memory);
   e.compute = get<double>(d, "compute", e.compute);
@@ -331,6 +333,12 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
     }
     if (!known) throw std::invalid_argument("quantized_path must be native, dequantize or int8_dot (got '" + path + "')");
   }
+  if (d.contains("host_overlap")) {
+    const auto h = get<std::string>(d, "host_overlap", "serial");
+    if (h != "serial" && h != "overlapped") throw std::invalid_argument("host_overlap must be serial or overlapped (got '" + h + "')");
+    e.overlap = h == "overlapped" ? host_overlap::overlapped : host_overlap::serial;
+  }
+  e.scheduler_steps = get<int>(d, "scheduler_steps", e.scheduler_steps);
   e.source = get<std::string>(d, "source", "user-defined");
   validate(e);
   return e;

@@ -196,6 +196,8 @@ json efficiency_json(const efficiency_profile& e) {
           {"fp16_accumulate", e.fp16_accumulate},
           {"fused_attention", e.fused_attention},
           {"quantized_path", to_string(e.quantized_path)},
+          {"host_overlap", to_string(e.overlap)},
+          {"scheduler_steps", e.scheduler_steps},
           {"source", e.source}};
 }
 
@@ -207,15 +209,10 @@ json plan_json(const setup& s, const roofline& r, const plan_result& res, const 
   j["prompt_tokens"] = res.prompt;
   j["ttft"] = phase_json(res.ttft);
   json curve = json::array();
-  // The band: one standard error of the profile either way.
-  const roofline lo(r.dev(), slower(r.efficiency()));
-  const roofline hi(r.dev(), faster(r.efficiency()));
   for (const auto& pt : res.curve) {
-    const double low = 1.0 / scenario_decode(*s.model, s.pr, lo, sc.parallel, 1, pt.context, sc.offload).estimate.value();
-    const double high = 1.0 / scenario_decode(*s.model, s.pr, hi, sc.parallel, 1, pt.context, sc.offload).estimate.value();
     curve.push_back({{"context", pt.context},
-                     {"single_user_tokens_per_s_low", low},
-                     {"single_user_tokens_per_s_high", high},
+                     {"single_user_tokens_per_s_low", pt.single_band.low},
+                     {"single_user_tokens_per_s_high", pt.single_band.high},
                      {"fits", pt.fits},
                      {"single_user_tokens_per_s_bound", pt.single.tokens_per_s_bound().value()},
                      {"single_user_tokens_per_s_estimate", pt.single.tokens_per_s_estimate().value()},

@@ -122,3 +122,39 @@ TEST_CASE("FP16-accumulate GEMMs run at twice the listed 16-bit rate on GeForce 
     CHECK(gemm_half == doctest::Approx(gemm_plain / d.fp16_accumulate_speedup()));
   }
 }
+
+TEST_CASE("host work of a step: serial adds it, multi-step shares it, overlapped hides what the kernels cover") {
+  const auto& a = find_model("llama-3-8b");
+  const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
+  const device& d = find_device("h100-sxm");
+  efficiency_profile e = default_profile(d);
+  e.per_kernel = make_seconds(0);
+  e.per_step = make_seconds(0);
+  const double kernels = decode_step(a, pr, roofline(d, e), 8, 1024).estimate.value();
+  // 16.1311 GB of weights and KV / (3,350 GB/s x 0.66) = 7.2958 ms.
+  CHECK(kernels == doctest::Approx(7.2958e-3).epsilon(1e-4));
+  // Serial: kernels + 2 ms.
+  e.per_step = make_seconds(2e-3);
+  CHECK(decode_step(a, pr, roofline(d, e), 8, 1024).estimate.value() == doctest::Approx(kernels + 2e-3).epsilon(1e-12));
+  // vLLM 0.6 multi-step, 8 steps per scheduler call: kernels + 2 ms / 8 = kernels + 0.25 ms.
+  e.scheduler_steps = 8;
+  const auto multi = decode_step(a, pr, roofline(d, e), 8, 1024);
+  CHECK(multi.estimate.value() == doctest::Approx(kernels + 0.25e-3).epsilon(1e-12));
+  CHECK(multi.overhead_time.value() == doctest::Approx(0.25e-3).epsilon(1e-12));
+  // Overlapped: the 2 ms hide under the 7.30 ms of kernels, nothing is added...
+  e.scheduler_steps = 1;
+  e.overlap = host_overlap::overlapped;
+  CHECK(kernels > 2e-3);
+  CHECK(decode_step(a, pr, roofline(d, e), 8, 1024).estimate.value() == doctest::Approx(kernels).epsilon(1e-12));
+  // ... until the host takes longer than the kernels: step = host = 30 ms.
+  e.per_step = make_seconds(30e-3);
+  const auto slow_host = decode_step(a, pr, roofline(d, e), 8, 1024);
+  CHECK(slow_host.estimate.value() == doctest::Approx(30e-3).epsilon(1e-12));
+  CHECK(slow_host.limit() == bottleneck::overhead);
+  // SGLang's overlap scheduler is the engine's trait; vLLM's and llama.cpp's are serial.
+  CHECK(default_profile(d, "sglang").overlap == host_overlap::overlapped);
+  CHECK(default_profile(d, "vllm").overlap == host_overlap::serial);
+  CHECK(default_profile(d, "llama.cpp").overlap == host_overlap::serial);
+  e.scheduler_steps = 0;
+  CHECK_THROWS_WITH_AS(roofline(d, e), "efficiency.scheduler_steps must be in [1, 1024] (got 0)", std::invalid_argument);
+}

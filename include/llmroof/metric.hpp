@@ -1,0 +1,38 @@
+// What a benchmark measures, and how far llmroof's estimates of it have been
+// from measurements it was not fitted on (the floor of every band).
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <string_view>
+
+namespace llmroof {
+
+enum class metric : std::uint8_t { decode_tps_per_seq, decode_tps_total, prefill_tps, ttft_ms, tpot_ms, e2e_latency_s };
+
+inline constexpr std::size_t metric_count = 6;
+
+std::string_view to_string(metric m);
+
+/// Split-conformal half-width of the band of an estimate of `m`, in log
+/// space: the 68th percentile of |ln(estimate / measured)| over the
+/// leave-one-source-out predictions of data/measured/calibration.csv
+/// (src/band_widths.inc, written by `llmroof validate --write-bands`). A band
+/// of estimate x exp(-w) .. x exp(+w) holds about two thirds of measurements
+/// of sources the profiles never saw, whatever a fit's own standard errors
+/// say; 0 for a metric without points.
+double band_width(metric m);
+
+/// [estimate x exp(-w), estimate x exp(+w)] joined with [low, high]: a band
+/// never narrower than the metric's cross-validated spread.
+struct band {
+  double low = 0;
+  double high = 0;
+};
+inline band widen(band b, double estimate, double w) {
+  const double lo = estimate * std::exp(-w), hi = estimate * std::exp(w);
+  return {b.low < lo ? b.low : lo, b.high > hi ? b.high : hi};
+}
+
+}  // namespace llmroof
