@@ -13,6 +13,7 @@
 #include "llmroof/phases.hpp"         // IWYU pragma: export
 #include "llmroof/memory_plan.hpp"    // IWYU pragma: export
 #include "llmroof/serving.hpp"        // IWYU pragma: export
+#include "llmroof/compare.hpp"        // IWYU pragma: export
 #include "llmroof/parallel.hpp"       // IWYU pragma: export
 #include "llmroof/offload.hpp"        // IWYU pragma: export
 #include "llmroof/calibrate.hpp"      // IWYU pragma: export

@@ -311,7 +311,8 @@ void register_estimates(py::module_& m) {
          const py::object& parallel, const std::string& engine) {
         auto c = make(model, dev, weights, kv, py::none(), devices, profile, py::none(), module_formats, parallel, engine);
         detail::require_non_negative("context", context);
-        return report::moe_json(c->setup, *c->roof, context, max_batch).dump();
+        const moe_analysis an = analyze_moe(*c->setup.model, c->setup.pr, *c->roof, context, max_batch, c->setup.parallel);
+        return report::moe_json(c->setup, an, c->setup.fit(context)).dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("devices"),
       py::arg("profile"), py::arg("context"), py::arg("max_batch"), py::arg("module_formats") = py::none(),
@@ -326,7 +327,9 @@ void register_estimates(py::module_& m) {
          double context, double max_batch, const py::object& parallel, const std::string& engine) {
         auto a = make(first, dev, weights_first, kv, py::none(), devices, profile, py::none(), py::none(), parallel, engine);
         auto b = make(second, dev, weights_second, kv, py::none(), devices, profile, py::none(), py::none(), parallel, engine);
-        return report::compare_json(a->setup, b->setup, *a->roof, context, max_batch).dump();
+        const model_comparison cmp = compare_decode(*a->setup.model, a->setup.pr, *b->setup.model, b->setup.pr, *a->roof,
+                                                    context, max_batch, a->setup.parallel);
+        return report::compare_json(a->setup, b->setup, cmp, a->setup.fit(context), b->setup.fit(context)).dump();
       },
       py::arg("first"), py::arg("second"), py::arg("device"), py::arg("weights_first"),
       py::arg("weights_second"), py::arg("kv"), py::arg("devices"), py::arg("profile"), py::arg("context"),

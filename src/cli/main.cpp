@@ -755,19 +755,19 @@ int cmd_kv(const options& o) {
 
 int cmd_moe(const options& o) {
   if (!o.get("model")) {
-    const json j = report::moe_table_json();
     if (o.json) {
-      std::cout << j.dump(2) << "\n";
+      std::cout << report::moe_table_json().dump(2) << "\n";
       return 0;
     }
     std::printf("Mixture-of-Experts models: parameters (B = 1e9), active share per token\n");
     std::printf("  %-24s %10s %10s %8s %8s %6s %7s %10s\n", "model", "total B", "active B", "share", "experts", "top-k",
                 "shared", "MTP B");
-    for (const auto& m : j["models"]) {
-      std::printf("  %-24s %10.1f %10.2f %7.1f%% %8d %6d %7d %10.2f\n", m["model"].get<std::string>().c_str(),
-                  m["total"].get<double>() / 1e9, m["active"].get<double>() / 1e9,
-                  100 * m["active_share"].get<double>(), m["num_experts"].get<int>(), m["experts_per_token"].get<int>(),
-                  m["shared_experts"].get<int>(), m["mtp"].get<double>() / 1e9);
+    for (const auto& a : models()) {
+      if (!a.is_moe()) continue;
+      const param_counts p = count_parameters(a);
+      std::printf("  %-24s %10.1f %10.2f %7.1f%% %8d %6d %7d %10.2f\n", a.id.c_str(), p.total() / 1e9,
+                  p.active() / 1e9, 100 * p.active() / p.total(), a.moe.num_experts, a.moe.experts_per_token,
+                  a.moe.shared_experts, p.mtp / 1e9);
     }
     std::printf("\nactive = everything but the routed experts, plus k of them, without the embedding table.\n"
                 "MTP layers are counted apart and not decoded (speculative decoding is off by default).\n");
@@ -777,52 +777,51 @@ int cmd_moe(const options& o) {
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
   const roofline r(*s.dev, default_profile(*s.dev, s.engine.qualified_name()));
-  const json j = report::moe_json(s, r, context, max_batch);
+  const moe_analysis an = analyze_moe(*s.model, s.pr, r, context, max_batch, s.parallel);
+  const weights_fit fit = s.fit(context);
   if (o.json) {
-    std::cout << j.dump(2) << "\n";
+    std::cout << report::moe_json(s, an, fit).dump(2) << "\n";
     return 0;
   }
-  const auto& p = j["parameters"];
-  std::printf("llmroof moe: %s on %s, weights %s, KV %s, every sequence at %s tokens\n", s.model->name.c_str(),
+  const architecture& a = *s.model;
+  const param_counts p = count_parameters(a);
+  std::printf("llmroof moe: %s on %s, weights %s, KV %s, every sequence at %s tokens\n", a.name.c_str(),
               device_label(s).c_str(), std::string(s.pr.weights.name).c_str(), std::string(s.pr.kv.name).c_str(),
               thousands(context).c_str());
-  std::printf("  %.1fB total, %.2fB active (%.1f%%): %d routed experts, top-%d, %d shared\n",
-              p["total"].get<double>() / 1e9, p["active"].get<double>() / 1e9, 100 * p["active_share"].get<double>(),
-              p["num_experts"].get<int>(), p["experts_per_token"].get<int>(), p["shared_experts"].get<int>());
-  if (p["mtp_layers"].get<int>() > 0) {
-    std::printf("  MTP: %d layer(s), %.2fB params, counted apart and not decoded\n", p["mtp_layers"].get<int>(),
-                p["mtp"].get<double>() / 1e9);
+  std::printf("  %.1fB total, %.2fB active (%.1f%%): %d routed experts, top-%d, %d shared\n", p.total() / 1e9,
+              p.active() / 1e9, 100 * p.active() / p.total(), a.moe.num_experts, a.moe.experts_per_token,
+              a.moe.shared_experts);
+  if (a.moe.mtp_layers > 0) {
+    std::printf("  MTP: %d layer(s), %.2fB params, counted apart and not decoded\n", a.moe.mtp_layers, p.mtp / 1e9);
   }
-  const auto& fit = j["fit"];
-  if (fit["weights_fit"].get<bool>()) {
-    std::printf("  fits on %s: weights %s of %s usable\n", device_label(s).c_str(),
-                gib(make_bytes(fit["weight_bytes"].get<double>())).c_str(),
-                gib(make_bytes(fit["usable_bytes"].get<double>())).c_str());
+  if (fit.fits) {
+    std::printf("  fits on %s: weights %s of %s usable\n", device_label(s).c_str(), gib(fit.weights).c_str(),
+                gib(fit.usable).c_str());
   } else {
-    std::printf("  does NOT fit on %s: weights %s, short by %s (%s)\n", device_label(s).c_str(),
-                gib(make_bytes(fit["weight_bytes"].get<double>())).c_str(),
-                gib(make_bytes(fit["short_bytes"].get<double>())).c_str(),
-                gb(make_bytes(fit["short_bytes"].get<double>())).c_str());
+    std::printf("  does NOT fit on %s: weights %s, short by %s (%s)\n", device_label(s).c_str(), gib(fit.weights).c_str(),
+                gib(fit.short_by).c_str(), gb(fit.short_by).c_str());
   }
   std::printf("\n  %6s %16s %8s %12s %14s %11s %11s   %s\n", "batch", "experts/layer", "read", "GB/step",
               "t/s/user est", "(bound)", "t/s total", "dense same-total: GB/step, t/s/user");
-  for (const auto& b : j["batches"]) {
-    std::printf("  %6.0f %9.1f ± %4.1f %7.1f%% %12.2f %14.1f %11.1f %11.0f   %10.2f %8.1f\n", b["batch"].get<double>(),
-                b["experts_per_layer"].get<double>(), b["experts_per_layer_sd"].get<double>(),
-                100 * b["expert_share_read"].get<double>(), b["bytes_per_step"].get<double>() / 1e9,
-                b["per_user_tokens_per_s_estimate"].get<double>(), b["per_user_tokens_per_s_bound"].get<double>(),
-                b["total_tokens_per_s_estimate"].get<double>(), b["dense_bytes_per_step"].get<double>() / 1e9,
-                b["dense_per_user_tokens_per_s_estimate"].get<double>());
+  const model_comparison& c = an.decode;
+  for (std::size_t i = 0; i < c.batches.size(); ++i) {
+    const routing_row& route = an.routing[i];
+    const phase_timing& moe = c.first[i];
+    const phase_timing& dense = c.second[i];
+    std::printf("  %6.0f %9.1f ± %4.1f %7.1f%% %12.2f %14.1f %11.1f %11.0f   %10.2f %8.1f\n", c.batches[i],
+                route.experts_per_layer, route.experts_per_layer_sd, 100 * route.experts_per_layer / a.moe.num_experts,
+                moe.counts.total_bytes().value() / 1e9, 1.0 / moe.estimate.value(), 1.0 / moe.bound.value(),
+                c.batches[i] / moe.estimate.value(), dense.counts.total_bytes().value() / 1e9,
+                1.0 / dense.estimate.value());
   }
-  const auto& dense = j["dense_equivalent"];
-  std::printf("\n  dense equivalent: same attention and layers, FFN %d wide (%.1fB params)\n",
-              dense["ffn_size"].get<int>(), dense["params_total"].get<double>() / 1e9);
-  if (j["weights_crossover_batch"].is_null()) {
+  std::printf("\n  dense equivalent: same attention and layers, FFN %d wide (%.1fB params)\n", an.dense.ffn_size,
+              count_parameters(an.dense).total() / 1e9);
+  if (!an.weights_crossover) {
     std::printf("  up to batch %s the MoE step reads fewer weight bytes than the dense one\n", thousands(max_batch).c_str());
   } else {
     std::printf("  from batch %s on, the MoE step reads (within 1%%) as many weight bytes as the dense model of the\n"
                 "  same total size: its advantage is gone, only its smaller FLOP remain\n",
-                thousands(j["weights_crossover_batch"].get<double>()).c_str());
+                thousands(*an.weights_crossover).c_str());
   }
   return 0;
 }
@@ -836,9 +835,10 @@ int cmd_compare(const options& o) {
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
   const roofline r(*a.dev, default_profile(*a.dev, a.engine.qualified_name()));
-  const json j = report::compare_json(a, b, r, context, max_batch);
+  const model_comparison c = compare_decode(*a.model, a.pr, *b.model, b.pr, r, context, max_batch, a.parallel);
+  const weights_fit fit_a = a.fit(context), fit_b = b.fit(context);
   if (o.json) {
-    std::cout << j.dump(2) << "\n";
+    std::cout << report::compare_json(a, b, c, fit_a, fit_b).dump(2) << "\n";
     return 0;
   }
   const std::string na = a.model->id;
@@ -846,30 +846,26 @@ int cmd_compare(const options& o) {
   std::printf("llmroof compare: %s vs %s on %s, weights %s / %s, every sequence at %s tokens\n", na.c_str(),
               nb.c_str(), device_label(a).c_str(), std::string(a.pr.weights.name).c_str(),
               std::string(b.pr.weights.name).c_str(), thousands(context).c_str());
-  for (const auto* side : {&j["first"], &j["second"]}) {
-    const auto& f = (*side)["fit"];
-    const auto& p = (*side)["parameters"];
-    std::printf("  %-24s %7.1fB total, %6.2fB active; weights %s: %s\n", (*side)["model"].get<std::string>().c_str(),
-                p["total"].get<double>() / 1e9, p["active"].get<double>() / 1e9,
-                gib(make_bytes(f["weight_bytes"].get<double>())).c_str(),
-                f["weights_fit"].get<bool>()
-                    ? "fits"
-                    : ("does NOT fit, short by " + gib(make_bytes(f["short_bytes"].get<double>()))).c_str());
+  for (const auto& [side, fit] : {std::pair{&a, &fit_a}, std::pair{&b, &fit_b}}) {
+    const param_counts p = count_parameters(*side->model);
+    std::printf("  %-24s %7.1fB total, %6.2fB active; weights %s: %s\n", side->model->id.c_str(), p.total() / 1e9,
+                p.active() / 1e9, gib(fit->weights).c_str(),
+                fit->fits ? "fits" : ("does NOT fit, short by " + gib(fit->short_by)).c_str());
   }
   std::printf("\n  %6s | %-30s | %-30s | %s\n", "batch", (na + " t/s/user (bnd), GB").c_str(),
               (nb + " t/s/user (bnd), GB").c_str(), "faster");
-  for (const auto& row : j["batches"]) {
-    const double ta = row["first_per_user_tokens_per_s_estimate"].get<double>();
-    const double tb = row["second_per_user_tokens_per_s_estimate"].get<double>();
-    std::printf("  %6.0f | %8.1f (%7.1f) %9.2f GB | %8.1f (%7.1f) %9.2f GB | %s\n", row["batch"].get<double>(), ta,
-                row["first_per_user_tokens_per_s_bound"].get<double>(), row["first_bytes_per_step"].get<double>() / 1e9,
-                tb, row["second_per_user_tokens_per_s_bound"].get<double>(),
-                row["second_bytes_per_step"].get<double>() / 1e9, ta > tb ? na.c_str() : nb.c_str());
+  for (std::size_t i = 0; i < c.batches.size(); ++i) {
+    const double ta = 1.0 / c.first[i].estimate.value();
+    const double tb = 1.0 / c.second[i].estimate.value();
+    std::printf("  %6.0f | %8.1f (%7.1f) %9.2f GB | %8.1f (%7.1f) %9.2f GB | %s\n", c.batches[i], ta,
+                1.0 / c.first[i].bound.value(), c.first[i].counts.total_bytes().value() / 1e9, tb,
+                1.0 / c.second[i].bound.value(), c.second[i].counts.total_bytes().value() / 1e9,
+                ta > tb ? na.c_str() : nb.c_str());
   }
-  if (j["speed_crossover_batch"].is_null()) {
+  if (!c.speed_crossover) {
     std::printf("\n  %s stays faster per user up to batch %s\n", na.c_str(), thousands(max_batch).c_str());
   } else {
-    const double x = j["speed_crossover_batch"].get<double>();
+    const double x = *c.speed_crossover;
     if (x <= 1) {
       std::printf("\n  %s is not faster than %s even at batch 1\n", na.c_str(), nb.c_str());
     } else {
@@ -877,9 +873,9 @@ int cmd_compare(const options& o) {
                   na.c_str(), thousands(x - 1).c_str(), thousands(x).c_str(), nb.c_str());
     }
   }
-  if (!j["bytes_crossover_batch"].is_null()) {
+  if (c.bytes_crossover) {
     std::printf("  from batch %s on, a %s step reads as many bytes as a %s step\n",
-                thousands(j["bytes_crossover_batch"].get<double>()).c_str(), na.c_str(), nb.c_str());
+                thousands(*c.bytes_crossover).c_str(), na.c_str(), nb.c_str());
   }
   return 0;
 }

@@ -278,15 +278,12 @@ json kv_json(const setup& s, double context, double users) {
 
 namespace {
 
-json fit_json(const setup& s, const roofline& r, double users, double context) {
-  std::optional<bytes> stored;
-  if (s.source != nullptr) stored = loaded_weight_bytes(*s.source, s.pr);
-  const memory_plan m = plan_memory_parallel(*s.model, s.pr, r.dev(), s.parallel, users, context, s.engine, stored);
-  return {{"weights_fit", m.weights_fit},
-          {"weight_bytes", m.weights.value()},
-          {"usable_bytes", m.usable.value()},
-          {"short_bytes", m.weights_fit ? 0.0 : -m.kv_budget.value()},
-          {"max_users_at_context", m.max_sequences}};
+json fit_json(const weights_fit& f) {
+  return {{"weights_fit", f.fits},
+          {"weight_bytes", f.weights.value()},
+          {"usable_bytes", f.usable.value()},
+          {"short_bytes", f.short_by.value()},
+          {"max_users_at_context", f.max_users}};
 }
 
 json params_json(const architecture& a) {
@@ -439,59 +436,45 @@ json moe_table_json() {
   return {{"schema", "llmroof.moe_table/1"}, {"models", rows}};
 }
 
-json moe_json(const setup& s, const roofline& r, double context, double max_batch) {
+json moe_json(const setup& s, const moe_analysis& m, const weights_fit& fit) {
   const architecture& a = *s.model;
-  if (!a.is_moe()) throw std::invalid_argument("model '" + a.id + "' is dense: 'moe' needs a Mixture-of-Experts model");
-  const architecture dense = dense_equivalent(a, true);
-  const model_comparison c = compare_decode(a, s.pr, dense, s.pr, r, context, max_batch, s.parallel);
-  const double ep = expert_params(a) * a.num_moe_layers();
+  const model_comparison& c = m.decode;
   json rows = json::array();
   for (std::size_t i = 0; i < c.batches.size(); ++i) {
     const double n = c.batches[i];
-    const phase_timing& m = c.first[i];
+    const phase_timing& moe = c.first[i];
     const phase_timing& d = c.second[i];
-    const double distinct = expected_distinct_experts(a.moe.num_experts, a.moe.experts_per_token, n);
-    double expert_bytes = 0;
-    for (const auto& o : m.counts.list()) {
-      if (o.name == "moe.experts") expert_bytes = o.weights.value();
-    }
+    const routing_row& route = m.routing[i];
     rows.push_back({{"batch", n},
-                    {"experts_per_layer", distinct},
-                    {"experts_per_layer_sd", std::sqrt(distinct_experts_variance(a.moe.num_experts, a.moe.experts_per_token, n))},
-                    {"expert_share_read", distinct / a.moe.num_experts},
-                    {"expert_weight_bytes", expert_bytes},
-                    {"bytes_per_step", m.counts.total_bytes().value()},
-                    {"per_user_tokens_per_s_estimate", 1.0 / m.estimate.value()},
-                    {"per_user_tokens_per_s_bound", 1.0 / m.bound.value()},
-                    {"total_tokens_per_s_estimate", n / m.estimate.value()},
-                    {"bottleneck", to_string(m.limit())},
-                    {"weight_bytes_per_step", m.counts.weight_bytes().value()},
+                    {"experts_per_layer", route.experts_per_layer},
+                    {"experts_per_layer_sd", route.experts_per_layer_sd},
+                    {"expert_share_read", route.experts_per_layer / a.moe.num_experts},
+                    {"expert_weight_bytes", route.expert_weights.value()},
+                    {"bytes_per_step", moe.counts.total_bytes().value()},
+                    {"per_user_tokens_per_s_estimate", 1.0 / moe.estimate.value()},
+                    {"per_user_tokens_per_s_bound", 1.0 / moe.bound.value()},
+                    {"total_tokens_per_s_estimate", n / moe.estimate.value()},
+                    {"bottleneck", to_string(moe.limit())},
+                    {"weight_bytes_per_step", moe.counts.weight_bytes().value()},
                     {"dense_bytes_per_step", d.counts.total_bytes().value()},
                     {"dense_weight_bytes_per_step", d.counts.weight_bytes().value()},
                     {"dense_per_user_tokens_per_s_estimate", 1.0 / d.estimate.value()}});
   }
   json j = {{"schema", "llmroof.moe/1"}};
   j.update(setup_json(s));
-  j["context"] = context;
+  j["context"] = c.context;
   j["parameters"] = params_json(a);
-  j["routed_expert_params"] = ep;
-  j["fit"] = fit_json(s, r, 1, context);
-  j["dense_equivalent"] = {{"model", dense.id}, {"params_total", count_parameters(dense).total()}, {"ffn_size", dense.ffn_size}};
-  // The MoE step converges on the dense one from below as the batch touches
-  // every expert; the crossover is where its weight reads come within 1%.
-  const auto weights_at = [&](const architecture& m, double n) {
-    return count_decode_parallel(m, s.pr, r.dev(), s.parallel, n, context).weight_bytes().value();
-  };
-  const auto crossover = llmroof::detail::first_batch(
-      [&](double n) { return weights_at(a, n) >= 0.99 * weights_at(dense, n); }, max_batch);
-  j["weights_crossover_batch"] = crossover ? json(*crossover) : json(nullptr);
+  j["routed_expert_params"] = expert_params(a) * a.num_moe_layers();
+  j["fit"] = fit_json(fit);
+  j["dense_equivalent"] = {{"model", m.dense.id}, {"params_total", count_parameters(m.dense).total()}, {"ffn_size", m.dense.ffn_size}};
+  j["weights_crossover_batch"] = m.weights_crossover ? json(*m.weights_crossover) : json(nullptr);
   j["speed_crossover_batch"] = c.speed_crossover ? json(*c.speed_crossover) : json(nullptr);
   j["batches"] = rows;
   return j;
 }
 
-json compare_json(const setup& a, const setup& b, const roofline& r, double context, double max_batch) {
-  const model_comparison c = compare_decode(*a.model, a.pr, *b.model, b.pr, r, context, max_batch, a.parallel);
+json compare_json(const setup& a, const setup& b, const model_comparison& c, const weights_fit& fit_a,
+                  const weights_fit& fit_b) {
   json rows = json::array();
   for (std::size_t i = 0; i < c.batches.size(); ++i) {
     rows.push_back({{"batch", c.batches[i]},
@@ -506,14 +489,14 @@ json compare_json(const setup& a, const setup& b, const roofline& r, double cont
   }
   json first = setup_json(a);
   first["parameters"] = params_json(*a.model);
-  first["fit"] = fit_json(a, r, 1, context);
+  first["fit"] = fit_json(fit_a);
   json second = setup_json(b);
   second["parameters"] = params_json(*b.model);
-  second["fit"] = fit_json(b, r, 1, context);
+  second["fit"] = fit_json(fit_b);
   return {{"schema", "llmroof.compare/1"},
-          {"device", r.dev().id},
-          {"devices", r.devices()},
-          {"context", context},
+          {"device", a.dev->id},
+          {"devices", a.devices},
+          {"context", c.context},
           {"first", first},
           {"second", second},
           {"bytes_crossover_batch", c.bytes_crossover ? json(*c.bytes_crossover) : json(nullptr)},

@@ -15,6 +15,15 @@ using json = nlohmann::ordered_json;
 
 /// What a report was computed for.
 struct setup {
+  /// The weights as the device holds them: a file's exact bytes when the
+  /// model came from one.
+  [[nodiscard]] std::optional<bytes> stored_weights() const {
+    return source != nullptr ? std::optional<bytes>(loaded_weight_bytes(*source, pr)) : std::nullopt;
+  }
+  /// fit_weights of this setup at `context`.
+  [[nodiscard]] weights_fit fit(double context) const {
+    return fit_weights(*model, pr, *dev, parallel, context, engine, stored_weights());
+  }
   const architecture* model = nullptr;
   const device* dev = nullptr;  ///< null for device-free reports (kv)
   int devices = 1;              ///< all devices of the plan
@@ -46,11 +55,12 @@ json decode_json(const setup& s, const roofline& r, double batch, double context
 json prefill_json(const setup& s, double batch, double prompt, double cached, const phase_timing& p);
 /// "llmroof.moe/1": routing, bytes and speed of a MoE model against batch,
 /// beside a dense model of the same total size.
-json moe_json(const setup& s, const roofline& r, double context, double max_batch);
+json moe_json(const setup& s, const moe_analysis& m, const weights_fit& fit);
 /// "llmroof.moe_table/1": total and active parameters of every catalog MoE model.
 json moe_table_json();
 /// "llmroof.compare/1": two models side by side against batch.
-json compare_json(const setup& a, const setup& b, const roofline& r, double context, double max_batch);
+json compare_json(const setup& a, const setup& b, const model_comparison& c, const weights_fit& fit_a,
+                  const weights_fit& fit_b);
 /// The load section of a plan (null without load): the open loop's steady
 /// state at a rate and its capacity (utilisation = rate / the highest stable
 /// rate), or the closed loop of N users; either with `saturation`.

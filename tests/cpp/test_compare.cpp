@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "llmroof/serving.hpp"
+#include "llmroof/compare.hpp"
 
 using namespace llmroof;
 
@@ -51,4 +51,43 @@ TEST_CASE("the dense equivalent has the MoE model's total, and the MoE advantage
   const double w512 = count_decode(moe, pr, 512, 0).weight_bytes().value() / count_decode(dense, pr, 512, 0).weight_bytes().value();
   CHECK(w1 < 0.15);   // batch 1 reads about the active share
   CHECK(w512 > 0.99); // batch 512 touches every expert
+}
+
+TEST_CASE("analyze_moe: routing per batch, the dense twin and the weights crossover") {
+  const architecture& a = find_model("qwen3-30b-a3b");  // 128 routed experts, top-8
+  const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
+  const roofline r(find_device("h100-sxm"));
+  const moe_analysis m = analyze_moe(a, pr, r, 4096, 1024);
+  REQUIRE(m.routing.size() == m.decode.batches.size());
+  // One token touches its 8 experts exactly; two touch 128 x (1 - (120/128)^2) = 15.5 on average.
+  CHECK(m.routing[0].experts_per_layer == doctest::Approx(8));
+  CHECK(m.routing[0].experts_per_layer_sd == doctest::Approx(0).epsilon(1e-9));
+  CHECK(m.routing[1].experts_per_layer == doctest::Approx(15.5));
+  // The expert bytes read grow with the experts touched: 15.5 / 8 of batch 1's.
+  CHECK(m.routing[1].expert_weights.value() / m.routing[0].expert_weights.value() == doctest::Approx(15.5 / 8));
+  CHECK(count_parameters(m.dense).total() == doctest::Approx(count_parameters(a).total()).epsilon(0.01));
+  REQUIRE(m.weights_crossover);
+  const auto weights = [&](const architecture& x, double n) {
+    return count_decode_parallel(x, pr, r.dev(), {}, n, 4096).weight_bytes().value();
+  };
+  const double x = *m.weights_crossover;
+  CHECK(weights(a, x) >= 0.99 * weights(m.dense, x));
+  CHECK(weights(a, x - 1) < 0.99 * weights(m.dense, x - 1));
+  CHECK_THROWS_WITH_AS(analyze_moe(find_model("llama-3-8b"), pr, r, 4096),
+                       "model 'llama-3-8b' is dense: 'moe' needs a Mixture-of-Experts model", std::invalid_argument);
+}
+
+TEST_CASE("fit_weights: the memory plan's answer for the weights alone") {
+  const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
+  const engine_settings e = find_engine("vllm");
+  const weights_fit small = fit_weights(find_model("llama-3-8b"), pr, find_device("h100-sxm"), {}, 4096, e);
+  CHECK(small.fits);
+  CHECK(small.short_by.value() == 0);
+  CHECK(small.max_users > 1);
+  const memory_plan m = plan_memory_parallel(find_model("deepseek-v3"), pr, find_device("h100-sxm"), {}, 1, 4096, e);
+  const weights_fit big = fit_weights(find_model("deepseek-v3"), pr, find_device("h100-sxm"), {}, 4096, e);
+  CHECK_FALSE(big.fits);
+  // 1.34 TB of BF16 weights on 80 GB: short by what the KV budget overruns.
+  CHECK(big.short_by.value() == doctest::Approx(-m.kv_budget.value()));
+  CHECK(big.short_by.value() > 1.2e12);
 }

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "llmroof/serving.hpp"
+#include "llmroof/compare.hpp"
 
 using namespace llmroof;
 

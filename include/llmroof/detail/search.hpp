@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <optional>
 
 namespace llmroof::detail {
 
@@ -32,6 +33,17 @@ double last_true(Holds holds, double lo, double hi, double limit, bool whole, in
     (holds(mid) ? lo : hi) = mid;
   }
   return lo;
+}
+
+
+/// First integer batch in [1, max_batch] where `pred` holds, assuming it
+/// holds from some batch on (found by doubling, then bisection).
+template <class Pred>
+std::optional<double> first_batch(Pred pred, double max_batch) {
+  if (pred(1.0)) return 1.0;
+  const double last = last_true([&](double b) { return !pred(b); }, 1, 2, max_batch, true);
+  if (last >= max_batch) return std::nullopt;
+  return last + 1;
 }
 
 }  // namespace llmroof::detail

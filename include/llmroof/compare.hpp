@@ -1,0 +1,118 @@
+// Two models side by side against batch, and a Mixture-of-Experts model
+// against the dense model of its total size: where batching takes the MoE
+// model's advantage away.
+#pragma once
+
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include "llmroof/moe.hpp"
+#include "llmroof/serving.hpp"
+
+namespace llmroof {
+
+/// Two models decoding side by side against batch (users at one context).
+struct model_comparison {
+  double context = 0;
+  std::vector<double> batches;
+  std::vector<phase_timing> first;   ///< model a at each batch
+  std::vector<phase_timing> second;  ///< model b at each batch
+  /// First batch at which a's step reads at least as many bytes as b's (none
+  /// if never up to max_batch).
+  std::optional<double> bytes_crossover;
+  /// First batch at which a's estimated per-user tokens/s drop to b's or below.
+  std::optional<double> speed_crossover;
+};
+
+/// Decode of models a and b at batches 1, 2, 4, ... max_batch, every sequence
+/// at `context` tokens, and where a stops being cheaper than b.
+/// Throws std::invalid_argument on context < 0 or max_batch < 1.
+inline model_comparison compare_decode(const architecture& a, const precision& pa, const architecture& b,
+                                       const precision& pb, const roofline& r, double context,
+                                       double max_batch = 1024, const parallel_plan& p = {}) {
+  detail::require_tokens("context", context);
+  detail::require_in("max_batch", max_batch, 1, 1e7);
+  model_comparison out;
+  out.context = context;
+  for (double n = 1; n <= max_batch; n *= 2) {
+    out.batches.push_back(n);
+    out.first.push_back(scenario_decode(a, pa, r, p, n, context));
+    out.second.push_back(scenario_decode(b, pb, r, p, n, context));
+  }
+  out.bytes_crossover = detail::first_batch(
+      [&](double n) {
+        return count_decode_parallel(a, pa, r.dev(), p, n, context).total_bytes() >=
+               count_decode_parallel(b, pb, r.dev(), p, n, context).total_bytes();
+      },
+      max_batch);
+  out.speed_crossover = detail::first_batch(
+      [&](double n) {
+        return scenario_decode(a, pa, r, p, n, context).estimate >= scenario_decode(b, pb, r, p, n, context).estimate;
+      },
+      max_batch);
+  return out;
+}
+
+/// Whether a model's weights fit a device plan, and with how much room.
+struct weights_fit {
+  bool fits = false;
+  bytes weights = make_bytes(0);   ///< per device
+  bytes usable = make_bytes(0);    ///< per device, capacity x the engine's utilisation
+  bytes short_by = make_bytes(0);  ///< what the weights and reserves overrun (0 when they fit)
+  double max_users = 0;            ///< sequences of `context` tokens the KV budget holds
+};
+
+/// The weights of `a` under `pr` on plan `p` of `d` (stored: a file's exact
+/// bytes), with the users one context leaves room for.
+inline weights_fit fit_weights(const architecture& a, const precision& pr, const device& d, const parallel_plan& p,
+                               double context, const engine_settings& e, const std::optional<bytes>& stored = {}) {
+  const memory_plan m = plan_memory_parallel(a, pr, d, p, 1, context, e, stored);
+  return {m.weights_fit, m.weights, m.usable, m.weights_fit ? make_bytes(0) : make_bytes(-m.kv_budget.value()),
+          m.max_sequences};
+}
+
+/// Routing of one batch: how many of a layer's routed experts its tokens touch.
+struct routing_row {
+  double batch = 0;
+  double experts_per_layer = 0;     ///< expected distinct experts per MoE layer
+  double experts_per_layer_sd = 0;  ///< their standard deviation
+  bytes expert_weights = make_bytes(0);  ///< routed-expert bytes the step reads
+};
+
+/// A MoE model against the dense model of its total size.
+struct moe_analysis {
+  architecture dense;        ///< dense_equivalent(a, true)
+  model_comparison decode;   ///< first: the MoE model, second: the dense one
+  std::vector<routing_row> routing;  ///< per batch of `decode`
+  /// First batch at which the MoE step reads (within 1%) as many weight bytes
+  /// as the dense one: from there only its smaller FLOP remain.
+  std::optional<double> weights_crossover;
+};
+
+/// Throws std::invalid_argument for a dense model, context < 0 or max_batch < 1.
+inline moe_analysis analyze_moe(const architecture& a, const precision& pr, const roofline& r, double context,
+                                double max_batch = 1024, const parallel_plan& p = {}) {
+  if (!a.is_moe()) throw std::invalid_argument("model '" + a.id + "' is dense: 'moe' needs a Mixture-of-Experts model");
+  moe_analysis out{dense_equivalent(a, true), {}, {}, std::nullopt};
+  out.decode = compare_decode(a, pr, out.dense, pr, r, context, max_batch, p);
+  for (std::size_t i = 0; i < out.decode.batches.size(); ++i) {
+    const double n = out.decode.batches[i];
+    routing_row row{n, expected_distinct_experts(a.moe.num_experts, a.moe.experts_per_token, n),
+                    std::sqrt(distinct_experts_variance(a.moe.num_experts, a.moe.experts_per_token, n)), make_bytes(0)};
+    for (const auto& o : out.decode.first[i].counts.list()) {
+      if (o.kind == op_kind::experts) row.expert_weights = o.weights;
+    }
+    out.routing.push_back(row);
+  }
+  // The MoE step converges on the dense one from below as the batch touches
+  // every expert.
+  const auto weights_at = [&](const architecture& m, double n) {
+    return count_decode_parallel(m, pr, r.dev(), p, n, context).weight_bytes().value();
+  };
+  out.weights_crossover =
+      detail::first_batch([&](double n) { return weights_at(a, n) >= 0.99 * weights_at(out.dense, n); }, max_batch);
+  return out;
+}
+
+}  // namespace llmroof
