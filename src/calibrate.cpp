@@ -580,10 +580,30 @@ std::vector<cv_prediction> predict_shipped(const std::vector<measurement>& rows)
   return out;
 }
 
+std::vector<metric_summary> summarize_by_metric(const std::vector<cv_prediction>& p) {
+  std::map<std::string_view, std::pair<metric_summary, std::vector<double>>> by_name;
+  for (const auto& x : p) {
+    auto& [sum, errors] = by_name[to_string(x.row->what)];
+    sum.what = x.row->what;
+    errors.push_back(x.error());
+    sum.band_coverage += x.covered() ? 1 : 0;
+  }
+  std::vector<metric_summary> out;
+  for (auto& [name, entry] : by_name) {
+    metric_summary sum = entry.first;
+    sum.points = entry.second.size();
+    sum.mdape = median(entry.second);
+    sum.band_coverage /= double(sum.points);
+    out.push_back(sum);
+  }
+  return out;
+}
+
 namespace {
 
 validation_scope summarize(std::string name, std::vector<cv_prediction> p) {
-  validation_scope s{std::move(name), std::move(p), 0, 0, 0};
+  validation_scope s{std::move(name), std::move(p), {}, 0, 0, 0};
+  s.metrics = summarize_by_metric(s.predictions);
   std::vector<double> single;
   for (const auto& x : s.predictions) {
     if (x.row->what == metric::decode_tps_per_seq && x.row->batch == 1) single.push_back(x.error());

@@ -195,10 +195,22 @@ std::string engine_of_class(std::string_view engine_class);
 /// own measurements.
 std::vector<cv_prediction> predict_shipped(const std::vector<measurement>& rows);
 
+/// Errors of the predictions of one metric.
+struct metric_summary {
+  metric what = metric::decode_tps_per_seq;
+  std::size_t points = 0;
+  double mdape = 0;          ///< median absolute percentage error, 0..1
+  double band_coverage = 0;  ///< share of measurements inside their band, 0..1
+};
+
+/// One summary per metric present in `p`, ordered by the metric's name.
+std::vector<metric_summary> summarize_by_metric(const std::vector<cv_prediction>& p);
+
 /// One way of predicting a points file and its headline errors.
 struct validation_scope {
   std::string name;  ///< a profile_scope name, or "shipped"
   std::vector<cv_prediction> predictions;
+  std::vector<metric_summary> metrics;  ///< summarize_by_metric(predictions)
   double decode = 0;   ///< MdAPE over decode-decided metrics
   double single = 0;   ///< MdAPE of single-stream decode tokens/s
   double prefill = 0;  ///< MdAPE over prefill-decided metrics (NaN: none)

@@ -15,6 +15,8 @@ namespace llmroof {
 /// Two models decoding side by side against batch (users at one context).
 struct model_comparison {
   double context = 0;
+  param_counts first_params;   ///< model a's parameters
+  param_counts second_params;  ///< model b's
   std::vector<double> batches;
   std::vector<phase_timing> first;   ///< model a at each batch
   std::vector<phase_timing> second;  ///< model b at each batch
@@ -35,6 +37,8 @@ inline model_comparison compare_decode(const architecture& a, const precision& p
   detail::require_in("max_batch", max_batch, 1, 1e7);
   model_comparison out;
   out.context = context;
+  out.first_params = count_parameters(a);
+  out.second_params = count_parameters(b);
   for (double n = 1; n <= max_batch; n *= 2) {
     out.batches.push_back(n);
     out.first.push_back(scenario_decode(a, pa, r, p, n, context));
@@ -85,6 +89,7 @@ struct moe_analysis {
   architecture dense;        ///< dense_equivalent(a, true)
   model_comparison decode;   ///< first: the MoE model, second: the dense one
   std::vector<routing_row> routing;  ///< per batch of `decode`
+  double routed_expert_params = 0;  ///< one expert's parameters x MoE layers
   /// First batch at which the MoE step reads (within 1%) as many weight bytes
   /// as the dense one: from there only its smaller FLOP remain.
   std::optional<double> weights_crossover;
@@ -94,7 +99,7 @@ struct moe_analysis {
 inline moe_analysis analyze_moe(const architecture& a, const precision& pr, const roofline& r, double context,
                                 double max_batch = 1024, const parallel_plan& p = {}) {
   if (!a.is_moe()) throw std::invalid_argument("model '" + a.id + "' is dense: 'moe' needs a Mixture-of-Experts model");
-  moe_analysis out{dense_equivalent(a, true), {}, {}, std::nullopt};
+  moe_analysis out{dense_equivalent(a, true), {}, {}, expert_params(a) * a.num_moe_layers(), std::nullopt};
   out.decode = compare_decode(a, pr, out.dense, pr, r, context, max_batch, p);
   for (std::size_t i = 0; i < out.decode.batches.size(); ++i) {
     const double n = out.decode.batches[i];
@@ -112,6 +117,21 @@ inline moe_analysis analyze_moe(const architecture& a, const precision& pr, cons
   };
   out.weights_crossover =
       detail::first_batch([&](double n) { return weights_at(a, n) >= 0.99 * weights_at(out.dense, n); }, max_batch);
+  return out;
+}
+
+/// A catalog MoE model with its parameter counts.
+struct moe_model_row {
+  const architecture* model = nullptr;
+  param_counts params;
+};
+
+/// Every catalog MoE model, in catalog order.
+inline std::vector<moe_model_row> moe_catalog() {
+  std::vector<moe_model_row> out;
+  for (const auto& a : models()) {
+    if (a.is_moe()) out.push_back({&a, count_parameters(a)});
+  }
   return out;
 }
 

@@ -3,6 +3,8 @@
 // state, with paged-block rounding.
 #pragma once
 
+#include <vector>
+
 #include <cmath>
 
 #include "llmroof/architecture.hpp"
@@ -86,6 +88,33 @@ inline bytes kv_bytes_per_sequence(const architecture& a, const numeric_format& 
 /// cache without block rounding: padding is allocated, never read).
 inline bytes kv_bytes_read(const architecture& a, const numeric_format& kv, double context) {
   return kv_bytes_per_sequence(a, kv, context, 1);
+}
+
+/// One kind of layer's share of a sequence's cache.
+struct kv_layer_share {
+  layer_kind kind = layer_kind::global;
+  int layers = 0;
+  bytes per_token = make_bytes(0);  ///< per layer
+  double tokens_held = 0;           ///< per layer, at the context (sliding: the window)
+  bytes state = make_bytes(0);      ///< per layer, linear attention's fixed state
+};
+
+/// A sequence's cache at `context` tokens, per kind of layer present.
+struct kv_breakdown {
+  bytes per_token = make_bytes(0);     ///< all layers
+  bytes per_sequence = make_bytes(0);  ///< kv_bytes_per_sequence
+  std::vector<kv_layer_share> layers;
+};
+
+/// Throws as kv_bytes_per_sequence.
+inline kv_breakdown break_down_kv(const architecture& a, const numeric_format& kv, double context, int block_tokens = 1) {
+  kv_breakdown out{kv_bytes_per_token(a, kv), kv_bytes_per_sequence(a, kv, context, block_tokens), {}};
+  for (layer_kind k : {layer_kind::global, layer_kind::sliding, layer_kind::linear}) {
+    if (a.count_layers(k) == 0) continue;
+    out.layers.push_back({k, a.count_layers(k), kv_bytes_per_token(a, k, kv), tokens_held(a, k, context),
+                          k == layer_kind::linear ? linear_state_bytes_per_layer(a) : make_bytes(0)});
+  }
+  return out;
 }
 
 }  // namespace llmroof

@@ -51,11 +51,29 @@ struct curve_point {
   [[nodiscard]] tokens_per_second total_estimate() const { return all.tokens_per_s_estimate(); }
 };
 
+/// One change that could make a plan fit, with its fit and speed.
+struct alternative {
+  std::string change;  ///< "KV cache in fp8-e4m3", "2 devices (TP 2)", "fewer users", "shorter context"
+  bool fits = false;
+  double users = 0;
+  double context = 0;
+  int devices = 1;
+  std::string kv;      ///< KV format name
+  double max_users_at_context = 0;
+  phase_timing step;   ///< all `users` decoding at `context`
+  [[nodiscard]] double per_user_tokens_per_s() const { return 1.0 / step.estimate.value(); }
+  [[nodiscard]] double total_tokens_per_s() const { return users / step.estimate.value(); }
+};
+
 struct plan_result {
   memory_plan memory;
   phase_timing ttft;                  ///< prefill of the prompt, one user, empty cache
   std::vector<curve_point> curve;     ///< from an empty context to scenario.context
   double prompt = 0;
+  /// When the plan does not fit: each change alone (a smaller KV format the
+  /// engine supports, 2 and 4 times the devices, fewer users, a shorter
+  /// context); empty when it fits.
+  std::vector<alternative> alternatives;
 };
 
 /// Contexts of the decode curve: 0, then powers of two from 1024, then `context`.
@@ -111,6 +129,45 @@ inline void validate(const scenario& s) {
   validate(s.engine);
 }
 
+/// What would make scenario `s` on plan `p` fit, each change alone (see
+/// plan_result::alternatives).
+inline std::vector<alternative> plan_alternatives(const architecture& a, const precision& pr, const roofline& r,
+                                                  const scenario& s, const parallel_plan& p,
+                                                  const std::optional<bytes>& stored) {
+  std::vector<alternative> out;
+  // More devices drop an offload (it needs a single device): the devices hold
+  // all the weights. The other changes keep it.
+  const auto entry = [&](std::string change, const precision& x, const parallel_plan& q, double users, double context) {
+    const bool keeps_offload = q.devices() == p.devices();
+    const std::optional<bytes> held = keeps_offload ? stored : s.stored_weights;
+    const memory_plan m = plan_memory_parallel(a, x, r.dev(), q, users, context, s.engine, held);
+    out.push_back({std::move(change), m.fits, users, context, q.devices(), std::string(x.kv.name), m.max_sequences,
+                   scenario_decode(a, x, r, q, users, context, keeps_offload ? s.offload : std::nullopt)});
+  };
+  for (const char* kv : {"fp8-e4m3", "q8_0", "q4_0"}) {
+    if (find_format(kv).bits >= pr.kv.bits || !kv_format_supported(s.engine.name, find_format(kv))) continue;
+    precision x = pr;
+    x.kv = find_format(kv);
+    entry(std::string("KV cache in ") + kv, x, p, s.users, s.context);
+  }
+  for (int more : {2, 4}) {
+    parallel_plan q = p;
+    if (q.ep > 1) {
+      q.ep *= more;
+      if (q.ep > a.moe.num_experts) continue;
+    } else {
+      q.tp *= more;
+    }
+    q.devices_per_node = std::max(q.devices_per_node, q.devices());
+    entry(std::to_string(q.devices()) + " devices (" + (q.ep > 1 ? "EP " + std::to_string(q.ep) : "TP " + std::to_string(q.tp)) + ")",
+          pr, q, s.users, s.context);
+  }
+  const memory_plan now = plan_memory_parallel(a, pr, r.dev(), p, s.users, s.context, s.engine, stored);
+  if (now.weights_fit && now.max_sequences >= 1) entry("fewer users", pr, p, std::min(s.users, now.max_sequences), s.context);
+  if (now.weights_fit && now.max_context >= 1) entry("shorter context", pr, p, s.users, std::min(s.context, now.max_context));
+  return out;
+}
+
 /// Throws std::invalid_argument on invalid scenario fields (see validate),
 /// engine settings or parallel plan.
 inline plan_result plan(const architecture& a, const precision& pr, const roofline& r,
@@ -138,6 +195,7 @@ inline plan_result plan(const architecture& a, const precision& pr, const roofli
     pt.single_band = widen({low, high}, pt.single.tokens_per_s_estimate().value(), width);
     out.curve.push_back(pt);
   }
+  if (!out.memory.fits) out.alternatives = plan_alternatives(a, pr, r, s, p, stored);
   return out;
 }
 

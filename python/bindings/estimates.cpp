@@ -183,7 +183,7 @@ void register_estimates(py::module_& m) {
         s.engine = engine_from(0.9, block_tokens);
         detail::require_non_negative("context", context);
         detail::require_in("users", users, 1, 1e9);
-        return report::kv_json(s, context, users).dump();
+        return report::kv_json(s, context, users, break_down_kv(a, s.pr.kv, context, block_tokens)).dump();
       },
       py::arg("model"), py::arg("kv"), py::arg("context"), py::arg("users"), py::arg("block_tokens"));
 
@@ -262,15 +262,13 @@ void register_estimates(py::module_& m) {
           sc.offload = op;
         }
         const plan_result res = plan(c->model, c->setup.pr, *c->roof, sc);
-        report::json j = report::plan_json(c->setup, *c->roof, res, sc);
         sc.output = output;
         const auto number = [](const py::object& v) {
           return v.is_none() ? std::nullopt : std::optional<double>(v.cast<double>());
         };
         const served_load load =
             serve_load(c->model, c->setup.pr, *c->roof, sc, number(rate), number(concurrency), make_seconds(ttft_target));
-        if (load.open || load.closed) j["load"] = report::load_json(load, output);
-        return j.dump();
+        return report::plan_json(c->setup, *c->roof, res, load, output).dump();
       },
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
       py::arg("devices"), py::arg("profile"), py::arg("users"), py::arg("context"), py::arg("prompt"),
@@ -318,7 +316,7 @@ void register_estimates(py::module_& m) {
       py::arg("profile"), py::arg("context"), py::arg("max_batch"), py::arg("module_formats") = py::none(),
       py::arg("parallel") = py::none(), py::arg("engine") = "vllm");
 
-  m.def("moe_table_report", [] { return report::moe_table_json().dump(); });
+  m.def("moe_table_report", [] { return report::moe_table_json(moe_catalog()).dump(); });
 
   m.def(
       "compare_report",

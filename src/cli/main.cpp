@@ -527,11 +527,8 @@ int cmd_plan(const options& o) {
       o.get("concurrency") ? std::optional<double>(parse_count("concurrency", *o.get("concurrency"))) : std::nullopt;
   const double ttft_target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
   const served_load load = serve_load(*s.model, s.pr, r, sc, rate, concurrency, make_seconds(ttft_target));
-  json j = report::plan_json(s, r, res, sc);
-  const json alternatives = j["alternatives"];
   if (o.json) {
-    if (load.open || load.closed) j["load"] = report::load_json(load, sc.output);
-    std::cout << j.dump(2) << "\n";
+    std::cout << report::plan_json(s, r, res, load, sc.output).dump(2) << "\n";
     return 0;
   }
 
@@ -610,10 +607,8 @@ int cmd_plan(const options& o) {
   std::printf("\nDecode tokens/s against context (bound = peak roofs; estimate = profile %s, eta_m %.2f)\n",
               r.efficiency().name.c_str(), r.efficiency().memory);
   std::printf("  (estimate band for one user: %.1f-%.1f t/s on an empty context, %.1f-%.1f at %s tokens; profile: %s)\n",
-              j["decode_curve"].front()["single_user_tokens_per_s_low"].get<double>(),
-              j["decode_curve"].front()["single_user_tokens_per_s_high"].get<double>(),
-              j["decode_curve"].back()["single_user_tokens_per_s_low"].get<double>(),
-              j["decode_curve"].back()["single_user_tokens_per_s_high"].get<double>(), thousands(sc.context).c_str(),
+              res.curve.front().single_band.low, res.curve.front().single_band.high, res.curve.back().single_band.low,
+              res.curve.back().single_band.high, thousands(sc.context).c_str(),
               r.efficiency().source.c_str());
   std::printf("  %9s  %-9s %11s %11s   %-28s %11s  %s\n", "context", "fits all", "1 user est", "1 user bnd",
               (thousands(users) + " users: per user est / bnd").c_str(), "total est", "limit");
@@ -624,15 +619,14 @@ int cmd_plan(const options& o) {
                 pt.per_user_bound().value(), pt.total_estimate().value(),
                 std::string(to_string(pt.all.limit())).c_str());
   }
-  if (!alternatives.empty()) {
+  if (!res.alternatives.empty()) {
     std::printf("\nWhat would make it fit (each change alone):\n");
     std::printf("  %-26s %-5s %7s %9s %8s %14s %11s\n", "change", "fits", "users", "context", "devices",
                 "t/s/user est", "total est");
-    for (const auto& alt : alternatives) {
-      std::printf("  %-26s %-5s %7s %9s %8d %14.1f %11.1f\n", alt["change"].get<std::string>().c_str(),
-                  alt["fits"].get<bool>() ? "yes" : "no", thousands(alt["users"].get<double>()).c_str(),
-                  thousands(alt["context"].get<double>()).c_str(), alt["devices"].get<int>(),
-                  alt["per_user_tokens_per_s_estimate"].get<double>(), alt["total_tokens_per_s_estimate"].get<double>());
+    for (const alternative& alt : res.alternatives) {
+      std::printf("  %-26s %-5s %7s %9s %8d %14.1f %11.1f\n", alt.change.c_str(), alt.fits ? "yes" : "no",
+                  thousands(alt.users).c_str(), thousands(alt.context).c_str(), alt.devices,
+                  alt.per_user_tokens_per_s(), alt.total_tokens_per_s());
     }
   }
   if (load.closed) {
@@ -726,24 +720,23 @@ int cmd_kv(const options& o) {
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double users = parse_count("users", o.get("users").value_or("1"));
   const architecture& a = *s.model;
-  const bytes per_token = kv_bytes_per_token(a, s.pr.kv);
-  const bytes per_seq = kv_bytes_per_sequence(a, s.pr.kv, context, s.engine.block_tokens);
+  const kv_breakdown kv = break_down_kv(a, s.pr.kv, context, s.engine.block_tokens);
   if (o.json) {
-    std::cout << report::kv_json(s, context, users).dump(2) << "\n";
+    std::cout << report::kv_json(s, context, users, kv).dump(2) << "\n";
     return 0;
   }
+  const bytes per_seq = kv.per_sequence;
   std::printf("llmroof kv: %s, KV %s (%.4g bits)\n", a.name.c_str(), std::string(s.pr.kv.name).c_str(), s.pr.kv.bits);
   std::printf("  per token (all layers, below any window): %s B (%.1f KiB)\n",
-              thousands(per_token.value()).c_str(), per_token.value() / 1024);
-  for (layer_kind k : {layer_kind::global, layer_kind::sliding, layer_kind::linear}) {
-    if (a.count_layers(k) == 0) continue;
-    if (k == layer_kind::linear) {
-      std::printf("  %2d linear-attention layers: constant state %s B per sequence each\n",
-                  a.count_layers(k), thousands(linear_state_bytes_per_layer(a).value()).c_str());
+              thousands(kv.per_token.value()).c_str(), kv.per_token.value() / 1024);
+  for (const kv_layer_share& l : kv.layers) {
+    if (l.kind == layer_kind::linear) {
+      std::printf("  %2d linear-attention layers: constant state %s B per sequence each\n", l.layers,
+                  thousands(l.state.value()).c_str());
     } else {
-      std::printf("  %2d %s layers: %s B per token each, holding %s tokens at context %s\n", a.count_layers(k),
-                  std::string(to_string(k)).c_str(), thousands(kv_bytes_per_token(a, k, s.pr.kv).value()).c_str(),
-                  thousands(tokens_held(a, k, context)).c_str(), thousands(context).c_str());
+      std::printf("  %2d %s layers: %s B per token each, holding %s tokens at context %s\n", l.layers,
+                  std::string(to_string(l.kind)).c_str(), thousands(l.per_token.value()).c_str(),
+                  thousands(l.tokens_held).c_str(), thousands(context).c_str());
     }
   }
   std::printf("  one sequence at %s tokens (blocks of %d): %s (%s)\n", thousands(context).c_str(),
@@ -756,15 +749,14 @@ int cmd_kv(const options& o) {
 int cmd_moe(const options& o) {
   if (!o.get("model")) {
     if (o.json) {
-      std::cout << report::moe_table_json().dump(2) << "\n";
+      std::cout << report::moe_table_json(moe_catalog()).dump(2) << "\n";
       return 0;
     }
     std::printf("Mixture-of-Experts models: parameters (B = 1e9), active share per token\n");
     std::printf("  %-24s %10s %10s %8s %8s %6s %7s %10s\n", "model", "total B", "active B", "share", "experts", "top-k",
                 "shared", "MTP B");
-    for (const auto& a : models()) {
-      if (!a.is_moe()) continue;
-      const param_counts p = count_parameters(a);
+    for (const auto& [model, p] : moe_catalog()) {
+      const architecture& a = *model;
       std::printf("  %-24s %10.1f %10.2f %7.1f%% %8d %6d %7d %10.2f\n", a.id.c_str(), p.total() / 1e9,
                   p.active() / 1e9, 100 * p.active() / p.total(), a.moe.num_experts, a.moe.experts_per_token,
                   a.moe.shared_experts, p.mtp / 1e9);
@@ -784,7 +776,7 @@ int cmd_moe(const options& o) {
     return 0;
   }
   const architecture& a = *s.model;
-  const param_counts p = count_parameters(a);
+  const param_counts& p = an.decode.first_params;
   std::printf("llmroof moe: %s on %s, weights %s, KV %s, every sequence at %s tokens\n", a.name.c_str(),
               device_label(s).c_str(), std::string(s.pr.weights.name).c_str(), std::string(s.pr.kv.name).c_str(),
               thousands(context).c_str());
@@ -815,7 +807,7 @@ int cmd_moe(const options& o) {
                 1.0 / dense.estimate.value());
   }
   std::printf("\n  dense equivalent: same attention and layers, FFN %d wide (%.1fB params)\n", an.dense.ffn_size,
-              count_parameters(an.dense).total() / 1e9);
+              an.decode.second_params.total() / 1e9);
   if (!an.weights_crossover) {
     std::printf("  up to batch %s the MoE step reads fewer weight bytes than the dense one\n", thousands(max_batch).c_str());
   } else {
@@ -846,8 +838,7 @@ int cmd_compare(const options& o) {
   std::printf("llmroof compare: %s vs %s on %s, weights %s / %s, every sequence at %s tokens\n", na.c_str(),
               nb.c_str(), device_label(a).c_str(), std::string(a.pr.weights.name).c_str(),
               std::string(b.pr.weights.name).c_str(), thousands(context).c_str());
-  for (const auto& [side, fit] : {std::pair{&a, &fit_a}, std::pair{&b, &fit_b}}) {
-    const param_counts p = count_parameters(*side->model);
+  for (const auto& [side, fit, p] : {std::tuple{&a, &fit_a, c.first_params}, std::tuple{&b, &fit_b, c.second_params}}) {
     std::printf("  %-24s %7.1fB total, %6.2fB active; weights %s: %s\n", side->model->id.c_str(), p.total() / 1e9,
                 p.active() / 1e9, gib(fit->weights).c_str(),
                 fit->fits ? "fits" : ("does NOT fit, short by " + gib(fit->short_by)).c_str());
@@ -1049,16 +1040,13 @@ int cmd_validate(const options& o) {
     md << "| " << r.name << (&r == best && refit ? " (chosen)" : "") << " | " << fmt("%.1f%%", 100 * r.decode)
        << " | " << fmt("%.1f%%", 100 * r.single) << " | " << fmt("%.1f%%", 100 * r.prefill) << " |\n";
   }
-  // Per-metric figures as the JSON report (and Python) computes them.
-  const json summary = report::validate_json(set, val, refit);
   md << "\n## By metric (" << best->name << ")\n\nBand coverage: the share of points whose measurement lies inside "
      << "the band (the profile one standard error slower to one faster, widened to the metric's 68th-percentile "
      << "error on the other sources' points).\n\n"
      << "| metric | points | MdAPE | band coverage |\n|---|---|---|---|\n";
-  for (const auto& [k, e] : summary["metrics"].items()) {
-    md << "| " << k << " | " << e["points"].get<std::size_t>() << " | "
-       << fmt("%.1f%%", 100 * e["mdape"].get<double>()) << " | "
-       << fmt("%.0f%%", 100 * e["band_coverage"].get<double>()) << " |\n";
+  for (const metric_summary& x : best->metrics) {
+    md << "| " << to_string(x.what) << " | " << x.points << " | " << fmt("%.1f%%", 100 * x.mdape) << " | "
+       << fmt("%.0f%%", 100 * x.band_coverage) << " |\n";
   }
   // The two headline figures per engine.
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> engines;
@@ -1126,7 +1114,7 @@ int cmd_validate(const options& o) {
     if (!csv) throw usage_error("--report: cannot write '" + csv_path.string() + "'");
   }
   if (o.json) {
-    std::cout << summary.dump(2) << "\n";
+    std::cout << report::validate_json(set, val, refit).dump(2) << "\n";
     return 0;
   }
   std::cout << md.str();

@@ -136,47 +136,18 @@ json memory_json(const memory_plan& m) {
 }
 
 
-json alternatives_json(const setup& s, const roofline& r, const scenario& sc) {
+json alternatives_json(const std::vector<alternative>& alts) {
   json out = json::array();
-  const auto entry = [&](const std::string& change, const precision& pr, const parallel_plan& p, double users,
-                         double context) {
-    const memory_plan m = plan_memory_parallel(*s.model, pr, r.dev(), p, users, context, sc.engine, sc.stored_weights);
-    const phase_timing step = scenario_decode(*s.model, pr, r, p, users, context);
-    out.push_back({{"change", change},
-                   {"fits", m.fits},
-                   {"users", users},
-                   {"context", context},
-                   {"devices", p.devices()},
-                   {"kv", pr.kv.name},
-                   {"max_users_at_context", m.max_sequences},
-                   {"per_user_tokens_per_s_estimate", 1.0 / step.estimate.value()},
-                   {"total_tokens_per_s_estimate", users / step.estimate.value()}});
-  };
-  for (const char* kv : {"fp8-e4m3", "q8_0", "q4_0"}) {
-    if (find_format(kv).bits >= s.pr.kv.bits || !kv_format_supported(sc.engine.name, find_format(kv))) continue;
-    precision pr = s.pr;
-    pr.kv = find_format(kv);
-    entry(std::string("KV cache in ") + kv, pr, sc.parallel, sc.users, sc.context);
-  }
-  for (int more : {2, 4}) {
-    parallel_plan p = sc.parallel;
-    if (p.ep > 1) {
-      p.ep *= more;
-      if (p.ep > s.model->moe.num_experts) continue;
-    } else {
-      p.tp *= more;
-    }
-    p.devices_per_node = std::max(p.devices_per_node, p.devices());
-    entry(std::to_string(p.devices()) + " devices (" + (p.ep > 1 ? "EP " + std::to_string(p.ep) : "TP " + std::to_string(p.tp)) + ")",
-          s.pr, p, sc.users, sc.context);
-  }
-  const memory_plan now = plan_memory_parallel(*s.model, s.pr, r.dev(), sc.parallel, sc.users, sc.context, sc.engine,
-                                               sc.stored_weights);
-  if (now.weights_fit && now.max_sequences >= 1) {
-    entry("fewer users", s.pr, sc.parallel, std::min(sc.users, now.max_sequences), sc.context);
-  }
-  if (now.weights_fit && now.max_context >= 1) {
-    entry("shorter context", s.pr, sc.parallel, sc.users, std::min(sc.context, now.max_context));
+  for (const alternative& x : alts) {
+    out.push_back({{"change", x.change},
+                   {"fits", x.fits},
+                   {"users", x.users},
+                   {"context", x.context},
+                   {"devices", x.devices},
+                   {"kv", x.kv},
+                   {"max_users_at_context", x.max_users_at_context},
+                   {"per_user_tokens_per_s_estimate", x.per_user_tokens_per_s()},
+                   {"total_tokens_per_s_estimate", x.total_tokens_per_s()}});
   }
   return out;
 }
@@ -201,7 +172,7 @@ json efficiency_json(const efficiency_profile& e) {
           {"source", e.source}};
 }
 
-json plan_json(const setup& s, const roofline& r, const plan_result& res, const scenario& sc) {
+json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load, double output) {
   json j = {{"schema", "llmroof.plan/1"}};
   j.update(setup_json(s));
   j["efficiency"] = efficiency_json(r.efficiency());
@@ -223,7 +194,8 @@ json plan_json(const setup& s, const roofline& r, const plan_result& res, const 
                      {"bottleneck", to_string(pt.all.limit())}});
   }
   j["decode_curve"] = curve;
-  j["alternatives"] = res.memory.fits ? json::array() : alternatives_json(s, r, sc);
+  j["alternatives"] = alternatives_json(res.alternatives);
+  if (load.open || load.closed) j["load"] = load_json(load, output);
   return j;
 }
 
@@ -252,26 +224,23 @@ json prefill_json(const setup& s, double batch, double prompt, double cached, co
   return j;
 }
 
-json kv_json(const setup& s, double context, double users) {
-  const architecture& a = *s.model;
-  const bytes per_seq = kv_bytes_per_sequence(a, s.pr.kv, context, s.engine.block_tokens);
+json kv_json(const setup& s, double context, double users, const kv_breakdown& kv) {
   json layers = json::array();
-  for (layer_kind k : {layer_kind::global, layer_kind::sliding, layer_kind::linear}) {
-    if (a.count_layers(k) == 0) continue;
-    layers.push_back({{"kind", to_string(k)},
-                      {"layers", a.count_layers(k)},
-                      {"bytes_per_token", kv_bytes_per_token(a, k, s.pr.kv).value()},
-                      {"tokens_held", tokens_held(a, k, context)},
-                      {"state_bytes", k == layer_kind::linear ? linear_state_bytes_per_layer(a).value() : 0.0}});
+  for (const kv_layer_share& l : kv.layers) {
+    layers.push_back({{"kind", to_string(l.kind)},
+                      {"layers", l.layers},
+                      {"bytes_per_token", l.per_token.value()},
+                      {"tokens_held", l.tokens_held},
+                      {"state_bytes", l.state.value()}});
   }
   json j = {{"schema", "llmroof.kv/1"}};
   j.update(setup_json(s));
   j["context"] = context;
   j["users"] = users;
   j["block_tokens"] = s.engine.block_tokens;
-  j["kv_bytes_per_token"] = kv_bytes_per_token(a, s.pr.kv).value();
-  j["kv_bytes_per_sequence"] = per_seq.value();
-  j["kv_bytes_total"] = users * per_seq.value();
+  j["kv_bytes_per_token"] = kv.per_token.value();
+  j["kv_bytes_per_sequence"] = kv.per_sequence.value();
+  j["kv_bytes_total"] = users * kv.per_sequence.value();
   j["layers"] = layers;
   return j;
 }
@@ -286,8 +255,7 @@ json fit_json(const weights_fit& f) {
           {"max_users_at_context", f.max_users}};
 }
 
-json params_json(const architecture& a) {
-  const param_counts p = count_parameters(a);
+json params_json(const architecture& a, const param_counts& p) {
   return {{"total", p.total()},
           {"active", p.active()},
           {"active_with_embedding", p.active_with_embedding()},
@@ -381,13 +349,9 @@ json validate_json(const measurement_set& set, const validation& v, bool refit) 
                       {"prefill_mdape", num(r.prefill)}});
   }
   j["scopes"] = scopes;
-  std::map<std::string, std::vector<double>> by_metric;
-  std::map<std::string, int> covered;
   json rows = json::array();
   for (const auto& p : v.best().predictions) {
     const measurement& m = *p.row;
-    by_metric[std::string(to_string(m.what))].push_back(p.error());
-    covered[std::string(to_string(m.what))] += p.covered() ? 1 : 0;
     rows.push_back({{"id", m.id}, {"source", m.source}, {"engine", m.engine}, {"device", m.dev.id},
                     {"devices", m.plan.devices()}, {"memory_kind", to_string(m.dev.memory_kind_of())},
                     {"model", m.arch.id}, {"weights", m.pr.weights.name}, {"metric", to_string(m.what)},
@@ -395,8 +359,8 @@ json validate_json(const measurement_set& set, const validation& v, bool refit) 
                     {"low", num(p.low)}, {"high", num(p.high)}, {"ape", p.error()}});
   }
   json metrics = json::object();
-  for (const auto& [k, e] : by_metric) {
-    metrics[k] = {{"points", e.size()}, {"mdape", median(e)}, {"band_coverage", double(covered[k]) / double(e.size())}};
+  for (const metric_summary& x : v.best().metrics) {
+    metrics[std::string(to_string(x.what))] = {{"points", x.points}, {"mdape", x.mdape}, {"band_coverage", x.band_coverage}};
   }
   j["metrics"] = metrics;
   j["rows"] = rows;
@@ -423,17 +387,16 @@ json users_json(const setup& s, double context, double min_tokens_per_s, double 
   return j;
 }
 
-json moe_table_json() {
-  json rows = json::array();
-  for (const auto& a : models()) {
-    if (!a.is_moe()) continue;
-    json row = params_json(a);
-    row["model"] = a.id;
-    row["published_total_b"] = a.published_total_b;
-    row["published_active_b"] = a.published_active_b;
-    rows.push_back(row);
+json moe_table_json(const std::vector<moe_model_row>& rows) {
+  json out = json::array();
+  for (const moe_model_row& m : rows) {
+    json row = params_json(*m.model, m.params);
+    row["model"] = m.model->id;
+    row["published_total_b"] = m.model->published_total_b;
+    row["published_active_b"] = m.model->published_active_b;
+    out.push_back(row);
   }
-  return {{"schema", "llmroof.moe_table/1"}, {"models", rows}};
+  return {{"schema", "llmroof.moe_table/1"}, {"models", out}};
 }
 
 json moe_json(const setup& s, const moe_analysis& m, const weights_fit& fit) {
@@ -463,10 +426,10 @@ json moe_json(const setup& s, const moe_analysis& m, const weights_fit& fit) {
   json j = {{"schema", "llmroof.moe/1"}};
   j.update(setup_json(s));
   j["context"] = c.context;
-  j["parameters"] = params_json(a);
-  j["routed_expert_params"] = expert_params(a) * a.num_moe_layers();
+  j["parameters"] = params_json(a, c.first_params);
+  j["routed_expert_params"] = m.routed_expert_params;
   j["fit"] = fit_json(fit);
-  j["dense_equivalent"] = {{"model", m.dense.id}, {"params_total", count_parameters(m.dense).total()}, {"ffn_size", m.dense.ffn_size}};
+  j["dense_equivalent"] = {{"model", m.dense.id}, {"params_total", c.second_params.total()}, {"ffn_size", m.dense.ffn_size}};
   j["weights_crossover_batch"] = m.weights_crossover ? json(*m.weights_crossover) : json(nullptr);
   j["speed_crossover_batch"] = c.speed_crossover ? json(*c.speed_crossover) : json(nullptr);
   j["batches"] = rows;
@@ -488,10 +451,10 @@ json compare_json(const setup& a, const setup& b, const model_comparison& c, con
                     {"second_total_tokens_per_s_estimate", c.batches[i] / c.second[i].estimate.value()}});
   }
   json first = setup_json(a);
-  first["parameters"] = params_json(*a.model);
+  first["parameters"] = params_json(*a.model, c.first_params);
   first["fit"] = fit_json(fit_a);
   json second = setup_json(b);
-  second["parameters"] = params_json(*b.model);
+  second["parameters"] = params_json(*b.model, c.second_params);
   second["fit"] = fit_json(fit_b);
   return {{"schema", "llmroof.compare/1"},
           {"device", a.dev->id},

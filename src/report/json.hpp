@@ -7,31 +7,15 @@
 
 #include "llmroof/llmroof.hpp"
 #include "llmroof/calibrate.hpp"
+#include "llmroof/deployment.hpp"
 #include "llmroof/readers.hpp"
 
 namespace llmroof::report {
 
 using json = nlohmann::ordered_json;
 
-/// What a report was computed for.
-struct setup {
-  /// The weights as the device holds them: a file's exact bytes when the
-  /// model came from one.
-  [[nodiscard]] std::optional<bytes> stored_weights() const {
-    return source != nullptr ? std::optional<bytes>(loaded_weight_bytes(*source, pr)) : std::nullopt;
-  }
-  /// fit_weights of this setup at `context`.
-  [[nodiscard]] weights_fit fit(double context) const {
-    return fit_weights(*model, pr, *dev, parallel, context, engine, stored_weights());
-  }
-  const architecture* model = nullptr;
-  const device* dev = nullptr;  ///< null for device-free reports (kv)
-  int devices = 1;              ///< all devices of the plan
-  parallel_plan parallel;       ///< tp / pp / ep over them
-  precision pr;
-  engine_settings engine;
-  const model_source* source = nullptr;  ///< set when the model came from a file
-};
+/// What a report was computed for (deployment.hpp).
+using setup = deployment;
 
 json model_source_json(const model_source& m);
 
@@ -42,13 +26,14 @@ json engine_json(const engine_settings& e);
 json setup_json(const setup& s);
 json efficiency_json(const efficiency_profile& e);
 
-/// When a plan does not fit: what would (a smaller KV format, more devices,
-/// fewer users, a shorter context), each with its fit and speed.
-json alternatives_json(const setup& s, const roofline& r, const scenario& sc);
+/// When a plan does not fit: what would (plan_result::alternatives).
+json alternatives_json(const std::vector<alternative>& alts);
 
 /// "llmroof.plan/1"
-/// Includes "alternatives" (alternatives_json) when the scenario does not fit.
-json plan_json(const setup& s, const roofline& r, const plan_result& res, const scenario& sc);
+/// With `load` (served_load) when it holds an open or a closed loop, whose
+/// requests have `output` tokens.
+json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load = {},
+               double output = 0);
 /// "llmroof.decode/1"
 json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p);
 /// "llmroof.prefill/1"
@@ -57,7 +42,7 @@ json prefill_json(const setup& s, double batch, double prompt, double cached, co
 /// beside a dense model of the same total size.
 json moe_json(const setup& s, const moe_analysis& m, const weights_fit& fit);
 /// "llmroof.moe_table/1": total and active parameters of every catalog MoE model.
-json moe_table_json();
+json moe_table_json(const std::vector<moe_model_row>& rows);
 /// "llmroof.compare/1": two models side by side against batch.
 json compare_json(const setup& a, const setup& b, const model_comparison& c, const weights_fit& fit_a,
                   const weights_fit& fit_b);
@@ -78,6 +63,6 @@ json validate_json(const measurement_set& set, const validation& v, bool refit);
 json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u,
                 double output);
 /// "llmroof.kv/1"
-json kv_json(const setup& s, double context, double users);
+json kv_json(const setup& s, double context, double users, const kv_breakdown& kv);
 
 }  // namespace llmroof::report
