@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -433,35 +434,59 @@ class _Field(Generic[_T]):
 
 
 class Phase(_Report):
-    """Time of a decode step or a prefill: bound and estimate, per op."""
+    """Time of a decode step or a prefill: bound and estimate, per op.
+
+    From :func:`decode` the headline numbers come straight from the compiled
+    timing; the per-op report (``ops``, ``to_dict()``) is serialized on first
+    use.
+    """
+
+    def __init__(self, data: dict[str, Any] | None = None, *, timing: _core.PhaseTiming | None = None,
+                 report: Callable[[], dict[str, Any]] | None = None) -> None:
+        self._raw = data
+        self._timing = timing
+        self._report = report
+
+    @property
+    def _data(self) -> dict[str, Any]:
+        if self._raw is None:
+            assert self._report is not None
+            self._raw = self._report()
+        return self._raw
+
+    @_data.setter
+    def _data(self, value: dict[str, Any]) -> None:
+        self._raw, self._timing, self._report = value, None, None
 
     @property
     def bound_s(self) -> float:
-        return float(self._data["bound_s"])
+        return self._timing.bound_s if self._timing is not None else float(self._data["bound_s"])
 
     @property
     def estimate_s(self) -> float:
-        return float(self._data["estimate_s"])
+        return self._timing.estimate_s if self._timing is not None else float(self._data["estimate_s"])
 
     @property
     def tokens_per_s_bound(self) -> float:
-        return float(self._data["tokens_per_s_bound"])
+        t = self._timing
+        return t.tokens_per_s_bound if t is not None else float(self._data["tokens_per_s_bound"])
 
     @property
     def tokens_per_s_estimate(self) -> float:
-        return float(self._data["tokens_per_s_estimate"])
+        t = self._timing
+        return t.tokens_per_s_estimate if t is not None else float(self._data["tokens_per_s_estimate"])
 
     @property
     def bytes(self) -> float:
-        return float(self._data["bytes"])
+        return self._timing.bytes if self._timing is not None else float(self._data["bytes"])
 
     @property
     def flop(self) -> float:
-        return float(self._data["flop"])
+        return self._timing.flop if self._timing is not None else float(self._data["flop"])
 
     @property
     def bottleneck(self) -> str:
-        return str(self._data["bottleneck"])
+        return self._timing.bottleneck if self._timing is not None else str(self._data["bottleneck"])
 
     @property
     def ops(self) -> list[dict[str, Any]]:
@@ -874,6 +899,16 @@ class Estimator:
         return Phase(json.loads(self._obj.decode_report(batch, context))["step"])
 
 
+@functools.lru_cache(maxsize=128)
+def _resolved(model: str, device: str, weights: str | None, kv: str | None, devices: int, tp: int | None, pp: int,
+              ep: int, nodes: int, engine: str, lm_head: str | None) -> _core.Estimator:
+    """The compiled deployment of catalog names (what Estimator builds)."""
+    m, d = _model(model), _device(device)
+    w, k, mods = _formats(m, weights, kv)
+    dev_n, par = _layout(devices, tp, pp, ep, nodes)
+    return _core.Estimator(m.fields, d.fields, w, k, _lm_head(lm_head), dev_n, None, mods, par, _text("engine", engine))
+
+
 def decode(
     *,
     model: ModelLike,
@@ -899,6 +934,19 @@ def decode(
     Returns a :class:`Phase` (per-user tokens/s = 1 / ``estimate_s``).
     Raises ValueError / TypeError naming the field.
     """
+    if (isinstance(model, str) and isinstance(device, str) and efficiency is None
+            and not isinstance(context, (list, tuple, np.ndarray))
+            and not os.path.exists(model) and not os.path.exists(device)):
+        # Catalog names (files may change between calls): the deployment is
+        # resolved once and cached, each call is one compiled estimate.
+        try:
+            est = _resolved(model, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head)
+            b, c = _number("batch", batch), _number("context", context)
+            timing = est.decode(b, c)
+        except (ValueError, TypeError):
+            pass  # the path below raises the same errors the command does
+        else:
+            return Phase(timing=timing, report=lambda: dict(json.loads(est.decode_report(b, c))["step"]))
     m, d = _model(model), _device(device)
     if isinstance(context, (list, tuple, np.ndarray)):
         contexts = [_number("context", c) for c in context]

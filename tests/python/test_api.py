@@ -169,3 +169,20 @@ def test_memory_plan_fields_are_typed_and_match_the_schema() -> None:
     assert isinstance(p.memory.fits, bool) and isinstance(p.memory.kv_tokens, float)
     with pytest.raises(AttributeError):
         p.memory.kv_per_token  # noqa: B018 (not a field: no attribute lookup by dict key)
+
+
+def test_decode_by_catalog_names_is_one_compiled_call_with_the_same_answer() -> None:
+    # Catalog names resolve once (cached); the Phase reads the compiled timing and
+    # serializes its per-op report on demand: the same numbers as the uncached path.
+    fast = llmroof.decode(model="llama-3.1-8b", device="h100-sxm", batch=8, context=2048)
+    slow = llmroof.decode(model=llmroof.Model.get("llama-3.1-8b"), device="h100-sxm", batch=8, context=2048)
+    for name in ("bound_s", "estimate_s", "tokens_per_s_bound", "tokens_per_s_estimate", "bytes", "flop", "bottleneck"):
+        assert getattr(fast, name) == getattr(slow, name) == fast.to_dict()[name]
+    assert fast.to_dict() == slow.to_dict() and fast == slow
+    assert pickle.loads(pickle.dumps(fast)) == slow
+    for bad, message in ((dict(batch=0), "batch"), (dict(weights="nope"), "unknown format 'nope'"), (dict(tp=3), "tp x pp")):
+        with pytest.raises(ValueError, match=message) as by_name:
+            llmroof.decode(model="llama-3.1-8b", device="h100-sxm", **bad)  # type: ignore[arg-type]
+        with pytest.raises(ValueError) as by_model:
+            llmroof.decode(model=llmroof.Model.get("llama-3.1-8b"), device="h100-sxm", **bad)  # type: ignore[arg-type]
+        assert str(by_name.value) == str(by_model.value)
