@@ -37,6 +37,51 @@ struct parallel_plan {
   [[nodiscard]] int nodes() const { return (devices() + devices_per_node - 1) / devices_per_node; }
 };
 
+/// A layout as asked for: devices per node and nodes, and whichever degrees
+/// were given (unset: inferred by infer_layout).
+struct layout_request {
+  int devices_per_node = 1;  ///< [1, 1024]
+  int nodes = 1;             ///< [1, 65536]; nodes x devices_per_node <= 65536
+  std::optional<int> tp;
+  std::optional<int> pp;
+  std::optional<int> ep;
+  std::optional<link_spec> intra;  ///< unset: the device's own link
+  std::optional<link_spec> inter;  ///< unset: ib-ndr
+};
+
+/// The parallel plan of a layout: tensor parallel over every device when no
+/// degree is given; tp = devices / pp when only pp is. Throws
+/// std::invalid_argument naming the field when a count is out of range or the
+/// degrees do not multiply to the devices.
+inline parallel_plan infer_layout(const layout_request& r) {
+  detail::require_in("devices", r.devices_per_node, 1, 1024);
+  detail::require_in("nodes", r.nodes, 1, 65536);
+  if (double(r.devices_per_node) * r.nodes > 65536) {
+    throw std::invalid_argument("nodes x devices must be <= 65536 (got " + std::to_string(r.nodes) + " x " +
+                                std::to_string(r.devices_per_node) + ")");
+  }
+  const int total = r.devices_per_node * r.nodes;
+  parallel_plan p;
+  p.devices_per_node = r.devices_per_node;
+  p.tp = r.tp.value_or(1);
+  p.pp = r.pp.value_or(1);
+  p.ep = r.ep.value_or(1);
+  detail::require_in("tp", p.tp, 1, 65536);
+  detail::require_in("pp", p.pp, 1, 65536);
+  detail::require_in("ep", p.ep, 1, 65536);
+  if (!r.tp && !r.pp && !r.ep) p.tp = total;
+  if (!r.tp && r.pp && !r.ep) p.tp = std::max(1, total / p.pp);
+  if (p.devices() != total) {
+    throw std::invalid_argument(
+        p.ep > 1 ? "ep (" + std::to_string(p.ep) + ") must equal the devices (" + std::to_string(total) + ")"
+                 : "tp x pp (" + std::to_string(p.tp) + " x " + std::to_string(p.pp) + " = " +
+                       std::to_string(p.tp * p.pp) + ") must equal the devices (" + std::to_string(total) + ")");
+  }
+  if (r.intra) p.intra = *r.intra;
+  if (r.inter) p.inter = *r.inter;
+  return p;
+}
+
 /// Throws std::invalid_argument naming the field: sizes >= 1, ep > 1 only
 /// with tp = pp = 1, ep no larger than the routed experts, pp no larger than
 /// the layers.

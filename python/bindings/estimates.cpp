@@ -55,22 +55,25 @@ void apply_formats(precision& pr, const py::object& module_formats) {
   if (d.contains("lm_head")) pr.lm_head = format_from(d["lm_head"]);
 }
 
-/// A parallel plan from {tp, pp, ep, devices_per_node, link, inter_link};
-/// without one, tensor parallel over `devices`.
-parallel_plan parallel_from(const py::object& spec, int devices) {
-  parallel_plan p;
-  p.tp = devices;
-  p.devices_per_node = devices;  // as the command's --device ID:N
-  if (spec.is_none()) return p;
+/// A layout from {tp, pp, ep (None or int: unset degrees are inferred),
+/// nodes, devices_per_node, link, inter_link}; without one, `devices` on one node.
+layout_request layout_from(const py::object& spec, int devices) {
+  layout_request l;
+  l.devices_per_node = devices;  // as the command's --device ID:N
+  if (spec.is_none()) return l;
   const auto d = spec.cast<py::dict>();
-  const auto get = [&](const char* k, int fallback) { return d.contains(k) ? d[k].cast<int>() : fallback; };
-  p.tp = get("tp", 1);
-  p.pp = get("pp", 1);
-  p.ep = get("ep", 1);
-  p.devices_per_node = get("devices_per_node", 8);
-  if (d.contains("link")) p.intra = find_link(d["link"].cast<std::string>());
-  if (d.contains("inter_link")) p.inter = find_link(d["inter_link"].cast<std::string>());
-  return p;
+  const auto degree = [&](const char* k) -> std::optional<int> {
+    if (!d.contains(k) || d[k].is_none()) return std::nullopt;
+    return d[k].cast<int>();
+  };
+  l.tp = degree("tp");
+  l.pp = degree("pp");
+  l.ep = degree("ep");
+  l.nodes = degree("nodes").value_or(1);
+  l.devices_per_node = degree("devices_per_node").value_or(devices);
+  if (d.contains("link")) l.intra = find_link(d["link"].cast<std::string>());
+  if (d.contains("inter_link")) l.inter = find_link(d["inter_link"].cast<std::string>());
+  return l;
 }
 
 /// Engine knobs from {memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens,
@@ -106,19 +109,24 @@ std::unique_ptr<context> make(const py::dict& model, const py::dict& dev, const 
   auto c = std::make_unique<context>();
   c->model = arch_from_dict(model);
   c->dev = device_from_dict(dev);
-  c->roof.emplace(c->dev, profile_from_dict(c->dev, profile, engine), 1);
-  c->setup.parallel = parallel_from(parallel, devices);
-  validate(c->setup.parallel, c->model);
-  c->setup.model = &c->model;
-  c->setup.dev = &c->dev;
-  c->setup.devices = c->setup.parallel.devices();
-  c->setup.pr = precision::of(find_format(weights), find_format(kv));
-  apply_formats(c->setup.pr, module_formats);
-  if (!lm_head.is_none()) {
-    c->setup.pr.lm_head = find_format(lm_head.cast<std::string>());
-    c->setup.pr.embedding = c->setup.pr.lm_head;
+  request q;
+  q.model = &c->model;
+  q.dev = &c->dev;
+  q.layout = layout_from(parallel, devices);
+  q.kv = find_format(kv);
+  if (module_formats.is_none()) {
+    q.weights = find_format(weights);
+  } else {
+    precision file = precision::of(find_format(weights), *q.kv);
+    apply_formats(file, module_formats);
+    q.file_formats = file;
   }
-  c->setup.engine = configure_engine(engine, c->dev, overrides_from(engine_options));
+  if (!lm_head.is_none()) q.lm_head = find_format(lm_head.cast<std::string>());
+  q.engine = engine;
+  q.engine_options = overrides_from(engine_options);
+  if (!profile.is_none()) q.efficiency = profile_from_dict(c->dev, profile, engine);
+  c->setup = resolve(q);
+  c->roof.emplace(c->setup.roof());
   return c;
 }
 

@@ -27,27 +27,31 @@ struct combo {
 };
 
 std::vector<combo> combos(const py::list& models, const py::list& devs, const py::list& weights,
-                          const py::list& kvs, int devices, const py::object& profile,
-                          double memory_utilization, int block_tokens) {
+                          const py::list& kvs, int devices, const py::object& profile, const std::string& engine,
+                          const py::object& memory_utilization, const py::object& block_tokens) {
   std::vector<combo> out;
   engine_overrides o;
-  o.memory_utilization = memory_utilization;
-  o.block_tokens = block_tokens;
+  if (!memory_utilization.is_none()) o.memory_utilization = memory_utilization.cast<double>();
+  if (!block_tokens.is_none()) o.block_tokens = block_tokens.cast<int>();
   for (const auto& m : models) {
     const architecture a = arch_from_dict(m.cast<py::dict>());
     for (const auto& d : devs) {
       const device dv = device_from_dict(d.cast<py::dict>());
-      const efficiency_profile prof = profile_from_dict(dv, profile);
-      const engine_settings e = configure_engine("vllm", dv, o);
       for (const auto& w : weights) {
         for (const auto& k : kvs) {
-          const precision pr = precision::of(find_format(w.cast<std::string>()), find_format(k.cast<std::string>()));
-          parallel_plan p;
-          p.tp = devices;
-          p.devices_per_node = std::max(8, devices);
-          validate(p, a);
-          const memory_plan mp = plan_memory_parallel(a, pr, dv, p, 1, 0, e);
-          out.push_back({a, dv, pr, prof, p, mp.kv_budget.value(), e});
+          // The deployment as plan, decode and prefill resolve it.
+          request q;
+          q.model = &a;
+          q.dev = &dv;
+          q.layout.devices_per_node = devices;
+          q.weights = find_format(w.cast<std::string>());
+          q.kv = find_format(k.cast<std::string>());
+          q.engine = engine;
+          q.engine_options = o;
+          if (!profile.is_none()) q.efficiency = profile_from_dict(dv, profile, engine);
+          const deployment dep = resolve(q);
+          const memory_plan mp = plan_memory_parallel(a, dep.pr, dv, dep.parallel, 1, 0, dep.engine);
+          out.push_back({a, dv, dep.pr, dep.efficiency, dep.parallel, mp.kv_budget.value(), dep.engine});
         }
       }
     }
@@ -86,14 +90,15 @@ void register_sweeps(py::module_& m) {
       "sweep_decode",
       [](const py::list& models, const py::list& devs, const py::list& weights, const py::list& kvs,
          const Eigen::Ref<const column>& batch, const Eigen::Ref<const column>& context, int devices,
-         const py::object& profile, double memory_utilization, int block_tokens) {
+         const py::object& profile, const py::object& memory_utilization, const py::object& block_tokens,
+         const std::string& engine) {
         if (batch.size() != context.size()) {
           detail::fail("batch and context sizes", "equal (context has " + detail::show(double(context.size())) + ")",
                        double(batch.size()));
         }
         check_points(batch, "batch", 1);
         check_points(context, "context", 0);
-        const auto cs = combos(models, devs, weights, kvs, devices, profile, memory_utilization, block_tokens);
+        const auto cs = combos(models, devs, weights, kvs, devices, profile, engine, memory_utilization, block_tokens);
         const Eigen::Index n = batch.size();
         const Eigen::Index total = n * static_cast<Eigen::Index>(cs.size());
         column combo_index(total), bound(total), estimate(total), bytes_col(total), weight_col(total),
@@ -116,7 +121,7 @@ void register_sweeps(py::module_& m) {
               compute_limited[j] = p.limit() == bottleneck::compute ? 1.0 : 0.0;
               fits[j] = k.plan.devices() == 1
                             ? (k.kv_budget >= 0 && batch[i] * kv_bytes_per_sequence(k.model, k.pr.kv, context[i],
-                                                                                    block_tokens).value() <= k.kv_budget
+                                                                                    k.engine.block_tokens).value() <= k.kv_budget
                                    ? 1.0
                                    : 0.0)
                             : (plan_memory_parallel(k.model, k.pr, k.dev, k.plan, batch[i], context[i], k.engine).fits
@@ -138,21 +143,21 @@ void register_sweeps(py::module_& m) {
         return out;
       },
       py::arg("models"), py::arg("devices"), py::arg("weights"), py::arg("kvs"), py::arg("batch"),
-      py::arg("context"), py::arg("n_devices"), py::arg("profile"), py::arg("memory_utilization"),
-      py::arg("block_tokens"));
+      py::arg("context"), py::arg("n_devices"), py::arg("profile"), py::arg("memory_utilization") = py::none(),
+      py::arg("block_tokens") = py::none(), py::arg("engine") = "vllm");
 
   m.def(
       "sweep_prefill",
       [](const py::list& models, const py::list& devs, const py::list& weights, const py::list& kvs,
          const Eigen::Ref<const column>& prompt, const Eigen::Ref<const column>& cached, int devices,
-         const py::object& profile) {
+         const py::object& profile, const std::string& engine) {
         if (prompt.size() != cached.size()) {
           detail::fail("prompt and cached sizes", "equal (cached has " + detail::show(double(cached.size())) + ")",
                        double(prompt.size()));
         }
         check_points(prompt, "prompt", 1);
         check_points(cached, "cached", 0);
-        const auto cs = combos(models, devs, weights, kvs, devices, profile, 0.9, 16);
+        const auto cs = combos(models, devs, weights, kvs, devices, profile, engine, py::none(), py::none());
         const Eigen::Index n = prompt.size();
         const Eigen::Index total = n * static_cast<Eigen::Index>(cs.size());
         column combo_index(total), bound(total), estimate(total), flop_col(total), bytes_col(total);
@@ -183,7 +188,7 @@ void register_sweeps(py::module_& m) {
         return out;
       },
       py::arg("models"), py::arg("devices"), py::arg("weights"), py::arg("kvs"), py::arg("prompt"),
-      py::arg("cached"), py::arg("n_devices"), py::arg("profile"));
+      py::arg("cached"), py::arg("n_devices"), py::arg("profile"), py::arg("engine") = "vllm");
 }
 
 }  // namespace llmroof::python

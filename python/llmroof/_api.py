@@ -343,33 +343,23 @@ def _device(d: DeviceLike) -> Device:
     raise TypeError(f"device must be a catalog id or a Device (got {type(d).__name__})")
 
 
-def _parallel(devices: int, tp: int | None, pp: int, ep: int, nodes: int) -> dict[str, int] | None:
-    """The parallel plan of ``devices`` per node over ``nodes`` nodes; None for one device."""
-    total = devices * nodes
-    if tp is None and pp == 1 and ep == 1 and nodes == 1:
-        return None if devices == 1 else {"tp": devices, "pp": 1, "ep": 1, "devices_per_node": devices}
-    plan = {"tp": _integer("tp", tp, minimum=1, maximum=65536) if tp is not None
-            else max(1, total // pp // (ep if ep > 1 else 1)),
-            "pp": pp, "ep": ep, "devices_per_node": devices}
-    if ep > 1:
-        plan["tp"] = 1
-        if ep != total:
-            raise ValueError(f"ep ({ep}) must equal the devices ({total})")
-    elif plan["tp"] * plan["pp"] != total:
-        raise ValueError(f"tp x pp ({plan['tp']} x {plan['pp']} = {plan['tp'] * plan['pp']}) must equal the devices ({total})")
-    return plan
+def _parallel(devices: int, tp: int | None, pp: int, ep: int, nodes: int) -> dict[str, int | None] | None:
+    """The layout as asked for (the core infers what is not given, as the
+    command does); None for one device."""
+    if tp is None and pp == 1 and ep == 1 and nodes == 1 and devices == 1:
+        return None
+    return {"tp": None if tp is None else _integer("tp", tp, minimum=1, maximum=65536),
+            "pp": None if pp == 1 else pp, "ep": None if ep == 1 else ep, "nodes": nodes, "devices_per_node": devices}
 
 
 def _devices(n: object) -> int:
     return _integer("devices", n, minimum=1, maximum=1024)
 
 
-def _layout(devices: object, tp: int | None, pp: int, ep: int, nodes: object) -> tuple[int, dict[str, int] | None]:
+def _layout(devices: object, tp: int | None, pp: int, ep: int, nodes: object) -> tuple[int, dict[str, int | None] | None]:
     """Checked devices per node and the parallel plan over them."""
     n = _devices(devices)
     k = _integer("nodes", nodes, minimum=1, maximum=65536)
-    if n * k > 65536:
-        raise ValueError(f"nodes x devices must be <= 65536 (got {k} x {n})")
     return n, _parallel(n, tp, _integer("pp", pp, minimum=1, maximum=65536), _integer("ep", ep, minimum=1, maximum=65536), k)
 
 
@@ -1236,12 +1226,15 @@ def sweep_decode(
     batch: float | Sequence[float] | np.ndarray = 1,
     context: float | Sequence[float] | np.ndarray = 0,
     devices: int = 1,
-    memory_utilization: float = 0.9,
-    block_tokens: int = 16,
+    memory_utilization: float | None = None,
+    block_tokens: int | None = None,
     efficiency: dict[str, Any] | None = None,
+    engine: str = "vllm",
 ) -> pd.DataFrame:
     """Decode steps over the grid of every model x device x weights x kv x batch
-    x context, computed in C++ with the GIL released.
+    x context, computed in C++ with the GIL released. ``engine`` picks the
+    profile and memory settings as ``llmroof decode --engine`` does;
+    ``memory_utilization`` and ``block_tokens`` default to the engine's.
 
     Returns a DataFrame with one row per point: ``model``, ``device``,
     ``weights``, ``kv``, ``batch``, ``context``, ``tpot_s_bound``,
@@ -1266,8 +1259,9 @@ def sweep_decode(
         g["context"],
         _devices(devices),
         efficiency,
-        _number("memory_utilization", memory_utilization),
-        _integer("block_tokens", block_tokens, minimum=1),
+        None if memory_utilization is None else _number("memory_utilization", memory_utilization),
+        None if block_tokens is None else _integer("block_tokens", block_tokens, minimum=1),
+        _text("engine", engine),
     )
     frame = _sweep_frame(cols, models, devs, ws, kvs, g)
     df = pd.DataFrame(frame)
@@ -1289,9 +1283,10 @@ def sweep_prefill(
     cached: float | Sequence[float] | np.ndarray = 0,
     devices: int = 1,
     efficiency: dict[str, Any] | None = None,
+    engine: str = "vllm",
 ) -> pd.DataFrame:
     """Prefills over the grid of every model x device x weights x kv x prompt x
-    cached; one row per point with ``ttft_s_bound``, ``ttft_s_estimate``,
+    cached (``engine``: as ``llmroof prefill --engine``); one row per point with ``ttft_s_bound``, ``ttft_s_estimate``,
     ``prefill_tokens_per_s_estimate``, ``flop`` and ``bytes``."""
     import pandas as pd
 
@@ -1309,6 +1304,7 @@ def sweep_prefill(
         g["cached"],
         _devices(devices),
         efficiency,
+        _text("engine", engine),
     )
     frame = _sweep_frame(cols, models, devs, ws, kvs, g)
     df = pd.DataFrame(frame)

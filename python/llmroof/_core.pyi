@@ -105,8 +105,9 @@ def sweep_decode(
     context: npt.NDArray[np.float64],
     n_devices: int,
     profile: dict[str, Any] | None,
-    memory_utilization: float,
-    block_tokens: int,
+    memory_utilization: float | None = None,
+    block_tokens: int | None = None,
+    engine: str = "vllm",
 ) -> dict[str, npt.NDArray[np.float64]]: ...
 def sweep_prefill(
     models: list[dict[str, Any]],
@@ -117,6 +118,7 @@ def sweep_prefill(
     cached: npt.NDArray[np.float64],
     n_devices: int,
     profile: dict[str, Any] | None,
+    engine: str = "vllm",
 ) -> dict[str, npt.NDArray[np.float64]]: ...
 def moe_report(
     model: dict[str, Any],

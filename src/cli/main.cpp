@@ -360,20 +360,17 @@ const device& device_of(const std::string& spec) {
 }
 
 setup make_setup(const options& o, bool need_device, std::optional<std::string> which = std::nullopt) {
-  setup s;
+  request q;
   const std::string model = which ? *which : o.require("model");
-  const model_source* src = nullptr;
   if (looks_like_path(model) && !model.empty()) {
     file_models.push_back(std::make_unique<model_source>(read_model(model)));
-    src = file_models.back().get();
-    s.model = &src->arch;
-    s.source = src;
+    q.source = file_models.back().get();
+    q.model = &q.source->arch;
   } else {
-    s.model = &find_model(model);
+    q.model = &find_model(model);
   }
   if (need_device) {
     std::string dev = o.require("device");
-    int per_node = 1;
     // ID:N, NAME:N, FILE.json:N, custom:K=V,...:N
     const bool custom = dev.rfind("custom:", 0) == 0;
     if (const auto colon = dev.rfind(':'); colon != std::string::npos && (!custom || colon > 6) &&
@@ -383,65 +380,32 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
       if (!n || *n != std::floor(*n) || *n < 1 || *n > 1024) {
         throw usage_error("--device ID:N needs a whole device count N in [1, 1024] per node (got '" + count + "')");
       }
-      per_node = static_cast<int>(*n);
+      q.layout.devices_per_node = static_cast<int>(*n);
       dev = dev.substr(0, colon);
     }
-    s.dev = &device_of(dev);
-    const int nodes = static_cast<int>(parse_count("nodes", o.get("nodes").value_or("1"), 65536));
-    if (double(per_node) * nodes > 65536) {
-      throw usage_error("--nodes x devices per node must be <= 65536 (got " + std::to_string(nodes) + " x " +
-                        std::to_string(per_node) + ")");
-    }
-    const int total = per_node * nodes;
-    parallel_plan& p = s.parallel;
-    p.devices_per_node = per_node;
-    p.tp = static_cast<int>(parse_count("tp", o.get("tp").value_or("1"), 65536));
-    p.pp = static_cast<int>(parse_count("pp", o.get("pp").value_or("1"), 65536));
-    p.ep = static_cast<int>(parse_count("ep", o.get("ep").value_or("1"), 65536));
-    if (!o.get("tp") && !o.get("pp") && !o.get("ep")) p.tp = total;  // default: tensor parallel over all
-    if (!o.get("tp") && o.get("pp") && !o.get("ep")) p.tp = std::max(1, total / p.pp);
-    if (p.devices() != total) {
-      throw usage_error(p.ep > 1 ? "--ep (" + std::to_string(p.ep) + ") must equal the devices (" + std::to_string(total) + ")"
-                                 : "--tp x --pp (" + std::to_string(p.tp) + " x " + std::to_string(p.pp) + " = " +
-                                       std::to_string(p.tp * p.pp) + ") must equal the devices (" + std::to_string(total) + ")");
-    }
-    if (auto l = o.get("link")) p.intra = find_link(*l);
-    if (auto l = o.get("inter-link")) p.inter = find_link(*l);
-    s.devices = total;
+    q.dev = &device_of(dev);
+    q.layout.nodes = static_cast<int>(parse_count("nodes", o.get("nodes").value_or("1"), 65536));
+    const auto degree = [&](const char* k) -> std::optional<int> {
+      if (auto v = o.get(k)) return static_cast<int>(parse_count(k, *v, 65536));
+      return std::nullopt;
+    };
+    q.layout.tp = degree("tp");
+    q.layout.pp = degree("pp");
+    q.layout.ep = degree("ep");
+    if (auto l = o.get("link")) q.layout.intra = find_link(*l);
+    if (auto l = o.get("inter-link")) q.layout.inter = find_link(*l);
   }
-  const auto& kv = find_format(o.get("kv").value_or(src != nullptr ? std::string(src->pr.kv.name) : "bf16"));
-  if (src != nullptr && !o.get("weights")) {
-    s.pr = src->pr;  // the file's own formats, module by module
-    s.pr.kv = kv;
-  } else {
-    s.pr = precision::of(find_format(o.get("weights").value_or("bf16")), kv);
-  }
-  if (auto h = o.get("lm-head")) {
-    s.pr.lm_head = find_format(*h);
-    s.pr.embedding = s.pr.lm_head;
-  }
-  engine_overrides eo;
+  if (auto w = o.get("weights")) q.weights = find_format(*w);
+  if (auto k = o.get("kv")) q.kv = find_format(*k);
+  if (auto h = o.get("lm-head")) q.lm_head = find_format(*h);
+  engine_overrides& eo = q.engine_options;
   if (auto u = o.get("memory-utilization")) eo.memory_utilization = parse_number("memory-utilization", *u, 0, 1, true);
   if (auto b = o.get("block-tokens")) eo.block_tokens = static_cast<int>(parse_count("block-tokens", *b));
   if (auto t = o.get("max-num-batched-tokens")) eo.max_batched_tokens = parse_count("max-num-batched-tokens", *t);
   if (auto n = o.get("max-num-seqs")) eo.max_sequences = parse_count("max-num-seqs", *n);
   if (auto l = o.get("max-model-len")) eo.max_model_len = parse_count("max-model-len", *l);
-  const std::string engine = o.get("engine").value_or("vllm");
-  s.engine = need_device ? configure_engine(engine, *s.dev, eo) : configure_engine(engine, eo);
-  validate_kv_format(s.engine, s.pr.kv);
-  if (s.model != nullptr && need_device) {
-    try {
-      validate(s.parallel, *s.model);
-    } catch (const std::invalid_argument& e) {
-      // Say where a layout nobody typed came from.
-      if (!o.get("tp") && !o.get("pp") && !o.get("ep") && s.devices > 1) {
-        throw usage_error(std::string(e.what()) + "; --tp defaults to the " + std::to_string(s.devices) +
-                          " devices: give --tp/--pp/--ep");
-      }
-      throw;
-    }
-  }
-  return s;
+  q.engine = o.get("engine").value_or("vllm");
+  return resolve(q);
 }
 
 // ---- formatting --------------------------------------------------------------
@@ -516,7 +480,7 @@ int cmd_plan(const options& o) {
     validate(op, *s.model);
     sc.offload = op;
   }
-  const roofline r(*s.dev, default_profile(*s.dev, s.engine.qualified_name()));
+  const roofline r = s.roof();
   const plan_result res = plan(*s.model, s.pr, r, sc);
   const memory_plan& m = res.memory;
 
@@ -671,7 +635,7 @@ int cmd_decode(const options& o) {
   const setup s = make_setup(o, true);
   const double batch = parse_count("batch", o.get("batch").value_or("1"));
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
-  const roofline r(*s.dev, default_profile(*s.dev, s.engine.qualified_name()));
+  const roofline r = s.roof();
   const phase_timing p = scenario_decode(*s.model, s.pr, r, s.parallel, batch, context);
   if (o.json) {
     std::cout << report::decode_json(s, r, batch, context, p).dump(2) << "\n";
@@ -696,7 +660,7 @@ int cmd_prefill(const options& o) {
   const double batch = parse_count("batch", o.get("batch").value_or("1"));
   const double prompt = parse_count("prompt", o.get("prompt").value_or("2048"));
   const double cached = parse_tokens("context", o.get("context").value_or("0"));
-  const roofline r(*s.dev, default_profile(*s.dev, s.engine.qualified_name()));
+  const roofline r = s.roof();
   const phase_timing p = s.devices > 1 ? prefill_parallel(*s.model, s.pr, *s.dev, r.efficiency(), s.parallel, prompt, cached,
                                                                           512, batch)
                                        : prefill(*s.model, s.pr, r, prompt, cached, batch);
@@ -768,7 +732,7 @@ int cmd_moe(const options& o) {
   const setup s = make_setup(o, true);
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
-  const roofline r(*s.dev, default_profile(*s.dev, s.engine.qualified_name()));
+  const roofline r = s.roof();
   const moe_analysis an = analyze_moe(*s.model, s.pr, r, context, max_batch, s.parallel);
   const weights_fit fit = s.fit(context);
   if (o.json) {
@@ -826,7 +790,7 @@ int cmd_compare(const options& o) {
   const setup b = make_setup(o, true, o.models[1]);
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
-  const roofline r(*a.dev, default_profile(*a.dev, a.engine.qualified_name()));
+  const roofline r = a.roof();
   const model_comparison c = compare_decode(*a.model, a.pr, *b.model, b.pr, r, context, max_batch, a.parallel);
   const weights_fit fit_a = a.fit(context), fit_b = b.fit(context);
   if (o.json) {
@@ -882,7 +846,7 @@ int cmd_users(const options& o) {
   if (s.source != nullptr && (!o.get("weights") || !s.source->tensors)) sc.stored_weights = loaded_weight_bytes(*s.source, s.pr);
   const double tps = parse_number("tps", o.get("tps").value_or("10"), 0, 1e9);
   const double ttft = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 0.0;
-  const roofline r(*s.dev, default_profile(*s.dev, s.engine.qualified_name()));
+  const roofline r = s.roof();
   const users_result u = max_users(*s.model, s.pr, r, sc, make_tokens_per_second(tps), make_seconds(ttft));
   if (o.json) {
     std::cout << report::users_json(s, sc.context, tps, ttft, u, sc.output).dump(2) << "\n";

@@ -159,7 +159,7 @@ for sub in ("links", "engines"):
     r = run("list", sub)
     check("list " + sub, r.returncode == 0 and r.stdout, r.stderr)
 r = run("plan", "--model", "llama-3.1-70b", "--device", "h100-sxm:8", "--tp", "4")
-check("tp mismatch", r.returncode == 2 and "--tp x --pp (4 x 1 = 4) must equal the devices (8)" in r.stderr, r.stderr)
+check("tp mismatch", r.returncode == 2 and "tp x pp (4 x 1 = 4) must equal the devices (8)" in r.stderr, r.stderr)
 r = run("users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--ttft", "soon")
 check("bad ttft", r.returncode == 2 and "--ttft must be a time like 1, 0.5s or 500ms (got 'soon')" in r.stderr, r.stderr)
 

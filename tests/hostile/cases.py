@@ -57,7 +57,7 @@ CLI: list[tuple[str, list[str], str]] = [
     ("tp 3", [*P[:3], "--device", "h100-sxm:3", "--tp", "3"], "tp must be a divisor of the 32 attention heads"),
     ("tp 64", [*P[:3], "--device", "h100-sxm:8", "--nodes", "8", "--tp", "64"],
      "tp must be a divisor of the 32 attention heads"),
-    ("default tp 6", [*P[:3], "--device", "h100-sxm:6"], "--tp defaults to the 6 devices"),
+    ("default tp 6", [*P[:3], "--device", "h100-sxm:6"], "tp defaults to the 6 devices"),
     ("q4_0 kv vllm", [*P, "--kv", "q4_0"], "kv format 'q4_0' is not a KV cache type of engine 'vllm'"),
     ("q4_0 kv sglang", [*P, "--kv", "q4_0", "--engine", "sglang"],
      "kv format 'q4_0' is not a KV cache type of engine 'sglang'"),

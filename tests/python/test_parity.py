@@ -114,3 +114,28 @@ def test_users_in_a_loop_parity(cli: str) -> None:
     u = llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20, output=300)
     assert run(cli, "users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "20", "--output", "300") == u
     assert u["closed_loop"]["concurrency"] == u["max_users"]
+
+
+@pytest.mark.parametrize("engine", ["vllm", "llama.cpp", "sglang"])
+def test_sweeps_take_the_engine_as_the_command_does(cli: str, engine: str) -> None:
+    f = flags("llama-3-8b", "q4_k_m", "rtx-4090", engine)
+    df = llmroof.sweep_decode(model="llama-3-8b", device="rtx-4090", weights="q4_k_m", batch=[1, 8],
+                              context=[0, 4096], engine=engine)
+    for b, c in ((1, 0), (8, 4096)):
+        step = run(cli, "decode", *f, "--batch", str(b), "--context", str(c))["step"]
+        row = df[(df["batch"] == b) & (df["context"] == c)].iloc[0]
+        assert row["tpot_s_estimate"] == step["estimate_s"]
+    pre = llmroof.sweep_prefill(model="llama-3-8b", device="rtx-4090", weights="q4_k_m", prompt=[1000], engine=engine)
+    assert pre["ttft_s_estimate"].iloc[0] == run(cli, "prefill", *f, "--prompt", "1000")["prefill"]["estimate_s"]
+
+
+def test_one_layout_rule_for_both_doors(cli: str) -> None:
+    # tp with ep is refused by both (it used to be dropped silently in Python);
+    # pp alone takes tp = devices / pp in both.
+    bad = subprocess.run([cli, "plan", "--model", "deepseek-v3", "--device", "h200:8", "--ep", "8", "--tp", "2"],
+                         capture_output=True, text=True)
+    with pytest.raises(ValueError) as e:
+        llmroof.plan(model="deepseek-v3", device="h200", devices=8, ep=8, tp=2)
+    assert bad.returncode == 2 and str(e.value) in bad.stderr
+    assert run(cli, "plan", "--model", "llama-3.1-70b", "--device", "h100-sxm:8", "--pp", "2") == \
+        llmroof.plan(model="llama-3.1-70b", device="h100-sxm", devices=8, pp=2).to_dict()
