@@ -26,15 +26,19 @@ except ImportError as err:  # pragma: no cover - only without a build
     ) from err
 
 from ._api import (
+    Calibration,
+    Comparison,
     Device,
     Estimator,
     Format,
     KvCache,
     MemoryPlan,
+    MoeReport,
     Model,
     Parameters,
     Phase,
     Plan,
+    Users,
     calibrate,
     validate,
     compare,
@@ -55,15 +59,19 @@ from ._api import (
 __version__: str = _core.__version__
 
 __all__ = [
+    "Calibration",
+    "Comparison",
     "Device",
     "Estimator",
     "Format",
     "KvCache",
     "MemoryPlan",
+    "MoeReport",
     "Model",
     "Parameters",
     "Phase",
     "Plan",
+    "Users",
     "__version__",
     "calibrate",
     "validate",

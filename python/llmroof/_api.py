@@ -386,6 +386,11 @@ class _Report:
         """The report as plain data (the ``llmroof --json`` schema)."""
         return json.loads(json.dumps(self._data))  # type: ignore[no-any-return]
 
+    def __getitem__(self, key: str) -> Any:
+        """A key of the command's JSON (``to_dict()[key]``), for code written
+        against the reports as dicts; the typed attributes are the interface."""
+        return self._data[key]
+
     def __getstate__(self) -> dict[str, Any]:
         return self._data
 
@@ -561,6 +566,93 @@ class KvCache(_Report):
             f"KvCache({d['model']}, {d['kv']}: {d['kv_bytes_per_token']:,.0f} B/token, "
             f"{d['kv_bytes_per_sequence'] / GIB:.2f} GiB per sequence at {d['context']:,.0f} tokens)"
         )
+
+
+def _optional_float(v: Any) -> float | None:
+    return None if v is None else float(v)
+
+
+def _rows(v: Any) -> list[dict[str, Any]]:
+    return [dict(x) for x in v]
+
+
+class Users(_Report):
+    """The most users one deployment serves at a tokens/s and a TTFT target
+    (``llmroof users --json``, schema ``llmroof.users/1``)."""
+
+    max_users = _Field(float, "Most users meeting both targets (0: not even one).")
+    limit = _Field(str, "What stops one more user: tokens/s, ttft, kv_cache, ...")
+    ttft_s = _Field(float, "Time to first token of the last user admitted, s.")
+    per_user_tokens_per_s_estimate = _Field(float, "Tokens/s each of max_users decodes.")
+    total_tokens_per_s_estimate = _Field(float, "Tokens/s of all max_users together.")
+    context = _Field(float, "Tokens each user holds.")
+    min_tokens_per_s_per_user = _Field(float, "The tokens/s target.")
+    ttft_target_s = _Field(float, "The TTFT target, s.")
+
+    @property
+    def closed_loop(self) -> dict[str, Any] | None:
+        """Those users in a closed loop (``load`` of a plan), or None."""
+        v = self._data["closed_loop"]
+        return None if v is None else dict(v)
+
+
+class MoeReport(_Report):
+    """A MoE model against batch beside the dense model of its total size
+    (``llmroof moe --json``, schema ``llmroof.moe/1``)."""
+
+    context = _Field(float, "Tokens every sequence holds.")
+    routed_expert_params = _Field(float, "One expert's parameters x MoE layers.")
+    weights_crossover_batch = _Field(_optional_float, "First batch reading (within 1%) the dense weight bytes, or None.")
+    speed_crossover_batch = _Field(_optional_float, "First batch no faster per user than the dense model, or None.")
+    batches = _Field(_rows, "Per batch: experts per layer (and sd), bytes, tokens/s, the dense model's.")
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return dict(self._data["parameters"])
+
+    @property
+    def fits(self) -> bool:
+        """Whether the weights fit the device plan."""
+        return bool(self._data["fit"]["weights_fit"])
+
+    def batches_frame(self) -> pd.DataFrame:
+        """One row per batch."""
+        import pandas as pd
+
+        return pd.DataFrame(self.batches)
+
+
+class Comparison(_Report):
+    """Two models decoding side by side against batch (``llmroof compare
+    --json``, schema ``llmroof.compare/1``)."""
+
+    context = _Field(float, "Tokens every sequence holds.")
+    bytes_crossover_batch = _Field(_optional_float, "First batch where the first model's step reads as many bytes, or None.")
+    speed_crossover_batch = _Field(_optional_float, "First batch where the first is no faster per user, or None.")
+    batches = _Field(_rows, "Per batch: bytes per step and tokens/s of each model.")
+
+    def batches_frame(self) -> pd.DataFrame:
+        """One row per batch."""
+        import pandas as pd
+
+        return pd.DataFrame(self.batches)
+
+
+class Calibration(_Report):
+    """Efficiency profiles fitted to measured points (``llmroof calibrate
+    --json``, schema ``llmroof.calibrate/1``)."""
+
+    scope = _Field(str, "Profiles per: global, engine or engine-kind.")
+    points = _Field(int, "Rows mapped onto catalog models and devices.")
+    skipped = _Field(int, "Rows that could not be mapped (skipped_rows says why).")
+    fits = _Field(_rows, "One fit per group: shares with their spread, overheads, residuals.")
+    skipped_rows = _Field(_rows, "Each unmapped row's id and reason.")
+
+    def fits_frame(self) -> pd.DataFrame:
+        """One row per fitted group (residuals left out)."""
+        import pandas as pd
+
+        return pd.DataFrame([{k: v for k, v in f.items() if k != "residuals"} for f in self.fits])
 
 
 class Plan(_Report):
@@ -812,12 +904,12 @@ def users(
     max_num_batched_tokens: int | None = None,
     max_model_len: int | None = None,
     output: float = 512,
-) -> dict[str, Any]:
+) -> Users:
     """The most concurrent users at ``context`` tokens such that each gets at
     least ``min_tokens_per_s``, a new arrival's TTFT stays at or under
     ``ttft_target_s`` (0 = no target), and all fit in memory.
 
-    Returns the ``llmroof users --json`` report: ``max_users`` and ``limit``
+    Returns :class:`Users` (``to_dict()``: the ``llmroof users --json`` report): ``max_users`` and ``limit``
     (what one more user breaks: ``tokens/s``, ``ttft`` or ``memory``), and
     ``closed_loop``: those users each sending ``prompt`` + ``output``-token
     requests, the next when the last completes (TTFT, TPOT, tokens/s), or
@@ -825,14 +917,14 @@ def users(
     m, d = _model(model), _device(device)
     w, k, mods = _formats(m, weights, kv)
     dev_n, par = _layout(devices, tp, pp, ep, nodes)
-    return _with_source(json.loads(_core.users_report(
+    return Users(_with_source(json.loads(_core.users_report(
         m.fields, d.fields, w, k, dev_n, efficiency, _number("context", context, minimum=0),
         _number("prompt", prompt, minimum=0), _number("min_tokens_per_s", min_tokens_per_s, minimum=0),
         _number("ttft_target_s", ttft_target_s, minimum=0), mods, _loaded_weight_bytes(m, weights), par,
         _text("engine", engine),
         _engine_options(memory_utilization=memory_utilization, max_num_seqs=max_num_seqs,
                         max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len),
-        _number("output", output, minimum=1))), m)
+        _number("output", output, minimum=1))), m))
 
 
 class Estimator:
@@ -1043,20 +1135,20 @@ def moe(
     devices: int = 1,
     engine: str = "vllm",
     efficiency: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> MoeReport:
     """A MoE model against batch: experts touched per layer (and their spread),
     bytes per step, tokens/s per user and in total, beside a dense model of the
     same total size, and the batch where the MoE advantage is gone.
 
-    Returns the ``llmroof moe --json`` report (schema ``llmroof.moe/1``).
+    Returns :class:`MoeReport` (``to_dict()``: ``llmroof moe --json``, schema ``llmroof.moe/1``).
     Raises ValueError for a dense model.
     """
     m, d = _model(model), _device(device)
     w, k, mods = _formats(m, weights, kv)
-    return _with_source(json.loads(_core.moe_report(m.fields, d.fields, w, k, _devices(devices), efficiency,
-                                            _number("context", context, minimum=0),
-                                            _number("max_batch", max_batch, minimum=1), mods, None,
-                                            _text("engine", engine))), m)
+    return MoeReport(_with_source(json.loads(_core.moe_report(m.fields, d.fields, w, k, _devices(devices), efficiency,
+                                                      _number("context", context, minimum=0),
+                                                      _number("max_batch", max_batch, minimum=1), mods, None,
+                                                      _text("engine", engine))), m))
 
 
 def moe_table() -> pd.DataFrame:
@@ -1077,11 +1169,11 @@ def compare(
     devices: int = 1,
     engine: str = "vllm",
     efficiency: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Comparison:
     """Two models decoding side by side against batch, and the batch where the
     first stops being faster per user (``speed_crossover_batch``).
 
-    Returns the ``llmroof compare --json`` report (schema ``llmroof.compare/1``).
+    Returns :class:`Comparison` (``to_dict()``: ``llmroof compare --json``).
     """
     if isinstance(models, (str, Model)) or len(models) != 2:
         raise ValueError("models must hold exactly two models")
@@ -1089,7 +1181,7 @@ def compare(
     ws = [weights, weights] if isinstance(weights, str) else list(weights)
     if len(ws) != 2:
         raise ValueError("weights must be one format or two")
-    return dict(json.loads(_core.compare_report(
+    return Comparison(json.loads(_core.compare_report(
         a.fields, b.fields, _device(device).fields, _format_name("weights", ws[0]), _format_name("weights", ws[1]),
         _format_name("kv", kv), _devices(devices), efficiency, _number("context", context, minimum=0),
         _number("max_batch", max_batch, minimum=1), None, _text("engine", engine))))
@@ -1113,13 +1205,14 @@ def zipf_popularity(*, num_experts: int, alpha: float) -> list[float]:
                                       _number("alpha", alpha, minimum=0)))
 
 
-def calibrate(path: str | os.PathLike[str], *, scope: str = "engine-kind") -> dict[str, Any]:
+def calibrate(path: str | os.PathLike[str], *, scope: str = "engine-kind") -> Calibration:
     """Fit efficiency profiles to measured points (the column layout of
     calibration.csv, docs/calibration.md): one per engine and memory kind
-    (``engine-kind``), per engine, or ``global``. Returns the
-    ``llmroof calibrate --json`` report: fitted values with standard errors,
-    residuals, and the rows that could not be mapped with the reason."""
-    return dict(json.loads(_core.calibrate_report(os.fspath(path), _text("scope", scope))))
+    (``engine-kind``), per engine, or ``global``. Returns :class:`Calibration`
+    (``to_dict()``: the ``llmroof calibrate --json`` report): fitted values with
+    standard errors, residuals, and the rows that could not be mapped with the
+    reason."""
+    return Calibration(json.loads(_core.calibrate_report(os.fspath(path), _text("scope", scope))))
 
 
 def validate(path: str | os.PathLike[str], *, refit: bool = False) -> pd.DataFrame:

@@ -33,6 +33,8 @@ def test_moe_report_and_dense_comparison() -> None:
     assert rows[0]["per_user_tokens_per_s_estimate"] > 5 * rows[0]["dense_per_user_tokens_per_s_estimate"]
     assert all(a["experts_per_layer"] <= b["experts_per_layer"] for a, b in zip(rows, rows[1:]))
     assert 16 < r["weights_crossover_batch"] < 256
+    assert isinstance(r, llmroof.MoeReport) and r.weights_crossover_batch == r["weights_crossover_batch"]
+    assert not r.fits and r.batches[0]["batch"] == 1
     with pytest.raises(ValueError, match="is dense"):
         llmroof.moe(model="llama-3.1-8b", device="h100-sxm")
 
@@ -46,7 +48,8 @@ def test_compare_glm_air_and_devstral(cli: str) -> None:
     out = subprocess.run([cli, "compare", "--model", "glm-4.5-air", "--model", "devstral-small-2-24b", "--device",
                           "rtx-pro-6000-blackwell", "--weights", "awq-int4", "--json"],
                          capture_output=True, text=True, check=True).stdout
-    assert json.loads(out) == r
+    assert json.loads(out) == r.to_dict()
+    assert r.speed_crossover_batch == r["speed_crossover_batch"] and len(r.batches_frame()) == len(r.batches)
     with pytest.raises(ValueError, match="exactly two"):
         llmroof.compare(models=["glm-4.5-air"], device="h100-sxm")
 

@@ -77,13 +77,14 @@ def test_tp2_and_moe_compare_users_parity(cli: str) -> None:
     for engine in ENGINES:
         assert run(cli, "moe", "--model", "qwen3-30b-a3b", "--device", "rtx-4090", "--weights", "q4_k_m",
                    "--engine", engine, "--max-batch", "64") == \
-            llmroof.moe(model="qwen3-30b-a3b", device="rtx-4090", weights="q4_k_m", engine=engine, max_batch=64)
+            llmroof.moe(model="qwen3-30b-a3b", device="rtx-4090", weights="q4_k_m", engine=engine, max_batch=64).to_dict()
         assert run(cli, "compare", "--model", "qwen3-30b-a3b", "--model", "qwen3-32b", "--device", "h100-sxm",
                    "--engine", engine, "--max-batch", "64") == \
-            llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm", engine=engine, max_batch=64)
+            llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm", engine=engine,
+                            max_batch=64).to_dict()
         assert run(cli, "users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "20",
                    "--engine", engine) == \
-            llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20, engine=engine)
+            llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20, engine=engine).to_dict()
 
 
 def test_rate_uses_the_offload_and_the_documented_prompt(cli: str) -> None:
@@ -112,8 +113,9 @@ def test_users_in_a_loop_parity(cli: str) -> None:
     assert run(cli, "plan", *f) == p
     assert p["load"]["concurrency"] == 4
     u = llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20, output=300)
-    assert run(cli, "users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "20", "--output", "300") == u
-    assert u["closed_loop"]["concurrency"] == u["max_users"]
+    assert run(cli, "users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "20", "--output", "300") == \
+        u.to_dict()
+    assert u.closed_loop is not None and u.closed_loop["concurrency"] == u.max_users
 
 
 @pytest.mark.parametrize("engine", ["vllm", "llama.cpp", "sglang"])

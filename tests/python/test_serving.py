@@ -39,6 +39,7 @@ def test_load_and_users(cli: str) -> None:
     assert load["max_rate_at_ttft_target"] > 2
     u = llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=30, ttft_target_s=1, context=8192)
     assert u["max_users"] > 1 and u["per_user_tokens_per_s_estimate"] >= 30
+    assert isinstance(u, llmroof.Users) and u.max_users == u["max_users"] and u.limit == u.to_dict()["limit"]
     out = subprocess.run([cli, "users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "30", "--ttft", "1s",
                           "--context", "8k", "--json"], capture_output=True, text=True, check=True).stdout
     assert json.loads(out)["max_users"] == u["max_users"]
@@ -73,6 +74,8 @@ def test_calibrate_from_python() -> None:
     gddr = next(f for f in r["fits"] if f["key"] == "llama.cpp-cuda/gddr")
     assert 0.5 < gddr["memory"] <= 1 and gddr["memory_sd"] > 0
     assert all(row["reason"] for row in r["skipped_rows"])
+    assert isinstance(r, llmroof.Calibration) and r.scope == r["scope"] and r.points > 500
+    assert len(r.fits_frame()) == len(r.fits) and "residuals" not in r.fits_frame().columns
     with pytest.raises(ValueError, match="scope must be"):
         llmroof.calibrate(points, scope="device")
 
