@@ -442,10 +442,9 @@ efficiency_profile profile_table::for_row(const device& d, const std::string& en
 }
 
 bool ships(const calibration_result& r) {
-  // The others keep the class defaults. TensorRT-LLM's (eta_c 0.95 +- 0.28,
-  // from 2023 v0.5-0.6 rows) would slow NIM 1.8's single-user TPOT from 17.6
-  // to 29.2 ms against 18.6 measured. A standard error of 0 means the share
-  // was not fitted (no points for it).
+  // The others keep the class defaults: a share known to no better than a
+  // quarter of its value is not a default anyone should inherit. A standard
+  // error of 0 means the share was not fitted (no points for it).
   const auto pinned = [](double se, double v) { return se > 0 && se <= 0.25 * v; };
   return pinned(r.memory_se, r.profile.memory) && pinned(r.compute_se, r.profile.compute);
 }

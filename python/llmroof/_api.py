@@ -596,15 +596,27 @@ class Users(_Report):
         return None if v is None else dict(v)
 
 
-class MoeReport(_Report):
-    """A MoE model against batch beside the dense model of its total size
-    (``llmroof moe --json``, schema ``llmroof.moe/1``)."""
+class _AgainstBatch(_Report):
+    """A report of decode steps against batch."""
 
     context = _Field(float, "Tokens every sequence holds.")
+    speed_crossover_batch = _Field(_optional_float, "First batch where the first model is no faster per user, or None.")
+    batches = _Field(_rows, "Per batch: bytes per step and tokens/s of each side.")
+
+    def batches_frame(self) -> pd.DataFrame:
+        """One row per batch."""
+        import pandas as pd
+
+        return pd.DataFrame(self.batches)
+
+
+class MoeReport(_AgainstBatch):
+    """A MoE model against batch beside the dense model of its total size
+    (``llmroof moe --json``, schema ``llmroof.moe/1``); ``batches`` also hold
+    the experts touched per layer and their spread."""
+
     routed_expert_params = _Field(float, "One expert's parameters x MoE layers.")
     weights_crossover_batch = _Field(_optional_float, "First batch reading (within 1%) the dense weight bytes, or None.")
-    speed_crossover_batch = _Field(_optional_float, "First batch no faster per user than the dense model, or None.")
-    batches = _Field(_rows, "Per batch: experts per layer (and sd), bytes, tokens/s, the dense model's.")
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -615,27 +627,12 @@ class MoeReport(_Report):
         """Whether the weights fit the device plan."""
         return bool(self._data["fit"]["weights_fit"])
 
-    def batches_frame(self) -> pd.DataFrame:
-        """One row per batch."""
-        import pandas as pd
 
-        return pd.DataFrame(self.batches)
-
-
-class Comparison(_Report):
+class Comparison(_AgainstBatch):
     """Two models decoding side by side against batch (``llmroof compare
     --json``, schema ``llmroof.compare/1``)."""
 
-    context = _Field(float, "Tokens every sequence holds.")
     bytes_crossover_batch = _Field(_optional_float, "First batch where the first model's step reads as many bytes, or None.")
-    speed_crossover_batch = _Field(_optional_float, "First batch where the first is no faster per user, or None.")
-    batches = _Field(_rows, "Per batch: bytes per step and tokens/s of each model.")
-
-    def batches_frame(self) -> pd.DataFrame:
-        """One row per batch."""
-        import pandas as pd
-
-        return pd.DataFrame(self.batches)
 
 
 class Calibration(_Report):

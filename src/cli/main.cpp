@@ -485,7 +485,6 @@ int cmd_plan(const options& o) {
   const memory_plan& m = res.memory;
 
   if (auto out = o.get("output")) sc.output = parse_count("output", *out);
-  if (o.get("concurrency") && o.get("rate")) throw usage_error("--concurrency and --rate are two load models; give one");
   const auto rate = o.get("rate") ? std::optional<double>(parse_number("rate", *o.get("rate"), 0, 1e9)) : std::nullopt;
   const auto concurrency =
       o.get("concurrency") ? std::optional<double>(parse_count("concurrency", *o.get("concurrency"))) : std::nullopt;

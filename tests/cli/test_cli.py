@@ -295,7 +295,7 @@ BAD = [
     (["help", "frobnicate"], "unknown command 'frobnicate'; commands: plan, decode"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--engine", "vllm@x"], "engine version must be a release like 0.10 or 'current' (got 'x')"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--max-num-seqs", "0"], "max-num-seqs must be in [1, 1000000000] (got 0)"),
-    (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--rate", "1", "--concurrency", "4"], "--concurrency and --rate are two load models; give one"),
+    (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--rate", "1", "--concurrency", "4"], "concurrency and rate are two load models; give one"),
     (["frobnicate"], "unknown command 'frobnicate'"),
     (["list", "gpus"], "list needs one of: devices, models, formats, links, engines (got 'gpus')"),
     ([], "missing command"),
