@@ -408,15 +408,15 @@ _T = TypeVar("_T")
 
 class _Field(Generic[_T]):
     """A typed, read-only field of a report: the key of the command's JSON
-    that has the attribute's name."""
+    that has the attribute's name (or ``key``)."""
 
-    def __init__(self, kind: Callable[[Any], _T], doc: str) -> None:
+    def __init__(self, kind: Callable[[Any], _T], doc: str, *, key: str = "") -> None:
         self._kind = kind
-        self._key = ""
+        self._key = key
         self.__doc__ = doc
 
     def __set_name__(self, owner: type[Any], name: str) -> None:
-        self._key = name
+        self._key = self._key or name
 
     @overload
     def __get__(self, obj: None, owner: type[Any]) -> _Field[_T]: ...
@@ -548,17 +548,9 @@ class MemoryPlan(_Report):
 class KvCache(_Report):
     """KV-cache bytes per token and per sequence, by layer kind."""
 
-    @property
-    def bytes_per_token(self) -> float:
-        return float(self._data["kv_bytes_per_token"])
-
-    @property
-    def bytes_per_sequence(self) -> float:
-        return float(self._data["kv_bytes_per_sequence"])
-
-    @property
-    def bytes_total(self) -> float:
-        return float(self._data["kv_bytes_total"])
+    bytes_per_token = _Field(float, "All layers' KV of one token, B.", key="kv_bytes_per_token")
+    bytes_per_sequence = _Field(float, "One sequence at the context, block-rounded, B.", key="kv_bytes_per_sequence")
+    bytes_total = _Field(float, "All users' sequences, B.", key="kv_bytes_total")
 
     def __repr__(self) -> str:
         d = self._data

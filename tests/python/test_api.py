@@ -186,3 +186,19 @@ def test_decode_by_catalog_names_is_one_compiled_call_with_the_same_answer() -> 
         with pytest.raises(ValueError) as by_model:
             llmroof.decode(model=llmroof.Model.get("llama-3.1-8b"), device="h100-sxm", **bad)  # type: ignore[arg-type]
         assert str(by_name.value) == str(by_model.value)
+
+
+def test_every_typed_field_reads_a_key_of_its_report() -> None:
+    from llmroof._api import _Field
+
+    reports = [
+        llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20),
+        llmroof.moe(model="qwen3-30b-a3b", device="h100-sxm", max_batch=16),
+        llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm", max_batch=16),
+        llmroof.kv_cache(model="gemma-3-27b", context=8192),
+    ]
+    for r in reports:
+        fields = [(k, v) for klass in type(r).__mro__ for k, v in vars(klass).items() if isinstance(v, _Field)]
+        assert fields, type(r).__name__
+        for name, field in fields:
+            assert getattr(r, name) is not None or r.to_dict()[field._key] is None
