@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include "llmroof/llmroof.hpp"
+#include "llmroof/engine_profile.hpp"
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include "llmroof/metric.hpp"
 #include "llmroof/memory_plan.hpp"
 #include "llmroof/roofline.hpp"
+#include "llmroof/engine_profile.hpp"
 
 namespace llmroof {
 

@@ -18,6 +18,7 @@
 #include "llmroof/metric.hpp"
 #include "llmroof/parallel.hpp"
 #include "llmroof/serving.hpp"
+#include "llmroof/engine_profile.hpp"
 
 namespace llmroof {
 

@@ -7,6 +7,7 @@
 
 #include "llmroof/compare.hpp"
 #include "llmroof/readers.hpp"
+#include "llmroof/engine_profile.hpp"
 
 namespace llmroof {
 

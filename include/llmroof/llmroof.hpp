@@ -10,6 +10,7 @@
 #include "llmroof/moe.hpp"            // IWYU pragma: export
 #include "llmroof/ops.hpp"            // IWYU pragma: export
 #include "llmroof/roofline.hpp"       // IWYU pragma: export
+#include "llmroof/engine_profile.hpp" // IWYU pragma: export
 #include "llmroof/phases.hpp"         // IWYU pragma: export
 #include "llmroof/memory_plan.hpp"    // IWYU pragma: export
 #include "llmroof/serving.hpp"        // IWYU pragma: export

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "llmroof/llmroof.hpp"
+#include "llmroof/engine_profile.hpp"
 
 namespace llmroof::python {
 

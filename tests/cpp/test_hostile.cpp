@@ -9,6 +9,7 @@
 
 #include "llmroof/llmroof.hpp"
 #include "llmroof/readers.hpp"
+#include "llmroof/engine_profile.hpp"
 
 using namespace llmroof;
 

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "llmroof/phases.hpp"
+#include "llmroof/engine_profile.hpp"
 
 using namespace llmroof;
 

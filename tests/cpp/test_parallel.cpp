@@ -5,6 +5,7 @@
 #include "llmroof/offload.hpp"
 #include "llmroof/parallel.hpp"
 #include "llmroof/serving.hpp"
+#include "llmroof/engine_profile.hpp"
 
 using namespace llmroof;
 

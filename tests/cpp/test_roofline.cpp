@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "llmroof/roofline.hpp"
+#include "llmroof/engine_profile.hpp"
 
 using namespace llmroof;
 

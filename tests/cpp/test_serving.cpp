@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "llmroof/compare.hpp"
+#include "llmroof/engine_profile.hpp"
 
 using namespace llmroof;
 
