@@ -2,8 +2,8 @@
 // from measurements it was not fitted on (the floor of every band).
 #pragma once
 
-#include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -24,12 +24,14 @@ std::string_view to_string(metric m);
 /// say; 0 for a metric without points.
 double band_width(metric m);
 
-/// [estimate x exp(-w), estimate x exp(+w)] joined with [low, high]: a band
-/// never narrower than the metric's cross-validated spread.
+/// A range of values of one metric, low <= high.
 struct band {
   double low = 0;
   double high = 0;
 };
+
+/// [estimate x exp(-w), estimate x exp(+w)] joined with `b`: a band never
+/// narrower than the metric's cross-validated spread `w`.
 inline band widen(band b, double estimate, double w) {
   const double lo = estimate * std::exp(-w), hi = estimate * std::exp(w);
   return {b.low < lo ? b.low : lo, b.high > hi ? b.high : hi};
