@@ -486,6 +486,17 @@ profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope s
   return t;
 }
 
+namespace {
+
+// A prediction's band, never narrower than x/÷ exp(w) around it.
+void widen_band(cv_prediction& p, double w) {
+  const band b = widen({p.low, p.high}, p.predicted, w);
+  p.low = b.low;
+  p.high = b.high;
+}
+
+}  // namespace
+
 std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, profile_scope scope) {
   std::map<std::string, std::vector<const measurement*>> by_source;
   for (const auto& m : rows) by_source[m.source].push_back(&m);
@@ -507,11 +518,7 @@ std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, 
     }
     widths[src] = conformal_widths(others);
   }
-  for (auto& p : out) {
-    const band b = widen({p.low, p.high}, p.predicted, widths[p.row->source][static_cast<std::size_t>(p.row->what)]);
-    p.low = b.low;
-    p.high = b.high;
-  }
+  for (auto& p : out) widen_band(p, widths[p.row->source][static_cast<std::size_t>(p.row->what)]);
   return out;
 }
 
@@ -570,11 +577,8 @@ std::vector<cv_prediction> predict_shipped(const std::vector<measurement>& rows)
   std::vector<cv_prediction> out;
   out.reserve(rows.size());
   for (const auto& m : rows) {
-    cv_prediction p = predict_with_band(m, default_profile(m.dev, engine_of_class(m.engine)));
-    const band b = widen({p.low, p.high}, p.predicted, band_width(m.what));
-    p.low = b.low;
-    p.high = b.high;
-    out.push_back(p);
+    out.push_back(predict_with_band(m, default_profile(m.dev, engine_of_class(m.engine))));
+    widen_band(out.back(), band_width(m.what));
   }
   return out;
 }

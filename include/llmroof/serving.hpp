@@ -130,10 +130,10 @@ inline void validate(const scenario& s) {
 }
 
 /// What would make scenario `s` on plan `p` fit, each change alone (see
-/// plan_result::alternatives).
+/// plan_result::alternatives); `now` is the scenario's own memory plan.
 inline std::vector<alternative> plan_alternatives(const architecture& a, const precision& pr, const roofline& r,
                                                   const scenario& s, const parallel_plan& p,
-                                                  const std::optional<bytes>& stored) {
+                                                  const std::optional<bytes>& stored, const memory_plan& now) {
   std::vector<alternative> out;
   // More devices drop an offload (it needs a single device): the devices hold
   // all the weights. The other changes keep it.
@@ -162,7 +162,6 @@ inline std::vector<alternative> plan_alternatives(const architecture& a, const p
     entry(std::to_string(q.devices()) + " devices (" + (q.ep > 1 ? "EP " + std::to_string(q.ep) : "TP " + std::to_string(q.tp)) + ")",
           pr, q, s.users, s.context);
   }
-  const memory_plan now = plan_memory_parallel(a, pr, r.dev(), p, s.users, s.context, s.engine, stored);
   if (now.weights_fit && now.max_sequences >= 1) entry("fewer users", pr, p, std::min(s.users, now.max_sequences), s.context);
   if (now.weights_fit && now.max_context >= 1) entry("shorter context", pr, p, s.users, std::min(s.context, now.max_context));
   return out;
@@ -195,7 +194,7 @@ inline plan_result plan(const architecture& a, const precision& pr, const roofli
     pt.single_band = widen({low, high}, pt.single.tokens_per_s_estimate().value(), width);
     out.curve.push_back(pt);
   }
-  if (!out.memory.fits) out.alternatives = plan_alternatives(a, pr, r, s, p, stored);
+  if (!out.memory.fits) out.alternatives = plan_alternatives(a, pr, r, s, p, stored, out.memory);
   return out;
 }
 

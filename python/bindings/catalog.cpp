@@ -1,6 +1,7 @@
 // Catalog lookups and the dict round trip of architectures and devices.
 #include <pybind11/stl.h>
 
+#include <initializer_list>
 #include <limits>
 #include <type_traits>
 
@@ -299,6 +300,21 @@ py::dict profile_to_dict(const efficiency_profile& e) {
   return d;
 }
 
+/// The value of `values` whose to_string is d[key]; else std::invalid_argument
+/// listing them ("key must be a, b or c (got 'x')").
+template <class E>
+E enum_named(const py::dict& d, const char* key, std::initializer_list<E> values) {
+  const auto name = get<std::string>(d, key, "");
+  std::string names;
+  std::size_t i = 0;
+  for (E v : values) {
+    if (to_string(v) == name) return v;
+    names += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + std::string(to_string(v));
+    ++i;
+  }
+  throw std::invalid_argument(std::string(key) + " must be " + names + " (got '" + name + "')");
+}
+
 efficiency_profile profile_from_dict(const device& dev, const py::object& o, std::string_view engine) {
   efficiency_profile e = default_profile(dev, engine);
   if (o.is_none()) return e;
@@ -323,20 +339,10 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   e.fp16_accumulate = get<bool>(d, "fp16_accumulate", e.fp16_accumulate);
   e.fused_attention = get<bool>(d, "fused_attention", e.fused_attention);
   if (d.contains("quantized_path")) {
-    const auto path = get<std::string>(d, "quantized_path", "native");
-    bool known = false;
-    for (auto k : {kernel_path::native, kernel_path::dequantize, kernel_path::int8_dot}) {
-      if (to_string(k) == path) {
-        e.quantized_path = k;
-        known = true;
-      }
-    }
-    if (!known) throw std::invalid_argument("quantized_path must be native, dequantize or int8_dot (got '" + path + "')");
+    e.quantized_path = enum_named(d, "quantized_path", {kernel_path::native, kernel_path::dequantize, kernel_path::int8_dot});
   }
   if (d.contains("host_overlap")) {
-    const auto h = get<std::string>(d, "host_overlap", "serial");
-    if (h != "serial" && h != "overlapped") throw std::invalid_argument("host_overlap must be serial or overlapped (got '" + h + "')");
-    e.overlap = h == "overlapped" ? host_overlap::overlapped : host_overlap::serial;
+    e.overlap = enum_named(d, "host_overlap", {host_overlap::serial, host_overlap::overlapped});
   }
   e.scheduler_steps = get<int>(d, "scheduler_steps", e.scheduler_steps);
   e.source = get<std::string>(d, "source", "user-defined");

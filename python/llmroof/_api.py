@@ -428,6 +428,21 @@ class _Field(Generic[_T]):
         return self._kind(obj._data[self._key])
 
 
+class _Timed(_Field[_T]):
+    """A field of a Phase: the compiled timing's attribute of the same name
+    when the Phase has one, else the report's key."""
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> _Field[_T]: ...
+    @overload
+    def __get__(self, obj: _Report, owner: type[Any]) -> _T: ...
+    def __get__(self, obj: _Report | None, owner: type[Any]) -> _Field[_T] | _T:
+        timing = getattr(obj, "_timing", None)
+        if obj is None or timing is None:
+            return super().__get__(obj, owner)
+        return self._kind(getattr(timing, self._key))
+
+
 class Phase(_Report):
     """Time of a decode step or a prefill: bound and estimate, per op.
 
@@ -453,35 +468,13 @@ class Phase(_Report):
     def _data(self, value: dict[str, Any]) -> None:
         self._raw, self._timing, self._report = value, None, None
 
-    @property
-    def bound_s(self) -> float:
-        return self._timing.bound_s if self._timing is not None else float(self._data["bound_s"])
-
-    @property
-    def estimate_s(self) -> float:
-        return self._timing.estimate_s if self._timing is not None else float(self._data["estimate_s"])
-
-    @property
-    def tokens_per_s_bound(self) -> float:
-        t = self._timing
-        return t.tokens_per_s_bound if t is not None else float(self._data["tokens_per_s_bound"])
-
-    @property
-    def tokens_per_s_estimate(self) -> float:
-        t = self._timing
-        return t.tokens_per_s_estimate if t is not None else float(self._data["tokens_per_s_estimate"])
-
-    @property
-    def bytes(self) -> float:
-        return self._timing.bytes if self._timing is not None else float(self._data["bytes"])
-
-    @property
-    def flop(self) -> float:
-        return self._timing.flop if self._timing is not None else float(self._data["flop"])
-
-    @property
-    def bottleneck(self) -> str:
-        return self._timing.bottleneck if self._timing is not None else str(self._data["bottleneck"])
+    bound_s = _Timed(float, "Sum of the ops' bounds (peak roofs), s.")
+    estimate_s = _Timed(float, "Sum of the ops' estimates plus the step's host time, s.")
+    tokens_per_s_bound = _Timed(float, "New tokens / bound_s.")
+    tokens_per_s_estimate = _Timed(float, "New tokens / estimate_s.")
+    bytes = _Timed(float, "Bytes moved by every op, B.")
+    flop = _Timed(float, "FLOP of every op.")
+    bottleneck = _Timed(str, "The roof that accounts for most of the estimate.")
 
     @property
     def ops(self) -> list[dict[str, Any]]:
@@ -950,11 +943,7 @@ class Estimator:
         lm_head: str | None = None,
         efficiency: dict[str, Any] | None = None,
     ) -> None:
-        m, d = _model(model), _device(device)
-        w, k, mods = _formats(m, weights, kv)
-        dev_n, par = _layout(devices, tp, pp, ep, nodes)
-        self._obj = _core.Estimator(m.fields, d.fields, w, k, _lm_head(lm_head), dev_n, efficiency, mods, par,
-                                    _text("engine", engine))
+        self._obj = _compile(model, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency)
 
     def decode(self, *, batch: float = 1, context: float = 4096) -> _core.PhaseTiming:
         """One decode step of ``batch`` sequences at ``context`` cached tokens each.
@@ -970,14 +959,22 @@ class Estimator:
         return Phase(json.loads(self._obj.decode_report(batch, context))["step"])
 
 
-@functools.lru_cache(maxsize=128)
-def _resolved(model: str, device: str, weights: str | None, kv: str | None, devices: int, tp: int | None, pp: int,
-              ep: int, nodes: int, engine: str, lm_head: str | None) -> _core.Estimator:
-    """The compiled deployment of catalog names (what Estimator builds)."""
+def _compile(model: ModelLike, device: DeviceLike, weights: str | None, kv: str | None, devices: int,
+             tp: int | None, pp: int, ep: int, nodes: int, engine: str, lm_head: str | None,
+             efficiency: dict[str, Any] | None) -> _core.Estimator:
+    """The compiled, resolved deployment Estimator and decode() ask with."""
     m, d = _model(model), _device(device)
     w, k, mods = _formats(m, weights, kv)
     dev_n, par = _layout(devices, tp, pp, ep, nodes)
-    return _core.Estimator(m.fields, d.fields, w, k, _lm_head(lm_head), dev_n, None, mods, par, _text("engine", engine))
+    return _core.Estimator(m.fields, d.fields, w, k, _lm_head(lm_head), dev_n, efficiency, mods, par,
+                           _text("engine", engine))
+
+
+@functools.lru_cache(maxsize=128)
+def _resolved(model: str, device: str, weights: str | None, kv: str | None, devices: int, tp: int | None, pp: int,
+              ep: int, nodes: int, engine: str, lm_head: str | None) -> _core.Estimator:
+    """_compile of catalog names, once per deployment."""
+    return _compile(model, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, None)
 
 
 def decode(
