@@ -79,6 +79,27 @@ void moe_coverage(benchmark::State& state) {
 }
 BENCHMARK(moe_coverage);
 
+// One point of llmroof.sweep_decode: the step of the scenario's plan plus
+// whether the batch's KV fits the budget.
+void sweep_point_70b(benchmark::State& state) {
+  const architecture& a = find_model("llama-3.1-70b");
+  const precision pr = precision::of(find_format("fp8"), find_format("bf16"));
+  const roofline r(find_device("h100-sxm"));
+  const parallel_plan p{};
+  const double budget = 40e9;
+  double batch = 1;
+  double context = 0;
+  for (auto _ : state) {
+    const phase_timing t = scenario_decode(a, pr, r, p, batch, context);
+    const bool fits = batch * kv_bytes_per_sequence(a, pr.kv, context, 16).value() <= budget;
+    benchmark::DoNotOptimize(t.estimate);
+    benchmark::DoNotOptimize(fits);
+    batch = batch < 1000 ? batch + 1 : 1;
+    context = context < 131072 ? context + 131.0 : 0;
+  }
+}
+BENCHMARK(sweep_point_70b);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -54,8 +54,8 @@ inline phase_timing time_offloaded(const architecture& a, const precision& pr, c
   const double batch = all.new_tokens;
   op_counts on_gpu = all;
   op_counts on_host = all;
-  on_gpu.size = 0;
-  on_host.size = 0;
+  on_gpu.ops.clear();
+  on_host.ops.clear();
   const auto scaled = [](op x, double f) {
     x.count *= f;
     x.flop = f * x.flop;
@@ -101,10 +101,9 @@ inline phase_timing time_offloaded(const architecture& a, const precision& pr, c
   op_time ht;
   ht.memory_bound = h.bound;
   ht.memory_est = h.estimate - roofline(o.host).efficiency().per_step;
-  if (on_host.size > 0 && out.counts.size < max_ops) {
-    out.counts.ops[out.counts.size] = host;
-    out.times[out.counts.size] = ht;
-    ++out.counts.size;
+  if (!on_host.ops.empty() && out.counts.ops.size() < max_ops) {
+    out.counts.ops.push_back(host);
+    out.times.push_back(ht);
   }
   out.bound += h.bound;
   out.estimate += h.estimate - roofline(o.host).efficiency().per_step;

@@ -3,12 +3,13 @@
 // activations). Counting is exact and checkable by hand; no time here.
 #pragma once
 
-#include <array>
 #include <cmath>
 #include <cstddef>
 #include <optional>
 #include <span>
 #include <string_view>
+
+#include <boost/container/static_vector.hpp>
 
 #include "llmroof/architecture.hpp"
 #include "llmroof/formats.hpp"
@@ -76,13 +77,14 @@ struct op_counts {
   phase kind = phase::decode;
   double sequences = 0;  ///< B
   double new_tokens = 0; ///< tokens processed in this step (B for decode, B*P for prefill)
-  std::array<op, max_ops> ops{};
-  std::size_t size = 0;
+  /// The ops in order; slots past the last are not constructed, so that
+  /// counting and copying a step touch only the ops it has.
+  boost::container::static_vector<op, max_ops> ops;
 
-  [[nodiscard]] std::span<const op> list() const { return {ops.data(), size}; }
+  [[nodiscard]] std::span<const op> list() const { return {ops.data(), ops.size()}; }
   void add(op o, op_kind k) {
     o.kind = k;
-    if (o.count > 0) ops[size++] = o;
+    if (o.count > 0) ops.push_back(o);
   }
   [[nodiscard]] flops total_flop() const {
     flops f = make_flops(0);

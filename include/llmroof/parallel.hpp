@@ -149,8 +149,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
     const auto pop = uniform_popularity(a.moe.num_experts);
     const expert_parallel_load load = expert_parallel(pop, a.moe.experts_per_token, batch, p.ep);
     const double ep_params = expert_params(a) * a.num_moe_layers();
-    for (std::size_t i = 0; i < c.size; ++i) {
-      op& o = c.ops[i];
+    for (op& o : c.ops) {
       if (o.kind != op_kind::experts) continue;
       o.weights = pr.experts_format().bytes_of(load.busiest_rank_experts * ep_params);
       o.flop = make_flops(2.0 * load.busiest_rank_tokens * ep_params);
@@ -171,8 +170,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
   op_counts c = count_decode(a, pr, batch, context);
   const double t = p.tp;
   const double g = a.num_kv_heads;
-  for (std::size_t i = 0; i < c.size; ++i) {
-    op& o = c.ops[i];
+  for (op& o : c.ops) {
     double split = t;  // FLOP and bytes shared by the TP group
     switch (o.kind) {
       case op_kind::norms:
@@ -232,8 +230,7 @@ inline phase_timing prefill_parallel(const architecture& a, const precision& pr,
   // micro-batch while the next stage works on the previous one.
   const double stages = p.pp;
   if (stages > 1) {
-    for (std::size_t i = 0; i < c.size; ++i) {
-      op& o = c.ops[i];
+    for (op& o : c.ops) {
       if (o.kind == op_kind::embedding || o.kind == op_kind::lm_head) continue;
       o.count /= stages;
       o.flop = o.flop / stages;
@@ -243,8 +240,7 @@ inline phase_timing prefill_parallel(const architecture& a, const precision& pr,
       o.activations = o.activations / stages;
     }
   }
-  for (std::size_t i = 0; i < c.size; ++i) {
-    op& o = c.ops[i];
+  for (op& o : c.ops) {
     const bool split = p.ep > 1 ? o.kind == op_kind::experts
                                 : (o.kind != op_kind::norms && o.kind != op_kind::router);
     if (!split) continue;

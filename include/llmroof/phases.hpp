@@ -3,8 +3,9 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <span>
+
+#include <boost/container/static_vector.hpp>
 
 #include "llmroof/ops.hpp"
 #include "llmroof/roofline.hpp"
@@ -14,7 +15,7 @@ namespace llmroof {
 /// Time of one phase; `ops` and `times` are parallel lists.
 struct phase_timing {
   op_counts counts;
-  std::array<op_time, max_ops> times{};
+  boost::container::static_vector<op_time, max_ops> times{};
   seconds bound = make_seconds(0);     ///< sum of op bounds, no overhead
   seconds estimate = make_seconds(0);  ///< sum of op estimates + per-step overhead
   seconds memory_time = make_seconds(0);   ///< estimate share of memory-limited ops
@@ -47,12 +48,14 @@ inline seconds step_host_time(const efficiency_profile& e, seconds kernels) {
   return host > kernels ? host - kernels : make_seconds(0);
 }
 
-/// Applies a roofline to counted ops.
-inline phase_timing time_phase(op_counts c, const roofline& r) {
-  phase_timing p{std::move(c)};
-  for (std::size_t i = 0; i < p.counts.size; ++i) {
-    const op_time t = r.time(p.counts.ops[i]);
-    p.times[i] = t;
+namespace detail {
+
+/// Times p.counts on r into p. The callers build p around counts returned by
+/// value, so that the op list (2 KiB) is never copied.
+inline void apply_roofline(phase_timing& p, const roofline& r) {
+  for (const op& o : p.counts.ops) {
+    const op_time t = r.time(o);
+    p.times.push_back(t);
     p.bound += t.bound();
     p.estimate += t.estimate();
     p.overhead_time += t.overhead;
@@ -67,6 +70,14 @@ inline phase_timing time_phase(op_counts c, const roofline& r) {
   const seconds host = step_host_time(r.efficiency(), p.estimate);
   p.estimate += host;
   p.overhead_time += host;
+}
+
+}  // namespace detail
+
+/// Applies a roofline to counted ops.
+inline phase_timing time_phase(op_counts c, const roofline& r) {
+  phase_timing p{std::move(c)};
+  detail::apply_roofline(p, r);
   return p;
 }
 
@@ -74,7 +85,9 @@ inline phase_timing time_phase(op_counts c, const roofline& r) {
 /// Throws std::invalid_argument on batch < 1 or context < 0.
 inline phase_timing decode_step(const architecture& a, const precision& pr, const roofline& r,
                                 double batch, double context) {
-  return time_phase(count_decode(a, pr, batch, context), r);
+  phase_timing p{count_decode(a, pr, batch, context)};
+  detail::apply_roofline(p, r);
+  return p;
 }
 
 /// Decode step of sequences with their own contexts.
@@ -87,7 +100,9 @@ inline phase_timing decode_step(const architecture& a, const precision& pr, cons
 /// sequences. Its estimate is the time to first token without queueing.
 inline phase_timing prefill(const architecture& a, const precision& pr, const roofline& r,
                             double prompt, double cached = 0, double batch = 1) {
-  return time_phase(count_prefill(a, pr, prompt, cached, batch), r);
+  phase_timing p{count_prefill(a, pr, prompt, cached, batch)};
+  detail::apply_roofline(p, r);
+  return p;
 }
 
 }  // namespace llmroof

@@ -1,11 +1,14 @@
 // Vectorised sweeps: every (model, device, weights, kv) combination times
 // every point of flat (batch, context) or (prompt, context) arrays, computed
-// with the GIL released into Eigen column arrays.
+// with the GIL released into Eigen column arrays, split over threads.
 #include <pybind11/eigen.h>
 #include <pybind11/stl.h>
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <chrono>
+#include <exception>
+#include <thread>
 #include <vector>
 
 #include "bindings.hpp"
@@ -63,6 +66,50 @@ void check_points(const Eigen::Ref<const column>& x, const char* name, double lo
   for (Eigen::Index i = 0; i < x.size(); ++i) detail::require_in(name, x[i], lo, 1e12);
 }
 
+// Calls body(combo, roofline, i, j) for point i of every combination (j: its
+// row in the flat output, combination-major), in contiguous blocks over
+// `threads` threads (0: one per hardware thread). Rows are disjoint, so the
+// threads share nothing they write; the first exception is rethrown.
+template <class Body>
+void for_each_point(const std::vector<combo>& cs, Eigen::Index n, int threads, Body&& body) {
+  detail::require_in("threads", threads, 0, 4096);
+  std::vector<roofline> roofs;
+  roofs.reserve(cs.size());
+  for (const combo& k : cs) roofs.emplace_back(k.dev, k.profile, 1);
+  const Eigen::Index total = n * static_cast<Eigen::Index>(cs.size());
+  const auto run = [&](Eigen::Index from, Eigen::Index to) {
+    if (from >= to) return;
+    std::size_t c = static_cast<std::size_t>(from / n);
+    Eigen::Index i = from % n;
+    for (Eigen::Index j = from; j < to; ++j) {
+      body(cs[c], roofs[c], i, j);
+      if (++i == n) {
+        i = 0;
+        ++c;
+      }
+    }
+  };
+  Eigen::Index t = threads > 0 ? threads : std::max(1U, std::thread::hardware_concurrency());
+  t = std::min(t, std::max<Eigen::Index>(1, total / 16384));  // a thread costs ~50 us: not for small grids
+  py::gil_scoped_release release;
+  if (t == 1) return run(0, total);
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(t));
+  std::vector<std::thread> pool;
+  for (Eigen::Index w = 0; w < t; ++w) {
+    pool.emplace_back([&, w] {
+      try {
+        run(total * w / t, total * (w + 1) / t);
+      } catch (...) {
+        errors[static_cast<std::size_t>(w)] = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& th : pool) th.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
 }  // namespace
 
 void register_sweeps(py::module_& m) {
@@ -91,7 +138,7 @@ void register_sweeps(py::module_& m) {
       [](const py::list& models, const py::list& devs, const py::list& weights, const py::list& kvs,
          const Eigen::Ref<const column>& batch, const Eigen::Ref<const column>& context, int devices,
          const py::object& profile, const py::object& memory_utilization, const py::object& block_tokens,
-         const std::string& engine) {
+         const std::string& engine, int threads) {
         if (batch.size() != context.size()) {
           detail::fail("batch and context sizes", "equal (context has " + detail::show(double(context.size())) + ")",
                        double(batch.size()));
@@ -103,33 +150,24 @@ void register_sweeps(py::module_& m) {
         const Eigen::Index total = n * static_cast<Eigen::Index>(cs.size());
         column combo_index(total), bound(total), estimate(total), bytes_col(total), weight_col(total),
             kv_col(total), flop_col(total), fits(total), compute_limited(total);
-        {
-          py::gil_scoped_release release;
-          for (std::size_t c = 0; c < cs.size(); ++c) {
-            const combo& k = cs[c];
-            const roofline r(k.dev, k.profile, 1);
-            for (Eigen::Index i = 0; i < n; ++i) {
-              const Eigen::Index j = static_cast<Eigen::Index>(c) * n + i;
-              const phase_timing p = scenario_decode(k.model, k.pr, r, k.plan, batch[i], context[i]);
-              combo_index[j] = static_cast<double>(c);
-              bound[j] = p.bound.value();
-              estimate[j] = p.estimate.value();
-              bytes_col[j] = p.counts.total_bytes().value();
-              weight_col[j] = p.counts.weight_bytes().value();
-              kv_col[j] = p.counts.kv_read_bytes().value();
-              flop_col[j] = p.counts.total_flop().value();
-              compute_limited[j] = p.limit() == bottleneck::compute ? 1.0 : 0.0;
-              fits[j] = k.plan.devices() == 1
-                            ? (k.kv_budget >= 0 && batch[i] * kv_bytes_per_sequence(k.model, k.pr.kv, context[i],
-                                                                                    k.engine.block_tokens).value() <= k.kv_budget
-                                   ? 1.0
-                                   : 0.0)
-                            : (plan_memory_parallel(k.model, k.pr, k.dev, k.plan, batch[i], context[i], k.engine).fits
-                                   ? 1.0
-                                   : 0.0);
-            }
-          }
-        }
+        for_each_point(cs, n, threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
+          const phase_timing p = scenario_decode(k.model, k.pr, r, k.plan, batch[i], context[i]);
+          combo_index[j] = static_cast<double>(&k - cs.data());
+          bound[j] = p.bound.value();
+          estimate[j] = p.estimate.value();
+          bytes_col[j] = p.counts.total_bytes().value();
+          weight_col[j] = p.counts.weight_bytes().value();
+          kv_col[j] = p.counts.kv_read_bytes().value();
+          flop_col[j] = p.counts.total_flop().value();
+          compute_limited[j] = p.limit() == bottleneck::compute ? 1.0 : 0.0;
+          const bool fit =
+              k.plan.devices() == 1
+                  ? k.kv_budget >= 0 &&
+                        batch[i] * kv_bytes_per_sequence(k.model, k.pr.kv, context[i], k.engine.block_tokens).value() <=
+                            k.kv_budget
+                  : plan_memory_parallel(k.model, k.pr, k.dev, k.plan, batch[i], context[i], k.engine).fits;
+          fits[j] = fit ? 1.0 : 0.0;
+        });
         py::dict out;
         out["combo"] = combo_index;
         out["tpot_s_bound"] = bound;
@@ -144,13 +182,13 @@ void register_sweeps(py::module_& m) {
       },
       py::arg("models"), py::arg("devices"), py::arg("weights"), py::arg("kvs"), py::arg("batch"),
       py::arg("context"), py::arg("n_devices"), py::arg("profile"), py::arg("memory_utilization") = py::none(),
-      py::arg("block_tokens") = py::none(), py::arg("engine") = "vllm");
+      py::arg("block_tokens") = py::none(), py::arg("engine") = "vllm", py::arg("threads") = 0);
 
   m.def(
       "sweep_prefill",
       [](const py::list& models, const py::list& devs, const py::list& weights, const py::list& kvs,
          const Eigen::Ref<const column>& prompt, const Eigen::Ref<const column>& cached, int devices,
-         const py::object& profile, const std::string& engine) {
+         const py::object& profile, const std::string& engine, int threads) {
         if (prompt.size() != cached.size()) {
           detail::fail("prompt and cached sizes", "equal (cached has " + detail::show(double(cached.size())) + ")",
                        double(prompt.size()));
@@ -161,24 +199,16 @@ void register_sweeps(py::module_& m) {
         const Eigen::Index n = prompt.size();
         const Eigen::Index total = n * static_cast<Eigen::Index>(cs.size());
         column combo_index(total), bound(total), estimate(total), flop_col(total), bytes_col(total);
-        {
-          py::gil_scoped_release release;
-          for (std::size_t c = 0; c < cs.size(); ++c) {
-            const combo& k = cs[c];
-            const roofline r(k.dev, k.profile, 1);
-            for (Eigen::Index i = 0; i < n; ++i) {
-              const Eigen::Index j = static_cast<Eigen::Index>(c) * n + i;
-              const phase_timing p = k.plan.devices() == 1
-                                         ? prefill(k.model, k.pr, r, prompt[i], cached[i])
-                                         : prefill_parallel(k.model, k.pr, k.dev, k.profile, k.plan, prompt[i], cached[i]);
-              combo_index[j] = static_cast<double>(c);
-              bound[j] = p.bound.value();
-              estimate[j] = p.estimate.value();
-              flop_col[j] = p.counts.total_flop().value();
-              bytes_col[j] = p.counts.total_bytes().value();
-            }
-          }
-        }
+        for_each_point(cs, n, threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
+          const phase_timing p = k.plan.devices() == 1
+                                     ? prefill(k.model, k.pr, r, prompt[i], cached[i])
+                                     : prefill_parallel(k.model, k.pr, k.dev, k.profile, k.plan, prompt[i], cached[i]);
+          combo_index[j] = static_cast<double>(&k - cs.data());
+          bound[j] = p.bound.value();
+          estimate[j] = p.estimate.value();
+          flop_col[j] = p.counts.total_flop().value();
+          bytes_col[j] = p.counts.total_bytes().value();
+        });
         py::dict out;
         out["combo"] = combo_index;
         out["ttft_s_bound"] = bound;
@@ -188,7 +218,7 @@ void register_sweeps(py::module_& m) {
         return out;
       },
       py::arg("models"), py::arg("devices"), py::arg("weights"), py::arg("kvs"), py::arg("prompt"),
-      py::arg("cached"), py::arg("n_devices"), py::arg("profile"), py::arg("engine") = "vllm");
+      py::arg("cached"), py::arg("n_devices"), py::arg("profile"), py::arg("engine") = "vllm", py::arg("threads") = 0);
 }
 
 }  // namespace llmroof::python

@@ -1296,6 +1296,11 @@ def _sweep_frame(
     return frame
 
 
+def _threads(threads: int | None) -> int:
+    """The core's thread count: 0 for one per hardware thread."""
+    return 0 if threads is None else _integer("threads", threads, minimum=1, maximum=4096)
+
+
 def sweep_decode(
     *,
     model: ModelLike | Sequence[ModelLike],
@@ -1309,11 +1314,14 @@ def sweep_decode(
     block_tokens: int | None = None,
     efficiency: dict[str, Any] | None = None,
     engine: str = "vllm",
+    threads: int | None = None,
 ) -> pd.DataFrame:
     """Decode steps over the grid of every model x device x weights x kv x batch
-    x context, computed in C++ with the GIL released. ``engine`` picks the
-    profile and memory settings as ``llmroof decode --engine`` does;
-    ``memory_utilization`` and ``block_tokens`` default to the engine's.
+    x context, computed in C++ with the GIL released, over ``threads`` threads
+    (default: one per hardware thread; grids under ~16k points use one).
+    ``engine`` picks the profile and memory settings as ``llmroof decode
+    --engine`` does; ``memory_utilization`` and ``block_tokens`` default to the
+    engine's.
 
     Returns a DataFrame with one row per point: ``model``, ``device``,
     ``weights``, ``kv``, ``batch``, ``context``, ``tpot_s_bound``,
@@ -1341,6 +1349,7 @@ def sweep_decode(
         None if memory_utilization is None else _number("memory_utilization", memory_utilization),
         None if block_tokens is None else _integer("block_tokens", block_tokens, minimum=1),
         _text("engine", engine),
+        _threads(threads),
     )
     frame = _sweep_frame(cols, models, devs, ws, kvs, g)
     df = pd.DataFrame(frame)
@@ -1363,10 +1372,13 @@ def sweep_prefill(
     devices: int = 1,
     efficiency: dict[str, Any] | None = None,
     engine: str = "vllm",
+    threads: int | None = None,
 ) -> pd.DataFrame:
     """Prefills over the grid of every model x device x weights x kv x prompt x
-    cached (``engine``: as ``llmroof prefill --engine``); one row per point with ``ttft_s_bound``, ``ttft_s_estimate``,
-    ``prefill_tokens_per_s_estimate``, ``flop`` and ``bytes``."""
+    cached (``engine``: as ``llmroof prefill --engine``; ``threads`` as in
+    `sweep_decode`); one row per point with ``ttft_s_bound``,
+    ``ttft_s_estimate``, ``prefill_tokens_per_s_estimate``, ``flop`` and
+    ``bytes``."""
     import pandas as pd
 
     models = [_model(x) for x in _as_list("model", model)]
@@ -1384,6 +1396,7 @@ def sweep_prefill(
         _devices(devices),
         efficiency,
         _text("engine", engine),
+        _threads(threads),
     )
     frame = _sweep_frame(cols, models, devs, ws, kvs, g)
     df = pd.DataFrame(frame)

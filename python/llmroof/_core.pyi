@@ -108,6 +108,7 @@ def sweep_decode(
     memory_utilization: float | None = None,
     block_tokens: int | None = None,
     engine: str = "vllm",
+    threads: int = 0,
 ) -> dict[str, npt.NDArray[np.float64]]: ...
 def sweep_prefill(
     models: list[dict[str, Any]],
@@ -119,6 +120,7 @@ def sweep_prefill(
     n_devices: int,
     profile: dict[str, Any] | None,
     engine: str = "vllm",
+    threads: int = 0,
 ) -> dict[str, npt.NDArray[np.float64]]: ...
 def moe_report(
     model: dict[str, Any],

@@ -445,7 +445,7 @@ std::string device_label(const setup& s) {
 void print_ops(const phase_timing& p) {
   std::printf("  %-18s %6s %12s %12s %12s %10s %5s %10s %10s  %s\n", "op", "count", "GFLOP",
               "weights GB", "KV GB", "FLOP/B", "math", "bound", "estimate", "limit");
-  for (std::size_t i = 0; i < p.counts.size; ++i) {
+  for (std::size_t i = 0; i < p.counts.ops.size(); ++i) {
     const op& o = p.counts.ops[i];
     const op_time& t = p.times[i];
     std::printf("  %-18s %6.0f %12.3f %12.4f %12.4f %10.1f %5s %10s %10s  %s\n",

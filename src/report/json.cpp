@@ -5,7 +5,7 @@ namespace llmroof::report {
 
 json phase_json(const phase_timing& p) {
   json ops = json::array();
-  for (std::size_t i = 0; i < p.counts.size; ++i) {
+  for (std::size_t i = 0; i < p.counts.ops.size(); ++i) {
     const op& o = p.counts.ops[i];
     const op_time& t = p.times[i];
     ops.push_back({{"name", o.name},

@@ -11,7 +11,7 @@ namespace {
 
 // The op of a phase by name.
 std::size_t find_op(const phase_timing& p, std::string_view name) {
-  for (std::size_t i = 0; i < p.counts.size; ++i) {
+  for (std::size_t i = 0; i < p.counts.ops.size(); ++i) {
     if (p.counts.ops[i].name == name) return i;
   }
   FAIL("no op " << name);
@@ -106,7 +106,7 @@ TEST_CASE("kernel path properties: native keeps the format's roof; the path neve
         const device& d = find_device(dev);
         const roofline r(d, with_traits(cls));
         const phase_timing p = prefill(a, precision::of(find_format(w), find_format("bf16")), r, 1024);
-        for (std::size_t i = 0; i < p.counts.size; ++i) {
+        for (std::size_t i = 0; i < p.counts.ops.size(); ++i) {
           const op& o = p.counts.ops[i];
           const op_time& t = p.times[i];
           CHECK(t.estimate().value() >= t.bound().value());

@@ -72,7 +72,7 @@ TEST_CASE("property: decode time never decreases with context or batch; bound <=
       }
       const auto pf = prefill(a, pr, r, 1 + std::floor(std::uniform_real_distribution<double>(0, 8192)(rng)));
       CHECK(pf.bound.value() <= pf.estimate.value());
-      for (std::size_t i = 0; i < pf.counts.size; ++i) {
+      for (std::size_t i = 0; i < pf.counts.ops.size(); ++i) {
         CHECK(pf.times[i].bound().value() <= pf.times[i].estimate().value());
       }
     }
@@ -92,7 +92,7 @@ TEST_CASE("unfused attention moves the FP32 score matrix; fused attention does n
   // layer; x 32 heads x 32 layers x 16 B (FP32 written by QK^T, read and
   // written by softmax, read by PV) = 2,151,677,952 B more over 2,039 GB/s.
   double extra = 0;
-  for (std::size_t i = 0; i < f.counts.size; ++i) {
+  for (std::size_t i = 0; i < f.counts.ops.size(); ++i) {
     extra += u.times[i].memory_bound.value() - f.times[i].memory_bound.value();
   }
   CHECK(extra == doctest::Approx(2151677952.0 / 2039e9).epsilon(1e-9));
@@ -114,7 +114,7 @@ TEST_CASE("FP16-accumulate GEMMs run at twice the listed 16-bit rate on GeForce 
     const phase_timing plain = prefill(a, pr, roofline(d, e), 4096);
     const phase_timing half = prefill(a, pr, roofline(d, h), 4096);
     double gemm_plain = 0, gemm_half = 0;
-    for (std::size_t i = 0; i < plain.counts.size; ++i) {
+    for (std::size_t i = 0; i < plain.counts.ops.size(); ++i) {
       if (plain.counts.ops[i].klass != op_class::gemm) continue;
       gemm_plain += plain.times[i].compute_bound.value();
       gemm_half += half.times[i].compute_bound.value();
