@@ -1,5 +1,6 @@
-// Estimates: KV cache, decode, prefill, memory plan and plan. Each returns the
-// JSON report of the command (same schema, same numbers) as a string.
+// Estimates: a resolved deployment (`Deployment`, resolve() once) that
+// answers decode and prefill with compiled timings, and every report of the
+// command (same schema, same numbers) as JSON text.
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -12,21 +13,6 @@
 namespace llmroof::python {
 
 namespace {
-
-struct context {
-  architecture model;
-  device dev;
-  report::setup setup;
-  std::optional<roofline> roof;
-};
-
-engine_settings engine_from(double memory_utilization, int block_tokens) {
-  engine_settings e;
-  e.memory_utilization = memory_utilization;
-  e.block_tokens = block_tokens;
-  validate(e);
-  return e;
-}
 
 numeric_format format_from(const py::handle& spec) {
   const auto d = spec.cast<py::dict>();
@@ -101,17 +87,50 @@ engine_overrides overrides_from(const py::object& spec) {
   return o;
 }
 
-std::unique_ptr<context> make(const py::dict& model, const py::dict& dev, const std::string& weights,
-                              const std::string& kv, const py::object& lm_head, int devices,
-                              const py::object& profile, const py::object& engine_options = py::none(),
-                              const py::object& module_formats = py::none(),
-                              const py::object& parallel = py::none(), const std::string& engine = "vllm") {
+// A resolved deployment: the request's model and device held by value, so
+// that the deployment's pointers stay valid for the object's life.
+struct context {
+  architecture model;
+  std::optional<device> dev;  // unset: a question without a device (kv)
+  report::setup setup;
+  std::optional<roofline> roof;
+  std::optional<bytes> stored;  // the file's weight bytes, when the model came from one
+
+  [[nodiscard]] const roofline& roofed() const {
+    if (!roof) throw std::invalid_argument("device is required for this question");
+    return *roof;
+  }
+  [[nodiscard]] scenario scenario_of() const {
+    scenario sc;
+    sc.engine = setup.engine;
+    sc.parallel = setup.parallel;
+    sc.stored_weights = stored;
+    return sc;
+  }
+  [[nodiscard]] weights_fit fit(double context_tokens) const {
+    return fit_weights(model, setup.pr, *setup.dev, setup.parallel, context_tokens, setup.engine, stored);
+  }
+  [[nodiscard]] phase_timing decode_step_of(double batch, double context_tokens) const {
+    return scenario_decode(model, setup.pr, roofed(), setup.parallel, batch, context_tokens);
+  }
+  [[nodiscard]] phase_timing prefill_of(double prompt, double cached, double batch) const {
+    return setup.devices > 1
+               ? prefill_parallel(model, setup.pr, *setup.dev, roofed().efficiency(), setup.parallel, prompt, cached,
+                                  512, batch)
+               : prefill(model, setup.pr, roofed(), prompt, cached, batch);
+  }
+};
+
+std::unique_ptr<context> make(const py::dict& model, const py::object& dev, const std::string& weights,
+                              const std::string& kv, const py::object& lm_head, int devices, const py::object& profile,
+                              const py::object& module_formats, const py::object& parallel, const std::string& engine,
+                              const py::object& engine_options, const py::object& stored_weight_bytes) {
   auto c = std::make_unique<context>();
   c->model = arch_from_dict(model);
-  c->dev = device_from_dict(dev);
+  if (!dev.is_none()) c->dev = device_from_dict(dev.cast<py::dict>());
   request q;
   q.model = &c->model;
-  q.dev = &c->dev;
+  q.dev = c->dev ? &*c->dev : nullptr;
   q.layout = layout_from(parallel, devices);
   q.kv = find_format(kv);
   if (module_formats.is_none()) {
@@ -124,17 +143,37 @@ std::unique_ptr<context> make(const py::dict& model, const py::dict& dev, const 
   if (!lm_head.is_none()) q.lm_head = find_format(lm_head.cast<std::string>());
   q.engine = engine;
   q.engine_options = overrides_from(engine_options);
-  if (!profile.is_none()) q.efficiency = profile_from_dict(c->dev, profile, engine);
+  if (!profile.is_none() && c->dev) q.efficiency = profile_from_dict(*c->dev, profile, engine);
   c->setup = resolve(q);
-  c->roof.emplace(c->setup.roof());
+  if (c->dev) c->roof.emplace(c->setup.roof());
+  if (!stored_weight_bytes.is_none()) c->stored = make_bytes(stored_weight_bytes.cast<double>());
   return c;
+}
+
+std::optional<double> number(const py::object& v) {
+  return v.is_none() ? std::nullopt : std::optional<double>(v.cast<double>());
+}
+
+std::optional<offload_plan> offload_from(const py::object& offload, const std::string& host, const architecture& a) {
+  if (offload.is_none()) return std::nullopt;
+  offload_plan op;
+  if (py::isinstance<py::str>(offload)) {
+    if (offload.cast<std::string>() != "experts") {
+      throw std::invalid_argument("offload must be a share of layers in [0, 1] or 'experts' (got '" +
+                                  offload.cast<std::string>() + "')");
+    }
+    op.experts = true;
+  } else {
+    op.layers = offload.cast<double>();
+  }
+  op.host = find_device(host);
+  validate(op, a);
+  return op;
 }
 
 }  // namespace
 
 void register_estimates(py::module_& m) {
-  // A resolved deployment that answers repeatedly without re-resolving: the
-  // fast path for searches, optimisers and simulators (docs in python/llmroof).
   py::class_<phase_timing>(m, "PhaseTiming")
       .def_property_readonly("bound_s", [](const phase_timing& p) { return p.bound.value(); })
       .def_property_readonly("estimate_s", [](const phase_timing& p) { return p.estimate.value(); })
@@ -145,21 +184,19 @@ void register_estimates(py::module_& m) {
       .def_property_readonly("flop", [](const phase_timing& p) { return p.counts.total_flop().value(); })
       .def_property_readonly("sequences", [](const phase_timing& p) { return p.counts.sequences; })
       .def_property_readonly("bottleneck", [](const phase_timing& p) { return std::string(to_string(p.limit())); });
-  py::class_<context>(m, "Estimator")
-      .def(py::init([](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
-                       const py::object& lm_head, int devices, const py::object& profile,
-                       const py::object& module_formats, const py::object& parallel, const std::string& engine) {
-             return make(model, dev, weights, kv, lm_head, devices, profile, py::none(), module_formats, parallel,
-                         engine);
-           }),
-           py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
-           py::arg("devices"), py::arg("profile"), py::arg("module_formats"), py::arg("parallel"), py::arg("engine"))
+
+  // The deployment, resolved once; every question about it is a method, so
+  // the deployment's arguments are written (and checked) in one place.
+  py::class_<context>(m, "Deployment")
+      .def(py::init(&make), py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
+           py::arg("devices"), py::arg("profile"), py::arg("module_formats"), py::arg("parallel"), py::arg("engine"),
+           py::arg("engine_options"), py::arg("stored_weight_bytes"))
       .def(
           "decode",
           [](const context& c, double batch, double context_tokens) {
             detail::require_in("batch", batch, 1, 1e9);
             detail::require_in("context", context_tokens, 0, 1e9);
-            return scenario_decode(c.model, c.setup.pr, *c.roof, c.setup.parallel, batch, context_tokens);
+            return c.decode_step_of(batch, context_tokens);
           },
           py::arg("batch"), py::arg("context"))
       .def(
@@ -168,178 +205,88 @@ void register_estimates(py::module_& m) {
             detail::require_in("prompt", prompt, 1, 1e9);
             detail::require_in("cached", cached, 0, 1e9);
             detail::require_in("batch", batch, 1, 1e9);
-            return c.setup.devices > 1 ? prefill_parallel(c.model, c.setup.pr, c.dev, c.roof->efficiency(),
-                                                          c.setup.parallel, prompt, cached, 512, batch)
-                                       : prefill(c.model, c.setup.pr, *c.roof, prompt, cached, batch);
+            return c.prefill_of(prompt, cached, batch);
           },
           py::arg("prompt"), py::arg("cached"), py::arg("batch"))
       .def(
           "decode_report",
-          [](const context& c, double batch, double context_tokens) {
-            const phase_timing p = scenario_decode(c.model, c.setup.pr, *c.roof, c.setup.parallel, batch, context_tokens);
-            return report::decode_json(c.setup, *c.roof, batch, context_tokens, p).dump();
-          },
-          py::arg("batch"), py::arg("context"));
-
-  m.def(
-      "kv_report",
-      [](const py::dict& model, const std::string& kv, double context, double users, int block_tokens) {
-        const architecture a = arch_from_dict(model);
-        report::setup s;
-        s.model = &a;
-        s.pr = precision::of(find_format("bf16"), find_format(kv));
-        s.engine = engine_from(0.9, block_tokens);
-        detail::require_non_negative("context", context);
-        detail::require_in("users", users, 1, 1e9);
-        return report::kv_json(s, context, users, break_down_kv(a, s.pr.kv, context, block_tokens)).dump();
-      },
-      py::arg("model"), py::arg("kv"), py::arg("context"), py::arg("users"), py::arg("block_tokens"));
-
-  m.def(
-      "decode_report",
-      [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
-         const py::object& lm_head, int devices, const py::object& profile, double batch,
-         const std::vector<double>& contexts, const py::object& module_formats, const py::object& parallel,
-         const std::string& engine) {
-        auto c = make(model, dev, weights, kv, lm_head, devices, profile, py::none(), module_formats, parallel, engine);
-        if (contexts.size() != 1 && c->setup.devices > 1) {
-          throw std::invalid_argument("per-sequence contexts need a single device (got " +
-                                      std::to_string(c->setup.devices) + ")");
-        }
-        const phase_timing p = contexts.size() == 1
-                                   ? scenario_decode(c->model, c->setup.pr, *c->roof, c->setup.parallel, batch, contexts[0])
-                                   : decode_step(c->model, c->setup.pr, *c->roof, contexts);
-        const double mean = contexts.empty() ? 0 : [&] {
-          double s = 0;
-          for (double x : contexts) s += x;
-          return s / static_cast<double>(contexts.size());
-        }();
-        return report::decode_json(c->setup, *c->roof, p.counts.sequences, mean, p).dump();
-      },
-      py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
-      py::arg("devices"), py::arg("profile"), py::arg("batch"), py::arg("contexts"),
-      py::arg("module_formats") = py::none(), py::arg("parallel") = py::none(), py::arg("engine") = "vllm");
-
-  m.def(
-      "prefill_report",
-      [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
-         const py::object& lm_head, int devices, const py::object& profile, double batch, double prompt,
-         double cached, const py::object& module_formats, const py::object& parallel, const std::string& engine) {
-        auto c = make(model, dev, weights, kv, lm_head, devices, profile, py::none(), module_formats, parallel, engine);
-        const phase_timing p =
-            c->setup.devices > 1
-                ? prefill_parallel(c->model, c->setup.pr, c->dev, c->roof->efficiency(), c->setup.parallel, prompt, cached,
-                                   512, batch)
-                : prefill(c->model, c->setup.pr, *c->roof, prompt, cached, batch);
-        return report::prefill_json(c->setup, batch, prompt, cached, p).dump();
-      },
-      py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
-      py::arg("devices"), py::arg("profile"), py::arg("batch"), py::arg("prompt"), py::arg("cached"),
-      py::arg("module_formats") = py::none(), py::arg("parallel") = py::none(), py::arg("engine") = "vllm");
-
-  m.def(
-      "plan_report",
-      [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
-         const py::object& lm_head, int devices, const py::object& profile, double users, double context,
-         double prompt, const py::object& engine_options, const py::object& module_formats,
-         const py::object& stored_weight_bytes, const py::object& parallel, const std::string& engine,
-         const py::object& rate, double output, double ttft_target, const py::object& offload,
-         const std::string& host, const py::object& concurrency) {
-        auto c = make(model, dev, weights, kv, lm_head, devices, profile, engine_options, module_formats, parallel,
-                      engine);
-        scenario sc;
-        sc.users = users;
-        sc.context = context;
-        sc.prompt = prompt;
-        sc.engine = c->setup.engine;
-        sc.parallel = c->setup.parallel;
-        if (!stored_weight_bytes.is_none()) sc.stored_weights = make_bytes(stored_weight_bytes.cast<double>());
-        if (!offload.is_none()) {
-          offload_plan op;
-          if (py::isinstance<py::str>(offload)) {
-            if (offload.cast<std::string>() != "experts") {
-              throw std::invalid_argument("offload must be a share of layers in [0, 1] or 'experts' (got '" +
-                                          offload.cast<std::string>() + "')");
+          [](const context& c, double batch, const std::vector<double>& contexts) {
+            if (contexts.size() != 1 && c.setup.devices > 1) {
+              throw std::invalid_argument("per-sequence contexts need a single device (got " +
+                                          std::to_string(c.setup.devices) + ")");
             }
-            op.experts = true;
-          } else {
-            op.layers = offload.cast<double>();
-          }
-          op.host = find_device(host);
-          validate(op, c->model);
-          sc.offload = op;
-        }
-        const plan_result res = plan(c->model, c->setup.pr, *c->roof, sc);
-        sc.output = output;
-        const auto number = [](const py::object& v) {
-          return v.is_none() ? std::nullopt : std::optional<double>(v.cast<double>());
-        };
-        const served_load load =
-            serve_load(c->model, c->setup.pr, *c->roof, sc, number(rate), number(concurrency), make_seconds(ttft_target));
-        return report::plan_json(c->setup, *c->roof, res, load, output).dump();
-      },
-      py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
-      py::arg("devices"), py::arg("profile"), py::arg("users"), py::arg("context"), py::arg("prompt"),
-      py::arg("engine_options"), py::arg("module_formats") = py::none(),
-      py::arg("stored_weight_bytes") = py::none(), py::arg("parallel") = py::none(), py::arg("engine") = "vllm",
-      py::arg("rate") = py::none(), py::arg("output") = 512.0, py::arg("ttft_target") = 1.0,
-      py::arg("offload") = py::none(), py::arg("host") = "ryzen-9-7950x", py::arg("concurrency") = py::none());
-
-  m.def(
-      "users_report",
-      [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv, int devices,
-         const py::object& profile, double context, double prompt, double min_tokens_per_s, double ttft_target,
-         const py::object& module_formats, const py::object& stored_weight_bytes, const py::object& parallel,
-         const std::string& engine, const py::object& engine_options, double output) {
-        auto c = make(model, dev, weights, kv, py::none(), devices, profile, engine_options, module_formats, parallel,
-                      engine);
-        scenario sc;
-        sc.context = detail::require_non_negative("context", context);
-        sc.prompt = prompt;
-        sc.output = output;
-        sc.engine = c->setup.engine;
-        sc.parallel = c->setup.parallel;
-        if (!stored_weight_bytes.is_none()) sc.stored_weights = make_bytes(stored_weight_bytes.cast<double>());
-        const users_result u = max_users(c->model, c->setup.pr, *c->roof, sc, make_tokens_per_second(min_tokens_per_s),
-                                         make_seconds(ttft_target));
-        return report::users_json(c->setup, context, min_tokens_per_s, ttft_target, u, sc.output).dump();
-      },
-      py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("devices"), py::arg("profile"),
-      py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"),
-      py::arg("module_formats") = py::none(), py::arg("stored_weight_bytes") = py::none(),
-      py::arg("parallel") = py::none(), py::arg("engine") = "vllm", py::arg("engine_options") = py::none(),
-      py::arg("output") = 512.0);
-
-  m.def(
-      "moe_report",
-      [](const py::dict& model, const py::dict& dev, const std::string& weights, const std::string& kv,
-         int devices, const py::object& profile, double context, double max_batch, const py::object& module_formats,
-         const py::object& parallel, const std::string& engine) {
-        auto c = make(model, dev, weights, kv, py::none(), devices, profile, py::none(), module_formats, parallel, engine);
-        detail::require_non_negative("context", context);
-        const moe_analysis an = analyze_moe(*c->setup.model, c->setup.pr, *c->roof, context, max_batch, c->setup.parallel);
-        return report::moe_json(c->setup, an, c->setup.fit(context)).dump();
-      },
-      py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("devices"),
-      py::arg("profile"), py::arg("context"), py::arg("max_batch"), py::arg("module_formats") = py::none(),
-      py::arg("parallel") = py::none(), py::arg("engine") = "vllm");
+            const phase_timing p = contexts.size() == 1 ? c.decode_step_of(batch, contexts[0])
+                                                        : decode_step(c.model, c.setup.pr, c.roofed(), contexts);
+            double sum = 0;
+            for (double x : contexts) sum += x;
+            const double mean = contexts.empty() ? 0 : sum / static_cast<double>(contexts.size());
+            return report::decode_json(c.setup, c.roofed(), p.counts.sequences, mean, p).dump();
+          },
+          py::arg("batch"), py::arg("contexts"))
+      .def(
+          "prefill_report",
+          [](const context& c, double prompt, double cached, double batch) {
+            return report::prefill_json(c.setup, batch, prompt, cached, c.prefill_of(prompt, cached, batch)).dump();
+          },
+          py::arg("prompt"), py::arg("cached"), py::arg("batch"))
+      .def(
+          "kv_report",
+          [](const context& c, double context_tokens, double users) {
+            detail::require_non_negative("context", context_tokens);
+            detail::require_in("users", users, 1, 1e9);
+            const kv_breakdown kv = break_down_kv(c.model, c.setup.pr.kv, context_tokens, c.setup.engine.block_tokens);
+            return report::kv_json(c.setup, context_tokens, users, kv).dump();
+          },
+          py::arg("context"), py::arg("users"))
+      .def(
+          "plan_report",
+          [](const context& c, double users, double context_tokens, double prompt, const py::object& rate, double output,
+             double ttft_target, const py::object& offload, const std::string& host, const py::object& concurrency) {
+            scenario sc = c.scenario_of();
+            sc.users = users;
+            sc.context = context_tokens;
+            sc.prompt = prompt;
+            sc.offload = offload_from(offload, host, c.model);
+            const plan_result res = plan(c.model, c.setup.pr, c.roofed(), sc);
+            sc.output = output;
+            const served_load load = serve_load(c.model, c.setup.pr, c.roofed(), sc, number(rate), number(concurrency),
+                                                make_seconds(ttft_target));
+            return report::plan_json(c.setup, c.roofed(), res, load, output).dump();
+          },
+          py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("rate"), py::arg("output"),
+          py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"))
+      .def(
+          "users_report",
+          [](const context& c, double context_tokens, double prompt, double min_tokens_per_s, double ttft_target,
+             double output) {
+            scenario sc = c.scenario_of();
+            sc.context = detail::require_non_negative("context", context_tokens);
+            sc.prompt = prompt;
+            sc.output = output;
+            const users_result u = max_users(c.model, c.setup.pr, c.roofed(), sc,
+                                             make_tokens_per_second(min_tokens_per_s), make_seconds(ttft_target));
+            return report::users_json(c.setup, context_tokens, min_tokens_per_s, ttft_target, u, sc.output).dump();
+          },
+          py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"), py::arg("output"))
+      .def(
+          "moe_report",
+          [](const context& c, double context_tokens, double max_batch) {
+            detail::require_non_negative("context", context_tokens);
+            const moe_analysis an = analyze_moe(c.model, c.setup.pr, c.roofed(), context_tokens, max_batch, c.setup.parallel);
+            return report::moe_json(c.setup, an, c.fit(context_tokens)).dump();
+          },
+          py::arg("context"), py::arg("max_batch"))
+      .def(
+          "compare_report",
+          [](const context& a, const context& b, double context_tokens, double max_batch) {
+            // Both sides decode on the first's device plan and engine, as the command's compare does.
+            const model_comparison cmp = compare_decode(a.model, a.setup.pr, b.model, b.setup.pr, a.roofed(),
+                                                        context_tokens, max_batch, a.setup.parallel);
+            return report::compare_json(a.setup, b.setup, cmp, a.fit(context_tokens), b.fit(context_tokens)).dump();
+          },
+          py::arg("other"), py::arg("context"), py::arg("max_batch"));
 
   m.def("moe_table_report", [] { return report::moe_table_json(moe_catalog()).dump(); });
-
-  m.def(
-      "compare_report",
-      [](const py::dict& first, const py::dict& second, const py::dict& dev, const std::string& weights_first,
-         const std::string& weights_second, const std::string& kv, int devices, const py::object& profile,
-         double context, double max_batch, const py::object& parallel, const std::string& engine) {
-        auto a = make(first, dev, weights_first, kv, py::none(), devices, profile, py::none(), py::none(), parallel, engine);
-        auto b = make(second, dev, weights_second, kv, py::none(), devices, profile, py::none(), py::none(), parallel, engine);
-        const model_comparison cmp = compare_decode(*a->setup.model, a->setup.pr, *b->setup.model, b->setup.pr, *a->roof,
-                                                    context, max_batch, a->setup.parallel);
-        return report::compare_json(a->setup, b->setup, cmp, a->setup.fit(context), b->setup.fit(context)).dump();
-      },
-      py::arg("first"), py::arg("second"), py::arg("device"), py::arg("weights_first"),
-      py::arg("weights_second"), py::arg("kv"), py::arg("devices"), py::arg("profile"), py::arg("context"),
-      py::arg("max_batch"), py::arg("parallel") = py::none(), py::arg("engine") = "vllm");
 
   m.def(
       "simulate_routing",

@@ -806,30 +806,18 @@ def plan(
     TypeError
         An argument of the wrong type.
     """
-    m, d = _model(model), _device(device)
+    m = _model(model)
     users_v = _number("users", users)
     context_v = _number("context", context)
     prompt_v = 0.0 if prompt is None else _number("prompt", prompt, minimum=1)
-    w, k, mods = _formats(m, weights, kv)
-    dev_n, par = _layout(devices, tp, pp, ep, nodes)
-    report = _core.plan_report(
-        m.fields,
-        d.fields,
-        w,
-        k,
-        _lm_head(lm_head),
-        dev_n,
-        efficiency,
+    dep = _compile(m, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency,
+                   _engine_options(memory_utilization=memory_utilization, block_tokens=block_tokens,
+                                   max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
+                                   max_model_len=max_model_len))
+    report = dep.plan_report(
         users_v,
         context_v,
         prompt_v,
-        _engine_options(memory_utilization=memory_utilization, block_tokens=block_tokens,
-                        max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
-                        max_model_len=max_model_len),
-        mods,
-        _loaded_weight_bytes(m, weights),
-        par,
-        _text("engine", engine),
         None if rate is None else _number("rate", rate, minimum=0),
         _number("output", output, minimum=1),
         _number("ttft_target_s", ttft_target_s, minimum=0),
@@ -896,16 +884,13 @@ def users(
     ``closed_loop``: those users each sending ``prompt`` + ``output``-token
     requests, the next when the last completes (TTFT, TPOT, tokens/s), or
     None when no user qualifies."""
-    m, d = _model(model), _device(device)
-    w, k, mods = _formats(m, weights, kv)
-    dev_n, par = _layout(devices, tp, pp, ep, nodes)
-    return Users(_with_source(json.loads(_core.users_report(
-        m.fields, d.fields, w, k, dev_n, efficiency, _number("context", context, minimum=0),
-        _number("prompt", prompt, minimum=0), _number("min_tokens_per_s", min_tokens_per_s, minimum=0),
-        _number("ttft_target_s", ttft_target_s, minimum=0), mods, _loaded_weight_bytes(m, weights), par,
-        _text("engine", engine),
-        _engine_options(memory_utilization=memory_utilization, max_num_seqs=max_num_seqs,
-                        max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len),
+    m = _model(model)
+    dep = _compile(m, device, weights, kv, devices, tp, pp, ep, nodes, engine, None, efficiency,
+                   _engine_options(memory_utilization=memory_utilization, max_num_seqs=max_num_seqs,
+                                   max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len))
+    return Users(_with_source(json.loads(dep.users_report(
+        _number("context", context, minimum=0), _number("prompt", prompt, minimum=0),
+        _number("min_tokens_per_s", min_tokens_per_s, minimum=0), _number("ttft_target_s", ttft_target_s, minimum=0),
         _number("output", output, minimum=1))), m))
 
 
@@ -943,7 +928,8 @@ class Estimator:
         lm_head: str | None = None,
         efficiency: dict[str, Any] | None = None,
     ) -> None:
-        self._obj = _compile(model, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency)
+        self._obj = _compile(_model(model), device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head,
+                             efficiency)
 
     def decode(self, *, batch: float = 1, context: float = 4096) -> _core.PhaseTiming:
         """One decode step of ``batch`` sequences at ``context`` cached tokens each.
@@ -956,25 +942,27 @@ class Estimator:
 
     def decode_phase(self, *, batch: float = 1, context: float = 4096) -> Phase:
         """The decode step as a :class:`Phase` (per-op table, ``to_dict()``)."""
-        return Phase(json.loads(self._obj.decode_report(batch, context))["step"])
+        return Phase(json.loads(self._obj.decode_report(batch, [context]))["step"])
 
 
-def _compile(model: ModelLike, device: DeviceLike, weights: str | None, kv: str | None, devices: int,
-             tp: int | None, pp: int, ep: int, nodes: int, engine: str, lm_head: str | None,
-             efficiency: dict[str, Any] | None) -> _core.Estimator:
-    """The compiled, resolved deployment Estimator and decode() ask with."""
-    m, d = _model(model), _device(device)
+def _compile(m: Model, device: DeviceLike | None, weights: str | None, kv: str | None, devices: int = 1,
+             tp: int | None = None, pp: int = 1, ep: int = 1, nodes: int = 1, engine: str = "vllm",
+             lm_head: str | None = None, efficiency: dict[str, Any] | None = None,
+             engine_options: dict[str, float] | None = None) -> _core.Deployment:
+    """The compiled deployment every question asks (``device`` None: a
+    question without one, the KV cache's)."""
     w, k, mods = _formats(m, weights, kv)
     dev_n, par = _layout(devices, tp, pp, ep, nodes)
-    return _core.Estimator(m.fields, d.fields, w, k, _lm_head(lm_head), dev_n, efficiency, mods, par,
-                           _text("engine", engine))
+    return _core.Deployment(m.fields, None if device is None else _device(device).fields, w, k, _lm_head(lm_head),
+                            dev_n, efficiency, mods, par, _text("engine", engine), engine_options,
+                            _loaded_weight_bytes(m, weights))
 
 
 @functools.lru_cache(maxsize=128)
 def _resolved(model: str, device: str, weights: str | None, kv: str | None, devices: int, tp: int | None, pp: int,
-              ep: int, nodes: int, engine: str, lm_head: str | None) -> _core.Estimator:
+              ep: int, nodes: int, engine: str, lm_head: str | None) -> _core.Deployment:
     """_compile of catalog names, once per deployment."""
-    return _compile(model, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, None)
+    return _compile(_model(model), device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head)
 
 
 def decode(
@@ -1014,8 +1002,8 @@ def decode(
         except (ValueError, TypeError):
             pass  # the path below raises the same errors the command does
         else:
-            return Phase(timing=timing, report=lambda: dict(json.loads(est.decode_report(b, c))["step"]))
-    m, d = _model(model), _device(device)
+            return Phase(timing=timing, report=lambda: dict(json.loads(est.decode_report(b, [c]))["step"]))
+    m = _model(model)
     if isinstance(context, (list, tuple, np.ndarray)):
         contexts = [_number("context", c) for c in context]
         if not contexts:
@@ -1024,12 +1012,8 @@ def decode(
     else:
         contexts = [_number("context", context)]
         batch_v = _number("batch", batch)
-    w, k, mods = _formats(m, weights, kv)
-    head = _lm_head(lm_head)
-    dev_n, par = _layout(devices, tp, pp, ep, nodes)
-    report = _core.decode_report(m.fields, d.fields, w, k, head, dev_n, efficiency, batch_v, contexts, mods, par,
-                                 _text("engine", engine))
-    return Phase(json.loads(report)["step"])
+    dep = _compile(m, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency)
+    return Phase(json.loads(dep.decode_report(batch_v, contexts))["step"])
 
 
 def prefill(
@@ -1053,41 +1037,29 @@ def prefill(
     """Prefill of ``prompt`` tokens after ``cached`` ones for ``batch`` sequences;
     its ``estimate_s`` is the time to first token without queueing. ``engine``
     as in :func:`decode`."""
-    m, d = _model(model), _device(device)
-    w, k, mods = _formats(m, weights, kv)
-    head = _lm_head(lm_head)
-    dev_n, par = _layout(devices, tp, pp, ep, nodes)
-    report = _core.prefill_report(
-        m.fields,
-        d.fields,
-        w,
-        k,
-        head,
-        dev_n,
-        efficiency,
-        _number("batch", batch),
-        _number("prompt", prompt),
-        _number("cached", cached),
-        mods,
-        par,
-        _text("engine", engine),
-    )
+    dep = _compile(_model(model), device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency)
+    report = dep.prefill_report(_number("prompt", prompt), _number("cached", cached), _number("batch", batch))
     return Phase(json.loads(report)["prefill"])
 
 
 def kv_cache(
-    *, model: ModelLike, kv: str = "bf16", context: float = 4096, users: float = 1, block_tokens: int = 16
+    *,
+    model: ModelLike,
+    kv: str | None = None,
+    context: float = 4096,
+    users: float = 1,
+    engine: str = "vllm",
+    block_tokens: int | None = None,
 ) -> KvCache:
-    """KV-cache bytes per token, per sequence at ``context`` and for ``users``."""
+    """KV-cache bytes per token, per sequence at ``context`` and for ``users``
+    (``llmroof kv --json``). ``kv`` defaults to the model file's KV format,
+    else bf16; ``engine`` refuses formats it cannot hold and sets the block
+    size (``block_tokens`` overrides it), as ``llmroof kv --engine`` does."""
     m = _model(model)
-    report = _core.kv_report(
-        m.fields,
-        _format_name("kv", kv),
-        _number("context", context),
-        _number("users", users),
-        _integer("block_tokens", block_tokens, minimum=1),
-    )
-    return KvCache(json.loads(report))
+    context_v, users_v = _number("context", context), _number("users", users)
+    options = _engine_options(block_tokens=block_tokens)
+    dep = _compile(m, None, None, kv, engine=engine, engine_options=options)
+    return KvCache(_with_source(json.loads(dep.kv_report(context_v, users_v)), m))
 
 
 def expected_distinct_experts(
@@ -1129,12 +1101,10 @@ def moe(
     Returns :class:`MoeReport` (``to_dict()``: ``llmroof moe --json``, schema ``llmroof.moe/1``).
     Raises ValueError for a dense model.
     """
-    m, d = _model(model), _device(device)
-    w, k, mods = _formats(m, weights, kv)
-    return MoeReport(_with_source(json.loads(_core.moe_report(m.fields, d.fields, w, k, _devices(devices), efficiency,
-                                                      _number("context", context, minimum=0),
-                                                      _number("max_batch", max_batch, minimum=1), mods, None,
-                                                      _text("engine", engine))), m))
+    m = _model(model)
+    dep = _compile(m, device, weights, kv, _devices(devices), engine=engine, efficiency=efficiency)
+    return MoeReport(_with_source(json.loads(dep.moe_report(_number("context", context, minimum=0),
+                                                            _number("max_batch", max_batch, minimum=1))), m))
 
 
 def moe_table() -> pd.DataFrame:
@@ -1167,10 +1137,10 @@ def compare(
     ws = [weights, weights] if isinstance(weights, str) else list(weights)
     if len(ws) != 2:
         raise ValueError("weights must be one format or two")
-    return Comparison(json.loads(_core.compare_report(
-        a.fields, b.fields, _device(device).fields, _format_name("weights", ws[0]), _format_name("weights", ws[1]),
-        _format_name("kv", kv), _devices(devices), efficiency, _number("context", context, minimum=0),
-        _number("max_batch", max_batch, minimum=1), None, _text("engine", engine))))
+    first, second = (_compile(x, device, _format_name("weights", w), _format_name("kv", kv), _devices(devices),
+                              engine=engine, efficiency=efficiency) for x, w in ((a, ws[0]), (b, ws[1])))
+    return Comparison(json.loads(first.compare_report(second, _number("context", context, minimum=0),
+                                                      _number("max_batch", max_batch, minimum=1))))
 
 
 def simulate_routing(

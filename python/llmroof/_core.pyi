@@ -21,79 +21,6 @@ def validate_model(fields: dict[str, Any]) -> dict[str, Any]: ...
 def validate_device(fields: dict[str, Any]) -> dict[str, Any]: ...
 def default_profile(device: dict[str, Any]) -> dict[str, Any]: ...
 def count_parameters(model: dict[str, Any]) -> dict[str, float]: ...
-def kv_report(
-    model: dict[str, Any], kv: str, context: float, users: float, block_tokens: int
-) -> str: ...
-def decode_report(
-    model: dict[str, Any],
-    device: dict[str, Any],
-    weights: str,
-    kv: str,
-    lm_head: str | None,
-    devices: int,
-    profile: dict[str, Any] | None,
-    batch: float,
-    contexts: list[float],
-    module_formats: dict[str, Any] | None = None,
-    parallel: dict[str, Any] | None = None,
-    engine: str = "vllm",
-) -> str: ...
-def prefill_report(
-    model: dict[str, Any],
-    device: dict[str, Any],
-    weights: str,
-    kv: str,
-    lm_head: str | None,
-    devices: int,
-    profile: dict[str, Any] | None,
-    batch: float,
-    prompt: float,
-    cached: float,
-    module_formats: dict[str, Any] | None = None,
-    parallel: dict[str, Any] | None = None,
-    engine: str = "vllm",
-) -> str: ...
-def plan_report(
-    model: dict[str, Any],
-    device: dict[str, Any],
-    weights: str,
-    kv: str,
-    lm_head: str | None,
-    devices: int,
-    profile: dict[str, Any] | None,
-    users: float,
-    context: float,
-    prompt: float,
-    engine_options: dict[str, float] | None,
-    module_formats: dict[str, Any] | None = None,
-    stored_weight_bytes: float | None = None,
-    parallel: dict[str, Any] | None = None,
-    engine: str = "vllm",
-    rate: float | None = None,
-    output: float = 512.0,
-    ttft_target: float = 1.0,
-    offload: float | str | None = None,
-    host: str = "ryzen-9-7950x",
-    concurrency: float | None = None,
-) -> str: ...
-def users_report(
-    model: dict[str, Any],
-    device: dict[str, Any],
-    weights: str,
-    kv: str,
-    devices: int,
-    profile: dict[str, Any] | None,
-    context: float,
-    prompt: float,
-    min_tokens_per_s: float,
-    ttft_target: float,
-    module_formats: dict[str, Any] | None = None,
-    stored_weight_bytes: float | None = None,
-    parallel: dict[str, Any] | None = None,
-    engine: str = "vllm",
-    engine_options: dict[str, float] | None = None,
-    output: float = 512.0,
-) -> str: ...
 def read_model(path: str) -> dict[str, Any]: ...
 def expected_distinct_experts(num_experts: int, experts_per_token: int, tokens: float) -> float: ...
 def sweep_decode(
@@ -122,34 +49,7 @@ def sweep_prefill(
     engine: str = "vllm",
     threads: int = 0,
 ) -> dict[str, npt.NDArray[np.float64]]: ...
-def moe_report(
-    model: dict[str, Any],
-    device: dict[str, Any],
-    weights: str,
-    kv: str,
-    devices: int,
-    profile: dict[str, Any] | None,
-    context: float,
-    max_batch: float,
-    module_formats: dict[str, Any] | None = None,
-    parallel: dict[str, Any] | None = None,
-    engine: str = "vllm",
-) -> str: ...
 def moe_table_report() -> str: ...
-def compare_report(
-    first: dict[str, Any],
-    second: dict[str, Any],
-    device: dict[str, Any],
-    weights_first: str,
-    weights_second: str,
-    kv: str,
-    devices: int,
-    profile: dict[str, Any] | None,
-    context: float,
-    max_batch: float,
-    parallel: dict[str, Any] | None = None,
-    engine: str = "vllm",
-) -> str: ...
 def simulate_routing(
     popularity: list[float], experts_per_token: int, tokens: int, trials: int, seed: int, ranks: int
 ) -> dict[str, float]: ...
@@ -177,11 +77,11 @@ class PhaseTiming:
     @property
     def bottleneck(self) -> str: ...
 
-class Estimator:
+class Deployment:
     def __init__(
         self,
         model: dict[str, Any],
-        device: dict[str, Any],
+        device: dict[str, Any] | None,
         weights: str,
         kv: str,
         lm_head: str | None,
@@ -190,7 +90,28 @@ class Estimator:
         module_formats: dict[str, Any] | None,
         parallel: dict[str, Any] | None,
         engine: str,
+        engine_options: dict[str, float] | None,
+        stored_weight_bytes: float | None,
     ) -> None: ...
     def decode(self, batch: float, context: float) -> PhaseTiming: ...
     def prefill(self, prompt: float, cached: float, batch: float) -> PhaseTiming: ...
-    def decode_report(self, batch: float, context: float) -> str: ...
+    def decode_report(self, batch: float, contexts: list[float]) -> str: ...
+    def prefill_report(self, prompt: float, cached: float, batch: float) -> str: ...
+    def kv_report(self, context: float, users: float) -> str: ...
+    def plan_report(
+        self,
+        users: float,
+        context: float,
+        prompt: float,
+        rate: float | None,
+        output: float,
+        ttft_target: float,
+        offload: float | str | None,
+        host: str,
+        concurrency: float | None,
+    ) -> str: ...
+    def users_report(
+        self, context: float, prompt: float, min_tokens_per_s: float, ttft_target: float, output: float
+    ) -> str: ...
+    def moe_report(self, context: float, max_batch: float) -> str: ...
+    def compare_report(self, other: Deployment, context: float, max_batch: float) -> str: ...

@@ -141,3 +141,25 @@ def test_one_layout_rule_for_both_doors(cli: str) -> None:
     assert bad.returncode == 2 and str(e.value) in bad.stderr
     assert run(cli, "plan", "--model", "llama-3.1-70b", "--device", "h100-sxm:8", "--pp", "2") == \
         llmroof.plan(model="llama-3.1-70b", device="h100-sxm", devices=8, pp=2).to_dict()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("model", ["gemma-3-27b", FILE_MODEL])
+def test_kv_parity(cli: str, engine: str, model: str) -> None:
+    # Python's kv_cache used to ignore the engine (block size, formats it holds)
+    # and a file's own KV format.
+    m: Any = llmroof.Model.from_hf_config(model) if model.endswith(".json") else model
+    assert run(cli, "kv", "--model", model, "--engine", engine, "--context", "100000", "--users", "3") == \
+        llmroof.kv_cache(model=m, engine=engine, context=100000, users=3).to_dict()
+    assert run(cli, "kv", "--model", model, "--engine", engine, "--block-tokens", "1") == \
+        llmroof.kv_cache(model=m, engine=engine, block_tokens=1).to_dict()
+
+
+def test_kv_format_the_engine_cannot_hold_is_refused_alike(cli: str) -> None:
+    out = subprocess.run([cli, "kv", "--model", "llama-3-8b", "--kv", "q4_0"], capture_output=True, text=True)
+    assert out.returncode == 2
+    message = out.stderr.strip().removeprefix("llmroof: error: ")
+    with pytest.raises(ValueError) as e:
+        llmroof.kv_cache(model="llama-3-8b", kv="q4_0")
+    assert str(e.value) == message
+    assert llmroof.kv_cache(model="llama-3-8b", kv="q4_0", engine="llama.cpp").bytes_per_token > 0
