@@ -350,40 +350,42 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   return e;
 }
 
+namespace {
+
+template <class Range, class Name>
+py::list names_of(const Range& all, Name name) {
+  py::list out;
+  for (const auto& x : all) out.append(std::string(name(x)));
+  return out;
+}
+
+// Lookups from one string: (Python name, argument name, function).
+struct string_lookup {
+  const char* name;
+  const char* arg;
+  py::object (*fn)(const std::string&);
+};
+
+}  // namespace
+
 void register_catalog(py::module_& m) {
-  m.def("format_names", [] {
-    py::list out;
-    for (const auto& f : formats()) out.append(std::string(f.name));
-    return out;
-  });
-  m.def("find_format", [](const std::string& name) { return format_to_dict(find_format(name)); },
-        py::arg("name"));
-  m.def("device_ids", [] {
-    py::list out;
-    for (const auto& d : devices()) out.append(d.id);
-    return out;
-  });
-  m.def("find_device", [](const std::string& id) { return device_to_dict(find_device(id)); },
-        py::arg("id"));
-  m.def("device_from_spec", [](const std::string& spec) { return device_to_dict(device_from_spec(spec)); },
-        py::arg("spec"));
-  m.def("parse_custom_device", [](const std::string& spec) { return device_to_dict(parse_custom_device(spec)); },
-        py::arg("spec"));
-  m.def("read_device_json", [](const std::string& path) { return device_to_dict(read_device_json(path)); },
-        py::arg("path"));
-  m.def("match_devices", [](const std::string& name) { return match_devices(name); }, py::arg("name"));
-  m.def("match_models", [](const std::string& name) { return match_models(name); }, py::arg("name"));
-  m.def("model_ids", [] {
-    py::list out;
-    for (const auto& a : models()) out.append(a.id);
-    return out;
-  });
-  m.def("find_model", [](const std::string& id) { return arch_to_dict(find_model(id)); },
-        py::arg("id"));
-  m.def("validate_model", [](const py::dict& d) { return arch_to_dict(arch_from_dict(d)); },
-        py::arg("fields"));
-  m.def("validate_device", [](const py::dict& d) { return device_to_dict(device_from_dict(d)); },
-        py::arg("fields"));
+  m.def("format_names", [] { return names_of(formats(), [](const numeric_format& f) { return f.name; }); });
+  m.def("device_ids", [] { return names_of(devices(), [](const device& d) { return d.id; }); });
+  m.def("model_ids", [] { return names_of(models(), [](const architecture& a) { return a.id; }); });
+  static constexpr string_lookup lookups[] = {
+      {"find_format", "name", [](const std::string& s) -> py::object { return format_to_dict(find_format(s)); }},
+      {"find_device", "id", [](const std::string& s) -> py::object { return device_to_dict(find_device(s)); }},
+      {"device_from_spec", "spec", [](const std::string& s) -> py::object { return device_to_dict(device_from_spec(s)); }},
+      {"parse_custom_device", "spec",
+       [](const std::string& s) -> py::object { return device_to_dict(parse_custom_device(s)); }},
+      {"read_device_json", "path", [](const std::string& s) -> py::object { return device_to_dict(read_device_json(s)); }},
+      {"match_devices", "name", [](const std::string& s) -> py::object { return py::cast(match_devices(s)); }},
+      {"match_models", "name", [](const std::string& s) -> py::object { return py::cast(match_models(s)); }},
+      {"find_model", "id", [](const std::string& s) -> py::object { return arch_to_dict(find_model(s)); }},
+  };
+  for (const string_lookup& l : lookups) m.def(l.name, l.fn, py::arg(l.arg));
+  m.def("validate_model", [](const py::dict& d) { return arch_to_dict(arch_from_dict(d)); }, py::arg("fields"));
+  m.def("validate_device", [](const py::dict& d) { return device_to_dict(device_from_dict(d)); }, py::arg("fields"));
   m.def("default_profile", [](const py::dict& dev) { return profile_to_dict(default_profile(device_from_dict(dev))); },
         py::arg("device"));
   m.def("count_parameters", [](const py::dict& d) {

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <initializer_list>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -62,9 +64,37 @@ std::vector<combo> combos(const py::list& models, const py::list& devs, const py
   return out;
 }
 
-void check_points(const Eigen::Ref<const column>& x, const char* name, double lo) {
-  for (Eigen::Index i = 0; i < x.size(); ++i) detail::require_in(name, x[i], lo, 1e12);
+// The two point axes of a sweep: equal lengths, each value in [lo, 1e12].
+void check_axes(const Eigen::Ref<const column>& x, const char* x_name, double x_lo, const Eigen::Ref<const column>& y,
+                const char* y_name, double y_lo) {
+  if (x.size() != y.size()) {
+    detail::fail(std::string(x_name) + " and " + y_name + " sizes",
+                 "equal (" + std::string(y_name) + " has " + detail::show(double(y.size())) + ")", double(x.size()));
+  }
+  for (Eigen::Index i = 0; i < x.size(); ++i) detail::require_in(x_name, x[i], x_lo, 1e12);
+  for (Eigen::Index i = 0; i < y.size(); ++i) detail::require_in(y_name, y[i], y_lo, 1e12);
 }
+
+// A sweep's result columns, named in the order a row sets them.
+class columns {
+ public:
+  columns(std::initializer_list<const char*> names, Eigen::Index rows) : names_(names), data_(names.size()) {
+    for (column& c : data_) c.resize(rows);
+  }
+  void set(Eigen::Index row, std::initializer_list<double> values) {
+    auto v = values.begin();
+    for (column& c : data_) c[row] = *v++;
+  }
+  [[nodiscard]] py::dict to_dict() const {
+    py::dict out;
+    for (std::size_t i = 0; i < names_.size(); ++i) out[names_[i]] = data_[i];
+    return out;
+  }
+
+ private:
+  std::vector<const char*> names_;
+  std::vector<column> data_;
+};
 
 // Calls body(combo, roofline, i, j) for point i of every combination (j: its
 // row in the flat output, combination-major), in contiguous blocks over
@@ -139,46 +169,25 @@ void register_sweeps(py::module_& m) {
          const Eigen::Ref<const column>& batch, const Eigen::Ref<const column>& context, int devices,
          const py::object& profile, const py::object& memory_utilization, const py::object& block_tokens,
          const std::string& engine, int threads) {
-        if (batch.size() != context.size()) {
-          detail::fail("batch and context sizes", "equal (context has " + detail::show(double(context.size())) + ")",
-                       double(batch.size()));
-        }
-        check_points(batch, "batch", 1);
-        check_points(context, "context", 0);
+        check_axes(batch, "batch", 1, context, "context", 0);
         const auto cs = combos(models, devs, weights, kvs, devices, profile, engine, memory_utilization, block_tokens);
         const Eigen::Index n = batch.size();
-        const Eigen::Index total = n * static_cast<Eigen::Index>(cs.size());
-        column combo_index(total), bound(total), estimate(total), bytes_col(total), weight_col(total),
-            kv_col(total), flop_col(total), fits(total), compute_limited(total);
+        columns out({"combo", "tpot_s_bound", "tpot_s_estimate", "bytes_per_step", "weight_bytes_per_step",
+                     "kv_read_bytes_per_step", "flop_per_step", "fits", "compute_bound"},
+                    n * static_cast<Eigen::Index>(cs.size()));
         for_each_point(cs, n, threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
           const phase_timing p = scenario_decode(k.model, k.pr, r, k.plan, batch[i], context[i]);
-          combo_index[j] = static_cast<double>(&k - cs.data());
-          bound[j] = p.bound.value();
-          estimate[j] = p.estimate.value();
-          bytes_col[j] = p.counts.total_bytes().value();
-          weight_col[j] = p.counts.weight_bytes().value();
-          kv_col[j] = p.counts.kv_read_bytes().value();
-          flop_col[j] = p.counts.total_flop().value();
-          compute_limited[j] = p.limit() == bottleneck::compute ? 1.0 : 0.0;
           const bool fit =
               k.plan.devices() == 1
                   ? k.kv_budget >= 0 &&
                         batch[i] * kv_bytes_per_sequence(k.model, k.pr.kv, context[i], k.engine.block_tokens).value() <=
                             k.kv_budget
                   : plan_memory_parallel(k.model, k.pr, k.dev, k.plan, batch[i], context[i], k.engine).fits;
-          fits[j] = fit ? 1.0 : 0.0;
+          out.set(j, {static_cast<double>(&k - cs.data()), p.bound.value(), p.estimate.value(),
+                      p.counts.total_bytes().value(), p.counts.weight_bytes().value(), p.counts.kv_read_bytes().value(),
+                      p.counts.total_flop().value(), fit ? 1.0 : 0.0, p.limit() == bottleneck::compute ? 1.0 : 0.0});
         });
-        py::dict out;
-        out["combo"] = combo_index;
-        out["tpot_s_bound"] = bound;
-        out["tpot_s_estimate"] = estimate;
-        out["bytes_per_step"] = bytes_col;
-        out["weight_bytes_per_step"] = weight_col;
-        out["kv_read_bytes_per_step"] = kv_col;
-        out["flop_per_step"] = flop_col;
-        out["fits"] = fits;
-        out["compute_bound"] = compute_limited;
-        return out;
+        return out.to_dict();
       },
       py::arg("models"), py::arg("devices"), py::arg("weights"), py::arg("kvs"), py::arg("batch"),
       py::arg("context"), py::arg("n_devices"), py::arg("profile"), py::arg("memory_utilization") = py::none(),
@@ -189,33 +198,18 @@ void register_sweeps(py::module_& m) {
       [](const py::list& models, const py::list& devs, const py::list& weights, const py::list& kvs,
          const Eigen::Ref<const column>& prompt, const Eigen::Ref<const column>& cached, int devices,
          const py::object& profile, const std::string& engine, int threads) {
-        if (prompt.size() != cached.size()) {
-          detail::fail("prompt and cached sizes", "equal (cached has " + detail::show(double(cached.size())) + ")",
-                       double(prompt.size()));
-        }
-        check_points(prompt, "prompt", 1);
-        check_points(cached, "cached", 0);
+        check_axes(prompt, "prompt", 1, cached, "cached", 0);
         const auto cs = combos(models, devs, weights, kvs, devices, profile, engine, py::none(), py::none());
         const Eigen::Index n = prompt.size();
-        const Eigen::Index total = n * static_cast<Eigen::Index>(cs.size());
-        column combo_index(total), bound(total), estimate(total), flop_col(total), bytes_col(total);
+        columns out({"combo", "ttft_s_bound", "ttft_s_estimate", "flop", "bytes"}, n * static_cast<Eigen::Index>(cs.size()));
         for_each_point(cs, n, threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
           const phase_timing p = k.plan.devices() == 1
                                      ? prefill(k.model, k.pr, r, prompt[i], cached[i])
                                      : prefill_parallel(k.model, k.pr, k.dev, k.profile, k.plan, prompt[i], cached[i]);
-          combo_index[j] = static_cast<double>(&k - cs.data());
-          bound[j] = p.bound.value();
-          estimate[j] = p.estimate.value();
-          flop_col[j] = p.counts.total_flop().value();
-          bytes_col[j] = p.counts.total_bytes().value();
+          out.set(j, {static_cast<double>(&k - cs.data()), p.bound.value(), p.estimate.value(),
+                      p.counts.total_flop().value(), p.counts.total_bytes().value()});
         });
-        py::dict out;
-        out["combo"] = combo_index;
-        out["ttft_s_bound"] = bound;
-        out["ttft_s_estimate"] = estimate;
-        out["flop"] = flop_col;
-        out["bytes"] = bytes_col;
-        return out;
+        return out.to_dict();
       },
       py::arg("models"), py::arg("devices"), py::arg("weights"), py::arg("kvs"), py::arg("prompt"),
       py::arg("cached"), py::arg("n_devices"), py::arg("profile"), py::arg("engine") = "vllm", py::arg("threads") = 0);
