@@ -1,0 +1,135 @@
+// moe and compare: a MoE model or two models against batch.
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "cli/cli.hpp"
+
+namespace llmroof::cli {
+
+int cmd_moe(const options& o) {
+  if (!o.get("model")) {
+    if (o.json) {
+      std::cout << report::moe_table_json(moe_catalog()).dump(2) << "\n";
+      return 0;
+    }
+    std::printf("Mixture-of-Experts models: parameters (B = 1e9), active share per token\n");
+    std::printf("  %-24s %10s %10s %8s %8s %6s %7s %10s\n", "model", "total B", "active B", "share", "experts", "top-k",
+                "shared", "MTP B");
+    for (const auto& [model, p] : moe_catalog()) {
+      const architecture& a = *model;
+      std::printf("  %-24s %10.1f %10.2f %7.1f%% %8d %6d %7d %10.2f\n", a.id.c_str(), p.total() / 1e9,
+                  p.active() / 1e9, 100 * p.active() / p.total(), a.moe.num_experts, a.moe.experts_per_token,
+                  a.moe.shared_experts, p.mtp / 1e9);
+    }
+    std::printf("\nactive = everything but the routed experts, plus k of them, without the embedding table.\n"
+                "MTP layers are counted apart and not decoded (speculative decoding is off by default).\n");
+    return 0;
+  }
+  const setup s = make_setup(o, true);
+  const double context = parse_tokens("context", o.get("context").value_or("4096"));
+  const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
+  const roofline r = s.roof();
+  const moe_analysis an = analyze_moe(*s.model, s.pr, r, context, max_batch, s.parallel);
+  const weights_fit fit = s.fit(context);
+  if (o.json) {
+    std::cout << report::moe_json(s, an, fit).dump(2) << "\n";
+    return 0;
+  }
+  const architecture& a = *s.model;
+  const param_counts& p = an.decode.first_params;
+  std::printf("llmroof moe: %s on %s, weights %s, KV %s, every sequence at %s tokens\n", a.name.c_str(),
+              device_label(s).c_str(), std::string(s.pr.weights.name).c_str(), std::string(s.pr.kv.name).c_str(),
+              thousands(context).c_str());
+  std::printf("  %.1fB total, %.2fB active (%.1f%%): %d routed experts, top-%d, %d shared\n", p.total() / 1e9,
+              p.active() / 1e9, 100 * p.active() / p.total(), a.moe.num_experts, a.moe.experts_per_token,
+              a.moe.shared_experts);
+  if (a.moe.mtp_layers > 0) {
+    std::printf("  MTP: %d layer(s), %.2fB params, counted apart and not decoded\n", a.moe.mtp_layers, p.mtp / 1e9);
+  }
+  if (fit.fits) {
+    std::printf("  fits on %s: weights %s of %s usable\n", device_label(s).c_str(), gib(fit.weights).c_str(),
+                gib(fit.usable).c_str());
+  } else {
+    std::printf("  does NOT fit on %s: weights %s, short by %s (%s)\n", device_label(s).c_str(), gib(fit.weights).c_str(),
+                gib(fit.short_by).c_str(), gb(fit.short_by).c_str());
+  }
+  std::printf("\n  %6s %16s %8s %12s %14s %11s %11s   %s\n", "batch", "experts/layer", "read", "GB/step",
+              "t/s/user est", "(bound)", "t/s total", "dense same-total: GB/step, t/s/user");
+  const model_comparison& c = an.decode;
+  for (std::size_t i = 0; i < c.batches.size(); ++i) {
+    const routing_row& route = an.routing[i];
+    const phase_timing& moe = c.first[i];
+    const phase_timing& dense = c.second[i];
+    std::printf("  %6.0f %9.1f ± %4.1f %7.1f%% %12.2f %14.1f %11.1f %11.0f   %10.2f %8.1f\n", c.batches[i],
+                route.experts_per_layer, route.experts_per_layer_sd, 100 * route.experts_per_layer / a.moe.num_experts,
+                moe.counts.total_bytes().value() / 1e9, 1.0 / moe.estimate.value(), 1.0 / moe.bound.value(),
+                c.batches[i] / moe.estimate.value(), dense.counts.total_bytes().value() / 1e9,
+                1.0 / dense.estimate.value());
+  }
+  std::printf("\n  dense equivalent: same attention and layers, FFN %d wide (%.1fB params)\n", an.dense.ffn_size,
+              an.decode.second_params.total() / 1e9);
+  if (!an.weights_crossover) {
+    std::printf("  up to batch %s the MoE step reads fewer weight bytes than the dense one\n", thousands(max_batch).c_str());
+  } else {
+    std::printf("  from batch %s on, the MoE step reads (within 1%%) as many weight bytes as the dense model of the\n"
+                "  same total size: its advantage is gone, only its smaller FLOP remain\n",
+                thousands(*an.weights_crossover).c_str());
+  }
+  return 0;
+}
+
+int cmd_compare(const options& o) {
+  if (o.models.size() != 2) {
+    throw usage_error("compare needs exactly two --model options (got " + std::to_string(o.models.size()) + ")");
+  }
+  const setup a = make_setup(o, true, o.models[0]);
+  const setup b = make_setup(o, true, o.models[1]);
+  const double context = parse_tokens("context", o.get("context").value_or("4096"));
+  const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
+  const roofline r = a.roof();
+  const model_comparison c = compare_decode(*a.model, a.pr, *b.model, b.pr, r, context, max_batch, a.parallel);
+  const weights_fit fit_a = a.fit(context), fit_b = b.fit(context);
+  if (o.json) {
+    std::cout << report::compare_json(a, b, c, fit_a, fit_b).dump(2) << "\n";
+    return 0;
+  }
+  const std::string na = a.model->id;
+  const std::string nb = b.model->id;
+  std::printf("llmroof compare: %s vs %s on %s, weights %s / %s, every sequence at %s tokens\n", na.c_str(),
+              nb.c_str(), device_label(a).c_str(), std::string(a.pr.weights.name).c_str(),
+              std::string(b.pr.weights.name).c_str(), thousands(context).c_str());
+  for (const auto& [side, fit, p] : {std::tuple{&a, &fit_a, c.first_params}, std::tuple{&b, &fit_b, c.second_params}}) {
+    std::printf("  %-24s %7.1fB total, %6.2fB active; weights %s: %s\n", side->model->id.c_str(), p.total() / 1e9,
+                p.active() / 1e9, gib(fit->weights).c_str(),
+                fit->fits ? "fits" : ("does NOT fit, short by " + gib(fit->short_by)).c_str());
+  }
+  std::printf("\n  %6s | %-30s | %-30s | %s\n", "batch", (na + " t/s/user (bnd), GB").c_str(),
+              (nb + " t/s/user (bnd), GB").c_str(), "faster");
+  for (std::size_t i = 0; i < c.batches.size(); ++i) {
+    const double ta = 1.0 / c.first[i].estimate.value();
+    const double tb = 1.0 / c.second[i].estimate.value();
+    std::printf("  %6.0f | %8.1f (%7.1f) %9.2f GB | %8.1f (%7.1f) %9.2f GB | %s\n", c.batches[i], ta,
+                1.0 / c.first[i].bound.value(), c.first[i].counts.total_bytes().value() / 1e9, tb,
+                1.0 / c.second[i].bound.value(), c.second[i].counts.total_bytes().value() / 1e9,
+                ta > tb ? na.c_str() : nb.c_str());
+  }
+  if (!c.speed_crossover) {
+    std::printf("\n  %s stays faster per user up to batch %s\n", na.c_str(), thousands(max_batch).c_str());
+  } else {
+    const double x = *c.speed_crossover;
+    if (x <= 1) {
+      std::printf("\n  %s is not faster than %s even at batch 1\n", na.c_str(), nb.c_str());
+    } else {
+      std::printf("\n  %s decodes faster per user up to batch %s; from batch %s on, %s is as fast or faster\n",
+                  na.c_str(), thousands(x - 1).c_str(), thousands(x).c_str(), nb.c_str());
+    }
+  }
+  if (c.bytes_crossover) {
+    std::printf("  from batch %s on, a %s step reads as many bytes as a %s step\n",
+                thousands(*c.bytes_crossover).c_str(), na.c_str(), nb.c_str());
+  }
+  return 0;
+}
+
+}  // namespace llmroof::cli

@@ -1,0 +1,56 @@
+// Text formatting of the command's tables: units said explicitly (GB or GiB).
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "cli/cli.hpp"
+
+namespace llmroof::cli {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string thousands(double v) {
+  const auto n = static_cast<long long>(std::llround(v));
+  std::string s = std::to_string(n < 0 ? -n : n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return (n < 0 ? "-" : "") + s;
+}
+
+std::string gib(bytes b) { return fmt("%.2f GiB", in_GiB(b)); }
+std::string gb(bytes b) { return fmt("%.2f GB", in_GB(b)); }
+std::string ms(seconds t) { return fmt("%.2f ms", t.value() * 1e3); }
+std::string ctx_label(double c) {
+  if (c >= 1024 && std::fmod(c, 1024) == 0) return thousands(c / 1024) + "k";
+  return thousands(c);
+}
+
+std::string device_label(const setup& s) {
+  std::string out = std::to_string(s.devices) + " x " + s.dev->name;
+  const auto& p = s.parallel;
+  if (s.devices > 1) {
+    out += p.ep > 1 ? " (EP " + std::to_string(p.ep) + ")"
+                    : " (TP " + std::to_string(p.tp) + (p.pp > 1 ? ", PP " + std::to_string(p.pp) : "") + ")";
+    if (p.nodes() > 1) out += ", " + std::to_string(p.nodes()) + " nodes";
+  }
+  return out;
+}
+
+void print_ops(const phase_timing& p) {
+  std::printf("  %-18s %6s %12s %12s %12s %10s %5s %10s %10s  %s\n", "op", "count", "GFLOP",
+              "weights GB", "KV GB", "FLOP/B", "math", "bound", "estimate", "limit");
+  for (std::size_t i = 0; i < p.counts.ops.size(); ++i) {
+    const op& o = p.counts.ops[i];
+    const op_time& t = p.times[i];
+    std::printf("  %-18s %6.0f %12.3f %12.4f %12.4f %10.1f %5s %10s %10s  %s\n",
+                std::string(o.name).c_str(), o.count, o.flop.value() / 1e9, in_GB(o.weights),
+                in_GB(o.kv_read + o.kv_written), o.intensity().value(),
+                std::string(to_string(t.math)).c_str(), ms(t.bound()).c_str(),
+                ms(t.estimate()).c_str(), std::string(to_string(t.limit())).c_str());
+  }
+}
+
+}  // namespace llmroof::cli

@@ -1,0 +1,361 @@
+// The option schema, the command line and the deployment it asks for.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/cli.hpp"
+
+namespace llmroof::cli {
+
+/// One option of the command line: its name, the value it takes, what it means.
+struct option_doc {
+  const char* name;
+  const char* value;
+  const char* text;
+};
+
+constexpr option_doc option_docs[] = {
+    {"model", "ID|PATH", "catalog id (llmroof list models), or a config.json, folder, .gguf or .safetensors"},
+    {"device", "ID[:N]", "catalog id or vendor name (\"GeForce RTX 4090 24GB\"), a device JSON file (fields of "
+                         "'list devices --json'), or custom:memory=24GiB,bandwidth=936GB/s,bf16=71TF[,fp32=,fp8=,int8=TOPS,"
+                         "fp4=,class=,vendor=,memory_type=]; N devices in tensor parallel (default 1)"},
+    {"weights", "FMT", "weight format (default bf16): bf16, fp8, awq-int4, nvfp4, q4_k_m, ..."},
+    {"kv", "FMT", "KV-cache format (default bf16)"},
+    {"lm-head", "FMT", "format of lm_head and embeddings (default: bf16 for quantized checkpoints)"},
+    {"users", "N", "concurrent users (default 1)"},
+    {"batch", "N", "sequences decoded together (default 1)"},
+    {"context", "C", "tokens per user: 4096, 128k (= 131072), 1m (default 4096; prefill: cached tokens, default 0)"},
+    {"prompt", "P", "prompt tokens (default 2048, or the context if smaller)"},
+    {"memory-utilization", "F", "share of device memory the engine uses (default: the engine's, vLLM 0.9)"},
+    {"block-tokens", "N", "KV block size of the paged engine (default: the engine's, vLLM 16)"},
+    {"max-num-seqs", "N", "sequences the engine schedules and profiles its sampler with (vLLM: 1024 on GPUs of >= 70 GiB but A100, else 256)"},
+    {"max-num-batched-tokens", "N", "tokens of the largest forward pass (vLLM: 8192 on GPUs of >= 70 GiB but A100, else 2048)"},
+    {"max-model-len", "N", "longest sequence the engine admits; it refuses to start if one cannot fit (default: --context)"},
+    {"max-batch", "N", "largest batch of the table (default 1024)"},
+    {"tp", "N", "tensor parallel degree (default: TP over all devices)"},
+    {"pp", "N", "pipeline parallel degree (default 1)"},
+    {"ep", "N", "expert parallel degree (default 1)"},
+    {"nodes", "K", "K nodes of N devices each (--device ID:N); cross-node link: --inter-link"},
+    {"link", "ID", "override the intra-node link (nvlink4, pcie4, ...; llmroof list links)"},
+    {"inter-link", "ID", "cross-node link (default ib-ndr)"},
+    {"engine", "NAME[@VER]",
+     "vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx; vllm@0.10, llama.cpp@2024 for older releases"},
+    {"offload", "F|experts", "share F of the layers, or the routed experts, in host RAM (llama.cpp)"},
+    {"host", "ID", "the host CPU for --offload (default ryzen-9-7950x; llmroof list devices)"},
+    {"rate", "R", "open loop: arrivals in requests/s; reports TTFT, TPOT, utilisation (with --output O)"},
+    {"concurrency", "N", "closed loop: N users, each sending its next request when the last completes (with --output O)"},
+    {"output", "O", "output tokens per request with --rate, --concurrency and the closed loop of --users (default 512)"},
+    {"tps", "T", "per-user tokens/s target (default 10)"},
+    {"ttft", "S", "time-to-first-token target: 1, 0.5s, 500ms"},
+    {"scope", "S", "profiles per: global, engine or engine-kind (default engine-kind)"},
+    {"write-profiles", "FILE", "write the fitted profiles as C++ rows (src/profiles_fitted.inc)"},
+    {"report", "DIR", "write report.md and predictions.csv to DIR"},
+    {"no-refit", "", "score the shipped profiles on the points: no fitting, no cross-validation"},
+    {"write-bands", "FILE", "write the chosen scope's conformal band widths as C++ rows (src/band_widths.inc)"},
+    {"filter", "TEXT", "list devices|models: only entries whose id, name, vendor, family or aliases hold every word"},
+};
+
+// Option groups that several commands share.
+const std::vector<std::string> model_opts = {"model", "weights", "kv", "lm-head", "engine"};
+const std::vector<std::string> layout_opts = {"device", "tp", "pp", "ep", "nodes", "link", "inter-link"};
+const std::vector<std::string> memory_opts = {"memory-utilization", "block-tokens", "max-num-seqs",
+                                              "max-num-batched-tokens", "max-model-len"};
+
+std::vector<std::string> join(std::initializer_list<std::vector<std::string>> parts) {
+  std::vector<std::string> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+const std::vector<command_spec>& commands() {
+  static const std::vector<command_spec> table = {
+      {"plan", "--model ID --device ID[:N] [--users N] [--context C] [--prompt P] [--rate R | --concurrency N] [--output O] ...",
+       "memory plan, users that fit, decode speed against context, TTFT; its users in a closed loop (or --rate, --concurrency)",
+       join({model_opts, layout_opts, memory_opts,
+             {"users", "context", "prompt", "offload", "host", "rate", "concurrency", "output", "ttft"}}), cmd_plan},
+      {"decode", "--model ID --device ID[:N] [--batch N] [--context C]", "one decode step, per op",
+       join({model_opts, layout_opts, {"batch", "context"}}), cmd_decode},
+      {"prefill", "--model ID --device ID[:N] [--batch N] [--prompt P] [--context C]", "one prefill, per op",
+       join({model_opts, layout_opts, {"batch", "prompt", "context"}}), cmd_prefill},
+      {"kv", "--model ID [--kv FMT] [--context C] [--users N]", "KV cache per token, per sequence and per user count",
+       {"model", "weights", "kv", "lm-head", "engine", "block-tokens", "context", "users"}, cmd_kv},
+      {"moe", "[--model ID --device ID[:N] [--context C] [--max-batch N]]",
+       "the MoE table, or one model's expert reads and step time against batch",
+       join({model_opts, layout_opts, {"context", "max-batch"}}), cmd_moe},
+      {"compare", "--model A --model B --device ID[:N] [--context C] [--max-batch N]",
+       "two models side by side against batch", join({model_opts, layout_opts, {"context", "max-batch"}}), cmd_compare},
+      {"users", "--model ID --device ID[:N] --tps T [--ttft S] [--context C] [--prompt P] [--output O]",
+       "most users that meet a tokens/s (and TTFT) target",
+       join({model_opts, layout_opts, memory_opts, {"context", "prompt", "output", "tps", "ttft"}}), cmd_users},
+      {"calibrate", "POINTS.csv [--scope global|engine|engine-kind] [--write-profiles FILE]",
+       "fit efficiency profiles to measured points", {"scope", "write-profiles"}, cmd_calibrate},
+      {"validate", "POINTS.csv [--no-refit] [--report DIR] [--write-bands FILE]",
+       "leave-one-source-out errors of the fitted profiles, or (--no-refit) of the shipped ones",
+       {"report", "no-refit", "write-bands"}, cmd_validate},
+      {"list", "devices|models|formats|links|engines [--filter TEXT]", "the catalogs (with counts)", {"filter"}, cmd_list},
+  };
+  return table;
+}
+
+const command_spec* find_command(const std::string& name) {
+  for (const auto& c : commands()) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+const option_doc* find_option(const std::string& name) {
+  for (const auto& d : option_docs) {
+    if (name == d.name) return &d;
+  }
+  return nullptr;
+}
+
+std::string command_names() {
+  std::string out;
+  for (const auto& c : commands()) out += (out.empty() ? "" : ", ") + std::string(c.name);
+  return out;
+}
+
+std::string usage_text() {
+  std::string out = "llmroof — roofline estimates for LLM inference\n\nusage:\n";
+  for (const auto& c : commands()) {
+    char line[512];
+    std::snprintf(line, sizeof line, "  llmroof %-9s %s\n", c.name, c.synopsis);
+    out += line;
+  }
+  out += "\nEvery command takes --json (machine-readable output, schema \"llmroof.<command>/1\").\n"
+         "'llmroof help COMMAND' or 'llmroof COMMAND --help' lists the options a command takes.\n";
+  return out;
+}
+
+std::string command_help(const command_spec& c) {
+  std::string out = "usage: llmroof " + std::string(c.name) + " " + c.synopsis + "\n\n" + c.summary + "\n\noptions:\n";
+  for (const auto& name : c.options) {
+    const option_doc* d = find_option(name);
+    char line[512];
+    std::snprintf(line, sizeof line, "  --%-28s %s\n", (name + " " + d->value).c_str(), d->text);
+    out += line;
+  }
+  out += "  --json                         machine-readable output (schema \"llmroof." + std::string(c.name) + "/1\")\n";
+  out += "  --help                         this text\n";
+  return out;
+}
+
+
+/// Reads the command line against the command's option schema: an option the
+/// command does not take, a missing value or a stray word is a usage error.
+options parse(int argc, char** argv) {
+  options o;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) throw usage_error("missing command; run 'llmroof --help'");
+  o.command = args[0];
+  const command_spec* spec = find_command(o.command);
+  if (spec == nullptr) throw usage_error("unknown command '" + o.command + "'; commands: " + command_names());
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+      return o;
+    }
+  }
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--json") {
+      o.json = true;
+    } else if (a.rfind("--", 0) == 0) {
+      std::string key = a.substr(2);
+      std::string value;
+      const auto eq = key.find('=');
+      if (eq != std::string::npos) {
+        value = key.substr(eq + 1);
+        key = key.substr(0, eq);
+      }
+      if (key == "json") throw usage_error("--json takes no value (got '" + a + "')");
+      if (find_option(key) == nullptr) throw usage_error("unknown option --" + key + "; run 'llmroof " + o.command + " --help'");
+      if (std::find(spec->options.begin(), spec->options.end(), key) == spec->options.end()) {
+        throw usage_error("'" + o.command + "' does not take --" + key + "; run 'llmroof " + o.command + " --help'");
+      }
+      const bool is_flag = std::string_view(find_option(key)->value).empty();
+      if (is_flag && eq != std::string::npos) throw usage_error("--" + key + " takes no value (got '" + a + "')");
+      if (is_flag) {
+        value = "1";
+      } else if (eq == std::string::npos) {
+        if (i + 1 >= args.size()) throw usage_error("--" + key + " needs a value");
+        value = args[++i];
+      }
+      o.values[key] = value;
+      if (key == "model") o.models.push_back(value);
+    } else if (o.sub.empty() && (o.command == "list" || o.command == "calibrate" || o.command == "validate")) {
+      o.sub = a;
+    } else {
+      throw usage_error("unexpected argument '" + a + "' for '" + o.command + "'");
+    }
+  }
+  return o;
+}
+
+/// The finite number `s` spells in full ("2.5", "1e3"), or none: trailing
+/// text, an empty string, inf and nan are not numbers.
+std::optional<double> full_number(const std::string& s) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used == 0 || used != s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+/// "131072", "128k" (x1024), "1m" (x1048576), "1.5k".
+double parse_tokens(const std::string& field, const std::string& s) {
+  const auto bad = [&] {
+    return usage_error("--" + field + " must be a token count like 4096 or 128k (got '" + s + "')");
+  };
+  if (s.empty()) throw bad();
+  double mult = 1;
+  std::string num = s;
+  const char last = static_cast<char>(std::tolower(static_cast<unsigned char>(s.back())));
+  if (last == 'k') mult = 1024;
+  if (last == 'm') mult = 1024.0 * 1024.0;
+  if (mult > 1) num = s.substr(0, s.size() - 1);
+  const auto n = full_number(num);
+  if (!n) throw bad();
+  const double v = *n * mult;
+  detail::require_tokens(field, v);
+  return std::round(v);
+}
+
+/// "1", "0.5", "500ms", "2s" -> seconds.
+double parse_seconds(const std::string& field, const std::string& s) {
+  std::string num = s;
+  double mult = 1;
+  if (num.size() > 2 && num.substr(num.size() - 2) == "ms") {
+    mult = 1e-3;
+    num = num.substr(0, num.size() - 2);
+  } else if (!num.empty() && num.back() == 's') {
+    num.pop_back();
+  }
+  const auto v = full_number(num);
+  if (!v) throw usage_error("--" + field + " must be a time like 1, 0.5s or 500ms (got '" + s + "')");
+  detail::require_non_negative(field, *v);
+  return *v * mult;
+}
+
+/// A whole count in [1, hi]: "4", "2k"; "1.5" is refused, not rounded.
+double parse_count(const std::string& field, const std::string& s, double hi) {
+  std::string num = s;
+  double mult = 1;
+  if (!num.empty() && (num.back() == 'k' || num.back() == 'K' || num.back() == 'm' || num.back() == 'M')) {
+    mult = (num.back() == 'k' || num.back() == 'K') ? 1024 : 1024.0 * 1024.0;
+    num.pop_back();
+  }
+  const auto n = full_number(num);
+  if (!n) throw usage_error("--" + field + " must be a whole number like 4 or 2k (got '" + s + "')");
+  const double v = *n * mult;
+  if (v != std::floor(v)) throw usage_error("--" + field + " must be a whole number (got '" + s + "')");
+  if (v < 1 || v > hi) throw usage_error("--" + field + " must be in [1, " + detail::show(hi) + "] (got " + detail::show(v) + ")");
+  return v;
+}
+
+/// A finite number in [lo, hi], named by its option in the message.
+double parse_number(const std::string& field, const std::string& s, double lo, double hi,
+                    bool open_low) {
+  const auto n = full_number(s);
+  if (!n) throw usage_error("--" + field + " must be a number (got '" + s + "')");
+  const double v = *n;
+  if ((open_low ? v <= lo : v < lo) || v > hi) {
+    throw usage_error("--" + field + " must be " + (open_low ? "> " : ">= ") + detail::show(lo) +
+                      (hi < 1e300 ? " and <= " + detail::show(hi) : std::string()) + " (got " + s + ")");
+  }
+  return v;
+}
+
+bool looks_like_path(const std::string& m) {
+  std::error_code ec;
+  if (std::filesystem::exists(m, ec)) return true;
+  if (m.find(".json") != std::string::npos || m.find(".gguf") != std::string::npos ||
+      m.find(".safetensors") != std::string::npos) {
+    return true;
+  }
+  // "org/Model-Name" that names a catalog model is not a path.
+  return m.find('/') != std::string::npos && match_models(m).empty();
+}
+
+/// Models read from files live here for the whole run (compare reads two).
+std::vector<std::unique_ptr<model_source>> file_models;
+/// Devices the user brings (`custom:...`, a JSON file), for the whole run.
+std::vector<std::unique_ptr<device>> user_devices;
+
+/// A catalog device, or one the user brings; a note on stderr says which
+/// rates a user device lacks.
+const device& device_of(const std::string& spec) {
+  if (spec.rfind("custom:", 0) == 0 || spec.ends_with(".json")) {
+    user_devices.push_back(std::make_unique<device>(device_from_spec(spec)));
+    const device& d = *user_devices.back();
+    if (const auto at = d.source.find("not given: "); at != std::string::npos) {
+      std::fprintf(stderr, "note: %s: %s\n", d.id.c_str(), d.source.substr(at).c_str());
+    }
+    return d;
+  }
+  return find_device(spec);
+}
+
+setup make_setup(const options& o, bool need_device, std::optional<std::string> which) {
+  request q;
+  const std::string model = which ? *which : o.require("model");
+  if (looks_like_path(model) && !model.empty()) {
+    file_models.push_back(std::make_unique<model_source>(read_model(model)));
+    q.source = file_models.back().get();
+    q.model = &q.source->arch;
+  } else {
+    q.model = &find_model(model);
+  }
+  if (need_device) {
+    std::string dev = o.require("device");
+    // ID:N, NAME:N, FILE.json:N, custom:K=V,...:N
+    const bool custom = dev.rfind("custom:", 0) == 0;
+    if (const auto colon = dev.rfind(':'); colon != std::string::npos && (!custom || colon > 6) &&
+                                           dev.find_first_of(",=", colon) == std::string::npos) {
+      const std::string count = dev.substr(colon + 1);
+      const auto n = full_number(count);
+      if (!n || *n != std::floor(*n) || *n < 1 || *n > 1024) {
+        throw usage_error("--device ID:N needs a whole device count N in [1, 1024] per node (got '" + count + "')");
+      }
+      q.layout.devices_per_node = static_cast<int>(*n);
+      dev = dev.substr(0, colon);
+    }
+    q.dev = &device_of(dev);
+    q.layout.nodes = static_cast<int>(parse_count("nodes", o.get("nodes").value_or("1"), 65536));
+    const auto degree = [&](const char* k) -> std::optional<int> {
+      if (auto v = o.get(k)) return static_cast<int>(parse_count(k, *v, 65536));
+      return std::nullopt;
+    };
+    q.layout.tp = degree("tp");
+    q.layout.pp = degree("pp");
+    q.layout.ep = degree("ep");
+    if (auto l = o.get("link")) q.layout.intra = find_link(*l);
+    if (auto l = o.get("inter-link")) q.layout.inter = find_link(*l);
+  }
+  if (auto w = o.get("weights")) q.weights = find_format(*w);
+  if (auto k = o.get("kv")) q.kv = find_format(*k);
+  if (auto h = o.get("lm-head")) q.lm_head = find_format(*h);
+  engine_overrides& eo = q.engine_options;
+  if (auto u = o.get("memory-utilization")) eo.memory_utilization = parse_number("memory-utilization", *u, 0, 1, true);
+  if (auto b = o.get("block-tokens")) eo.block_tokens = static_cast<int>(parse_count("block-tokens", *b));
+  if (auto t = o.get("max-num-batched-tokens")) eo.max_batched_tokens = parse_count("max-num-batched-tokens", *t);
+  if (auto n = o.get("max-num-seqs")) eo.max_sequences = parse_count("max-num-seqs", *n);
+  if (auto l = o.get("max-model-len")) eo.max_model_len = parse_count("max-model-len", *l);
+  q.engine = o.get("engine").value_or("vllm");
+  return resolve(q);
+}
+
+}  // namespace llmroof::cli

@@ -1,0 +1,316 @@
+// plan, decode, prefill, kv and users: one deployment's memory, speed and capacity.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/cli.hpp"
+
+namespace llmroof::cli {
+
+int cmd_plan(const options& o) {
+  const setup s = make_setup(o, true);
+  scenario sc;
+  sc.users = parse_count("users", o.get("users").value_or("1"));
+  sc.context = parse_tokens("context", o.get("context").value_or("4096"));
+  if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
+  sc.engine = s.engine;
+  sc.parallel = s.parallel;
+  if (s.source != nullptr && (!o.get("weights") || !s.source->tensors)) {
+    sc.stored_weights = loaded_weight_bytes(*s.source, s.pr);
+  }
+  if (auto off = o.get("offload")) {
+    offload_plan op;
+    if (*off == "experts") {
+      op.experts = true;
+    } else {
+      op.layers = parse_number("offload", *off, 0, 1);
+    }
+    if (auto h = o.get("host")) op.host = device_of(*h);
+    validate(op, *s.model);
+    sc.offload = op;
+  }
+  const roofline r = s.roof();
+  const plan_result res = plan(*s.model, s.pr, r, sc);
+  const memory_plan& m = res.memory;
+
+  if (auto out = o.get("output")) sc.output = parse_count("output", *out);
+  const auto rate = o.get("rate") ? std::optional<double>(parse_number("rate", *o.get("rate"), 0, 1e9)) : std::nullopt;
+  const auto concurrency =
+      o.get("concurrency") ? std::optional<double>(parse_count("concurrency", *o.get("concurrency"))) : std::nullopt;
+  const double ttft_target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
+  const served_load load = serve_load(*s.model, s.pr, r, sc, rate, concurrency, make_seconds(ttft_target));
+  if (o.json) {
+    std::cout << report::plan_json(s, r, res, load, sc.output).dump(2) << "\n";
+    return 0;
+  }
+
+  const double users = sc.users;
+  std::printf("llmroof plan: %s on %s\n", s.model->name.c_str(), device_label(s).c_str());
+  std::printf("weights %s (%.4g bits), KV %s (%.4g bits), lm_head %s; engine %s, memory utilisation %.2f, KV blocks of %d tokens\n\n",
+              std::string(s.pr.weights.name).c_str(), s.pr.weights.bits,
+              std::string(s.pr.kv.name).c_str(), s.pr.kv.bits,
+              std::string(s.pr.lm_head.name).c_str(), sc.engine.name.c_str(),
+              sc.engine.memory_utilization, sc.engine.block_tokens);
+  if (sc.offload) {
+    std::printf("offload: %s on the host %s (%.0f GB/s): %s of weights in host RAM\n",
+                sc.offload->experts ? "routed experts" : (fmt("%.0f%%", 100 * sc.offload->layers) + " of the layers").c_str(),
+                sc.offload->host.name.c_str(), in_GBps(sc.offload->host.bandwidth),
+                gib(host_weight_bytes(*s.model, s.pr, *sc.offload)).c_str());
+  }
+  if (s.source != nullptr) {
+    std::printf("model read from %s (%s)%s\n", s.source->path.c_str(), s.source->arch.family.c_str(),
+                s.source->vision_params > 0
+                    ? (", vision tower " + fmt("%.2f", s.source->vision_params / 1e9) + "B params counted apart").c_str()
+                    : "");
+    for (const auto& w : s.source->warnings) std::printf("note: %s\n", w.c_str());
+    std::printf("\n");
+  }
+  std::printf("Memory%s (1 GiB = 2^30 B, 1 GB = 1e9 B)\n", s.devices > 1 ? " per device" : "");
+  std::printf("  %-34s %12s\n", "capacity", gib(m.capacity).c_str());
+  std::printf("  %-34s %12s\n", ("usable (x " + fmt("%.2f", sc.engine.memory_utilization) + ")").c_str(), gib(m.usable).c_str());
+  std::printf("  %-34s %12s  (%s)\n", "weights", gib(m.weights).c_str(), gb(m.weights).c_str());
+  std::printf("  %-34s %12s\n", sc.engine.name == "vllm" ? "non-torch memory" : "runtime reserve", gib(m.reserve).c_str());
+  std::printf("  %-34s %12s  (%s tokens, %s sequences profiled)\n", "activation peak", gib(m.activations).c_str(),
+              thousands(sc.engine.max_batched_tokens).c_str(), thousands(sc.engine.max_sequences).c_str());
+  std::printf("  %-34s %12s  (%s tokens in %s blocks of %d)\n", "KV budget", gib(m.kv_budget).c_str(),
+              thousands(m.kv_tokens).c_str(), thousands(m.kv_blocks).c_str(), sc.engine.block_tokens);
+  std::printf("  %-34s %12s B  (%.1f KiB)\n", "KV cache per token", thousands(m.kv_per_token.value()).c_str(), m.kv_per_token.value() / 1024);
+  std::printf("  %-34s %12s\n", ("KV per user at " + thousands(sc.context) + " tokens").c_str(), gib(m.kv_per_sequence).c_str());
+  std::printf("  %-34s %12s\n", ("KV for " + thousands(users) + " users").c_str(), gib(m.kv_needed).c_str());
+  if (!m.weights_fit) {
+    std::printf("\n  The weights alone do NOT fit: short by %s (%s); %s would refuse to start.\n",
+                gib(make_bytes(-m.kv_budget.value())).c_str(), gb(make_bytes(-m.kv_budget.value())).c_str(),
+                sc.engine.name.c_str());
+  } else if (!m.starts) {
+    std::printf("\n  %s would refuse to start: one sequence of %s tokens needs %s of KV, %s available; "
+                "longest max_model_len that starts: %s tokens.\n",
+                sc.engine.name.c_str(), thousands(m.max_model_len).c_str(),
+                gib(make_bytes(m.kv_per_token.value() * m.max_model_len)).c_str(), gib(m.kv_budget).c_str(),
+                thousands(m.longest_start).c_str());
+  } else if (sc.context > m.max_model_len) {
+    std::printf("\n  A context of %s tokens exceeds max_model_len %s: the engine rejects such requests.\n",
+                thousands(sc.context).c_str(), thousands(m.max_model_len).c_str());
+  } else if (m.fits) {
+    std::printf("\n  %s users at %s tokens fit, with %s to spare.\n", thousands(users).c_str(),
+                thousands(sc.context).c_str(), gib(m.headroom()).c_str());
+  } else {
+    std::printf("\n  %s users at %s tokens do NOT fit: short by %s.\n", thousands(users).c_str(),
+                thousands(sc.context).c_str(), gib(m.shortfall()).c_str());
+  }
+  if (m.weights_fit) {
+    std::printf("  Most users that fit at %s tokens: %s\n", thousands(sc.context).c_str(),
+                thousands(m.max_sequences).c_str());
+    if (m.starts) {
+      std::printf("  Maximum concurrency for %s tokens per request (as vLLM prints it): %.2fx\n",
+                  thousands(m.max_model_len).c_str(), m.max_concurrency);
+    }
+    std::printf("  Longest context that fits %s users: %s tokens", thousands(users).c_str(),
+                thousands(m.max_context).c_str());
+    if (s.model->max_context > 0 && m.max_context > s.model->max_context) {
+      std::printf(" (the model supports %s)", thousands(s.model->max_context).c_str());
+    }
+    std::printf("\n");
+  }
+
+  std::printf("\nTime to first token, prompt of %s tokens: estimate %s, bound %s (%s-bound, %.0f tokens/s)\n",
+              thousands(res.prompt).c_str(), ms(res.ttft.estimate).c_str(), ms(res.ttft.bound).c_str(),
+              std::string(to_string(res.ttft.limit())).c_str(), res.ttft.tokens_per_s_estimate().value());
+
+  std::printf("\nDecode tokens/s against context (bound = peak roofs; estimate = profile %s, eta_m %.2f)\n",
+              r.efficiency().name.c_str(), r.efficiency().memory);
+  std::printf("  (estimate band for one user: %.1f-%.1f t/s on an empty context, %.1f-%.1f at %s tokens; profile: %s)\n",
+              res.curve.front().single_band.low, res.curve.front().single_band.high, res.curve.back().single_band.low,
+              res.curve.back().single_band.high, thousands(sc.context).c_str(),
+              r.efficiency().source.c_str());
+  std::printf("  %9s  %-9s %11s %11s   %-28s %11s  %s\n", "context", "fits all", "1 user est", "1 user bnd",
+              (thousands(users) + " users: per user est / bnd").c_str(), "total est", "limit");
+  for (const auto& pt : res.curve) {
+    std::printf("  %9s  %-9s %11.1f %11.1f   %13.1f / %-12.1f %11.1f  %s\n", ctx_label(pt.context).c_str(),
+                pt.fits ? "yes" : "no", pt.single.tokens_per_s_estimate().value(),
+                pt.single.tokens_per_s_bound().value(), pt.per_user_estimate().value(),
+                pt.per_user_bound().value(), pt.total_estimate().value(),
+                std::string(to_string(pt.all.limit())).c_str());
+  }
+  if (!res.alternatives.empty()) {
+    std::printf("\nWhat would make it fit (each change alone):\n");
+    std::printf("  %-26s %-5s %7s %9s %8s %14s %11s\n", "change", "fits", "users", "context", "devices",
+                "t/s/user est", "total est");
+    for (const alternative& alt : res.alternatives) {
+      std::printf("  %-26s %-5s %7s %9s %8d %14.1f %11.1f\n", alt.change.c_str(), alt.fits ? "yes" : "no",
+                  thousands(alt.users).c_str(), thousands(alt.context).c_str(), alt.devices,
+                  alt.per_user_tokens_per_s(), alt.total_tokens_per_s());
+    }
+  }
+  if (load.closed) {
+    const closed_loop_result& c = *load.closed;
+    std::printf("\nClosed loop: %s users, each sending its next request (%s prompt + %s output tokens) when the last "
+                "completes\n", thousands(c.concurrency).c_str(), thousands(sc.prompt_tokens()).c_str(),
+                thousands(sc.output).c_str());
+    std::printf("  %s in the engine (%s slots: KV for %s tokens each, max_num_seqs %s), limit: %s\n",
+                fmt("%.1f", c.active).c_str(), thousands(c.slots).c_str(), thousands(sc.prompt_tokens() + sc.output).c_str(),
+                thousands(sc.engine.max_sequences).c_str(), c.limit.c_str());
+    std::printf("  TTFT %s (waiting for a slot %s), TPOT %s = %.1f tokens/s per user; %.3g requests/s, %.0f output "
+                "tokens/s total\n", ms(c.ttft).c_str(), ms(c.queue_wait).c_str(), ms(c.tpot).c_str(),
+                c.tokens_per_s_per_user().value(), c.requests_per_s, c.output_tokens_per_s(sc.output));
+  }
+  if (const auto& open = load.open) {
+    std::printf("\nLoad: %.3g requests/s, each %s prompt + %s output tokens (M/D/1 prefill queue, Little's law)\n",
+                open->rate, thousands(sc.prompt_tokens()).c_str(), thousands(sc.output).c_str());
+    if (open->stable) {
+      std::printf("  steady state: %.1f concurrent users, utilisation %.0f%% of the %.3g requests/s capacity, "
+                  "prefill share %.0f%%\n", open->users, load.max_rate > 0 ? 100 * open->rate / load.max_rate : 100.0, load.max_rate,
+                  100 * open->prefill_share);
+      std::printf("  TTFT %s (queueing %s), TPOT %s = %.1f tokens/s per user, %.0f tokens/s total\n",
+                  ms(open->ttft).c_str(), ms(open->ttft_wait).c_str(), ms(open->tpot).c_str(),
+                  open->tokens_per_s_per_user().value(), open->tokens_per_s_total().value());
+    } else {
+      std::printf("  NOT sustainable: the queue grows without bound (or the users it needs do not fit in memory)\n");
+    }
+    std::printf("  most requests/s with a mean TTFT under %s: %.3g\n", ms(load.ttft_target).c_str(), load.max_rate_at_target);
+  }
+  if (const auto& most = load.most) {
+    std::printf("  saturation: %.3g requests/s, %.0f output tokens/s with %s requests in the engine; limit: %s\n",
+                most->requests_per_s, most->output_tokens_per_s, fmt("%.1f", most->users).c_str(), most->limit.c_str());
+  }
+  const phase_timing& empty = res.curve.front().single;
+  std::printf("\nAn empty-context decode step reads %s per token (weights %s); at %s tokens the KV cache adds %s.\n",
+              gb(empty.counts.total_bytes()).c_str(), gb(empty.counts.weight_bytes()).c_str(),
+              thousands(sc.context).c_str(), gb(res.curve.back().single.counts.kv_read_bytes()).c_str());
+  return 0;
+}
+
+int cmd_decode(const options& o) {
+  const setup s = make_setup(o, true);
+  const double batch = parse_count("batch", o.get("batch").value_or("1"));
+  const double context = parse_tokens("context", o.get("context").value_or("4096"));
+  const roofline r = s.roof();
+  const phase_timing p = scenario_decode(*s.model, s.pr, r, s.parallel, batch, context);
+  if (o.json) {
+    std::cout << report::decode_json(s, r, batch, context, p).dump(2) << "\n";
+    return 0;
+  }
+  std::printf("llmroof decode: %s on %s, batch %s at %s cached tokens, weights %s, KV %s\n\n",
+              s.model->name.c_str(), device_label(s).c_str(), thousands(batch).c_str(),
+              thousands(context).c_str(), std::string(s.pr.weights.name).c_str(),
+              std::string(s.pr.kv.name).c_str());
+  print_ops(p);
+  std::printf("\n  step: estimate %s, bound %s (%s-bound); reads %s per step\n", ms(p.estimate).c_str(),
+              ms(p.bound).c_str(), std::string(to_string(p.limit())).c_str(), gb(p.counts.total_bytes()).c_str());
+  std::printf("  per user: %.1f tokens/s estimate, %.1f bound; total %.1f tokens/s estimate\n",
+              1.0 / p.estimate.value(), 1.0 / p.bound.value(), p.tokens_per_s_estimate().value());
+  std::printf("  ridge point (%s): %.1f FLOP/B\n", std::string(to_string(s.dev->effective_math(s.pr.weights.math))).c_str(),
+              r.ridge(s.pr.weights.math).value());
+  return 0;
+}
+
+int cmd_prefill(const options& o) {
+  const setup s = make_setup(o, true);
+  const double batch = parse_count("batch", o.get("batch").value_or("1"));
+  const double prompt = parse_count("prompt", o.get("prompt").value_or("2048"));
+  const double cached = parse_tokens("context", o.get("context").value_or("0"));
+  const roofline r = s.roof();
+  const phase_timing p = s.devices > 1 ? prefill_parallel(*s.model, s.pr, *s.dev, r.efficiency(), s.parallel, prompt, cached,
+                                                                          512, batch)
+                                       : prefill(*s.model, s.pr, r, prompt, cached, batch);
+  if (o.json) {
+    std::cout << report::prefill_json(s, batch, prompt, cached, p).dump(2) << "\n";
+    return 0;
+  }
+  std::printf("llmroof prefill: %s on %s, %s x %s prompt tokens after %s cached, weights %s\n\n",
+              s.model->name.c_str(), device_label(s).c_str(), thousands(batch).c_str(),
+              thousands(prompt).c_str(), thousands(cached).c_str(), std::string(s.pr.weights.name).c_str());
+  print_ops(p);
+  std::printf("\n  time to first token: estimate %s, bound %s (%s-bound)\n", ms(p.estimate).c_str(),
+              ms(p.bound).c_str(), std::string(to_string(p.limit())).c_str());
+  std::printf("  prefill speed: %.0f tokens/s estimate, %.0f bound\n", p.tokens_per_s_estimate().value(),
+              p.tokens_per_s_bound().value());
+  return 0;
+}
+
+int cmd_kv(const options& o) {
+  const setup s = make_setup(o, false);
+  const double context = parse_tokens("context", o.get("context").value_or("4096"));
+  const double users = parse_count("users", o.get("users").value_or("1"));
+  const architecture& a = *s.model;
+  const kv_breakdown kv = break_down_kv(a, s.pr.kv, context, s.engine.block_tokens);
+  if (o.json) {
+    std::cout << report::kv_json(s, context, users, kv).dump(2) << "\n";
+    return 0;
+  }
+  const bytes per_seq = kv.per_sequence;
+  std::printf("llmroof kv: %s, KV %s (%.4g bits)\n", a.name.c_str(), std::string(s.pr.kv.name).c_str(), s.pr.kv.bits);
+  std::printf("  per token (all layers, below any window): %s B (%.1f KiB)\n",
+              thousands(kv.per_token.value()).c_str(), kv.per_token.value() / 1024);
+  for (const kv_layer_share& l : kv.layers) {
+    if (l.kind == layer_kind::linear) {
+      std::printf("  %2d linear-attention layers: constant state %s B per sequence each\n", l.layers,
+                  thousands(l.state.value()).c_str());
+    } else {
+      std::printf("  %2d %s layers: %s B per token each, holding %s tokens at context %s\n", l.layers,
+                  std::string(to_string(l.kind)).c_str(), thousands(l.per_token.value()).c_str(),
+                  thousands(l.tokens_held).c_str(), thousands(context).c_str());
+    }
+  }
+  std::printf("  one sequence at %s tokens (blocks of %d): %s (%s)\n", thousands(context).c_str(),
+              s.engine.block_tokens, gib(per_seq).c_str(), gb(per_seq).c_str());
+  std::printf("  %s users: %s\n", thousands(users).c_str(), gib(users * per_seq).c_str());
+  return 0;
+}
+
+
+int cmd_users(const options& o) {
+  const setup s = make_setup(o, true);
+  scenario sc;
+  sc.context = parse_tokens("context", o.get("context").value_or("4096"));
+  if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
+  if (auto out = o.get("output")) sc.output = parse_count("output", *out);
+  sc.engine = s.engine;
+  sc.parallel = s.parallel;
+  if (s.source != nullptr && (!o.get("weights") || !s.source->tensors)) sc.stored_weights = loaded_weight_bytes(*s.source, s.pr);
+  const double tps = parse_number("tps", o.get("tps").value_or("10"), 0, 1e9);
+  const double ttft = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 0.0;
+  const roofline r = s.roof();
+  const users_result u = max_users(*s.model, s.pr, r, sc, make_tokens_per_second(tps), make_seconds(ttft));
+  if (o.json) {
+    std::cout << report::users_json(s, sc.context, tps, ttft, u, sc.output).dump(2) << "\n";
+    return 0;
+  }
+  std::printf("llmroof users: %s on %s, weights %s, KV %s, every user at %s tokens\n", s.model->name.c_str(),
+              device_label(s).c_str(), std::string(s.pr.weights.name).c_str(), std::string(s.pr.kv.name).c_str(),
+              thousands(sc.context).c_str());
+  std::printf("  targets: at least %.1f tokens/s per user%s\n", tps,
+              ttft > 0 ? (", TTFT at most " + ms(make_seconds(ttft))).c_str() : "");
+  if (u.users == 0) {
+    std::printf("  not even one user meets the targets (limit: %s)\n", u.limit.c_str());
+    return 0;
+  }
+  std::printf("  most users: %s (one more breaks: %s)\n", thousands(u.users).c_str(), u.limit.c_str());
+  std::printf("  each gets %.1f tokens/s, %.0f tokens/s in total; a new arrival waits %s for its first token\n",
+              1.0 / u.step.estimate.value(), u.users / u.step.estimate.value(), ms(u.ttft).c_str());
+  if (u.loop.concurrency > 0) {
+    const closed_loop_result& c = u.loop;
+    std::printf("  in a closed loop (%s-token prompts, %s-token answers, the next sent when one completes): TTFT %s, "
+                "%.1f tokens/s each, %.0f output tokens/s in total\n", thousands(sc.prompt_tokens()).c_str(),
+                thousands(sc.output).c_str(), ms(c.ttft).c_str(), c.tokens_per_s_per_user().value(),
+                c.output_tokens_per_s(sc.output));
+  }
+  // The curve against users: what each user and the server get.
+  std::printf("\n  %8s %16s %16s %8s\n", "users", "t/s per user", "t/s total", "fits");
+  std::vector<double> ns;
+  for (double n = 1; n < u.users * 2 && n <= 4096; n *= 2) ns.push_back(n);
+  if (std::find(ns.begin(), ns.end(), u.users) == ns.end()) ns.push_back(u.users);
+  std::sort(ns.begin(), ns.end());
+  for (double n : ns) {
+    const phase_timing step = scenario_decode(*s.model, s.pr, r, sc.parallel, n, sc.context);
+    const bool fits = plan_memory_parallel(*s.model, s.pr, *s.dev, sc.parallel, n, sc.context, sc.engine,
+                                           sc.stored_weights).fits;
+    std::printf("  %8s %16.1f %16.0f %8s%s\n", thousands(n).c_str(), 1.0 / step.estimate.value(),
+                n / step.estimate.value(), fits ? "yes" : "no", n == u.users ? "   <- most users" : "");
+  }
+  return 0;
+}
+
+}  // namespace llmroof::cli
