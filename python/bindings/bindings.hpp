@@ -12,7 +12,9 @@ namespace llmroof::python {
 namespace py = pybind11;
 
 void register_catalog(py::module_& m);
-void register_estimates(py::module_& m);
+void register_deployment(py::module_& m);
+void register_moe(py::module_& m);
+void register_calibrate(py::module_& m);
 void register_sweeps(py::module_& m);
 
 /// An architecture from a dict of its fields (the inverse of arch_to_dict).

@@ -6,6 +6,8 @@
 #include <type_traits>
 
 #include "bindings.hpp"
+#include "llmroof/readers.hpp"
+#include "report/json.hpp"
 
 namespace llmroof::python {
 
@@ -388,6 +390,18 @@ void register_catalog(py::module_& m) {
   m.def("validate_device", [](const py::dict& d) { return device_to_dict(device_from_dict(d)); }, py::arg("fields"));
   m.def("default_profile", [](const py::dict& dev) { return profile_to_dict(default_profile(device_from_dict(dev))); },
         py::arg("device"));
+  m.def(
+      "read_model",
+      [](const std::string& path) {
+        const model_source src = read_model(path);
+        py::dict out;
+        out["fields"] = arch_to_dict(src.arch);
+        out["source"] = report::model_source_json(src).dump();
+        out["loaded_weight_bytes"] = loaded_weight_bytes(src, src.pr).value();
+        return out;
+      },
+      py::arg("path"));
+
   m.def("count_parameters", [](const py::dict& d) {
     const auto p = count_parameters(arch_from_dict(d));
     py::dict out;

@@ -1,6 +1,6 @@
-// Estimates: a resolved deployment (`Deployment`, resolve() once) that
-// answers decode and prefill with compiled timings, and every report of the
-// command (same schema, same numbers) as JSON text.
+// The deployment (deployment.hpp): resolved once (`Deployment`), answering
+// decode and prefill with compiled timings and every report of the command
+// about it (same schema, same numbers) as JSON text.
 #include <pybind11/stl.h>
 
 #include <memory>
@@ -173,7 +173,7 @@ std::optional<offload_plan> offload_from(const py::object& offload, const std::s
 
 }  // namespace
 
-void register_estimates(py::module_& m) {
+void register_deployment(py::module_& m) {
   py::class_<phase_timing>(m, "PhaseTiming")
       .def_property_readonly("bound_s", [](const phase_timing& p) { return p.bound.value(); })
       .def_property_readonly("estimate_s", [](const phase_timing& p) { return p.estimate.value(); })
@@ -285,62 +285,6 @@ void register_estimates(py::module_& m) {
             return report::compare_json(a.setup, b.setup, cmp, a.fit(context_tokens), b.fit(context_tokens)).dump();
           },
           py::arg("other"), py::arg("context"), py::arg("max_batch"));
-
-  m.def("moe_table_report", [] { return report::moe_table_json(moe_catalog()).dump(); });
-
-  m.def(
-      "simulate_routing",
-      [](const std::vector<double>& popularity, int experts_per_token, int tokens, int trials, std::uint64_t seed,
-         int ranks) {
-        const routing_sample r = simulate_routing(popularity, experts_per_token, tokens, trials, seed, ranks);
-        py::dict d;
-        d["mean_distinct"] = r.mean_distinct;
-        d["variance_distinct"] = r.variance_distinct;
-        d["mean_busiest_rank_tokens"] = r.mean_busiest_rank_tokens;
-        d["mean_busiest_rank_experts"] = r.mean_busiest_rank_experts;
-        return d;
-      },
-      py::arg("popularity"), py::arg("experts_per_token"), py::arg("tokens"), py::arg("trials"), py::arg("seed"),
-      py::arg("ranks"));
-
-  m.def("expected_distinct_experts_skewed",
-        py::overload_cast<const std::vector<double>&, int, double>(&expected_distinct_experts),
-        py::arg("popularity"), py::arg("experts_per_token"), py::arg("tokens"));
-  m.def("zipf_popularity", &zipf_popularity, py::arg("num_experts"), py::arg("alpha"));
-
-  m.def(
-      "calibrate_report",
-      [](const std::string& path, const std::string& scope) {
-        const profile_scope sc = scope_from_name(scope);
-        const measurement_set set = read_measurements(path);
-        return report::calibrate_json(set, sc, fit_profiles(set.rows, sc)).dump();
-      },
-      py::arg("path"), py::arg("scope"));
-
-  m.def(
-      "validate_report",
-      [](const std::string& path, bool refit) {
-        const measurement_set set = read_measurements(path);
-        if (set.rows.empty()) throw std::invalid_argument(path + ": no row could be mapped (see calibrate's skipped rows)");
-        return report::validate_json(set, validate(set.rows, refit), refit).dump();
-      },
-      py::arg("path"), py::arg("refit"));
-
-  m.def(
-      "read_model",
-      [](const std::string& path) {
-        const model_source src = read_model(path);
-        py::dict out;
-        out["fields"] = arch_to_dict(src.arch);
-        out["source"] = report::model_source_json(src).dump();
-        out["loaded_weight_bytes"] = loaded_weight_bytes(src, src.pr).value();
-        return out;
-      },
-      py::arg("path"));
-
-  m.def("expected_distinct_experts",
-        py::overload_cast<int, int, double>(&expected_distinct_experts), py::arg("num_experts"),
-        py::arg("experts_per_token"), py::arg("tokens"));
 }
 
 }  // namespace llmroof::python
