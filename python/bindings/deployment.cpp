@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "bindings.hpp"
 #include "llmroof/readers.hpp"
@@ -95,6 +96,7 @@ struct context {
   report::setup setup;
   std::optional<roofline> roof;
   std::optional<bytes> stored;  // the file's weight bytes, when the model came from one
+  py::tuple args;               // what make() was given: the pickled state
 
   [[nodiscard]] const roofline& roofed() const {
     if (!roof) throw std::invalid_argument("device is required for this question");
@@ -147,7 +149,17 @@ std::unique_ptr<context> make(const py::dict& model, const py::object& dev, cons
   c->setup = resolve(q);
   if (c->dev) c->roof.emplace(c->setup.roof());
   if (!stored_weight_bytes.is_none()) c->stored = make_bytes(stored_weight_bytes.cast<double>());
+  c->args = py::make_tuple(model, dev, weights, kv, lm_head, devices, profile, module_formats, parallel, engine,
+                           engine_options, stored_weight_bytes);
   return c;
+}
+
+// A pickled deployment is resolved again from what it was made of, so that
+// it unpickles under the catalogs and profiles of the reading process.
+std::unique_ptr<context> unpickle(const py::tuple& t) {
+  if (t.size() != 12) throw std::invalid_argument("Deployment state must hold 12 fields (got " + std::to_string(t.size()) + ")");
+  return make(t[0].cast<py::dict>(), t[1], t[2].cast<std::string>(), t[3].cast<std::string>(), t[4], t[5].cast<int>(),
+              t[6], t[7], t[8], t[9].cast<std::string>(), t[10], t[11]);
 }
 
 std::optional<double> number(const py::object& v) {
@@ -191,6 +203,7 @@ void register_deployment(py::module_& m) {
       .def(py::init(&make), py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
            py::arg("devices"), py::arg("profile"), py::arg("module_formats"), py::arg("parallel"), py::arg("engine"),
            py::arg("engine_options"), py::arg("stored_weight_bytes"))
+      .def(py::pickle([](const context& c) { return c.args; }, &unpickle))
       .def(
           "decode",
           [](const context& c, double batch, double context_tokens) {

@@ -902,7 +902,8 @@ class Estimator:
     Parameters are those of :func:`decode`; results are the compiled
     ``PhaseTiming`` (``bound_s``, ``estimate_s``, ``tokens_per_s_estimate``,
     ``bytes``, ``flop``, ``bottleneck``), the same numbers ``llmroof.decode``
-    reports.
+    reports. It pickles (for multiprocessing or joblib workers): the copy is
+    resolved again from the same arguments.
 
     Examples
     --------

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import math
 import pickle
+from pathlib import Path
 import subprocess
 from typing import Any
 from concurrent.futures import ProcessPoolExecutor
@@ -120,6 +121,21 @@ def test_objects_pickle() -> None:
         again = pickle.loads(pickle.dumps(obj))
         assert again == obj
         assert repr(again) == repr(obj)
+
+
+def test_estimators_pickle_for_worker_processes() -> None:
+    # multiprocessing and joblib send the estimator to workers by pickle; it
+    # is resolved again there from what it was made of, and answers alike.
+    qwen = llmroof.Model.from_hf_config(str(Path(__file__).resolve().parents[1] / "data" / "hf-configs" /
+                                            "Qwen__Qwen3-8B.json"))
+    for est in (llmroof.Estimator(model="llama-3.1-70b", device="h100-sxm", devices=2, weights="fp8",
+                                  engine="sglang"),
+                llmroof.Estimator(model=qwen, device="rtx-4090", engine="llama.cpp")):
+        again = pickle.loads(pickle.dumps(est))
+        for batch, context in ((1, 0), (8, 4096), (64, 131072)):
+            assert again.decode(batch=batch, context=context).estimate_s == \
+                est.decode(batch=batch, context=context).estimate_s
+        assert again.prefill(prompt=1000).estimate_s == est.prefill(prompt=1000).estimate_s
 
 
 def _tps(model: llmroof.Model) -> float:
