@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include <boost/container/static_vector.hpp>
@@ -82,9 +84,13 @@ struct op_counts {
   boost::container::static_vector<op, max_ops> ops;
 
   [[nodiscard]] std::span<const op> list() const { return {ops.data(), ops.size()}; }
+  /// Throws std::length_error past max_ops (no model reaches it: 11 kinds
+  /// of op plus the collectives and an offload's host op).
   void add(op o, op_kind k) {
     o.kind = k;
-    if (o.count > 0) ops.push_back(o);
+    if (o.count <= 0) return;
+    if (ops.size() == max_ops) throw std::length_error("a phase holds at most " + std::to_string(max_ops) + " ops");
+    ops.push_back(o);
   }
   [[nodiscard]] flops total_flop() const {
     flops f = make_flops(0);

@@ -50,8 +50,9 @@ inline seconds step_host_time(const efficiency_profile& e, seconds kernels) {
 
 namespace detail {
 
-/// Times p.counts on r into p. The callers build p around counts returned by
-/// value, so that the op list (2 KiB) is never copied.
+/// Times p.counts on r into p, a timing just built around its counts (no
+/// times, zero sums). Callers build p around counts returned by value, so
+/// that the op list is never copied.
 inline void apply_roofline(phase_timing& p, const roofline& r) {
   for (const op& o : p.counts.ops) {
     const op_time t = r.time(o);

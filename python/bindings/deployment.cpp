@@ -96,10 +96,18 @@ struct context {
   report::setup setup;
   std::optional<roofline> roof;
   std::optional<bytes> stored;  // the file's weight bytes, when the model came from one
-  py::tuple args;               // what make() was given: the pickled state
+  py::tuple args;               // what make() was given (copies): the pickled state
 
-  [[nodiscard]] const roofline& roofed() const {
+  context() = default;
+  context(const context&) = delete;  // `setup` points into this object
+  context& operator=(const context&) = delete;
+  ~context() = default;
+
+  void need_device() const {
     if (!roof) throw std::invalid_argument("device is required for this question");
+  }
+  [[nodiscard]] const roofline& roofed() const {
+    need_device();
     return *roof;
   }
   [[nodiscard]] scenario scenario_of() const {
@@ -110,6 +118,7 @@ struct context {
     return sc;
   }
   [[nodiscard]] weights_fit fit(double context_tokens) const {
+    need_device();
     return fit_weights(model, setup.pr, *setup.dev, setup.parallel, context_tokens, setup.engine, stored);
   }
   [[nodiscard]] phase_timing decode_step_of(double batch, double context_tokens) const {
@@ -126,7 +135,7 @@ struct context {
 std::unique_ptr<context> make(const py::dict& model, const py::object& dev, const std::string& weights,
                               const std::string& kv, const py::object& lm_head, int devices, const py::object& profile,
                               const py::object& module_formats, const py::object& parallel, const std::string& engine,
-                              const py::object& engine_options, const py::object& stored_weight_bytes) {
+                              const py::object& engine_options, const py::object& source) {
   auto c = std::make_unique<context>();
   c->model = arch_from_dict(model);
   if (!dev.is_none()) c->dev = device_from_dict(dev.cast<py::dict>());
@@ -148,9 +157,23 @@ std::unique_ptr<context> make(const py::dict& model, const py::object& dev, cons
   if (!profile.is_none() && c->dev) q.efficiency = profile_from_dict(*c->dev, profile, engine);
   c->setup = resolve(q);
   if (c->dev) c->roof.emplace(c->setup.roof());
-  if (!stored_weight_bytes.is_none()) c->stored = make_bytes(stored_weight_bytes.cast<double>());
-  c->args = py::make_tuple(model, dev, weights, kv, lm_head, devices, profile, module_formats, parallel, engine,
-                           engine_options, stored_weight_bytes);
+  if (!source.is_none()) {
+    // The weights as the command counts a file's (loaded_weight_bytes): its
+    // tensors' bytes unless other weights were named, else the architecture
+    // in the formats used plus the vision tower in 16 bits.
+    const auto src = source.cast<py::dict>();
+    const bool weights_named = module_formats.is_none();
+    const bool tensors = src.contains("tensors") && !src["tensors"].is_none();
+    if (tensors && !weights_named) {
+      c->stored = make_bytes(src["tensors"]["bytes"].cast<double>());
+    } else if (!tensors) {
+      const double vision = src.contains("vision_params") ? src["vision_params"].cast<double>() : 0.0;
+      c->stored = weight_bytes(c->model, c->setup.pr) + make_bytes(vision * 2.0);
+    }
+  }
+  const auto copy = [](const py::object& o) { return o.is_none() ? o : o.attr("copy")(); };
+  c->args = py::make_tuple(copy(model), dev.is_none() ? dev : copy(dev), weights, kv, lm_head, devices, copy(profile),
+                           copy(module_formats), copy(parallel), engine, copy(engine_options), copy(source));
   return c;
 }
 
@@ -202,7 +225,7 @@ void register_deployment(py::module_& m) {
   py::class_<context>(m, "Deployment")
       .def(py::init(&make), py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
            py::arg("devices"), py::arg("profile"), py::arg("module_formats"), py::arg("parallel"), py::arg("engine"),
-           py::arg("engine_options"), py::arg("stored_weight_bytes"))
+           py::arg("engine_options"), py::arg("source"))
       .def(py::pickle([](const context& c) { return c.args; }, &unpickle))
       .def(
           "decode",
@@ -293,6 +316,7 @@ void register_deployment(py::module_& m) {
           "compare_report",
           [](const context& a, const context& b, double context_tokens, double max_batch) {
             // Both sides decode on the first's device plan and engine, as the command's compare does.
+            b.need_device();
             const model_comparison cmp = compare_decode(a.model, a.setup.pr, b.model, b.setup.pr, a.roofed(),
                                                         context_tokens, max_batch, a.setup.parallel);
             return report::compare_json(a.setup, b.setup, cmp, a.fit(context_tokens), b.fit(context_tokens)).dump();

@@ -120,19 +120,36 @@ void for_each_point(const std::vector<combo>& cs, Eigen::Index n, int threads, B
     }
   };
   Eigen::Index t = threads > 0 ? threads : std::max(1U, std::thread::hardware_concurrency());
-  t = std::min(t, std::max<Eigen::Index>(1, total / 16384));  // a thread costs ~50 us: not for small grids
+  // Each thread takes at least 16,384 points: starting one costs ~50 us.
+  t = std::min(t, std::max<Eigen::Index>(1, total / 16384));
   py::gil_scoped_release release;
   if (t == 1) return run(0, total);
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(t));
   std::vector<std::thread> pool;
-  for (Eigen::Index w = 0; w < t; ++w) {
-    pool.emplace_back([&, w] {
+  try {
+    for (Eigen::Index w = 1; w < t; ++w) {
+      pool.emplace_back([&, w] {
+        try {
+          run(total * w / t, total * (w + 1) / t);
+        } catch (...) {
+          errors[static_cast<std::size_t>(w)] = std::current_exception();
+        }
+      });
+    }
+  } catch (...) {
+    // No more threads (a process limit): the blocks of threads not started run here.
+    for (Eigen::Index w = static_cast<Eigen::Index>(pool.size()) + 1; w < t; ++w) {
       try {
         run(total * w / t, total * (w + 1) / t);
       } catch (...) {
         errors[static_cast<std::size_t>(w)] = std::current_exception();
       }
-    });
+    }
+  }
+  try {
+    run(0, total / t);  // this thread takes the first block
+  } catch (...) {
+    errors[0] = std::current_exception();
   }
   for (std::thread& th : pool) th.join();
   for (const std::exception_ptr& e : errors) {

@@ -367,12 +367,6 @@ def _lm_head(lm_head: str | None) -> str | None:
     return None if lm_head is None else _format_name("lm_head", lm_head)
 
 
-def _loaded_weight_bytes(m: Model, weights: str | None) -> float | None:
-    """The model file's own weight bytes, unless the caller re-quantizes a
-    file whose tensors were read."""
-    return m.loaded_weight_bytes if (weights is None or not (m.source or {}).get("tensors")) else None
-
-
 # ---- results ----------------------------------------------------------------
 
 
@@ -810,14 +804,7 @@ def plan(
     users_v = _number("users", users)
     context_v = _number("context", context)
     prompt_v = 0.0 if prompt is None else _number("prompt", prompt, minimum=1)
-    dep = _compile(m, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency,
-                   _engine_options(memory_utilization=memory_utilization, block_tokens=block_tokens,
-                                   max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
-                                   max_model_len=max_model_len))
-    report = dep.plan_report(
-        users_v,
-        context_v,
-        prompt_v,
+    load = (
         None if rate is None else _number("rate", rate, minimum=0),
         _number("output", output, minimum=1),
         _number("ttft_target_s", ttft_target_s, minimum=0),
@@ -825,6 +812,11 @@ def plan(
         _text("host", host),
         None if concurrency is None else _number("concurrency", concurrency, minimum=1),
     )
+    dep = _compile(m, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency,
+                   _engine_options(memory_utilization=memory_utilization, block_tokens=block_tokens,
+                                   max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
+                                   max_model_len=max_model_len))
+    report = dep.plan_report(users_v, context_v, prompt_v, *load)
     return Plan(_with_source(json.loads(report), m))
 
 
@@ -955,8 +947,7 @@ def _compile(m: Model, device: DeviceLike | None, weights: str | None, kv: str |
     w, k, mods = _formats(m, weights, kv)
     dev_n, par = _layout(devices, tp, pp, ep, nodes)
     return _core.Deployment(m.fields, None if device is None else _device(device).fields, w, k, _lm_head(lm_head),
-                            dev_n, efficiency, mods, par, _text("engine", engine), engine_options,
-                            _loaded_weight_bytes(m, weights))
+                            dev_n, efficiency, mods, par, _text("engine", engine), engine_options, m.source or None)
 
 
 @functools.lru_cache(maxsize=128)
@@ -1004,7 +995,7 @@ def decode(
             pass  # the path below raises the same errors the command does
         else:
             return Phase(timing=timing, report=lambda: dict(json.loads(est.decode_report(b, [c]))["step"]))
-    m = _model(model)
+    m, d = _model(model), _device(device)
     if isinstance(context, (list, tuple, np.ndarray)):
         contexts = [_number("context", c) for c in context]
         if not contexts:
@@ -1013,7 +1004,7 @@ def decode(
     else:
         contexts = [_number("context", context)]
         batch_v = _number("batch", batch)
-    dep = _compile(m, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency)
+    dep = _compile(m, d, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency)
     return Phase(json.loads(dep.decode_report(batch_v, contexts))["step"])
 
 
@@ -1038,8 +1029,9 @@ def prefill(
     """Prefill of ``prompt`` tokens after ``cached`` ones for ``batch`` sequences;
     its ``estimate_s`` is the time to first token without queueing. ``engine``
     as in :func:`decode`."""
-    dep = _compile(_model(model), device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency)
-    report = dep.prefill_report(_number("prompt", prompt), _number("cached", cached), _number("batch", batch))
+    m, d = _model(model), _device(device)
+    p, c, b = _number("prompt", prompt), _number("cached", cached), _number("batch", batch)
+    report = _compile(m, d, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency).prefill_report(p, c, b)
     return Phase(json.loads(report)["prefill"])
 
 
@@ -1057,9 +1049,10 @@ def kv_cache(
     else bf16; ``engine`` refuses formats it cannot hold and sets the block
     size (``block_tokens`` overrides it), as ``llmroof kv --engine`` does."""
     m = _model(model)
+    kv_name = None if kv is None else _format_name("kv", kv)
     context_v, users_v = _number("context", context), _number("users", users)
     options = _engine_options(block_tokens=block_tokens)
-    dep = _compile(m, None, None, kv, engine=engine, engine_options=options)
+    dep = _compile(m, None, None, kv_name, engine=engine, engine_options=options)
     return KvCache(_with_source(json.loads(dep.kv_report(context_v, users_v)), m))
 
 
@@ -1119,8 +1112,8 @@ def compare(
     *,
     models: Sequence[ModelLike],
     device: DeviceLike,
-    weights: str | Sequence[str] = "bf16",
-    kv: str = "bf16",
+    weights: str | Sequence[str] | None = None,
+    kv: str | None = None,
     context: float = 4096,
     max_batch: float = 1024,
     devices: int = 1,
@@ -1128,20 +1121,25 @@ def compare(
     efficiency: dict[str, Any] | None = None,
 ) -> Comparison:
     """Two models decoding side by side against batch, and the batch where the
-    first stops being faster per user (``speed_crossover_batch``).
+    first stops being faster per user (``speed_crossover_batch``). ``weights``
+    (one format, or one per model) and ``kv`` default to each model file's own
+    formats, else bf16, as ``llmroof compare`` does.
 
     Returns :class:`Comparison` (``to_dict()``: ``llmroof compare --json``).
     """
     if isinstance(models, (str, Model)) or len(models) != 2:
         raise ValueError("models must hold exactly two models")
     a, b = _model(models[0]), _model(models[1])
-    ws = [weights, weights] if isinstance(weights, str) else list(weights)
+    ws: list[str | None] = [weights, weights] if weights is None or isinstance(weights, str) else list(weights)
     if len(ws) != 2:
         raise ValueError("weights must be one format or two")
-    first, second = (_compile(x, device, _format_name("weights", w), _format_name("kv", kv), _devices(devices),
-                              engine=engine, efficiency=efficiency) for x, w in ((a, ws[0]), (b, ws[1])))
-    return Comparison(json.loads(first.compare_report(second, _number("context", context, minimum=0),
-                                                      _number("max_batch", max_batch, minimum=1))))
+    first, second = (_compile(x, device, w, kv, _devices(devices), engine=engine, efficiency=efficiency)
+                     for x, w in ((a, ws[0]), (b, ws[1])))
+    report = json.loads(first.compare_report(second, _number("context", context, minimum=0),
+                                             _number("max_batch", max_batch, minimum=1)))
+    for side, m in (("first", a), ("second", b)):
+        report[side] = _with_source(report[side], m)
+    return Comparison(report)
 
 
 def simulate_routing(
@@ -1268,8 +1266,10 @@ def _sweep_frame(
 
 
 def _threads(threads: int | None) -> int:
-    """The core's thread count: 0 for one per hardware thread."""
-    return 0 if threads is None else _integer("threads", threads, minimum=1, maximum=4096)
+    """The core's thread count: by default the CPUs this process may run on."""
+    if threads is None:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return _integer("threads", threads, minimum=1, maximum=4096)
 
 
 def sweep_decode(
@@ -1289,7 +1289,8 @@ def sweep_decode(
 ) -> pd.DataFrame:
     """Decode steps over the grid of every model x device x weights x kv x batch
     x context, computed in C++ with the GIL released, over ``threads`` threads
-    (default: one per hardware thread; grids under ~16k points use one).
+    (default: one per CPU this process may use; each thread takes at least
+    16,384 points, so smaller grids run on fewer).
     ``engine`` picks the profile and memory settings as ``llmroof decode
     --engine`` does; ``memory_utilization`` and ``block_tokens`` default to the
     engine's.

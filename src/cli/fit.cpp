@@ -14,12 +14,16 @@
 
 namespace llmroof::cli {
 
+namespace {
+
 void require_rows(const measurement_set& set, const std::string& file) {
   if (set.rows.empty()) {
     throw usage_error(file + ": no row maps onto a catalog model and device (" + std::to_string(set.skipped.size()) +
                       " skipped)");
   }
 }
+
+}  // namespace
 
 int cmd_calibrate(const options& o) {
   if (o.sub.empty()) throw usage_error("calibrate needs a points file: llmroof calibrate points.csv");
@@ -58,6 +62,8 @@ int cmd_calibrate(const options& o) {
   return 0;
 }
 
+namespace {
+
 std::string likely_reason(const measurement& m, double ratio) {
   // Tokens/s metrics over-predict above 1; times (TTFT, TPOT, latency) below.
   const bool time_metric = m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::e2e_latency_s;
@@ -89,6 +95,8 @@ std::string likely_reason(const measurement& m, double ratio) {
   return too_fast ? "predicted too fast: this device/engine pair reaches less than its group's efficiency"
                   : "predicted too slow: this device/engine pair beats its group's efficiency";
 }
+
+}  // namespace
 
 int cmd_validate(const options& o) {
   if (o.sub.empty()) throw usage_error("validate needs a points file: llmroof validate points.csv");

@@ -10,6 +10,8 @@
 
 namespace llmroof::cli {
 
+namespace {
+
 bool matches_filter(const std::string& filter, const std::vector<std::string>& fields) {
   std::string hay;
   for (const auto& f : fields) hay += detail::to_lower(f) + "\n";
@@ -20,12 +22,14 @@ bool matches_filter(const std::string& filter, const std::vector<std::string>& f
   return true;
 }
 
+
 /// The first document a source names, shortened for a table column.
 std::string short_source(const std::string& src) {
   std::string s = src.substr(0, src.find_first_of(";|"));
   if (s.size() > 60) s = s.substr(0, 57) + "...";
   return s;
 }
+
 
 void print_count(std::size_t shown, std::size_t all, const char* what, const std::optional<std::string>& filter) {
   if (filter) {
@@ -34,6 +38,8 @@ void print_count(std::size_t shown, std::size_t all, const char* what, const std
     std::printf("%zu %s\n", all, what);
   }
 }
+
+}  // namespace
 
 int cmd_list(const options& o) {
   const auto filter = o.get("filter");

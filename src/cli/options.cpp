@@ -67,11 +67,15 @@ const std::vector<std::string> layout_opts = {"device", "tp", "pp", "ep", "nodes
 const std::vector<std::string> memory_opts = {"memory-utilization", "block-tokens", "max-num-seqs",
                                               "max-num-batched-tokens", "max-model-len"};
 
+namespace {
+
 std::vector<std::string> join(std::initializer_list<std::vector<std::string>> parts) {
   std::vector<std::string> out;
   for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
   return out;
 }
+
+}  // namespace
 
 const std::vector<command_spec>& commands() {
   static const std::vector<command_spec> table = {
@@ -110,12 +114,16 @@ const command_spec* find_command(const std::string& name) {
   return nullptr;
 }
 
+namespace {
+
 const option_doc* find_option(const std::string& name) {
   for (const auto& d : option_docs) {
     if (name == d.name) return &d;
   }
   return nullptr;
 }
+
+}  // namespace
 
 std::string command_names() {
   std::string out;
@@ -201,6 +209,8 @@ options parse(int argc, char** argv) {
   return o;
 }
 
+namespace {
+
 /// The finite number `s` spells in full ("2.5", "1e3"), or none: trailing
 /// text, an empty string, inf and nan are not numbers.
 std::optional<double> full_number(const std::string& s) {
@@ -214,6 +224,8 @@ std::optional<double> full_number(const std::string& s) {
   if (used == 0 || used != s.size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
+
+}  // namespace
 
 /// "131072", "128k" (x1024), "1m" (x1048576), "1.5k".
 double parse_tokens(const std::string& field, const std::string& s) {

@@ -114,3 +114,15 @@ TEST_CASE("precision::of keeps 16-bit embeddings for checkpoint formats, quantiz
   CHECK(precision::of(find_format("iq4_xs"), find_format("bf16")).embedding.name == "iq4_xs");
   CHECK(precision::of(find_format("fp32"), find_format("bf16")).lm_head.name == "fp32");
 }
+
+TEST_CASE("a phase holds at most max_ops ops, and says so past it") {
+  op_counts c;
+  op o;
+  o.name = "x";
+  for (std::size_t i = 0; i < max_ops; ++i) c.add(o, op_kind::ffn);
+  CHECK(c.list().size() == max_ops);
+  o.count = 0;
+  c.add(o, op_kind::ffn);  // an op that runs no kernel is dropped, even when full
+  o.count = 1;
+  CHECK_THROWS_WITH_AS(c.add(o, op_kind::ffn), "a phase holds at most 16 ops", std::length_error);
+}

@@ -163,3 +163,19 @@ def test_kv_format_the_engine_cannot_hold_is_refused_alike(cli: str) -> None:
         llmroof.kv_cache(model="llama-3-8b", kv="q4_0")
     assert str(e.value) == message
     assert llmroof.kv_cache(model="llama-3-8b", kv="q4_0", engine="llama.cpp").bytes_per_token > 0
+
+
+def test_file_model_with_other_weights_counts_them_as_the_command_does(cli: str) -> None:
+    # A config-only FP8 file re-quantized by name: the weights that must fit are
+    # the named format's, not the file's (moe and compare used the file's bytes).
+    fp8 = str(Path(__file__).resolve().parents[1] / "data" / "hf-configs" / "Qwen__Qwen3-30B-A3B-FP8.json")
+    m = llmroof.Model.from_hf_config(fp8)
+    for weights in ("bf16", "q4_k_m"):
+        f = ["--model", fp8, "--device", "h100-sxm", "--weights", weights]
+        assert run(cli, "moe", *f, "--max-batch", "16") == \
+            llmroof.moe(model=m, device="h100-sxm", weights=weights, max_batch=16).to_dict()
+        assert run(cli, "plan", *f, "--users", "4") == \
+            llmroof.plan(model=m, device="h100-sxm", weights=weights, users=4).to_dict()
+    compared = run(cli, "compare", "--model", fp8, "--model", "qwen3-32b", "--device", "h100-sxm", "--max-batch", "16")
+    mine = llmroof.compare(models=[m, "qwen3-32b"], device="h100-sxm", max_batch=16).to_dict()
+    assert compared == mine  # each side names its file as the command's does

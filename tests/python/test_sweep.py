@@ -47,19 +47,17 @@ def test_million_point_sweep_runs() -> None:
 
 
 def test_threads_split_points_without_changing_them() -> None:
-    # 2 models x 2 devices x 9,000 points: blocks of 36,000 rows over 3
-    # threads start and end inside combinations, so a wrong row or combination
-    # offset shows up as a mismatch against the one-thread run.
-    batch = np.arange(1, 91)
-    context = np.linspace(0, 131072, 100)
-    kw: dict[str, object] = dict(model=["llama-3.1-8b", "qwen3-30b-a3b"], device=["h100-sxm", "rtx-4090"],
-                                 weights="fp8", batch=batch, context=context)
+    # 3 devices x 20,000 points: on 2 threads the blocks split at row 30,000,
+    # inside the second combination, so a wrong row or combination offset
+    # shows up as a mismatch against the one-thread run.
+    kw: dict[str, object] = dict(model="llama-3.1-8b", device=["h100-sxm", "rtx-4090", "l4"], weights="fp8",
+                                 batch=np.arange(1, 201), context=np.linspace(0, 131072, 100))
     one = llmroof.sweep_decode(threads=1, **kw)  # type: ignore[arg-type]
-    three = llmroof.sweep_decode(threads=3, **kw)  # type: ignore[arg-type]
-    assert len(one) == 36_000
-    assert one.equals(three)
-    pre = dict(model=["llama-3.1-8b", "qwen3-30b-a3b"], device="h100-sxm", prompt=np.arange(1, 201) * 64.0,
-               cached=np.arange(0, 100) * 512.0, devices=2)
+    assert len(one) == 60_000
+    for threads in (2, 3):
+        assert one.equals(llmroof.sweep_decode(threads=threads, **kw))  # type: ignore[arg-type]
+    pre = dict(model=["llama-3.1-8b", "qwen3-30b-a3b", "llama-3.1-70b"], device="h100-sxm",
+               prompt=np.arange(1, 201) * 64.0, cached=np.arange(0, 100) * 512.0, devices=2)
     assert llmroof.sweep_prefill(threads=1, **pre).equals(llmroof.sweep_prefill(threads=2, **pre))  # type: ignore[arg-type]
 
 
