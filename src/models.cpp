@@ -94,12 +94,8 @@ architecture deepseek(std::string id, std::string name, std::string family, int 
                18432, vocab, ctx, std::move(source));
   a.attention = attention_kind::mla;
   a.mla = {1536, 512, 128, 64, 128};
-  a.moe.num_experts = experts;
-  a.moe.experts_per_token = 8;
-  a.moe.shared_experts = 1;
-  a.moe.expert_ffn = 2048;
-  a.moe.first_dense_layers = dense;
-  a.moe.mtp_layers = mtp;
+  a.moe = {.num_experts = experts, .experts_per_token = 8, .shared_experts = 1, .expert_ffn = 2048,
+           .first_dense_layers = dense, .mtp_layers = mtp};
   a.moe.router_bias = true;  // e_score_correction_bias (noaux_tc routing)
   return a;
 }
@@ -110,9 +106,7 @@ architecture qwen3_moe(std::string id, std::string name, int layers, int d, int 
   auto a = gqa(std::move(id), std::move(name), "qwen3_moe", layers, d, h, g, 128, 0, 151936, ctx,
                std::move(source));
   a.qk_norm = true;
-  a.moe.num_experts = experts;
-  a.moe.experts_per_token = 8;
-  a.moe.expert_ffn = fe;
+  a.moe = {.num_experts = experts, .experts_per_token = 8, .expert_ffn = fe};
   return with_published(std::move(a), total, active);
 }
 
@@ -125,11 +119,8 @@ architecture gpt_oss(std::string id, std::string name, int layers, int experts, 
   a.attention_sinks = true;
   a.sliding_window = 128;
   a.layer_kinds = pattern(layers, 2, layer_kind::global, layer_kind::sliding);
-  a.moe.num_experts = experts;
-  a.moe.experts_per_token = 4;
-  a.moe.expert_ffn = 2880;
-  a.moe.router_bias = true;
-  a.moe.expert_bias = true;
+  a.moe = {.num_experts = experts, .experts_per_token = 4, .expert_ffn = 2880, .router_bias = true,
+           .expert_bias = true};
   return with_published(std::move(a), total, active);
 }
 
@@ -264,12 +255,8 @@ std::vector<architecture> build() {
     a.attn_output_gate = true;
     a.linear = {16, 32, 128, 128, 4};
     a.layer_kinds = pattern(48, 4, layer_kind::global, layer_kind::linear);
-    a.moe.num_experts = 512;
-    a.moe.experts_per_token = 10;
-    a.moe.expert_ffn = 512;
-    a.moe.shared_experts = 1;
-    a.moe.shared_expert_ffn = 512;
-    a.moe.shared_expert_gate = true;
+    a.moe = {.num_experts = 512, .experts_per_token = 10, .shared_experts = 1, .expert_ffn = 512,
+             .shared_expert_ffn = 512, .shared_expert_gate = true};
     m.push_back(with_published(std::move(a), 80, 3));
   }
   m.push_back(with_published(deepseek("deepseek-v3", "DeepSeek-V3", "deepseek_v3", 128, 256, 3, 1, 129280, 163840,
@@ -285,13 +272,8 @@ std::vector<architecture> build() {
     auto a = gqa("glm-4.5-air", "GLM-4.5-Air", "glm4_moe", 46, 4096, 96, 8, 128, 10944, 151552, 131072,
                  std::string(hf) + "zai-org__GLM-4.5-Air.json (printed Glm4MoeConfig); model card 106B / 12B");
     a.qkv_bias = true;  // attention_bias applies to q, k, v (o_proj has none)
-    a.moe.num_experts = 128;
-    a.moe.experts_per_token = 8;
-    a.moe.shared_experts = 1;
-    a.moe.expert_ffn = 1408;
-    a.moe.first_dense_layers = 1;
-    a.moe.mtp_layers = 1;
-    a.moe.router_bias = true;
+    a.moe = {.num_experts = 128, .experts_per_token = 8, .shared_experts = 1, .expert_ffn = 1408,
+             .first_dense_layers = 1, .mtp_layers = 1, .router_bias = true};
     m.push_back(with_published(std::move(a), 106, 12));
   }
   {
@@ -303,13 +285,8 @@ std::vector<architecture> build() {
                  "shared, expert FFN 1536, 3 dense layers); model card 355B / 32B");
     a.qkv_bias = true;
     a.qk_norm = true;
-    a.moe.num_experts = 160;
-    a.moe.experts_per_token = 8;
-    a.moe.shared_experts = 1;
-    a.moe.expert_ffn = 1536;
-    a.moe.first_dense_layers = 3;
-    a.moe.mtp_layers = 1;
-    a.moe.router_bias = true;
+    a.moe = {.num_experts = 160, .experts_per_token = 8, .shared_experts = 1, .expert_ffn = 1536,
+             .first_dense_layers = 3, .mtp_layers = 1, .router_bias = true};
     m.push_back(with_published(std::move(a), 355, 32));
   }
   {
@@ -317,11 +294,7 @@ std::vector<architecture> build() {
                  std::string(hf) + "nvidia__MiniMax-M2.5-NVFP4.json (same minimax_m2 architecture as "
                  "M2; SOURCES.md); model card 230B / 10B");
     a.qk_norm = true;
-    a.moe.num_experts = 256;
-    a.moe.experts_per_token = 8;
-    a.moe.expert_ffn = 1536;
-    a.moe.router_bias = true;
-    a.moe.mtp_layers = 3;
+    a.moe = {.num_experts = 256, .experts_per_token = 8, .expert_ffn = 1536, .mtp_layers = 3, .router_bias = true};
     m.push_back(with_published(std::move(a), 230, 10));
   }
   m.push_back(gpt_oss("gpt-oss-20b", "gpt-oss-20b", 24, 32, 20.9, 3.6,
@@ -331,9 +304,7 @@ std::vector<architecture> build() {
   {
     auto a = gqa("mixtral-8x7b", "Mixtral-8x7B", "mixtral", 32, 4096, 32, 8, 128, 14336, 32000, 32768,
                  std::string(hf) + "mistralai__Mixtral-8x7B-v0.1.json; Mixtral paper 46.7B / 12.9B (with embeddings)");
-    a.moe.num_experts = 8;
-    a.moe.experts_per_token = 2;
-    a.moe.expert_ffn = 14336;
+    a.moe = {.num_experts = 8, .experts_per_token = 2, .expert_ffn = 14336};
     m.push_back(with_published(std::move(a), 46.7, 12.9));
   }
   {
