@@ -98,8 +98,9 @@ class columns {
 
 // Calls body(combo, roofline, i, j) for point i of every combination (j: its
 // row in the flat output, combination-major), in contiguous blocks over
-// `threads` threads (0: one per hardware thread). Rows are disjoint, so the
-// threads share nothing they write; the first exception is rethrown.
+// `threads` threads (0: one per hardware thread; Python passes the CPUs the
+// process may use). Rows are disjoint, so the threads share nothing they
+// write; the first exception is rethrown.
 template <class Body>
 void for_each_point(const std::vector<combo>& cs, Eigen::Index n, int threads, Body&& body) {
   detail::require_in("threads", threads, 0, 4096);
