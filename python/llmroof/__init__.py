@@ -55,22 +55,40 @@ from ._api import (
     users,
     zipf_popularity,
 )
+from ._rows import (
+    ClosedLoop,
+    CompareBatch,
+    CurvePoint,
+    Efficiency,
+    MoeBatch,
+    MoeParameters,
+    OpRow,
+    RoutingSample,
+)
 
 __version__: str = _core.__version__
 
 __all__ = [
     "Calibration",
+    "ClosedLoop",
+    "CompareBatch",
     "Comparison",
+    "CurvePoint",
     "Device",
+    "Efficiency",
     "Estimator",
     "Format",
     "KvCache",
     "MemoryPlan",
+    "MoeBatch",
+    "MoeParameters",
     "MoeReport",
     "Model",
+    "OpRow",
     "Parameters",
     "Phase",
     "Plan",
+    "RoutingSample",
     "Users",
     "__version__",
     "calibrate",

@@ -8,11 +8,21 @@ import math
 import os
 from dataclasses import dataclass, field
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence, TypeVar, Union, cast, overload
 
 import numpy as np
 
 from . import _core
+from ._rows import (
+    ClosedLoop,
+    CompareBatch,
+    CurvePoint,
+    Efficiency,
+    MoeBatch,
+    MoeParameters,
+    OpRow,
+    RoutingSample,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -471,8 +481,9 @@ class Phase(_Report):
     bottleneck = _Timed(str, "The roof that accounts for most of the estimate.")
 
     @property
-    def ops(self) -> list[dict[str, Any]]:
-        return list(self._data["ops"])
+    def ops(self) -> list[OpRow]:
+        """One row per op: FLOP, bytes by kind, the roof it ran on, times."""
+        return [cast(OpRow, dict(x)) for x in self._data["ops"]]
 
     def ops_frame(self) -> pd.DataFrame:
         """One row per op: FLOP, bytes by kind, intensity, bound and estimate."""
@@ -555,6 +566,15 @@ def _rows(v: Any) -> list[dict[str, Any]]:
     return [dict(x) for x in v]
 
 
+# Rows of a report as their TypedDicts (copies: editing one leaves the report alone).
+def _moe_batches(v: Any) -> list[MoeBatch]:
+    return [cast(MoeBatch, dict(x)) for x in v]
+
+
+def _compare_batches(v: Any) -> list[CompareBatch]:
+    return [cast(CompareBatch, dict(x)) for x in v]
+
+
 class Users(_Report):
     """The most users one deployment serves at a tokens/s and a TTFT target
     (``llmroof users --json``, schema ``llmroof.users/1``)."""
@@ -569,10 +589,10 @@ class Users(_Report):
     ttft_target_s = _Field(float, "The TTFT target, s.")
 
     @property
-    def closed_loop(self) -> dict[str, Any] | None:
+    def closed_loop(self) -> ClosedLoop | None:
         """Those users in a closed loop (``load`` of a plan), or None."""
         v = self._data["closed_loop"]
-        return None if v is None else dict(v)
+        return None if v is None else cast(ClosedLoop, dict(v))
 
 
 class _AgainstBatch(_Report):
@@ -580,13 +600,12 @@ class _AgainstBatch(_Report):
 
     context = _Field(float, "Tokens every sequence holds.")
     speed_crossover_batch = _Field(_optional_float, "First batch where the first model is no faster per user, or None.")
-    batches = _Field(_rows, "Per batch: bytes per step and tokens/s of each side.")
 
     def batches_frame(self) -> pd.DataFrame:
         """One row per batch."""
         import pandas as pd
 
-        return pd.DataFrame(self.batches)
+        return pd.DataFrame(list(self._data["batches"]))
 
 
 class MoeReport(_AgainstBatch):
@@ -596,10 +615,12 @@ class MoeReport(_AgainstBatch):
 
     routed_expert_params = _Field(float, "One expert's parameters x MoE layers.")
     weights_crossover_batch = _Field(_optional_float, "First batch reading (within 1%) the dense weight bytes, or None.")
+    batches = _Field(_moe_batches, "Per batch: experts touched, bytes per step and tokens/s, MoE and dense.")
 
     @property
-    def parameters(self) -> dict[str, Any]:
-        return dict(self._data["parameters"])
+    def parameters(self) -> MoeParameters:
+        """Total and active parameters, and the routing (experts, top-k, shared)."""
+        return cast(MoeParameters, dict(self._data["parameters"]))
 
     @property
     def fits(self) -> bool:
@@ -612,6 +633,7 @@ class Comparison(_AgainstBatch):
     --json``, schema ``llmroof.compare/1``)."""
 
     bytes_crossover_batch = _Field(_optional_float, "First batch where the first model's step reads as many bytes, or None.")
+    batches = _Field(_compare_batches, "Per batch: bytes per step and tokens/s of each model.")
 
 
 class Calibration(_Report):
@@ -643,8 +665,9 @@ class Plan(_Report):
         return Phase(self._data["ttft"])
 
     @property
-    def decode_curve(self) -> list[dict[str, Any]]:
-        return list(self._data["decode_curve"])
+    def decode_curve(self) -> list[CurvePoint]:
+        """Decode speed at each context from 0 to the plan's, with the band."""
+        return [cast(CurvePoint, dict(x)) for x in self._data["decode_curve"]]
 
     def curve_frame(self) -> pd.DataFrame:
         """The decode curve, one row per context."""
@@ -732,7 +755,7 @@ def plan(
     max_num_seqs: int | None = None,
     max_num_batched_tokens: int | None = None,
     max_model_len: int | None = None,
-    efficiency: dict[str, Any] | None = None,
+    efficiency: Efficiency | None = None,
     rate: float | None = None,
     concurrency: float | None = None,
     output: float = 512,
@@ -860,7 +883,7 @@ def users(
     ep: int = 1,
     nodes: int = 1,
     engine: str = "vllm",
-    efficiency: dict[str, Any] | None = None,
+    efficiency: Efficiency | None = None,
     memory_utilization: float | None = None,
     max_num_seqs: int | None = None,
     max_num_batched_tokens: int | None = None,
@@ -919,7 +942,7 @@ class Estimator:
         nodes: int = 1,
         engine: str = "vllm",
         lm_head: str | None = None,
-        efficiency: dict[str, Any] | None = None,
+        efficiency: Efficiency | None = None,
     ) -> None:
         self._obj = _compile(_model(model), device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head,
                              efficiency)
@@ -940,7 +963,7 @@ class Estimator:
 
 def _compile(m: Model, device: DeviceLike | None, weights: str | None, kv: str | None, devices: int = 1,
              tp: int | None = None, pp: int = 1, ep: int = 1, nodes: int = 1, engine: str = "vllm",
-             lm_head: str | None = None, efficiency: dict[str, Any] | None = None,
+             lm_head: str | None = None, efficiency: Efficiency | None = None,
              engine_options: dict[str, float] | None = None) -> _core.Deployment:
     """The compiled deployment every question asks (``device`` None: a
     question without one, the KV cache's)."""
@@ -972,7 +995,7 @@ def decode(
     nodes: int = 1,
     engine: str = "vllm",
     lm_head: str | None = None,
-    efficiency: dict[str, Any] | None = None,
+    efficiency: Efficiency | None = None,
 ) -> Phase:
     """One decode step of ``batch`` sequences at ``context`` cached tokens each
     (default 4096, as the command's), or of sequences with their own contexts
@@ -1024,7 +1047,7 @@ def prefill(
     nodes: int = 1,
     engine: str = "vllm",
     lm_head: str | None = None,
-    efficiency: dict[str, Any] | None = None,
+    efficiency: Efficiency | None = None,
 ) -> Phase:
     """Prefill of ``prompt`` tokens after ``cached`` ones for ``batch`` sequences;
     its ``estimate_s`` is the time to first token without queueing. ``engine``
@@ -1086,7 +1109,7 @@ def moe(
     max_batch: float = 1024,
     devices: int = 1,
     engine: str = "vllm",
-    efficiency: dict[str, Any] | None = None,
+    efficiency: Efficiency | None = None,
 ) -> MoeReport:
     """A MoE model against batch: experts touched per layer (and their spread),
     bytes per step, tokens/s per user and in total, beside a dense model of the
@@ -1118,7 +1141,7 @@ def compare(
     max_batch: float = 1024,
     devices: int = 1,
     engine: str = "vllm",
-    efficiency: dict[str, Any] | None = None,
+    efficiency: Efficiency | None = None,
 ) -> Comparison:
     """Two models decoding side by side against batch, and the batch where the
     first stops being faster per user (``speed_crossover_batch``). ``weights``
@@ -1145,13 +1168,13 @@ def compare(
 def simulate_routing(
     *, popularity: Sequence[float], experts_per_token: int, tokens: int, trials: int = 1000, seed: int = 0,
     ranks: int = 1,
-) -> dict[str, float]:
+) -> RoutingSample:
     """Seeded Monte-Carlo routing: mean and variance of distinct experts per
     layer, and the busiest expert-parallel rank's load."""
-    return dict(_core.simulate_routing(
+    return cast(RoutingSample, dict(_core.simulate_routing(
         _floats("popularity", popularity), _integer("experts_per_token", experts_per_token, minimum=1),
         _integer("tokens", tokens, minimum=0), _integer("trials", trials, minimum=1), _integer("seed", seed, minimum=0, maximum=2**63 - 1),
-        _integer("ranks", ranks, minimum=1)))
+        _integer("ranks", ranks, minimum=1))))
 
 
 def zipf_popularity(*, num_experts: int, alpha: float) -> list[float]:
@@ -1283,7 +1306,7 @@ def sweep_decode(
     devices: int = 1,
     memory_utilization: float | None = None,
     block_tokens: int | None = None,
-    efficiency: dict[str, Any] | None = None,
+    efficiency: Efficiency | None = None,
     engine: str = "vllm",
     threads: int | None = None,
 ) -> pd.DataFrame:
@@ -1342,7 +1365,7 @@ def sweep_prefill(
     prompt: float | Sequence[float] | np.ndarray = 2048,
     cached: float | Sequence[float] | np.ndarray = 0,
     devices: int = 1,
-    efficiency: dict[str, Any] | None = None,
+    efficiency: Efficiency | None = None,
     engine: str = "vllm",
     threads: int | None = None,
 ) -> pd.DataFrame:

@@ -1,4 +1,5 @@
 # Stubs of the compiled core; tests/python/test_stubs.py fails when they drift.
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -31,7 +32,7 @@ def sweep_decode(
     batch: npt.NDArray[np.float64],
     context: npt.NDArray[np.float64],
     n_devices: int,
-    profile: dict[str, Any] | None,
+    profile: Mapping[str, Any] | None,
     memory_utilization: float | None = None,
     block_tokens: int | None = None,
     engine: str = "vllm",
@@ -45,7 +46,7 @@ def sweep_prefill(
     prompt: npt.NDArray[np.float64],
     cached: npt.NDArray[np.float64],
     n_devices: int,
-    profile: dict[str, Any] | None,
+    profile: Mapping[str, Any] | None,
     engine: str = "vllm",
     threads: int = 0,
 ) -> dict[str, npt.NDArray[np.float64]]: ...
@@ -86,7 +87,7 @@ class Deployment:
         kv: str,
         lm_head: str | None,
         devices: int,
-        profile: dict[str, Any] | None,
+        profile: Mapping[str, Any] | None,
         module_formats: dict[str, Any] | None,
         parallel: dict[str, Any] | None,
         engine: str,

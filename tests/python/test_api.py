@@ -5,6 +5,7 @@ import math
 import pickle
 from pathlib import Path
 import subprocess
+import typing
 from typing import Any
 from concurrent.futures import ProcessPoolExecutor
 
@@ -231,6 +232,34 @@ def test_every_typed_field_reads_a_key_of_its_report() -> None:
         assert fields, type(r).__name__
         for name, field in fields:
             assert getattr(r, name) is not None or r.to_dict()[field._key] is None
+
+
+def test_typed_rows_hold_exactly_the_keys_of_their_reports() -> None:
+    # Each TypedDict names the keys the command's JSON has (no more, no fewer),
+    # with value types that match, so `mypy --strict` users read real keys.
+    def check(kind: type, rows: list[Any]) -> None:
+        hints = typing.get_type_hints(kind)
+        assert rows, kind.__name__
+        for row in rows:
+            assert set(row) == set(hints), (kind.__name__, set(row) ^ set(hints))
+            for key, value in row.items():
+                expected = (float, int) if hints[key] is float else (hints[key],)
+                assert isinstance(value, expected), (kind.__name__, key, value)
+
+    p = llmroof.plan(model="llama-3.1-8b", device="h100-sxm", users=4)
+    check(llmroof.CurvePoint, p.decode_curve)
+    check(llmroof.OpRow, p.ttft.ops)
+    u = llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20)
+    check(llmroof.ClosedLoop, [u.closed_loop])
+    m = llmroof.moe(model="qwen3-30b-a3b", device="h100-sxm", max_batch=16)
+    check(llmroof.MoeParameters, [m.parameters])
+    check(llmroof.MoeBatch, m.batches)
+    check(llmroof.CompareBatch, llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm",
+                                                max_batch=16).batches)
+    check(llmroof.RoutingSample, [llmroof.simulate_routing(popularity=[0.5, 0.5], experts_per_token=1, tokens=4)])
+    profile = llmroof._core.default_profile(llmroof.Device.get("h100-sxm").fields)
+    assert set(profile) == set(llmroof.Efficiency.__annotations__)
+    llmroof.decode(model="llama-3.1-8b", device="h100-sxm", efficiency=profile)  # the full profile is accepted back
 
 
 def test_efficiency_enums_and_scheduler_steps_are_checked_by_name() -> None:

@@ -1,0 +1,140 @@
+"""Typed rows of the reports: the JSON objects ``llmroof ... --json`` prints
+inside lists (a plan's decode curve, a phase's ops, MoE and comparison
+batches) and the efficiency profile a caller passes in. Keys are the
+command's schema (docs/cli-json.md); tests pin them to the reports."""
+
+from __future__ import annotations
+
+from typing import TypedDict
+
+
+class CurvePoint(TypedDict):
+    """One context of :attr:`Plan.decode_curve` (tokens/s, seconds)."""
+
+    context: float
+    single_user_tokens_per_s_low: float
+    single_user_tokens_per_s_high: float
+    fits: bool
+    single_user_tokens_per_s_bound: float
+    single_user_tokens_per_s_estimate: float
+    per_user_tokens_per_s_bound: float
+    per_user_tokens_per_s_estimate: float
+    total_tokens_per_s_estimate: float
+    tpot_s_estimate: float
+    bottleneck: str
+
+
+class OpRow(TypedDict):
+    """One op of :attr:`Phase.ops` (FLOP, bytes, seconds)."""
+
+    name: str
+    count: float
+    flop: float
+    weight_bytes: float
+    kv_read_bytes: float
+    kv_written_bytes: float
+    activation_bytes: float
+    intensity_flop_per_byte: float
+    math: str
+    bound_s: float
+    estimate_s: float
+    bottleneck: str
+
+
+class ClosedLoop(TypedDict):
+    """Users each sending their next request when the last completes
+    (:attr:`Users.closed_loop`)."""
+
+    model: str
+    concurrency: float
+    active: float
+    slots: float
+    limit: str
+    requests_per_s: float
+    queue_wait_s: float
+    ttft_s: float
+    tpot_s: float
+    output_tokens_per_s: float
+    output_tokens_per_s_per_user: float
+    prefill_share: float
+
+
+class MoeParameters(TypedDict):
+    """Parameter counts of a MoE model (:attr:`MoeReport.parameters`)."""
+
+    total: float
+    active: float
+    active_with_embedding: float
+    active_share: float
+    routed_experts: float
+    mtp: float
+    num_experts: int
+    experts_per_token: int
+    shared_experts: int
+    mtp_layers: int
+
+
+class MoeBatch(TypedDict):
+    """One batch of :attr:`MoeReport.batches`, beside the dense model of the same size."""
+
+    batch: float
+    experts_per_layer: float
+    experts_per_layer_sd: float
+    expert_share_read: float
+    expert_weight_bytes: float
+    bytes_per_step: float
+    per_user_tokens_per_s_estimate: float
+    per_user_tokens_per_s_bound: float
+    total_tokens_per_s_estimate: float
+    bottleneck: str
+    weight_bytes_per_step: float
+    dense_bytes_per_step: float
+    dense_weight_bytes_per_step: float
+    dense_per_user_tokens_per_s_estimate: float
+
+
+class CompareBatch(TypedDict):
+    """One batch of :attr:`Comparison.batches`."""
+
+    batch: float
+    first_bytes_per_step: float
+    second_bytes_per_step: float
+    first_per_user_tokens_per_s_estimate: float
+    second_per_user_tokens_per_s_estimate: float
+    first_per_user_tokens_per_s_bound: float
+    second_per_user_tokens_per_s_bound: float
+    first_total_tokens_per_s_estimate: float
+    second_total_tokens_per_s_estimate: float
+
+
+class RoutingSample(TypedDict):
+    """What :func:`simulate_routing` returns: per layer, over the trials."""
+
+    mean_distinct: float
+    variance_distinct: float
+    mean_busiest_rank_tokens: float
+    mean_busiest_rank_experts: float
+
+
+class Efficiency(TypedDict, total=False):
+    """Fields of an efficiency profile (``efficiency=`` of every estimate):
+    each one given overrides the engine's profile on the device; what
+    ``llmroof list devices`` and ``default_profile`` print."""
+
+    name: str
+    memory: float
+    compute: float
+    compute_half_rows: float
+    attention: float
+    per_kernel_s: float
+    per_step_s: float
+    per_request_s: float
+    kv_memory: float
+    low_precision: float
+    stream_cap_bytes_per_s: float
+    fp16_accumulate: bool
+    fused_attention: bool
+    quantized_path: str
+    host_overlap: str
+    scheduler_steps: int
+    source: str
