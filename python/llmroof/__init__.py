@@ -60,10 +60,12 @@ from ._rows import (
     CompareBatch,
     CurvePoint,
     Efficiency,
+    Fit,
     MoeBatch,
     MoeParameters,
     OpRow,
     RoutingSample,
+    SkippedRow,
 )
 
 __version__: str = _core.__version__
@@ -77,6 +79,7 @@ __all__ = [
     "Device",
     "Efficiency",
     "Estimator",
+    "Fit",
     "Format",
     "KvCache",
     "MemoryPlan",
@@ -89,6 +92,7 @@ __all__ = [
     "Phase",
     "Plan",
     "RoutingSample",
+    "SkippedRow",
     "Users",
     "__version__",
     "calibrate",

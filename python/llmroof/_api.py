@@ -18,10 +18,12 @@ from ._rows import (
     CompareBatch,
     CurvePoint,
     Efficiency,
+    Fit,
     MoeBatch,
     MoeParameters,
     OpRow,
     RoutingSample,
+    SkippedRow,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -562,10 +564,6 @@ def _optional_float(v: Any) -> float | None:
     return None if v is None else float(v)
 
 
-def _rows(v: Any) -> list[dict[str, Any]]:
-    return [dict(x) for x in v]
-
-
 # Rows of a report as their TypedDicts (copies: editing one leaves the report alone).
 def _moe_batches(v: Any) -> list[MoeBatch]:
     return [cast(MoeBatch, dict(x)) for x in v]
@@ -573,6 +571,14 @@ def _moe_batches(v: Any) -> list[MoeBatch]:
 
 def _compare_batches(v: Any) -> list[CompareBatch]:
     return [cast(CompareBatch, dict(x)) for x in v]
+
+
+def _fits(v: Any) -> list[Fit]:
+    return [cast(Fit, dict(x)) for x in v]
+
+
+def _skipped(v: Any) -> list[SkippedRow]:
+    return [cast(SkippedRow, dict(x)) for x in v]
 
 
 class Users(_Report):
@@ -643,8 +649,8 @@ class Calibration(_Report):
     scope = _Field(str, "Profiles per: global, engine or engine-kind.")
     points = _Field(int, "Rows mapped onto catalog models and devices.")
     skipped = _Field(int, "Rows that could not be mapped (skipped_rows says why).")
-    fits = _Field(_rows, "One fit per group: shares with their spread, overheads, residuals.")
-    skipped_rows = _Field(_rows, "Each unmapped row's id and reason.")
+    fits = _Field(_fits, "One fit per group: shares with their spread, overheads, residuals.")
+    skipped_rows = _Field(_skipped, "Each unmapped row's id and reason.")
 
     def fits_frame(self) -> pd.DataFrame:
         """One row per fitted group (residuals left out)."""

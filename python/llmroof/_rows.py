@@ -138,3 +138,37 @@ class Efficiency(TypedDict, total=False):
     host_overlap: str
     scheduler_steps: int
     source: str
+
+
+class Fit(TypedDict):
+    """One fitted profile of :attr:`Calibration.fits` (shares with their
+    standard errors ``*_sd``, overheads in seconds, and each point's relative
+    residual, predicted / measured - 1)."""
+
+    key: str
+    memory: float
+    memory_sd: float
+    compute: float
+    compute_sd: float
+    attention: float
+    per_step_s: float
+    per_step_sd_s: float
+    per_kernel_s: float
+    per_kernel_sd_s: float
+    kv_memory: float
+    low_precision: float
+    compute_half_rows: float
+    stream_cap_bytes_per_s: float
+    per_request_s: float
+    per_request_sd_s: float
+    points: int
+    median_ape: float
+    residuals: list[float]
+
+
+class SkippedRow(TypedDict):
+    """A measured row that could not be mapped, with the reason
+    (:attr:`Calibration.skipped_rows`)."""
+
+    id: str
+    reason: str

@@ -243,7 +243,7 @@ def test_typed_rows_hold_exactly_the_keys_of_their_reports() -> None:
         for row in rows:
             assert set(row) == set(hints), (kind.__name__, set(row) ^ set(hints))
             for key, value in row.items():
-                expected = (float, int) if hints[key] is float else (hints[key],)
+                expected = (float, int) if hints[key] is float else (typing.get_origin(hints[key]) or hints[key],)
                 assert isinstance(value, expected), (kind.__name__, key, value)
 
     p = llmroof.plan(model="llama-3.1-8b", device="h100-sxm", users=4)
@@ -257,6 +257,9 @@ def test_typed_rows_hold_exactly_the_keys_of_their_reports() -> None:
     check(llmroof.CompareBatch, llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm",
                                                 max_batch=16).batches)
     check(llmroof.RoutingSample, [llmroof.simulate_routing(popularity=[0.5, 0.5], experts_per_token=1, tokens=4)])
+    cal = llmroof.calibrate(Path(__file__).resolve().parents[2] / "data" / "measured" / "calibration.csv")
+    check(llmroof.Fit, cal.fits)
+    check(llmroof.SkippedRow, cal.skipped_rows)
     profile = llmroof._core.default_profile(llmroof.Device.get("h100-sxm").fields)
     assert set(profile) == set(llmroof.Efficiency.__annotations__)
     llmroof.decode(model="llama-3.1-8b", device="h100-sxm", efficiency=profile)  # the full profile is accepted back
