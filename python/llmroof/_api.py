@@ -8,7 +8,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence, TypeVar, Union, cast, overload
+from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, NoReturn, Sequence, TypeVar, Union, cast, overload
 
 import numpy as np
 
@@ -111,6 +111,32 @@ class Format:
         return f"Format({self.name!r}, {self.bits:g} bits, computes in {self.math})"
 
 
+class _Fields(Dict[str, Any]):
+    """The fields of a Model or Device: a dict (what the compiled core reads)
+    that refuses edits, so a frozen Model is frozen, and hashes by value, so
+    models and devices can key a dict or an lru_cache."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("fields are read-only: build a new one, e.g. Model.custom(**{**m.fields, 'num_layers': 2})")
+
+    __setitem__ = _refuse
+    __delitem__ = _refuse
+    __ior__ = _refuse
+    clear = _refuse
+    pop = _refuse
+    popitem = _refuse
+    setdefault = _refuse
+    update = _refuse
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(json.dumps(self, sort_keys=True))
+
+    def __reduce__(self) -> tuple[type[_Fields], tuple[dict[str, Any]]]:
+        return (_Fields, (dict(self),))
+
+
 @dataclass(frozen=True)
 class Device:
     """An accelerator: capacity (bytes), bandwidth (B/s), peaks (FLOP/s), source.
@@ -152,7 +178,7 @@ class Device:
         if fields is not None:
             if given:
                 raise TypeError("Device takes either a fields dict or keyword arguments, not both")
-            object.__setattr__(self, "fields", dict(fields))
+            object.__setattr__(self, "fields", _Fields(fields))
             return
         parts = []
         for key, value in given.items():
@@ -164,7 +190,7 @@ class Device:
             if "," in text or "=" in text:
                 raise ValueError(f"custom device: {key} must not contain ',' or '=' (got {text!r})")
             parts.append(f"{key}={text}")
-        object.__setattr__(self, "fields", _core.parse_custom_device("custom:" + ",".join(parts)))
+        object.__setattr__(self, "fields", _Fields(_core.parse_custom_device("custom:" + ",".join(parts))))
 
     @classmethod
     def get(cls, id: str) -> Device:
@@ -261,6 +287,9 @@ class Model:
     fields: dict[str, Any] = field(repr=False)
     source: dict[str, Any] | None = field(default=None, repr=False, compare=False)
     loaded_weight_bytes: float | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fields", _Fields(self.fields))
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> Model:

@@ -136,6 +136,25 @@ def test_a_deployment_without_a_device_answers_only_device_free_questions() -> N
             ask()
 
 
+def test_models_and_devices_are_frozen_and_hashable_by_value() -> None:
+    m, d = llmroof.Model.get("llama-3.1-8b"), llmroof.Device.get("h100-sxm")
+    # Equal values hash alike, so they key dicts and caches.
+    assert {m: 1, d: 2}[llmroof.Model.get("llama-3.1-8b")] == 1
+    assert hash(d) == hash(llmroof.Device.get("h100-sxm")) and d != llmroof.Device.get("h200")
+    for edit in (lambda: m.fields.__setitem__("num_layers", 1), lambda: m.fields.update(num_layers=1),
+                 lambda: d.fields.pop("memory_bytes"), lambda: m.fields.clear()):
+        with pytest.raises(TypeError, match="fields are read-only"):
+            edit()
+    assert m.fields["num_layers"] == 32 and llmroof.Model.get("llama-3.1-8b").fields["num_layers"] == 32
+    # A changed copy is a new model.
+    two = llmroof.Model.custom(**{**m.fields, "num_layers": 2})
+    assert two.fields["num_layers"] == 2 and two != m
+    again = pickle.loads(pickle.dumps(m))
+    assert again == m and hash(again) == hash(m)
+    with pytest.raises(TypeError):
+        again.fields["num_layers"] = 1
+
+
 def test_estimators_pickle_for_worker_processes() -> None:
     # multiprocessing and joblib send the estimator to workers by pickle; it
     # is resolved again there from what it was made of, and answers alike.
