@@ -116,8 +116,6 @@ class _Fields(Dict[str, Any]):
     that refuses edits, so a frozen Model is frozen, and hashes by value, so
     models and devices can key a dict or an lru_cache."""
 
-    __slots__ = ()
-
     def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError("fields are read-only: build a new one, e.g. Model.custom(**{**m.fields, 'num_layers': 2})")
 
@@ -131,7 +129,11 @@ class _Fields(Dict[str, Any]):
     update = _refuse
 
     def __hash__(self) -> int:  # type: ignore[override]
-        return hash(json.dumps(self, sort_keys=True))
+        h: int | None = self.__dict__.get("hash")
+        if h is None:  # the fields cannot change, so neither can their hash
+            h = hash(json.dumps(self, sort_keys=True))
+            self.__dict__["hash"] = h
+        return h
 
     def __reduce__(self) -> tuple[type[_Fields], tuple[dict[str, Any]]]:
         return (_Fields, (dict(self),))
@@ -1008,10 +1010,18 @@ def _compile(m: Model, device: DeviceLike | None, weights: str | None, kv: str |
                             dev_n, efficiency, mods, par, _text("engine", engine), engine_options, m.source or None)
 
 
+def _cacheable(x: object, kind: type) -> bool:
+    """A catalog name, or a Model/Device object that is all fields (a model
+    read from a file also carries its formats, which its fields do not say)."""
+    if isinstance(x, str):
+        return not os.path.exists(x)
+    return isinstance(x, kind) and not getattr(x, "source", None)
+
+
 @functools.lru_cache(maxsize=128)
-def _resolved(model: str, device: str, weights: str | None, kv: str | None, devices: int, tp: int | None, pp: int,
-              ep: int, nodes: int, engine: str, lm_head: str | None) -> _core.Deployment:
-    """_compile of catalog names, once per deployment."""
+def _resolved(model: ModelLike, device: DeviceLike, weights: str | None, kv: str | None, devices: int,
+              tp: int | None, pp: int, ep: int, nodes: int, engine: str, lm_head: str | None) -> _core.Deployment:
+    """_compile of catalog names or built objects, once per deployment."""
     return _compile(_model(model), device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head)
 
 
@@ -1040,11 +1050,11 @@ def decode(
     Returns a :class:`Phase` (per-user tokens/s = 1 / ``estimate_s``).
     Raises ValueError / TypeError naming the field.
     """
-    if (isinstance(model, str) and isinstance(device, str) and efficiency is None
-            and not isinstance(context, (list, tuple, np.ndarray))
-            and not os.path.exists(model) and not os.path.exists(device)):
-        # Catalog names (files may change between calls): the deployment is
-        # resolved once and cached, each call is one compiled estimate.
+    if (_cacheable(model, Model) and _cacheable(device, Device) and efficiency is None
+            and not isinstance(context, (list, tuple, np.ndarray))):
+        # Catalog names or built objects (not files, which may change between
+        # calls): the deployment is resolved once and cached, each call is one
+        # compiled estimate.
         try:
             est = _resolved(model, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head)
             b, c = _number("batch", batch), _number("context", context)

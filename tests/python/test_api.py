@@ -221,10 +221,14 @@ def test_memory_plan_fields_are_typed_and_match_the_schema() -> None:
 
 
 def test_decode_by_catalog_names_is_one_compiled_call_with_the_same_answer() -> None:
-    # Catalog names resolve once (cached); the Phase reads the compiled timing and
-    # serializes its per-op report on demand: the same numbers as the uncached path.
+    # Catalog names and built objects resolve once (cached); the Phase reads the
+    # compiled timing and serializes its per-op report on demand: the same
+    # numbers as the uncached path (an efficiency dict always resolves anew).
     fast = llmroof.decode(model="llama-3.1-8b", device="h100-sxm", batch=8, context=2048)
-    slow = llmroof.decode(model=llmroof.Model.get("llama-3.1-8b"), device="h100-sxm", batch=8, context=2048)
+    slow = llmroof.decode(model="llama-3.1-8b", device="h100-sxm", batch=8, context=2048, efficiency={})
+    objects = llmroof.decode(model=llmroof.Model.get("llama-3.1-8b"), device=llmroof.Device.get("h100-sxm"),
+                             batch=8, context=2048)
+    assert objects.to_dict() == slow.to_dict()
     for name in ("bound_s", "estimate_s", "tokens_per_s_bound", "tokens_per_s_estimate", "bytes", "flop", "bottleneck"):
         assert getattr(fast, name) == getattr(slow, name) == fast.to_dict()[name]
     assert fast.to_dict() == slow.to_dict() and fast == slow
