@@ -55,18 +55,7 @@ from ._api import (
     users,
     zipf_popularity,
 )
-from ._rows import (
-    ClosedLoop,
-    CompareBatch,
-    CurvePoint,
-    Efficiency,
-    Fit,
-    MoeBatch,
-    MoeParameters,
-    OpRow,
-    RoutingSample,
-    SkippedRow,
-)
+from ._rows import *  # noqa: F403 (the typed rows; _rows.__all__ lists them)
 
 __version__: str = _core.__version__
 

@@ -7,6 +7,19 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+__all__ = [
+    "ClosedLoop",
+    "CompareBatch",
+    "CurvePoint",
+    "Efficiency",
+    "Fit",
+    "MoeBatch",
+    "MoeParameters",
+    "OpRow",
+    "RoutingSample",
+    "SkippedRow",
+]
+
 
 class CurvePoint(TypedDict):
     """One context of :attr:`Plan.decode_curve` (tokens/s, seconds)."""
