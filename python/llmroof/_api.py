@@ -861,10 +861,21 @@ def plan(
         An argument of the wrong type.
     """
     m = _model(model)
-    users_v = _number("users", users)
-    context_v = _number("context", context)
-    prompt_v = 0.0 if prompt is None else _number("prompt", prompt, minimum=1)
-    load = (
+    args = _plan_args(users, context, prompt, rate, concurrency, output, ttft_target_s, offload, host)
+    dep = _compile(m, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency,
+                   _engine_options(memory_utilization=memory_utilization, block_tokens=block_tokens,
+                                   max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
+                                   max_model_len=max_model_len))
+    return Plan(_with_source(json.loads(dep.plan_report(*args)), m))
+
+
+def _plan_args(users: float, context: float, prompt: float | None, rate: float | None, concurrency: float | None,
+               output: float, ttft_target_s: float, offload: float | str | None, host: str) -> tuple[Any, ...]:
+    """A plan's checked arguments, in the order Deployment.plan_report takes them."""
+    return (
+        _number("users", users),
+        _number("context", context),
+        0.0 if prompt is None else _number("prompt", prompt, minimum=1),
         None if rate is None else _number("rate", rate, minimum=0),
         _number("output", output, minimum=1),
         _number("ttft_target_s", ttft_target_s, minimum=0),
@@ -872,12 +883,6 @@ def plan(
         _text("host", host),
         None if concurrency is None else _number("concurrency", concurrency, minimum=1),
     )
-    dep = _compile(m, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency,
-                   _engine_options(memory_utilization=memory_utilization, block_tokens=block_tokens,
-                                   max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
-                                   max_model_len=max_model_len))
-    report = dep.plan_report(users_v, context_v, prompt_v, *load)
-    return Plan(_with_source(json.loads(report), m))
 
 
 def _with_source(report: dict[str, Any], m: Model) -> dict[str, Any]:
@@ -922,6 +927,7 @@ def users(
     engine: str = "vllm",
     efficiency: Efficiency | None = None,
     memory_utilization: float | None = None,
+    block_tokens: int | None = None,
     max_num_seqs: int | None = None,
     max_num_batched_tokens: int | None = None,
     max_model_len: int | None = None,
@@ -937,13 +943,20 @@ def users(
     requests, the next when the last completes (TTFT, TPOT, tokens/s), or
     None when no user qualifies."""
     m = _model(model)
+    args = _users_args(min_tokens_per_s, ttft_target_s, context, prompt, output)
     dep = _compile(m, device, weights, kv, devices, tp, pp, ep, nodes, engine, None, efficiency,
-                   _engine_options(memory_utilization=memory_utilization, max_num_seqs=max_num_seqs,
-                                   max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len))
-    return Users(_with_source(json.loads(dep.users_report(
-        _number("context", context, minimum=0), _number("prompt", prompt, minimum=0),
-        _number("min_tokens_per_s", min_tokens_per_s, minimum=0), _number("ttft_target_s", ttft_target_s, minimum=0),
-        _number("output", output, minimum=1))), m))
+                   _engine_options(memory_utilization=memory_utilization, block_tokens=block_tokens,
+                                   max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
+                                   max_model_len=max_model_len))
+    return Users(_with_source(json.loads(dep.users_report(*args)), m))
+
+
+def _users_args(min_tokens_per_s: float, ttft_target_s: float, context: float, prompt: float,
+                output: float) -> tuple[float, ...]:
+    """users()' checked arguments, in the order Deployment.users_report takes them."""
+    return (_number("context", context, minimum=0), _number("prompt", prompt, minimum=0),
+            _number("min_tokens_per_s", min_tokens_per_s, minimum=0), _number("ttft_target_s", ttft_target_s, minimum=0),
+            _number("output", output, minimum=1))
 
 
 class Estimator:
@@ -951,11 +964,13 @@ class Estimator:
     profile), answering decode and prefill questions repeatedly at the cost of
     one compiled call: for searches, optimisers and simulators.
 
-    Parameters are those of :func:`decode`; results are the compiled
-    ``PhaseTiming`` (``bound_s``, ``estimate_s``, ``tokens_per_s_estimate``,
-    ``bytes``, ``flop``, ``bottleneck``), the same numbers ``llmroof.decode``
-    reports. It pickles (for multiprocessing or joblib workers): the copy is
-    resolved again from the same arguments.
+    Parameters are those of :func:`plan` that describe the deployment (not
+    the load); ``decode`` and ``prefill`` return the compiled ``PhaseTiming``
+    (``bound_s``, ``estimate_s``, ``tokens_per_s_estimate``, ``bytes``,
+    ``flop``, ``bottleneck``), the same numbers ``llmroof.decode`` reports;
+    ``plan`` and ``users`` return what :func:`plan` and :func:`users` do. It
+    pickles (for multiprocessing or joblib workers): the copy is resolved
+    again from the same arguments.
 
     Examples
     --------
@@ -963,7 +978,7 @@ class Estimator:
     >>> round(1 / est.decode(batch=1, context=4096).estimate_s)  # doctest: +SKIP
     """
 
-    __slots__ = ("_obj",)
+    __slots__ = ("_obj", "_model")
 
     def __init__(
         self,
@@ -980,9 +995,17 @@ class Estimator:
         engine: str = "vllm",
         lm_head: str | None = None,
         efficiency: Efficiency | None = None,
+        memory_utilization: float | None = None,
+        block_tokens: int | None = None,
+        max_num_seqs: int | None = None,
+        max_num_batched_tokens: int | None = None,
+        max_model_len: int | None = None,
     ) -> None:
-        self._obj = _compile(_model(model), device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head,
-                             efficiency)
+        self._model = _model(model)
+        self._obj = _compile(self._model, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency,
+                             _engine_options(memory_utilization=memory_utilization, block_tokens=block_tokens,
+                                             max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
+                                             max_model_len=max_model_len))
 
     def decode(self, *, batch: float = 1, context: float = 4096) -> _core.PhaseTiming:
         """One decode step of ``batch`` sequences at ``context`` cached tokens each.
@@ -996,6 +1019,31 @@ class Estimator:
     def decode_phase(self, *, batch: float = 1, context: float = 4096) -> Phase:
         """The decode step as a :class:`Phase` (per-op table, ``to_dict()``)."""
         return Phase(json.loads(self._obj.decode_report(batch, [context]))["step"])
+
+    def plan(
+        self,
+        *,
+        users: float = 1,
+        context: float = 4096,
+        prompt: float | None = None,
+        rate: float | None = None,
+        concurrency: float | None = None,
+        output: float = 512,
+        ttft_target_s: float = 1.0,
+        offload: float | str | None = None,
+        host: str = "ryzen-9-7950x",
+    ) -> Plan:
+        """:func:`plan` of this deployment (same arguments and defaults)."""
+        args = _plan_args(users, context, prompt, rate, concurrency, output, ttft_target_s, offload, host)
+        return Plan(_with_source(json.loads(self._obj.plan_report(*args)), self._model))
+
+    def users(
+        self, *, min_tokens_per_s: float, ttft_target_s: float = 0, context: float = 4096, prompt: float = 0,
+        output: float = 512,
+    ) -> Users:
+        """:func:`users` of this deployment (same arguments and defaults)."""
+        args = _users_args(min_tokens_per_s, ttft_target_s, context, prompt, output)
+        return Users(_with_source(json.loads(self._obj.users_report(*args)), self._model))
 
 
 def _compile(m: Model, device: DeviceLike | None, weights: str | None, kv: str | None, devices: int = 1,

@@ -179,3 +179,22 @@ def test_file_model_with_other_weights_counts_them_as_the_command_does(cli: str)
     compared = run(cli, "compare", "--model", fp8, "--model", "qwen3-32b", "--device", "h100-sxm", "--max-batch", "16")
     mine = llmroof.compare(models=[m, "qwen3-32b"], device="h100-sxm", max_batch=16).to_dict()
     assert compared == mine  # each side names its file as the command's does
+
+
+def test_estimator_plans_and_counts_users_as_the_functions_do(cli: str) -> None:
+    # One resolved deployment answers plan and users repeatedly with the
+    # numbers of llmroof.plan / llmroof.users (and so of the command).
+    qwen = llmroof.Model.from_hf_config(FILE_MODEL)
+    for model, kw in (("llama-3.1-8b", dict(device="h100-sxm", engine="vllm", memory_utilization=0.8,
+                                            max_num_seqs=64)),
+                      (qwen, dict(device="rtx-4090", engine="llama.cpp", weights="q4_k_m")),
+                      ("llama-3.1-70b", dict(device="h100-sxm", devices=2, weights="fp8", engine="sglang"))):
+        est = llmroof.Estimator(model=model, **kw)  # type: ignore[arg-type]
+        for load in (dict(users=4, context=8192), dict(rate=0.5, context=2048, output=256),
+                     dict(concurrency=16, prompt=1000, output=200, context=1200)):
+            assert est.plan(**load).to_dict() == llmroof.plan(model=model, **kw, **load).to_dict()  # type: ignore[arg-type]
+        assert est.users(min_tokens_per_s=20, ttft_target_s=2).to_dict() == \
+            llmroof.users(model=model, min_tokens_per_s=20, ttft_target_s=2, **kw).to_dict()  # type: ignore[arg-type]
+    f = ["--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "20", "--block-tokens", "32"]
+    assert run(cli, "users", *f) == llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20,
+                                                  block_tokens=32).to_dict()
