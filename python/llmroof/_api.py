@@ -862,11 +862,10 @@ def plan(
     """
     m = _model(model)
     args = _plan_args(users, context, prompt, rate, concurrency, output, ttft_target_s, offload, host)
-    dep = _compile(m, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency,
-                   _engine_options(memory_utilization=memory_utilization, block_tokens=block_tokens,
-                                   max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
-                                   max_model_len=max_model_len))
-    return Plan(_with_source(json.loads(dep.plan_report(*args)), m))
+    return Estimator(model=m, device=device, weights=weights, kv=kv, devices=devices, tp=tp, pp=pp, ep=ep,
+                     nodes=nodes, engine=engine, lm_head=lm_head, efficiency=efficiency,
+                     memory_utilization=memory_utilization, block_tokens=block_tokens, max_num_seqs=max_num_seqs,
+                     max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)._plan(args)
 
 
 def _plan_args(users: float, context: float, prompt: float | None, rate: float | None, concurrency: float | None,
@@ -944,11 +943,10 @@ def users(
     None when no user qualifies."""
     m = _model(model)
     args = _users_args(min_tokens_per_s, ttft_target_s, context, prompt, output)
-    dep = _compile(m, device, weights, kv, devices, tp, pp, ep, nodes, engine, None, efficiency,
-                   _engine_options(memory_utilization=memory_utilization, block_tokens=block_tokens,
-                                   max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
-                                   max_model_len=max_model_len))
-    return Users(_with_source(json.loads(dep.users_report(*args)), m))
+    return Estimator(model=m, device=device, weights=weights, kv=kv, devices=devices, tp=tp, pp=pp, ep=ep,
+                     nodes=nodes, engine=engine, efficiency=efficiency, memory_utilization=memory_utilization,
+                     block_tokens=block_tokens, max_num_seqs=max_num_seqs,
+                     max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)._users(args)
 
 
 def _users_args(min_tokens_per_s: float, ttft_target_s: float, context: float, prompt: float,
@@ -1034,15 +1032,19 @@ class Estimator:
         host: str = "ryzen-9-7950x",
     ) -> Plan:
         """:func:`plan` of this deployment (same arguments and defaults)."""
-        args = _plan_args(users, context, prompt, rate, concurrency, output, ttft_target_s, offload, host)
-        return Plan(_with_source(json.loads(self._obj.plan_report(*args)), self._model))
+        return self._plan(_plan_args(users, context, prompt, rate, concurrency, output, ttft_target_s, offload, host))
 
     def users(
         self, *, min_tokens_per_s: float, ttft_target_s: float = 0, context: float = 4096, prompt: float = 0,
         output: float = 512,
     ) -> Users:
         """:func:`users` of this deployment (same arguments and defaults)."""
-        args = _users_args(min_tokens_per_s, ttft_target_s, context, prompt, output)
+        return self._users(_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output))
+
+    def _plan(self, args: tuple[Any, ...]) -> Plan:
+        return Plan(_with_source(json.loads(self._obj.plan_report(*args)), self._model))
+
+    def _users(self, args: tuple[float, ...]) -> Users:
         return Users(_with_source(json.loads(self._obj.users_report(*args)), self._model))
 
 
