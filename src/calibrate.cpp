@@ -1,24 +1,14 @@
 // Prediction of measured points and the Levenberg-Marquardt profile fit.
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "llmroof/calibrate.hpp"
+#include "llmroof/detail/enum_names.hpp"
 #include "llmroof/detail/fitted_row.hpp"
 
 namespace llmroof {
-
-std::string_view to_string(metric m) {
-  switch (m) {
-    case metric::decode_tps_per_seq: return "decode_tps_per_seq";
-    case metric::decode_tps_total: return "decode_tps_total";
-    case metric::prefill_tps: return "prefill_tps";
-    case metric::ttft_ms: return "ttft_ms";
-    case metric::tpot_ms: return "tpot_ms";
-    case metric::e2e_latency_s: return "e2e_latency_s";
-  }
-  return "?";
-}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -376,22 +366,21 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
   return out;
 }
 
+namespace {
+// What the command's --scope takes, and what a report says of each scope.
+constexpr std::array<std::string_view, 4> scope_names{"defaults", "global", "engine", "engine-kind"};
+}  // namespace
+
 std::string_view to_string(profile_scope s) {
-  switch (s) {
-    case profile_scope::defaults: return "class defaults (no fit)";
-    case profile_scope::global: return "one global fit";
-    case profile_scope::engine: return "one fit per engine";
-    case profile_scope::engine_and_class: return "one fit per engine and memory kind (HBM, GDDR, unified)";
-  }
-  return "?";
+  static constexpr std::array<std::string_view, 4> descriptions{
+      "class defaults (no fit)", "one global fit", "one fit per engine",
+      "one fit per engine and memory kind (HBM, GDDR, unified)"};
+  return detail::enum_name(s, descriptions);
 }
 
 profile_scope scope_from_name(std::string_view name) {
-  if (name == "defaults") return profile_scope::defaults;
-  if (name == "global") return profile_scope::global;
-  if (name == "engine") return profile_scope::engine;
-  if (name == "engine-kind") return profile_scope::engine_and_class;
-  throw std::invalid_argument("scope must be defaults, global, engine or engine-kind (got '" + std::string(name) + "')");
+  if (const auto s = detail::enum_from_name<profile_scope>(name, scope_names)) return *s;
+  throw std::invalid_argument("scope must be " + detail::enum_choices(scope_names) + " (got '" + std::string(name) + "')");
 }
 
 namespace {

@@ -99,12 +99,9 @@ double parse_quantity(const std::string& where, const std::string& field, std::s
 }
 
 device_class parse_class(const std::string& where, const std::string& s) {
-  for (auto c : {device_class::datacenter, device_class::workstation, device_class::consumer, device_class::unified,
-                 device_class::cpu}) {
-    if (to_string(c) == detail::to_lower(s)) return c;
-  }
-  throw std::invalid_argument(where + ": class must be datacenter, workstation, consumer, unified or cpu (got '" +
-                              s + "')");
+  if (const auto c = detail::enum_from_name<device_class>(detail::to_lower(s), device_class_names)) return *c;
+  throw std::invalid_argument(where + ": class must be " + detail::enum_choices(device_class_names) + " (got '" + s +
+                              "')");
 }
 
 constexpr std::size_t idx(math_format m) { return static_cast<std::size_t>(m); }

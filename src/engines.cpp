@@ -9,80 +9,46 @@ namespace llmroof {
 
 namespace {
 
+// Designated initializers name only what differs from vLLM's defaults (the
+// struct's), in the struct's member order.
 std::vector<engine_settings> build() {
-  std::vector<engine_settings> all;
-  engine_settings vllm;  // the struct's defaults: current vLLM
-  all.push_back(vllm);
-
-  engine_settings sglang;
-  sglang.name = "sglang";
-  sglang.model = memory_model::static_fraction;
-  // mem_fraction_static is chosen by GPU size; 0.88 on 80-96 GB parts.
+  const bytes gib = make_bytes(gibi);
+  // SGLang: mem_fraction_static is chosen by GPU size, 0.88 on 80-96 GB parts;
   // page_size 1; chunked_prefill_size 8192 on large GPUs; CUDA graphs outside.
-  sglang.memory_utilization = 0.88;
-  sglang.runtime_reserve = make_bytes(1.0 * gibi);  // CUDA context and workspaces held when it measures
-  sglang.sampler_copies = 1;
-  sglang.mxfp4_expert_pad = 1;
-  sglang.device_sized_batches = false;
-  sglang.block_tokens = 1;
-  sglang.max_batched_tokens = 8192;
-  sglang.max_sequences = 256;
-  sglang.source = "SGLang server arguments (mem_fraction_static, page_size, chunked_prefill_size)";
-  all.push_back(sglang);
-
-  engine_settings trt;
-  trt.name = "tensorrt-llm";
-  trt.model = memory_model::fraction_of_free;
-  // kv_cache_free_gpu_memory_fraction 0.9 of the memory free after weights
-  // and activations; tokens_per_block 32; max_num_tokens 8192.
-  trt.memory_utilization = 0.9;
-  trt.runtime_reserve = make_bytes(1.0 * gibi);
-  trt.sampler_copies = 1;
-  trt.mxfp4_expert_pad = 1;
-  trt.device_sized_batches = false;
-  trt.block_tokens = 32;
-  trt.max_batched_tokens = 8192;
-  trt.max_sequences = 256;
-  trt.source = "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction, tokens_per_block, max_num_tokens";
-  all.push_back(trt);
-
-  engine_settings llama;
-  llama.name = "llama.cpp";
-  llama.model = memory_model::exact;
-  // The whole device; the KV cache is allocated for n_ctx up front, the
-  // compute buffer is sized by n_ubatch 512; CUDA context ~0.5 GiB.
-  llama.memory_utilization = 1.0;
-  llama.runtime_reserve = make_bytes(0.5 * gibi);
-  llama.block_tokens = 256;  // n_ctx is padded to 256 cells
-  llama.max_batched_tokens = 512;
-  llama.max_sequences = 1;
-  llama.sampler_copies = 1;  // one fp32 logits row per output
-  llama.mxfp4_expert_pad = 1;  // GGUF tensors load as stored
-  llama.device_sized_batches = false;
-  llama.source = "llama.cpp common arguments (n_ctx padding 256, n_ubatch 512, n_parallel 1)";
-  all.push_back(llama);
-
+  // The 1 GiB reserve is the CUDA context and workspaces held when it measures.
+  const engine_settings sglang{.name = "sglang", .model = memory_model::static_fraction, .memory_utilization = 0.88,
+                               .runtime_reserve = gib, .mxfp4_expert_pad = 1, .block_tokens = 1,
+                               .max_batched_tokens = 8192, .max_sequences = 256, .sampler_copies = 1,
+                               .device_sized_batches = false,
+                               .source = "SGLang server arguments (mem_fraction_static, page_size, chunked_prefill_size)"};
+  // TensorRT-LLM: kv_cache_free_gpu_memory_fraction 0.9 of the memory free
+  // after weights and activations; tokens_per_block 32; max_num_tokens 8192.
+  const engine_settings trt{
+      .name = "tensorrt-llm", .model = memory_model::fraction_of_free, .memory_utilization = 0.9,
+      .runtime_reserve = gib, .mxfp4_expert_pad = 1, .block_tokens = 32, .max_batched_tokens = 8192,
+      .max_sequences = 256, .sampler_copies = 1, .device_sized_batches = false,
+      .source = "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction, tokens_per_block, max_num_tokens"};
+  // llama.cpp: the whole device; the KV cache is allocated for n_ctx up front
+  // (padded to 256 cells), the compute buffer is sized by n_ubatch 512; CUDA
+  // context ~0.5 GiB; one fp32 logits row per output; GGUF tensors load as
+  // stored (no MXFP4 padding).
+  const engine_settings llama{
+      .name = "llama.cpp", .model = memory_model::exact, .memory_utilization = 1.0,
+      .runtime_reserve = make_bytes(0.5 * gibi), .mxfp4_expert_pad = 1, .block_tokens = 256,
+      .max_batched_tokens = 512, .max_sequences = 1, .sampler_copies = 1, .device_sized_batches = false,
+      .source = "llama.cpp common arguments (n_ctx padding 256, n_ubatch 512, n_parallel 1)"};
   engine_settings ollama = llama;
   ollama.name = "ollama";
   ollama.source = "Ollama runs llama.cpp with its defaults (num_ctx 4096, OLLAMA_NUM_PARALLEL 1)";
-  all.push_back(ollama);
-
-  engine_settings mlx;
-  mlx.name = "mlx";
-  mlx.model = memory_model::exact;
-  // Unified memory: the GPU share is set by gpu_visible_fraction (Metal's
-  // working-set limit); mlx-lm prefills in steps of 2048 tokens.
-  mlx.memory_utilization = 1.0;
-  mlx.runtime_reserve = make_bytes(0.25 * gibi);
-  mlx.block_tokens = 256;  // mlx-lm grows its KV cache in steps of 256
-  mlx.max_batched_tokens = 2048;
-  mlx.max_sequences = 1;
-  mlx.sampler_copies = 1;
-  mlx.mxfp4_expert_pad = 1;
-  mlx.device_sized_batches = false;
-  mlx.source = "mlx-lm generate (prefill_step_size 2048, KVCache step 256)";
-  all.push_back(mlx);
-  return all;
+  // mlx-lm: unified memory, the GPU share set by gpu_visible_fraction (Metal's
+  // working-set limit); prefills in steps of 2048 tokens; grows its KV cache in
+  // steps of 256.
+  const engine_settings mlx{
+      .name = "mlx", .model = memory_model::exact, .memory_utilization = 1.0,
+      .runtime_reserve = make_bytes(0.25 * gibi), .mxfp4_expert_pad = 1, .block_tokens = 256,
+      .max_batched_tokens = 2048, .max_sequences = 1, .sampler_copies = 1, .device_sized_batches = false,
+      .source = "mlx-lm generate (prefill_step_size 2048, KVCache step 256)"};
+  return {engine_settings{}, sglang, trt, llama, ollama, mlx};
 }
 
 }  // namespace

@@ -211,18 +211,12 @@ measurement_set read_measurements(const std::string& path) {
     }
     m.pr = *pr;
     const std::string met = get("metric");
-    bool known = false;
-    for (metric x : {metric::decode_tps_per_seq, metric::decode_tps_total, metric::prefill_tps, metric::ttft_ms,
-                     metric::tpot_ms, metric::e2e_latency_s}) {
-      if (to_string(x) == met) {
-        m.what = x;
-        known = true;
-      }
-    }
-    if (!known) {
+    const auto what = detail::enum_from_name<metric>(met, metric_names);
+    if (!what) {
       skip("metric '" + met + "' is not known");
       continue;
     }
+    m.what = *what;
     const double batch = number(get("batch"));
     if (batch < 1) {
       skip("batch '" + get("batch").substr(0, 40) + "' is not a number (runtime-chosen batches cannot be replayed)");

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "llmroof/detail/check.hpp"
+#include "llmroof/detail/enum_names.hpp"
 
 namespace llmroof {
 
@@ -21,14 +23,9 @@ enum class attention_kind : std::uint8_t { gqa, mla };
 enum class layer_kind : std::uint8_t { global, sliding, linear };
 enum class ffn_kind : std::uint8_t { gated, plain };
 
-constexpr std::string_view to_string(layer_kind k) {
-  switch (k) {
-    case layer_kind::global: return "global";
-    case layer_kind::sliding: return "sliding";
-    case layer_kind::linear: return "linear";
-  }
-  return "?";
-}
+inline constexpr std::array<std::string_view, 3> layer_kind_names{"global", "sliding", "linear"};
+
+constexpr std::string_view to_string(layer_kind k) { return detail::enum_name(k, layer_kind_names); }
 
 /// Multi-head Latent Attention (DeepSeek-V2/V3, Kimi K2). q_lora_rank 0
 /// means a direct Q projection.

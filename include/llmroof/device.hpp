@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "llmroof/detail/enum_names.hpp"
 #include "llmroof/formats.hpp"
 #include "llmroof/units.hpp"
 
@@ -17,30 +18,18 @@ namespace llmroof {
 /// Market class; selects the default efficiency profile.
 enum class device_class { datacenter, workstation, consumer, unified, cpu };
 
-constexpr std::string_view to_string(device_class c) {
-  switch (c) {
-    case device_class::datacenter: return "datacenter";
-    case device_class::workstation: return "workstation";
-    case device_class::consumer: return "consumer";
-    case device_class::unified: return "unified";
-    case device_class::cpu: return "cpu";
-  }
-  return "?";
-}
+inline constexpr std::array<std::string_view, 5> device_class_names{"datacenter", "workstation", "consumer", "unified",
+                                                                      "cpu"};
+
+constexpr std::string_view to_string(device_class c) { return detail::enum_name(c, device_class_names); }
 
 /// Memory technology, from the memory type: decode efficiency follows it
 /// more than the market class (an L40S behaves like a GDDR card).
 enum class memory_kind : std::uint8_t { hbm, gddr, unified, ddr };
 
-constexpr std::string_view to_string(memory_kind k) {
-  switch (k) {
-    case memory_kind::hbm: return "hbm";
-    case memory_kind::gddr: return "gddr";
-    case memory_kind::unified: return "unified";
-    case memory_kind::ddr: return "ddr";
-  }
-  return "?";
-}
+inline constexpr std::array<std::string_view, 4> memory_kind_names{"hbm", "gddr", "unified", "ddr"};
+
+constexpr std::string_view to_string(memory_kind k) { return detail::enum_name(k, memory_kind_names); }
 
 /// One accelerator. Peaks are dense (no 2:4 sparsity) vendor figures; a peak
 /// of zero means "not published": the roof then falls back (see `peak`).

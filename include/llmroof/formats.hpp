@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "llmroof/detail/check.hpp"
+#include "llmroof/detail/enum_names.hpp"
 #include "llmroof/units.hpp"
 
 namespace llmroof {
@@ -17,16 +18,9 @@ namespace llmroof {
 /// engine's kernel path may pick another (roofline.hpp, kernel_path).
 enum class math_format { fp32, bf16, fp8, int8, fp4 };
 
-constexpr std::string_view to_string(math_format m) {
-  switch (m) {
-    case math_format::fp32: return "fp32";
-    case math_format::bf16: return "bf16";
-    case math_format::fp8: return "fp8";
-    case math_format::int8: return "int8";
-    case math_format::fp4: return "fp4";
-  }
-  return "?";
-}
+inline constexpr std::array<std::string_view, 5> math_format_names{"fp32", "bf16", "fp8", "int8", "fp4"};
+
+constexpr std::string_view to_string(math_format m) { return detail::enum_name(m, math_format_names); }
 
 /// A storage format. `bits` counts scales and zero points spread over the
 /// elements of their block, so `bits / 8` is the exact bytes per element.

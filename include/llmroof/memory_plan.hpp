@@ -73,7 +73,7 @@ struct engine_settings {
   double sampler_copies = 9.7;
   /// Longest sequence the engine admits (vLLM max_model_len); it refuses to start
   /// when one such sequence cannot fit. Unset: the model's context length.
-  std::optional<double> max_model_len;
+  std::optional<double> max_model_len = std::nullopt;
   /// vLLM picks max_num_seqs and max_num_batched_tokens by GPU (configure_engine).
   bool device_sized_batches = true;
   std::string source = "vLLM EngineArgs defaults (docs.vllm.ai, engine arguments); memory profiler (gpu_worker.py)";
@@ -86,7 +86,7 @@ struct engine_overrides {
   std::optional<int> block_tokens;
   std::optional<double> max_batched_tokens;
   std::optional<double> max_sequences;
-  std::optional<double> max_model_len;
+  std::optional<double> max_model_len = std::nullopt;
 };
 
 /// Built-in engine profiles: vllm, sglang, tensorrt-llm, llama.cpp, ollama,

@@ -2,10 +2,13 @@
 // from measurements it was not fitted on (the floor of every band).
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+
+#include "llmroof/detail/enum_names.hpp"
 
 namespace llmroof {
 
@@ -13,7 +16,11 @@ enum class metric : std::uint8_t { decode_tps_per_seq, decode_tps_total, prefill
 
 inline constexpr std::size_t metric_count = 6;
 
-std::string_view to_string(metric m);
+/// The metric column of calibration.csv.
+inline constexpr std::array<std::string_view, metric_count> metric_names{
+    "decode_tps_per_seq", "decode_tps_total", "prefill_tps", "ttft_ms", "tpot_ms", "e2e_latency_s"};
+
+constexpr std::string_view to_string(metric m) { return detail::enum_name(m, metric_names); }
 
 /// Split-conformal half-width of the band of an estimate of `m`, in log
 /// space: the 68th percentile of |ln(estimate / measured)| over the

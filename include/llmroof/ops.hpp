@@ -3,6 +3,7 @@
 // activations). Counting is exact and checkable by hand; no time here.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <optional>
@@ -12,6 +13,8 @@
 #include <string_view>
 
 #include <boost/container/static_vector.hpp>
+
+#include "llmroof/detail/enum_names.hpp"
 
 #include "llmroof/architecture.hpp"
 #include "llmroof/formats.hpp"
@@ -24,9 +27,9 @@ namespace llmroof {
 
 enum class phase : std::uint8_t { prefill, decode };
 
-constexpr std::string_view to_string(phase p) {
-  return p == phase::prefill ? "prefill" : "decode";
-}
+inline constexpr std::array<std::string_view, 2> phase_names{"prefill", "decode"};
+
+constexpr std::string_view to_string(phase p) { return detail::enum_name(p, phase_names); }
 
 /// What an op's FLOP run on: a GEMM (efficiency grows with its rows) or an
 /// attention kernel.

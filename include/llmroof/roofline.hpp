@@ -4,10 +4,12 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <string_view>
 #include <string>
 #include <vector>
 
+#include "llmroof/detail/enum_names.hpp"
 #include "llmroof/device.hpp"
 #include "llmroof/ops.hpp"
 #include "llmroof/units.hpp"
@@ -31,14 +33,9 @@ enum class kernel_path : std::uint8_t {
   int8_dot,
 };
 
-constexpr std::string_view to_string(kernel_path k) {
-  switch (k) {
-    case kernel_path::native: return "native";
-    case kernel_path::dequantize: return "dequantize";
-    case kernel_path::int8_dot: return "int8_dot";
-  }
-  return "?";
-}
+inline constexpr std::array<std::string_view, 3> kernel_path_names{"native", "dequantize", "int8_dot"};
+
+constexpr std::string_view to_string(kernel_path k) { return detail::enum_name(k, kernel_path_names); }
 
 /// How an engine's host work of a step (per_step: scheduling the batch,
 /// preparing its inputs, sampling, detokenizing) meets the kernels of the step.
@@ -52,9 +49,9 @@ enum class host_overlap : std::uint8_t {
   overlapped,
 };
 
-constexpr std::string_view to_string(host_overlap h) {
-  return h == host_overlap::overlapped ? "overlapped" : "serial";
-}
+inline constexpr std::array<std::string_view, 2> host_overlap_names{"serial", "overlapped"};
+
+constexpr std::string_view to_string(host_overlap h) { return detail::enum_name(h, host_overlap_names); }
 
 /// What one engine achieves on one class of device. Calibrated profiles
 /// (calibrate.hpp) produce the same struct.
@@ -172,15 +169,9 @@ efficiency_profile default_profile(const device& d);
 
 enum class bottleneck : std::uint8_t { memory, compute, overhead, link };
 
-constexpr std::string_view to_string(bottleneck b) {
-  switch (b) {
-    case bottleneck::memory: return "memory";
-    case bottleneck::compute: return "compute";
-    case bottleneck::overhead: return "overhead";
-    case bottleneck::link: return "link";
-  }
-  return "?";
-}
+inline constexpr std::array<std::string_view, 4> bottleneck_names{"memory", "compute", "overhead", "link"};
+
+constexpr std::string_view to_string(bottleneck b) { return detail::enum_name(b, bottleneck_names); }
 
 /// Times of one op.
 struct op_time {

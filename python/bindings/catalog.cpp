@@ -66,6 +66,15 @@ void reject_unknown(const py::dict& d, const char* what, std::initializer_list<c
   }
 }
 
+/// The enumerator named d[key]; else std::invalid_argument listing the names
+/// ("key must be a, b or c (got 'x')").
+template <class E, std::size_t N>
+E enum_named(const py::dict& d, const char* key, const std::array<std::string_view, N>& names) {
+  const auto name = get<std::string>(d, key, "");
+  if (const auto v = detail::enum_from_name<E>(name, names)) return *v;
+  throw std::invalid_argument(std::string(key) + " must be " + detail::enum_choices(names) + " (got '" + name + "')");
+}
+
 py::dict format_to_dict(const numeric_format& f) {
   py::dict d;
   d["name"] = std::string(f.name);
@@ -78,10 +87,8 @@ py::dict format_to_dict(const numeric_format& f) {
 }
 
 layer_kind kind_from(const std::string& s) {
-  if (s == "global") return layer_kind::global;
-  if (s == "sliding") return layer_kind::sliding;
-  if (s == "linear") return layer_kind::linear;
-  throw std::invalid_argument("layer_kinds entries must be global, sliding or linear (got '" + s + "')");
+  if (const auto k = detail::enum_from_name<layer_kind>(s, layer_kind_names)) return *k;
+  throw std::invalid_argument("layer_kinds entries must be " + detail::enum_choices(layer_kind_names) + " (got '" + s + "')");
 }
 
 }  // namespace
@@ -250,19 +257,7 @@ device device_from_dict(const py::dict& d) {
   dv.name = get<std::string>(d, "name", dv.id);
   dv.vendor = get<std::string>(d, "vendor", "");
   dv.family = get<std::string>(d, "family", "");
-  const auto klass = get<std::string>(d, "device_class", "datacenter");
-  bool found = false;
-  for (auto c : {device_class::datacenter, device_class::workstation, device_class::consumer,
-                 device_class::unified, device_class::cpu}) {
-    if (to_string(c) == klass) {
-      dv.klass = c;
-      found = true;
-    }
-  }
-  if (!found) {
-    throw std::invalid_argument(
-        "device_class must be datacenter, workstation, consumer, unified or cpu (got '" + klass + "')");
-  }
+  if (d.contains("device_class")) dv.klass = enum_named<device_class>(d, "device_class", device_class_names);
   dv.memory_type = get<std::string>(d, "memory_type", "");
   dv.memory = make_bytes(get<double>(d, "memory_bytes", 0));
   dv.bandwidth = make_bytes_per_second(get<double>(d, "bandwidth_bytes_per_s", 0));
@@ -302,20 +297,6 @@ py::dict profile_to_dict(const efficiency_profile& e) {
   return d;
 }
 
-/// The value of `values` whose to_string is d[key]; else std::invalid_argument
-/// listing them ("key must be a, b or c (got 'x')").
-template <class E>
-E enum_named(const py::dict& d, const char* key, std::initializer_list<E> values) {
-  const auto name = get<std::string>(d, key, "");
-  std::string names;
-  std::size_t i = 0;
-  for (E v : values) {
-    if (to_string(v) == name) return v;
-    names += (i == 0 ? "" : i + 1 == values.size() ? " or " : ", ") + std::string(to_string(v));
-    ++i;
-  }
-  throw std::invalid_argument(std::string(key) + " must be " + names + " (got '" + name + "')");
-}
 
 efficiency_profile profile_from_dict(const device& dev, const py::object& o, std::string_view engine) {
   efficiency_profile e = default_profile(dev, engine);
@@ -341,10 +322,10 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   e.fp16_accumulate = get<bool>(d, "fp16_accumulate", e.fp16_accumulate);
   e.fused_attention = get<bool>(d, "fused_attention", e.fused_attention);
   if (d.contains("quantized_path")) {
-    e.quantized_path = enum_named(d, "quantized_path", {kernel_path::native, kernel_path::dequantize, kernel_path::int8_dot});
+    e.quantized_path = enum_named<kernel_path>(d, "quantized_path", kernel_path_names);
   }
   if (d.contains("host_overlap")) {
-    e.overlap = enum_named(d, "host_overlap", {host_overlap::serial, host_overlap::overlapped});
+    e.overlap = enum_named<host_overlap>(d, "host_overlap", host_overlap_names);
   }
   e.scheduler_steps = get<int>(d, "scheduler_steps", e.scheduler_steps);
   e.source = get<std::string>(d, "source", "user-defined");

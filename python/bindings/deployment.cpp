@@ -22,10 +22,7 @@ numeric_format format_from(const py::handle& spec) {
     if (f.name == name) return f;
   }
   const auto math = d["math"].cast<std::string>();
-  math_format m = math_format::bf16;
-  for (auto x : {math_format::fp32, math_format::bf16, math_format::fp8, math_format::int8, math_format::fp4}) {
-    if (to_string(x) == math) m = x;
-  }
+  const auto m = detail::enum_from_name<math_format>(math, math_format_names).value_or(math_format::bf16);
   return make_format(name, d["bits"].cast<double>(), m, "from a model file");
 }
 

@@ -5,9 +5,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include "common.hpp"
+#include "llmroof/detail/enum_names.hpp"
 #include "llmroof/formats.hpp"
 
 namespace llmroof {
@@ -53,18 +55,9 @@ component classify_hf(const std::string& n) {
 }  // namespace
 
 std::string_view to_string(component c) {
-  switch (c) {
-    case component::embedding: return "embedding";
-    case component::attention: return "attention";
-    case component::ffn: return "ffn";
-    case component::experts: return "experts";
-    case component::router: return "router";
-    case component::norms: return "norms";
-    case component::lm_head: return "lm_head";
-    case component::vision: return "vision";
-    case component::other: return "other";
-  }
-  return "?";
+  static constexpr std::array<std::string_view, 9> names{"embedding", "attention", "ffn",    "experts", "router",
+                                                         "norms",     "lm_head",   "vision", "other"};
+  return detail::enum_name(c, names);
 }
 
 double tensor_inventory::total_bytes() const {
