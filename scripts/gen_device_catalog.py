@@ -18,6 +18,8 @@ import pathlib
 import re
 import sys
 
+from generated import cxx, write_or_check
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "src" / "catalog_devices.inc"
 
@@ -211,10 +213,6 @@ for name, cores, ghz in [
                                      f"estimate: {cores} GPU cores x 128 lanes x 2 x {ghz} GHz")}
 
 
-def cxx(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def num(x):
     return "0" if x in ("", None) else repr(float(x))
 
@@ -258,15 +256,9 @@ def main():
     unknown = set(ALIASES) - set(seen)
     if unknown:
         sys.exit(f"ALIASES names unknown ids: {sorted(unknown)}")
-    text = "\n".join(lines) + "\n"
-    if "--check" in sys.argv:
-        if OUT.read_text(encoding="utf-8") != text:
-            sys.exit(f"{OUT} is stale: run scripts/gen_device_catalog.py")
-        print("device catalog up to date")
-        return
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {len(rows)} devices to {OUT}")
-    if "--list" in sys.argv:
+    write_or_check(OUT, "\n".join(lines) + "\n", "gen_device_catalog.py", "device catalog",
+                   f"wrote {len(rows)} devices to {OUT}")
+    if "--list" in sys.argv and "--check" not in sys.argv:
         for r in rows:
             did, klass = IDS.get(r["name"], (make_id(r["name"]), make_class(r)))
             print(f"{did:32} {klass:12} {r['name']}")

@@ -16,6 +16,8 @@ import json
 import pathlib
 import sys
 
+from generated import cxx, write_or_check
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "tests" / "data" / "hf-configs"
 OUT = ROOT / "src" / "catalog_hf_models.inc"
@@ -99,10 +101,6 @@ FILES = {
 }
 
 
-def cxx(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def main():
     files = sorted(p.stem for p in CONFIGS.glob("*.json"))
     missing = [f for f in files if f not in FILES]
@@ -128,14 +126,8 @@ def main():
             sys.exit(f"{stem}: cannot embed as a raw string")
         lines.append("{" + ", ".join([cxx(mid), cxx(name), cxx("|".join(aliases)), cxx(stem + ".json"), cxx(note),
                                       'R"json(' + mini + ')json"']) + "},")
-    text = "\n".join(lines) + "\n"
-    if "--check" in sys.argv:
-        if OUT.read_text(encoding="utf-8") != text:
-            sys.exit(f"{OUT} is stale: run scripts/gen_model_catalog.py")
-        print("model catalog up to date")
-        return
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {len(rows)} models from {len(files)} files to {OUT}")
+    write_or_check(OUT, "\n".join(lines) + "\n", "gen_model_catalog.py", "model catalog",
+                   f"wrote {len(rows)} models from {len(files)} files to {OUT}")
 
 
 if __name__ == "__main__":

@@ -95,26 +95,17 @@ struct op_counts {
     if (ops.size() == max_ops) throw std::length_error("a phase holds at most " + std::to_string(max_ops) + " ops");
     ops.push_back(o);
   }
-  [[nodiscard]] flops total_flop() const {
-    flops f = make_flops(0);
-    for (const auto& o : list()) f += o.flop;
-    return f;
+  /// Sum of `of(op)` over the ops (FLOP or bytes).
+  template <class Of>
+  [[nodiscard]] auto sum(Of of) const {
+    decltype(of(op{})) total{};
+    for (const auto& o : list()) total += of(o);
+    return total;
   }
-  [[nodiscard]] bytes total_bytes() const {
-    bytes b = make_bytes(0);
-    for (const auto& o : list()) b += o.total_bytes();
-    return b;
-  }
-  [[nodiscard]] bytes weight_bytes() const {
-    bytes b = make_bytes(0);
-    for (const auto& o : list()) b += o.weights;
-    return b;
-  }
-  [[nodiscard]] bytes kv_read_bytes() const {
-    bytes b = make_bytes(0);
-    for (const auto& o : list()) b += o.kv_read;
-    return b;
-  }
+  [[nodiscard]] flops total_flop() const { return sum([](const op& o) { return o.flop; }); }
+  [[nodiscard]] bytes total_bytes() const { return sum([](const op& o) { return o.total_bytes(); }); }
+  [[nodiscard]] bytes weight_bytes() const { return sum([](const op& o) { return o.weights; }); }
+  [[nodiscard]] bytes kv_read_bytes() const { return sum([](const op& o) { return o.kv_read; }); }
 };
 
 namespace detail {
