@@ -5,23 +5,19 @@
 #include <stdexcept>
 #include <string>
 
+#include "catalog_checks.hpp"
 #include "llmroof/device.hpp"
 
 using namespace llmroof;
 
 TEST_CASE("catalog holds at least 40 devices with unique lowercase hyphenated ids") {
   CHECK(devices().size() >= 40);
-  std::set<std::string> ids;
-  for (const auto& d : devices()) {
-    CAPTURE(d.id);
-    CHECK(ids.insert(d.id).second);
-    for (char c : d.id) CHECK(((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'));
+  check_catalog_entries(devices(), [](const device& d) {
     CHECK(d.memory.value() > 0);
     CHECK(d.bandwidth.value() > 0);
     CHECK(d.peak(math_format::bf16).value() > 0);
-    CHECK_FALSE(d.source.empty());
     CHECK_NOTHROW(validate(d));
-  }
+  });
 }
 
 TEST_CASE("the devices the issue names are there") {
