@@ -187,6 +187,11 @@ TEST_CASE("engine traits of a measured row: llama.cpp's build decides its kernel
 TEST_CASE("the shared calibration points map, and unmapped rows keep their reason") {
   const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
   CHECK(set.rows.size() + set.skipped.size() == 621);
+  // M1 (68 GB/s) rows of a secondary quote at 7.9 and 14.2 tokens/s for
+  // Llama-2-7B F16 and Q8_0 need ~105 GB/s: refused at the bandwidth bound.
+  int above_roof = 0;
+  for (const auto& s : set.skipped) above_roof += s.reason.find("above the bandwidth bound") != std::string::npos;
+  CHECK(above_roof == 4);
   CHECK(set.rows.size() > 400);
   for (const auto& s : set.skipped) {
     CAPTURE(s.id);
@@ -224,6 +229,31 @@ TEST_CASE("malformed points files are rejected with the line") {
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(read_measurements("/nonexistent.csv"), "/nonexistent.csv: no such file", std::invalid_argument);
   std::filesystem::remove(path);
+}
+
+TEST_CASE("single-stream rows faster than the bandwidth bound are refused with the bound") {
+  // Llama-3-8B F16 on an RTX 4090 (1,008 GB/s): a step reads every weight but
+  // the embedding table once, (8.030 - 0.525) x 1e9 params x 2 B = 15.01 GB
+  // (128,256 x 4,096 = 0.525e9 embedding params), so at most
+  // 1,008 / 15.01 = 67.2 tokens/s. 100 is above that by more than the 10%
+  // tolerance; 65 is below.
+  const auto path = std::filesystem::temp_directory_path() / "llmroof_roof_points.csv";
+  const std::string head =
+      "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
+      "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
+  const std::string row = ",test,,NVIDIA RTX 4090 24GB,1,llama.cpp CUDA build 6918,Llama-3-8B,8.03,8.03,F16,F16,1,0,0,128,"
+                          "decode_tps_per_seq,";
+  std::ofstream(path) << head << "P1" << row << "100,tokens/s,\n" << "P2" << row << "65,tokens/s,\n";
+  const measurement_set set = read_measurements(path.string());
+  std::filesystem::remove(path);
+  REQUIRE(set.rows.size() == 1);
+  CHECK(set.rows[0].id == "P2");
+  REQUIRE(set.skipped.size() == 1);
+  const std::string& why = set.skipped[0].reason;
+  const std::string prefix = "measured 100 tokens/s is above the bandwidth bound of ";
+  REQUIRE(why.rfind(prefix, 0) == 0);
+  CHECK(std::stod(why.substr(prefix.size())) == doctest::Approx(67.2).epsilon(0.01));
+  CHECK(why.ends_with(" on rtx-4090 (device or format misattributed)"));
 }
 
 TEST_CASE("calibrate needs at least as many points as fitted fields") {
