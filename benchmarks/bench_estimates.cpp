@@ -65,6 +65,23 @@ void moe_coverage(benchmark::State& state) {
 }
 BENCHMARK(moe_coverage);
 
+// What a plan of 8 users adds under load: their closed loop and the
+// deployment's saturation (a closed loop of all its slots), each a search over
+// request rates of fixed points of decode steps.
+void plan_load_8_users(benchmark::State& state) {
+  const architecture& a = find_model("llama-3.1-8b");
+  const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
+  const roofline r(find_device("h100-sxm"));
+  scenario s;
+  s.users = 8;
+  s.engine = configure_engine("vllm", find_device("h100-sxm"));
+  cycle(state, 4096, 8192, 1, [&](double context) {
+    s.context = context;
+    return serve_load(a, pr, r, s, std::nullopt, std::nullopt).most->requests_per_s;
+  });
+}
+BENCHMARK(plan_load_8_users);
+
 // One point of llmroof.sweep_decode: the step of the scenario's plan plus
 // whether the batch's KV fits the budget.
 void sweep_point_70b(benchmark::State& state) {

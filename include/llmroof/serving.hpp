@@ -263,9 +263,10 @@ inline load_result serve_at_rate(const architecture& a, const precision& pr, con
   bool ok = out.prefill_share < 1;
   bool converged = false;
   double tpot = 0, ttft = 0, wait = 0;
-  for (int it = 0; it < 500 && ok; ++it) {
-    const double step = scenario_decode(a, pr, r, p, std::max(1.0, n), mean_context, s.offload).estimate.value();
-    const double others = interfering * n;  // requests a new one finds decoding
+  // Users implied by n users decoding (Little's law), with TTFT and TPOT.
+  const auto implied = [&](double users) {
+    const double step = scenario_decode(a, pr, r, p, std::max(1.0, users), mean_context, s.offload).estimate.value();
+    const double others = interfering * users;  // requests a new one finds decoding
     // Chunked prefill: the others' chunks ride in mixed steps that also
     // advance every decode (one weight read for both), each lasting its
     // chunk's prefill or at least a decode step; pure decode steps fill the
@@ -275,14 +276,34 @@ inline load_result serve_at_rate(const architecture& a, const precision& pr, con
     tpot = 1 / (mixed_per_s + (1 - mixed_per_s * mixed) / step);
     wait = rho * S / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);
     ttft = handling + wait + S + chunks * step * std::min(1.0, others / std::max(1.0, s.engine.max_batched_tokens));
-    const double next = std::max(1.0, rate * (ttft + s.output * tpot));
+    return std::max(1.0, rate * (ttft + s.output * tpot));
+  };
+  // The damped iteration n <- (n + implied(n)) / 2 from below reaches the
+  // smallest fixed point when one exists (and runs away when none does);
+  // every third iterate is extrapolated (Aitken) where the last steps shrink
+  // toward a limit ahead, which cuts the steps ~3x without changing the limit.
+  double before = n, last = n;
+  for (int it = 0; it < 500 && ok; ++it) {
+    const double next = implied(n);
     if (next > 1e7) break;  // the batch grows without bound: unstable
     if (std::fabs(next - n) <= 1e-6 * n) {
       n = next;
       converged = true;
       break;
     }
-    n = 0.5 * n + 0.5 * next;
+    const double damped = 0.5 * n + 0.5 * next;
+    if (it % 3 == 2) {
+      const double d1 = last - before, d2 = damped - last;
+      const double ahead = damped - d2 * d2 / (d2 - d1);
+      const bool shrinking = d1 * d2 > 0 && std::fabs(d2) < std::fabs(d1);
+      if (shrinking && std::isfinite(ahead) && (ahead - damped) * d2 > 0) {
+        before = last;
+        last = n = ahead;
+        continue;
+      }
+    }
+    before = last;
+    last = n = damped;
   }
   out.users = n;
   out.tpot = make_seconds(tpot);

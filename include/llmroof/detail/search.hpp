@@ -30,6 +30,9 @@ double last_true(Holds holds, double lo, double hi, double limit, bool whole, in
   }
   for (int i = 0; i < halvings; ++i) {
     const double mid = (lo + hi) / 2;
+    // Adjacent doubles: mid is lo or hi, whose answers are known; the rest
+    // of the halvings would change nothing.
+    if (mid <= lo || mid >= hi) break;
     (holds(mid) ? lo : hi) = mid;
   }
   return lo;
