@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "llmroof/compare.hpp"
@@ -167,6 +168,26 @@ TEST_CASE("overhead: an open-loop arrival queues behind prefills (M/D/1) and hal
   scenario small = x.s;
   small.engine.max_batched_tokens = 1000;
   CHECK(serve_at_rate(x.a, precision{}, x.r, small, 2.0).tpot < l.tpot);
+}
+
+TEST_CASE("open loop: the users reported are a fixed point of Little's law, found in few steps or none") {
+  served x;
+  const double S = scenario_prefill(x.a, precision{}, x.r, {}, 2000).estimate.value();
+  for (double rate : {0.5, 2.0, 5.0, 10.0, 20.0}) {
+    CAPTURE(rate);
+    const load_result l = serve_at_rate(x.a, precision{}, x.r, x.s, rate);
+    REQUIRE(l.keeps_up);
+    // N = rate x (TTFT(N) + 200 x TPOT(N)), at least one user: the times
+    // belong to the users reported (0.5/s implies 0.76, floored at 1).
+    const double little = rate * (l.ttft.value() + 200 * l.tpot.value());
+    CHECK(l.users == doctest::Approx(std::max(1.0, little)).epsilon(1e-12));
+    const load_result again = serve_at_rate(x.a, precision{}, x.r, x.s, rate);
+    CHECK(again.users == l.users);  // deterministic
+  }
+  // Past rate x S = 1 the prefills alone take the whole device: no fixed point.
+  const load_result over = serve_at_rate(x.a, precision{}, x.r, x.s, 1.01 / S);
+  CHECK_FALSE(over.keeps_up);
+  CHECK_FALSE(over.stable);
 }
 
 TEST_CASE("saturation: the most a deployment serves and what binds") {
