@@ -52,18 +52,30 @@ T get(const py::dict& d, const char* key, T fallback) {
 }
 
 /// Refuses keys a dict of `what` does not have: a misspelt field would
-/// otherwise be ignored silently.
-void reject_unknown(const py::dict& d, const char* what, std::initializer_list<const char*> known) {
+/// otherwise be ignored silently. `known`: names, or a table of fields.
+template <class Known>
+void reject_unknown(const py::dict& d, const char* what, const Known& known) {
+  const auto name = [](const auto& x) -> std::string {
+    if constexpr (std::is_convertible_v<decltype(x), const char*>) return x;
+    else return x.key;
+  };
   for (const auto& [k, v] : d) {
     const std::string key = py::str(k);
     bool ok = false;
-    for (const char* x : known) ok = ok || key == x;
+    for (const auto& x : known) ok = ok || key == name(x);
     if (!ok) {
       std::string list;
-      for (const char* x : known) list += (list.empty() ? "" : ", ") + std::string(x);
+      for (const auto& x : known) {
+        if (!list.empty()) list += ", ";
+        list += name(x);
+      }
       throw std::invalid_argument(std::string(what) + ": unknown field '" + key.substr(0, 80) + "' (known: " + list + ")");
     }
   }
+}
+
+void reject_unknown(const py::dict& d, const char* what, std::initializer_list<const char*> known) {
+  reject_unknown<std::initializer_list<const char*>>(d, what, known);
 }
 
 /// The enumerator named d[key]; else std::invalid_argument listing the names
@@ -93,131 +105,122 @@ layer_kind kind_from(const std::string& s) {
 
 }  // namespace
 
+namespace {
+
+/// One field of a struct as a Python dict holds it: its key, how to write it
+/// and how to read it back (an absent key keeps the struct's value). The
+/// table of a struct is the one list of its fields: to_dict, from_dict and
+/// the keys from_dict knows all read it.
+template <class S>
+struct field {
+  const char* key;
+  void (*put)(const S& s, py::dict& d, const char* key);
+  void (*take)(S& s, const py::dict& d, const char* key);
+};
+
+/// A member held as it is (int, double, bool, str, list of str); `At` reaches
+/// it (a captureless generic lambda: S& -> member&, const S& -> const member&).
+template <class S, auto At>
+constexpr field<S> member(const char* key) {
+  return {key, [](const S& s, py::dict& d, const char* k) { d[k] = At(s); },
+          [](S& s, const py::dict& d, const char* k) {
+            auto& m = At(s);
+            m = get<std::remove_reference_t<decltype(m)>>(d, k, m);
+          }};
+}
+
+#define LLMROOF_MEMBER(key, path) member<architecture, [](auto& a) -> auto& { return a.path; }>(key)
+
+// Fields whose default depends on others (name, num_kv_heads, head_dim) or
+// that are enums are read after the table.
+const field<architecture> arch_fields[] = {
+    LLMROOF_MEMBER("id", id),
+    LLMROOF_MEMBER("name", name),
+    LLMROOF_MEMBER("family", family),
+    LLMROOF_MEMBER("source", source),
+    LLMROOF_MEMBER("num_layers", num_layers),
+    LLMROOF_MEMBER("hidden_size", hidden_size),
+    LLMROOF_MEMBER("num_heads", num_heads),
+    LLMROOF_MEMBER("num_kv_heads", num_kv_heads),
+    LLMROOF_MEMBER("head_dim", head_dim),
+    LLMROOF_MEMBER("ffn_size", ffn_size),
+    LLMROOF_MEMBER("vocab_size", vocab_size),
+    {"attention", [](const architecture& a, py::dict& d, const char* k) { d[k] = a.attention == attention_kind::mla ? "mla" : "gqa"; },
+     [](architecture& a, const py::dict& d, const char* k) {
+       const auto att = get<std::string>(d, k, "gqa");
+       if (att != "gqa" && att != "mla") throw std::invalid_argument("attention must be 'gqa' or 'mla' (got '" + att + "')");
+       a.attention = att == "mla" ? attention_kind::mla : attention_kind::gqa;
+     }},
+    {"gated_ffn", [](const architecture& a, py::dict& d, const char* k) { d[k] = a.ffn == ffn_kind::gated; },
+     [](architecture& a, const py::dict& d, const char* k) {
+       a.ffn = get<bool>(d, k, true) ? ffn_kind::gated : ffn_kind::plain;
+     }},
+    LLMROOF_MEMBER("tied_embeddings", tied_embeddings),
+    LLMROOF_MEMBER("qkv_bias", qkv_bias),
+    LLMROOF_MEMBER("o_bias", o_bias),
+    LLMROOF_MEMBER("mlp_bias", mlp_bias),
+    LLMROOF_MEMBER("lm_head_bias", lm_head_bias),
+    LLMROOF_MEMBER("qk_norm", qk_norm),
+    LLMROOF_MEMBER("attn_output_gate", attn_output_gate),
+    LLMROOF_MEMBER("attention_sinks", attention_sinks),
+    LLMROOF_MEMBER("norm_bias", norm_bias),
+    LLMROOF_MEMBER("norms_per_layer", norms_per_layer),
+    LLMROOF_MEMBER("q_lora_rank", mla.q_lora_rank),
+    LLMROOF_MEMBER("kv_lora_rank", mla.kv_lora_rank),
+    LLMROOF_MEMBER("qk_nope_head_dim", mla.qk_nope_head_dim),
+    LLMROOF_MEMBER("qk_rope_head_dim", mla.qk_rope_head_dim),
+    LLMROOF_MEMBER("v_head_dim", mla.v_head_dim),
+    LLMROOF_MEMBER("linear_num_key_heads", linear.num_key_heads),
+    LLMROOF_MEMBER("linear_num_value_heads", linear.num_value_heads),
+    LLMROOF_MEMBER("linear_key_head_dim", linear.key_head_dim),
+    LLMROOF_MEMBER("linear_value_head_dim", linear.value_head_dim),
+    LLMROOF_MEMBER("linear_conv_kernel", linear.conv_kernel),
+    LLMROOF_MEMBER("num_experts", moe.num_experts),
+    LLMROOF_MEMBER("experts_per_token", moe.experts_per_token),
+    LLMROOF_MEMBER("shared_experts", moe.shared_experts),
+    LLMROOF_MEMBER("expert_ffn", moe.expert_ffn),
+    LLMROOF_MEMBER("shared_expert_ffn", moe.shared_expert_ffn),
+    LLMROOF_MEMBER("first_dense_layers", moe.first_dense_layers),
+    LLMROOF_MEMBER("mtp_layers", moe.mtp_layers),
+    LLMROOF_MEMBER("router_bias", moe.router_bias),
+    LLMROOF_MEMBER("expert_bias", moe.expert_bias),
+    LLMROOF_MEMBER("shared_expert_gate", moe.shared_expert_gate),
+    {"layer_kinds",
+     [](const architecture& a, py::dict& d, const char* k) {
+       py::list kinds;
+       for (auto x : a.layer_kinds) kinds.append(std::string(to_string(x)));
+       d[k] = kinds;
+     },
+     [](architecture& a, const py::dict& d, const char* k) {
+       for (const auto& x : get<std::vector<std::string>>(d, k, {})) a.layer_kinds.push_back(kind_from(x));
+     }},
+    LLMROOF_MEMBER("sliding_window", sliding_window),
+    LLMROOF_MEMBER("max_context", max_context),
+    LLMROOF_MEMBER("published_total_b", published_total_b),
+    LLMROOF_MEMBER("published_active_b", published_active_b),
+    LLMROOF_MEMBER("aliases", aliases),
+};
+
+#undef LLMROOF_MEMBER
+
+}  // namespace
+
 py::dict arch_to_dict(const architecture& a) {
   py::dict d;
-  d["id"] = a.id;
-  d["name"] = a.name;
-  d["family"] = a.family;
-  d["source"] = a.source;
-  d["num_layers"] = a.num_layers;
-  d["hidden_size"] = a.hidden_size;
-  d["num_heads"] = a.num_heads;
-  d["num_kv_heads"] = a.num_kv_heads;
-  d["head_dim"] = a.head_dim;
-  d["ffn_size"] = a.ffn_size;
-  d["vocab_size"] = a.vocab_size;
-  d["attention"] = a.attention == attention_kind::mla ? "mla" : "gqa";
-  d["gated_ffn"] = a.ffn == ffn_kind::gated;
-  d["tied_embeddings"] = a.tied_embeddings;
-  d["qkv_bias"] = a.qkv_bias;
-  d["o_bias"] = a.o_bias;
-  d["mlp_bias"] = a.mlp_bias;
-  d["lm_head_bias"] = a.lm_head_bias;
-  d["qk_norm"] = a.qk_norm;
-  d["attn_output_gate"] = a.attn_output_gate;
-  d["attention_sinks"] = a.attention_sinks;
-  d["norm_bias"] = a.norm_bias;
-  d["norms_per_layer"] = a.norms_per_layer;
-  d["q_lora_rank"] = a.mla.q_lora_rank;
-  d["kv_lora_rank"] = a.mla.kv_lora_rank;
-  d["qk_nope_head_dim"] = a.mla.qk_nope_head_dim;
-  d["qk_rope_head_dim"] = a.mla.qk_rope_head_dim;
-  d["v_head_dim"] = a.mla.v_head_dim;
-  d["linear_num_key_heads"] = a.linear.num_key_heads;
-  d["linear_num_value_heads"] = a.linear.num_value_heads;
-  d["linear_key_head_dim"] = a.linear.key_head_dim;
-  d["linear_value_head_dim"] = a.linear.value_head_dim;
-  d["linear_conv_kernel"] = a.linear.conv_kernel;
-  d["num_experts"] = a.moe.num_experts;
-  d["experts_per_token"] = a.moe.experts_per_token;
-  d["shared_experts"] = a.moe.shared_experts;
-  d["expert_ffn"] = a.moe.expert_ffn;
-  d["shared_expert_ffn"] = a.moe.shared_expert_ffn;
-  d["first_dense_layers"] = a.moe.first_dense_layers;
-  d["mtp_layers"] = a.moe.mtp_layers;
-  d["router_bias"] = a.moe.router_bias;
-  d["expert_bias"] = a.moe.expert_bias;
-  d["shared_expert_gate"] = a.moe.shared_expert_gate;
-  py::list kinds;
-  for (auto k : a.layer_kinds) kinds.append(std::string(to_string(k)));
-  d["layer_kinds"] = kinds;
-  d["sliding_window"] = a.sliding_window;
-  d["max_context"] = a.max_context;
-  d["published_total_b"] = a.published_total_b;
-  d["published_active_b"] = a.published_active_b;
-  py::list aliases;
-  for (const auto& x : a.aliases) aliases.append(x);
-  d["aliases"] = aliases;
+  for (const auto& f : arch_fields) f.put(a, d, f.key);
   return d;
 }
 
 architecture arch_from_dict(const py::dict& d) {
-  reject_unknown(d, "model", {"id", "name", "family", "source", "num_layers", "hidden_size", "num_heads", "num_kv_heads",
-                              "head_dim", "ffn_size", "vocab_size", "attention", "gated_ffn", "tied_embeddings", "qkv_bias",
-                              "o_bias", "mlp_bias", "lm_head_bias", "qk_norm", "attn_output_gate", "attention_sinks",
-                              "norm_bias", "norms_per_layer", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
-                              "qk_rope_head_dim", "v_head_dim", "linear_num_key_heads", "linear_num_value_heads",
-                              "linear_key_head_dim", "linear_value_head_dim", "linear_conv_kernel", "num_experts",
-                              "experts_per_token", "shared_experts", "expert_ffn", "shared_expert_ffn",
-                              "first_dense_layers", "mtp_layers", "router_bias", "expert_bias", "shared_expert_gate",
-                              "layer_kinds", "sliding_window", "max_context", "published_total_b", "published_active_b",
-                              "aliases"});
+  reject_unknown(d, "model", arch_fields);
   architecture a;
-  a.id = get<std::string>(d, "id", "custom");
-  a.name = get<std::string>(d, "name", a.id);
-  a.family = get<std::string>(d, "family", "");
-  a.source = get<std::string>(d, "source", "user-defined");
-  a.aliases = get<std::vector<std::string>>(d, "aliases", {});
-  a.num_layers = get<int>(d, "num_layers", 0);
-  a.hidden_size = get<int>(d, "hidden_size", 0);
-  a.num_heads = get<int>(d, "num_heads", 0);
-  a.num_kv_heads = get<int>(d, "num_kv_heads", a.num_heads);
-  a.head_dim = get<int>(d, "head_dim", a.num_heads > 0 ? a.hidden_size / a.num_heads : 0);
-  a.ffn_size = get<int>(d, "ffn_size", 0);
-  a.vocab_size = get<int>(d, "vocab_size", 0);
-  const auto att = get<std::string>(d, "attention", "gqa");
-  if (att != "gqa" && att != "mla") {
-    throw std::invalid_argument("attention must be 'gqa' or 'mla' (got '" + att + "')");
-  }
-  a.attention = att == "mla" ? attention_kind::mla : attention_kind::gqa;
-  a.ffn = get<bool>(d, "gated_ffn", true) ? ffn_kind::gated : ffn_kind::plain;
-  a.tied_embeddings = get<bool>(d, "tied_embeddings", false);
-  a.qkv_bias = get<bool>(d, "qkv_bias", false);
-  a.o_bias = get<bool>(d, "o_bias", false);
-  a.mlp_bias = get<bool>(d, "mlp_bias", false);
-  a.lm_head_bias = get<bool>(d, "lm_head_bias", false);
-  a.qk_norm = get<bool>(d, "qk_norm", false);
-  a.attn_output_gate = get<bool>(d, "attn_output_gate", false);
-  a.attention_sinks = get<bool>(d, "attention_sinks", false);
-  a.norm_bias = get<bool>(d, "norm_bias", false);
-  a.norms_per_layer = get<int>(d, "norms_per_layer", 2);
-  a.mla.q_lora_rank = get<int>(d, "q_lora_rank", 0);
-  a.mla.kv_lora_rank = get<int>(d, "kv_lora_rank", 0);
-  a.mla.qk_nope_head_dim = get<int>(d, "qk_nope_head_dim", 0);
-  a.mla.qk_rope_head_dim = get<int>(d, "qk_rope_head_dim", 0);
-  a.mla.v_head_dim = get<int>(d, "v_head_dim", 0);
-  a.linear.num_key_heads = get<int>(d, "linear_num_key_heads", 0);
-  a.linear.num_value_heads = get<int>(d, "linear_num_value_heads", 0);
-  a.linear.key_head_dim = get<int>(d, "linear_key_head_dim", 0);
-  a.linear.value_head_dim = get<int>(d, "linear_value_head_dim", 0);
-  a.linear.conv_kernel = get<int>(d, "linear_conv_kernel", 0);
-  a.moe.num_experts = get<int>(d, "num_experts", 0);
-  a.moe.experts_per_token = get<int>(d, "experts_per_token", 0);
-  a.moe.shared_experts = get<int>(d, "shared_experts", 0);
-  a.moe.expert_ffn = get<int>(d, "expert_ffn", 0);
-  a.moe.shared_expert_ffn = get<int>(d, "shared_expert_ffn", 0);
-  a.moe.first_dense_layers = get<int>(d, "first_dense_layers", 0);
-  a.moe.mtp_layers = get<int>(d, "mtp_layers", 0);
-  a.moe.router_bias = get<bool>(d, "router_bias", false);
-  a.moe.expert_bias = get<bool>(d, "expert_bias", false);
-  a.moe.shared_expert_gate = get<bool>(d, "shared_expert_gate", false);
-  for (const auto& k : get<std::vector<std::string>>(d, "layer_kinds", {})) {
-    a.layer_kinds.push_back(kind_from(k));
-  }
-  a.sliding_window = get<int>(d, "sliding_window", 0);
-  a.max_context = get<int>(d, "max_context", 0);
-  a.published_total_b = get<double>(d, "published_total_b", 0);
-  a.published_active_b = get<double>(d, "published_active_b", 0);
+  a.id = "custom";
+  a.source = "user-defined";
+  for (const auto& f : arch_fields) f.take(a, d, f.key);
+  // Defaults that follow other fields.
+  if (!d.contains("name")) a.name = a.id;
+  if (!d.contains("num_kv_heads")) a.num_kv_heads = a.num_heads;
+  if (!d.contains("head_dim")) a.head_dim = a.num_heads > 0 ? a.hidden_size / a.num_heads : 0;
   validate(a);
   return a;
 }
