@@ -56,7 +56,7 @@ T get(const py::dict& d, const char* key, T fallback) {
 template <class Known>
 void reject_unknown(const py::dict& d, const char* what, const Known& known) {
   const auto name = [](const auto& x) -> std::string {
-    if constexpr (std::is_convertible_v<decltype(x), const char*>) return x;
+    if constexpr (std::is_convertible_v<decltype(x), std::string>) return x;
     else return x.key;
   };
   for (const auto& [k, v] : d) {
@@ -278,28 +278,32 @@ device device_from_dict(const py::dict& d) {
   return dv;
 }
 
-py::dict profile_to_dict(const efficiency_profile& e) {
-  py::dict d;
-  d["name"] = e.name;
-  d["memory"] = e.memory;
-  d["compute"] = e.compute;
-  d["compute_half_rows"] = e.compute_half_rows;
-  d["attention"] = e.attention;
-  d["per_kernel_s"] = e.per_kernel.value();
-  d["per_step_s"] = e.per_step.value();
-  d["per_request_s"] = e.per_request.value();
-  d["kv_memory"] = e.kv_memory;
-  d["low_precision"] = e.low_precision;
-  d["stream_cap_bytes_per_s"] = e.stream_cap;
-  d["fp16_accumulate"] = e.fp16_accumulate;
-  d["fused_attention"] = e.fused_attention;
-  d["quantized_path"] = std::string(to_string(e.quantized_path));
-  d["host_overlap"] = std::string(to_string(e.overlap));
-  d["scheduler_steps"] = e.scheduler_steps;
-  d["source"] = e.source;
-  return d;
+namespace {
+
+/// A JSON value as Python objects (dict, list, str, int, float, bool, None).
+py::object to_python(const report::json& j) {
+  if (j.is_object()) {
+    py::dict d;
+    for (const auto& [k, v] : j.items()) d[py::str(k)] = to_python(v);
+    return d;
+  }
+  if (j.is_array()) {
+    py::list l;
+    for (const auto& v : j) l.append(to_python(v));
+    return l;
+  }
+  if (j.is_string()) return py::str(j.get<std::string>());
+  if (j.is_boolean()) return py::bool_(j.get<bool>());
+  if (j.is_number_integer()) return py::int_(j.get<long long>());
+  if (j.is_number()) return py::float_(j.get<double>());
+  return py::none();
 }
 
+}  // namespace
+
+// A profile's dict is the `efficiency` object of the command's JSON: one
+// list of its fields (report/json.cpp).
+py::dict profile_to_dict(const efficiency_profile& e) { return to_python(report::efficiency_json(e)); }
 
 efficiency_profile profile_from_dict(const device& dev, const py::object& o, std::string_view engine) {
   efficiency_profile e = default_profile(dev, engine);
@@ -308,9 +312,10 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
     throw py::type_error("efficiency must be a dict or None (got " + std::string(py::str(py::type::of(o).attr("__name__"))) + ")");
   }
   const auto d = o.cast<py::dict>();
-  reject_unknown(d, "efficiency", {"name", "memory", "compute", "compute_half_rows", "attention", "per_kernel_s", "per_step_s",
-                                   "per_request_s", "kv_memory", "low_precision", "stream_cap_bytes_per_s", "fp16_accumulate", "fused_attention", "quantized_path",
-                                   "host_overlap", "scheduler_steps", "source"});
+  std::vector<std::string> known;
+  const report::json fields = report::efficiency_json(e);
+  for (const auto& [k, v] : fields.items()) known.push_back(k);
+  reject_unknown(d, "efficiency", known);
   e.name = get<std::string>(d, "name", "custom");
   e.memory = get<double>(d, "memory", e.memory);
   e.compute = get<double>(d, "compute", e.compute);
