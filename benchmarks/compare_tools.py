@@ -26,36 +26,32 @@ import time
 import venv
 from pathlib import Path
 
-# (name, kind, llmroof args, llm-analysis args or None, GenZ args or None)
+# Each model and device by the name each tool knows it: llmroof, llm-analysis
+# (None: it ships no config and cannot fetch one offline), GenZ.
+LLAMA2_7B = ("llama-2-7b", "NousResearch_Llama-2-7b-hf", "llama2_7b")
+LLAMA31_70B = ("llama-3.1-70b", None, "meta-llama/meta-llama-3.1-70b")
+MIXTRAL = ("mixtral-8x7b", None, "mixtral_8x7b")
+A100 = ("a100-80gb-sxm", "a100-sxm-80gb", "A100_80GB_GPU")
+H100 = ("h100-sxm", "h100-sxm-80gb", "H100_GPU")
+DTYPE = {"bf16": "w16a16e16"}  # llm-analysis names of the formats (its fp8 runs are not compared)
+
+
+def scenario(name: str, kind: str, model: tuple, device: tuple, fmt: str, batch: int, seq: int) -> tuple:
+    """(name, kind, llmroof args, llm-analysis args or None, GenZ args)."""
+    ours = dict(model=model[0], device=device[0], weights=fmt)
+    ours.update(dict(batch=batch, context=seq) if kind == "decode" else dict(prompt=seq))
+    la = None if model[1] is None else dict(model=model[1], gpu=device[1], dtype=DTYPE[fmt], batch=batch, seq=seq)
+    return (name, kind, ours, la, dict(model=model[2], system=device[2], bits=fmt, batch=batch, seq=seq))
+
+
 SCENARIOS = [
-    ("Llama-2-7B decode b1 A100-80GB bf16", "decode",
-     dict(model="llama-2-7b", device="a100-80gb-sxm", weights="bf16", batch=1, context=1024),
-     dict(model="NousResearch_Llama-2-7b-hf", gpu="a100-sxm-80gb", dtype="w16a16e16", batch=1, seq=1024),
-     dict(model="llama2_7b", system="A100_80GB_GPU", bits="bf16", batch=1, seq=1024)),
-    ("Llama-2-7B decode b64 A100-80GB bf16", "decode",
-     dict(model="llama-2-7b", device="a100-80gb-sxm", weights="bf16", batch=64, context=1024),
-     dict(model="NousResearch_Llama-2-7b-hf", gpu="a100-sxm-80gb", dtype="w16a16e16", batch=64, seq=1024),
-     dict(model="llama2_7b", system="A100_80GB_GPU", bits="bf16", batch=64, seq=1024)),
-    ("Llama-2-7B decode b1 H100 bf16", "decode",
-     dict(model="llama-2-7b", device="h100-sxm", weights="bf16", batch=1, context=1024),
-     dict(model="NousResearch_Llama-2-7b-hf", gpu="h100-sxm-80gb", dtype="w16a16e16", batch=1, seq=1024),
-     dict(model="llama2_7b", system="H100_GPU", bits="bf16", batch=1, seq=1024)),
-    ("Llama-3.1-70B decode b1 H100 fp8", "decode",
-     dict(model="llama-3.1-70b", device="h100-sxm", weights="fp8", batch=1, context=1024),
-     None,  # llm-analysis ships no Llama-3.1-70B config and cannot fetch one offline
-     dict(model="meta-llama/meta-llama-3.1-70b", system="H100_GPU", bits="fp8", batch=1, seq=1024)),
-    ("Llama-3.1-70B decode b64 H100 fp8", "decode",
-     dict(model="llama-3.1-70b", device="h100-sxm", weights="fp8", batch=64, context=1024),
-     None,
-     dict(model="meta-llama/meta-llama-3.1-70b", system="H100_GPU", bits="fp8", batch=64, seq=1024)),
-    ("Llama-2-7B prefill 2048 A100-80GB bf16", "prefill",
-     dict(model="llama-2-7b", device="a100-80gb-sxm", weights="bf16", prompt=2048),
-     dict(model="NousResearch_Llama-2-7b-hf", gpu="a100-sxm-80gb", dtype="w16a16e16", batch=1, seq=2048),
-     dict(model="llama2_7b", system="A100_80GB_GPU", bits="bf16", batch=1, seq=2048)),
-    ("Mixtral-8x7B decode b1 H100 fp8", "decode",
-     dict(model="mixtral-8x7b", device="h100-sxm", weights="fp8", batch=1, context=1024),
-     None,  # no Mixtral config in llm-analysis
-     dict(model="mixtral_8x7b", system="H100_GPU", bits="fp8", batch=1, seq=1024)),
+    scenario("Llama-2-7B decode b1 A100-80GB bf16", "decode", LLAMA2_7B, A100, "bf16", 1, 1024),
+    scenario("Llama-2-7B decode b64 A100-80GB bf16", "decode", LLAMA2_7B, A100, "bf16", 64, 1024),
+    scenario("Llama-2-7B decode b1 H100 bf16", "decode", LLAMA2_7B, H100, "bf16", 1, 1024),
+    scenario("Llama-3.1-70B decode b1 H100 fp8", "decode", LLAMA31_70B, H100, "fp8", 1, 1024),
+    scenario("Llama-3.1-70B decode b64 H100 fp8", "decode", LLAMA31_70B, H100, "fp8", 64, 1024),
+    scenario("Llama-2-7B prefill 2048 A100-80GB bf16", "prefill", LLAMA2_7B, A100, "bf16", 1, 2048),
+    scenario("Mixtral-8x7B decode b1 H100 fp8", "decode", MIXTRAL, H100, "fp8", 1, 1024),
 ]
 
 WORKER = r'''
