@@ -278,13 +278,20 @@ inline load_result serve_at_rate(const architecture& a, const precision& pr, con
     ttft = handling + wait + S + chunks * step * std::min(1.0, others / std::max(1.0, s.engine.max_batched_tokens));
     return std::max(1.0, rate * (ttft + s.output * tpot));
   };
-  // The damped iteration n <- (n + implied(n)) / 2 from below reaches the
-  // smallest fixed point when one exists (and runs away when none does);
-  // every third iterate is extrapolated (Aitken) where the last steps shrink
-  // toward a limit ahead, which cuts the steps ~3x without changing the limit.
+  // The damped iteration n <- (n + implied(n)) / 2 rises from below to the
+  // smallest fixed point when one exists (and runs away when none does).
+  // Every two steps the last three iterates are extrapolated (Aitken) 0.9 of
+  // the way toward the limit their shrinking steps point at (at most 4 steps'
+  // length), kept only when implied() says it is still below a fixed point:
+  // the iteration never passes the smallest one, so it reaches the same
+  // limit in about half the steps.
   double before = n, last = n;
+  bool known = false;  // `there` holds implied(n): an accepted extrapolation computed it
+  double there = 0;
+  bool fresh = false;  // before, last and this step's damped are three plain iterates
   for (int it = 0; it < 500 && ok; ++it) {
-    const double next = implied(n);
+    const double next = known ? there : implied(n);
+    known = false;
     if (next > 1e7) break;  // the batch grows without bound: unstable
     if (std::fabs(next - n) <= 1e-6 * n) {
       n = next;
@@ -292,16 +299,20 @@ inline load_result serve_at_rate(const architecture& a, const precision& pr, con
       break;
     }
     const double damped = 0.5 * n + 0.5 * next;
-    if (it % 3 == 2) {
-      const double d1 = last - before, d2 = damped - last;
-      const double ahead = damped - d2 * d2 / (d2 - d1);
-      const bool shrinking = d1 * d2 > 0 && std::fabs(d2) < std::fabs(d1);
-      if (shrinking && std::isfinite(ahead) && (ahead - damped) * d2 > 0) {
+    const double d1 = last - before, d2 = damped - last;
+    if (fresh && d2 > 0 && d1 > d2) {
+      const double jump = std::min(-0.9 * d2 * d2 / (d2 - d1), 4 * d2);
+      const double ahead = damped + jump;
+      there = implied(ahead);
+      if (there > ahead) {  // still below the smallest fixed point
         before = last;
         last = n = ahead;
+        known = true;
+        fresh = false;
         continue;
       }
     }
+    fresh = true;
     before = last;
     last = n = damped;
   }

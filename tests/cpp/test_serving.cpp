@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "llmroof/compare.hpp"
 #include "llmroof/engine_profile.hpp"
@@ -188,6 +189,50 @@ TEST_CASE("open loop: the users reported are a fixed point of Little's law, foun
   const load_result over = serve_at_rate(x.a, precision{}, x.r, x.s, 1.01 / S);
   CHECK_FALSE(over.keeps_up);
   CHECK_FALSE(over.stable);
+}
+
+TEST_CASE("open loop: the fixed point search never passes the smallest fixed point, so stability falls once with rate") {
+  // A found case: Llama-3.1-8B on an MI300X at 0.69 / S requests/s (S the
+  // 2,048-token prefill) settles at 327.4 users; an unguarded extrapolation
+  // jumped past that fixed point, cycled, and called the load unstable.
+  const precision awq = precision::of(find_format("awq-int4"), find_format("bf16"));
+  for (const char* dev : {"mi300x", "rtx-4090", "a100-80gb-sxm"}) {
+    for (const auto& [model, pr] : {std::pair{"llama-3.1-8b", precision{}}, std::pair{"qwen3-8b", precision{}},
+                                    std::pair{"qwen3-30b-a3b", awq}}) {
+      CAPTURE(dev);
+      CAPTURE(model);
+      const architecture& a = find_model(model);
+      const device& d = find_device(dev);
+      const roofline r(d, default_profile(d, "vllm"));
+      scenario s;
+      s.engine = configure_engine("vllm", d);
+      const double S = scenario_prefill(a, pr, r, {}, s.prompt_tokens()).estimate.value();
+      bool was_stable = true;
+      double users = 0;
+      for (int i = 0; i <= 200; ++i) {
+        const double rate = (0.40 + 0.45 * i / 200) / S;
+        const load_result l = serve_at_rate(a, pr, r, s, rate);
+        CAPTURE(rate * S);
+        if (was_stable && l.keeps_up) {
+          // More arrivals, more users inside (Little's law with slower steps).
+          CHECK(l.users >= users);
+          users = l.users;
+        } else if (!was_stable) {
+          CHECK_FALSE(l.keeps_up);  // once the engine falls behind, faster arrivals do not help
+        }
+        was_stable = was_stable && l.keeps_up;
+      }
+    }
+  }
+  const architecture& a = find_model("llama-3.1-8b");
+  const device& d = find_device("mi300x");
+  const roofline r(d, default_profile(d, "vllm"));
+  scenario s;
+  s.engine = configure_engine("vllm", d);
+  const double S = scenario_prefill(a, precision{}, r, {}, 2048).estimate.value();
+  const load_result l = serve_at_rate(a, precision{}, r, s, 0.69 / S);
+  CHECK(l.stable);
+  CHECK(l.users == doctest::Approx(327.36).epsilon(1e-4));
 }
 
 TEST_CASE("saturation: the most a deployment serves and what binds") {
