@@ -49,7 +49,7 @@ BENCHMARK(prefill_70b);
 void memory_plan_seed(benchmark::State& state) {
   const architecture& a = find_model("devstral-small-2-24b");
   const device& d = find_device("rtx-pro-6000-blackwell");
-  cycle(state, 131072, 131072, 1, [&](double context) { return plan_memory(a, fp8_weights, d, 4, context).max_context; });
+  cycle(state, 131072, 132072, 1, [&](double context) { return plan_memory(a, fp8_weights, d, 4, context).max_context; });
 }
 BENCHMARK(memory_plan_seed);
 

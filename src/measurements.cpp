@@ -322,7 +322,8 @@ measurement_set read_measurements(const std::string& path) {
       m.max_concurrent = std::min(mp.max_sequences, es.max_sequences);
     }
     if (m.what == metric::decode_tps_per_seq) {
-      // No kernel reads the weights faster than the device's peak bandwidth:
+      // One sequence's tokens/s at the row's batch. No kernel reads the
+      // weights faster than the device's peak bandwidth:
       // a row above the bound names the wrong device or format, and no
       // profile can reach it (fitting one would only bend the others).
       const double ctx = m.depth + m.prompt + m.gen / 2;
