@@ -1,7 +1,6 @@
 // Catalog lookups and the dict round trip of architectures and devices.
 #include <pybind11/stl.h>
 
-#include <initializer_list>
 #include <limits>
 #include <type_traits>
 
@@ -52,7 +51,7 @@ T get(const py::dict& d, const char* key, T fallback) {
 }
 
 /// Refuses keys a dict of `what` does not have: a misspelt field would
-/// otherwise be ignored silently. `known`: names, or a table of fields.
+/// otherwise be ignored silently. `known`: key names, or a table of fields.
 template <class Known>
 void reject_unknown(const py::dict& d, const char* what, const Known& known) {
   const auto name = [](const auto& x) -> std::string {
@@ -72,10 +71,6 @@ void reject_unknown(const py::dict& d, const char* what, const Known& known) {
       throw std::invalid_argument(std::string(what) + ": unknown field '" + key.substr(0, 80) + "' (known: " + list + ")");
     }
   }
-}
-
-void reject_unknown(const py::dict& d, const char* what, std::initializer_list<const char*> known) {
-  reject_unknown<std::initializer_list<const char*>>(d, what, known);
 }
 
 /// The enumerator named d[key]; else std::invalid_argument listing the names
@@ -118,33 +113,41 @@ struct field {
   void (*take)(S& s, const py::dict& d, const char* key);
 };
 
-/// A member held as it is (int, double, bool, str, list of str); `At` reaches
+/// A member held as it is (int, double, bool, str, list of str) or, for a
+/// quantity (bytes, bytes/s, FLOP/s), as its value in SI units; `At` reaches
 /// it (a captureless generic lambda: S& -> member&, const S& -> const member&).
 template <class S, auto At>
 constexpr field<S> member(const char* key) {
-  return {key, [](const S& s, py::dict& d, const char* k) { d[k] = At(s); },
+  return {key,
+          [](const S& s, py::dict& d, const char* k) {
+            const auto& m = At(s);
+            if constexpr (requires { m.value(); }) d[k] = m.value();
+            else d[k] = m;
+          },
           [](S& s, const py::dict& d, const char* k) {
             auto& m = At(s);
-            m = get<std::remove_reference_t<decltype(m)>>(d, k, m);
+            using T = std::remove_reference_t<decltype(m)>;
+            if constexpr (requires { m.value(); }) m = T::from_value(get<double>(d, k, m.value()));
+            else m = get<T>(d, k, m);
           }};
 }
 
-#define LLMROOF_MEMBER(key, path) member<architecture, [](auto& a) -> auto& { return a.path; }>(key)
+#define LLMROOF_MEMBER(S, key, path) member<S, [](auto& x) -> auto& { return x.path; }>(key)
 
 // Fields whose default depends on others (name, num_kv_heads, head_dim) or
 // that are enums are read after the table.
 const field<architecture> arch_fields[] = {
-    LLMROOF_MEMBER("id", id),
-    LLMROOF_MEMBER("name", name),
-    LLMROOF_MEMBER("family", family),
-    LLMROOF_MEMBER("source", source),
-    LLMROOF_MEMBER("num_layers", num_layers),
-    LLMROOF_MEMBER("hidden_size", hidden_size),
-    LLMROOF_MEMBER("num_heads", num_heads),
-    LLMROOF_MEMBER("num_kv_heads", num_kv_heads),
-    LLMROOF_MEMBER("head_dim", head_dim),
-    LLMROOF_MEMBER("ffn_size", ffn_size),
-    LLMROOF_MEMBER("vocab_size", vocab_size),
+    LLMROOF_MEMBER(architecture, "id", id),
+    LLMROOF_MEMBER(architecture, "name", name),
+    LLMROOF_MEMBER(architecture, "family", family),
+    LLMROOF_MEMBER(architecture, "source", source),
+    LLMROOF_MEMBER(architecture, "num_layers", num_layers),
+    LLMROOF_MEMBER(architecture, "hidden_size", hidden_size),
+    LLMROOF_MEMBER(architecture, "num_heads", num_heads),
+    LLMROOF_MEMBER(architecture, "num_kv_heads", num_kv_heads),
+    LLMROOF_MEMBER(architecture, "head_dim", head_dim),
+    LLMROOF_MEMBER(architecture, "ffn_size", ffn_size),
+    LLMROOF_MEMBER(architecture, "vocab_size", vocab_size),
     {"attention", [](const architecture& a, py::dict& d, const char* k) { d[k] = a.attention == attention_kind::mla ? "mla" : "gqa"; },
      [](architecture& a, const py::dict& d, const char* k) {
        const auto att = get<std::string>(d, k, "gqa");
@@ -155,36 +158,36 @@ const field<architecture> arch_fields[] = {
      [](architecture& a, const py::dict& d, const char* k) {
        a.ffn = get<bool>(d, k, true) ? ffn_kind::gated : ffn_kind::plain;
      }},
-    LLMROOF_MEMBER("tied_embeddings", tied_embeddings),
-    LLMROOF_MEMBER("qkv_bias", qkv_bias),
-    LLMROOF_MEMBER("o_bias", o_bias),
-    LLMROOF_MEMBER("mlp_bias", mlp_bias),
-    LLMROOF_MEMBER("lm_head_bias", lm_head_bias),
-    LLMROOF_MEMBER("qk_norm", qk_norm),
-    LLMROOF_MEMBER("attn_output_gate", attn_output_gate),
-    LLMROOF_MEMBER("attention_sinks", attention_sinks),
-    LLMROOF_MEMBER("norm_bias", norm_bias),
-    LLMROOF_MEMBER("norms_per_layer", norms_per_layer),
-    LLMROOF_MEMBER("q_lora_rank", mla.q_lora_rank),
-    LLMROOF_MEMBER("kv_lora_rank", mla.kv_lora_rank),
-    LLMROOF_MEMBER("qk_nope_head_dim", mla.qk_nope_head_dim),
-    LLMROOF_MEMBER("qk_rope_head_dim", mla.qk_rope_head_dim),
-    LLMROOF_MEMBER("v_head_dim", mla.v_head_dim),
-    LLMROOF_MEMBER("linear_num_key_heads", linear.num_key_heads),
-    LLMROOF_MEMBER("linear_num_value_heads", linear.num_value_heads),
-    LLMROOF_MEMBER("linear_key_head_dim", linear.key_head_dim),
-    LLMROOF_MEMBER("linear_value_head_dim", linear.value_head_dim),
-    LLMROOF_MEMBER("linear_conv_kernel", linear.conv_kernel),
-    LLMROOF_MEMBER("num_experts", moe.num_experts),
-    LLMROOF_MEMBER("experts_per_token", moe.experts_per_token),
-    LLMROOF_MEMBER("shared_experts", moe.shared_experts),
-    LLMROOF_MEMBER("expert_ffn", moe.expert_ffn),
-    LLMROOF_MEMBER("shared_expert_ffn", moe.shared_expert_ffn),
-    LLMROOF_MEMBER("first_dense_layers", moe.first_dense_layers),
-    LLMROOF_MEMBER("mtp_layers", moe.mtp_layers),
-    LLMROOF_MEMBER("router_bias", moe.router_bias),
-    LLMROOF_MEMBER("expert_bias", moe.expert_bias),
-    LLMROOF_MEMBER("shared_expert_gate", moe.shared_expert_gate),
+    LLMROOF_MEMBER(architecture, "tied_embeddings", tied_embeddings),
+    LLMROOF_MEMBER(architecture, "qkv_bias", qkv_bias),
+    LLMROOF_MEMBER(architecture, "o_bias", o_bias),
+    LLMROOF_MEMBER(architecture, "mlp_bias", mlp_bias),
+    LLMROOF_MEMBER(architecture, "lm_head_bias", lm_head_bias),
+    LLMROOF_MEMBER(architecture, "qk_norm", qk_norm),
+    LLMROOF_MEMBER(architecture, "attn_output_gate", attn_output_gate),
+    LLMROOF_MEMBER(architecture, "attention_sinks", attention_sinks),
+    LLMROOF_MEMBER(architecture, "norm_bias", norm_bias),
+    LLMROOF_MEMBER(architecture, "norms_per_layer", norms_per_layer),
+    LLMROOF_MEMBER(architecture, "q_lora_rank", mla.q_lora_rank),
+    LLMROOF_MEMBER(architecture, "kv_lora_rank", mla.kv_lora_rank),
+    LLMROOF_MEMBER(architecture, "qk_nope_head_dim", mla.qk_nope_head_dim),
+    LLMROOF_MEMBER(architecture, "qk_rope_head_dim", mla.qk_rope_head_dim),
+    LLMROOF_MEMBER(architecture, "v_head_dim", mla.v_head_dim),
+    LLMROOF_MEMBER(architecture, "linear_num_key_heads", linear.num_key_heads),
+    LLMROOF_MEMBER(architecture, "linear_num_value_heads", linear.num_value_heads),
+    LLMROOF_MEMBER(architecture, "linear_key_head_dim", linear.key_head_dim),
+    LLMROOF_MEMBER(architecture, "linear_value_head_dim", linear.value_head_dim),
+    LLMROOF_MEMBER(architecture, "linear_conv_kernel", linear.conv_kernel),
+    LLMROOF_MEMBER(architecture, "num_experts", moe.num_experts),
+    LLMROOF_MEMBER(architecture, "experts_per_token", moe.experts_per_token),
+    LLMROOF_MEMBER(architecture, "shared_experts", moe.shared_experts),
+    LLMROOF_MEMBER(architecture, "expert_ffn", moe.expert_ffn),
+    LLMROOF_MEMBER(architecture, "shared_expert_ffn", moe.shared_expert_ffn),
+    LLMROOF_MEMBER(architecture, "first_dense_layers", moe.first_dense_layers),
+    LLMROOF_MEMBER(architecture, "mtp_layers", moe.mtp_layers),
+    LLMROOF_MEMBER(architecture, "router_bias", moe.router_bias),
+    LLMROOF_MEMBER(architecture, "expert_bias", moe.expert_bias),
+    LLMROOF_MEMBER(architecture, "shared_expert_gate", moe.shared_expert_gate),
     {"layer_kinds",
      [](const architecture& a, py::dict& d, const char* k) {
        py::list kinds;
@@ -194,11 +197,36 @@ const field<architecture> arch_fields[] = {
      [](architecture& a, const py::dict& d, const char* k) {
        for (const auto& x : get<std::vector<std::string>>(d, k, {})) a.layer_kinds.push_back(kind_from(x));
      }},
-    LLMROOF_MEMBER("sliding_window", sliding_window),
-    LLMROOF_MEMBER("max_context", max_context),
-    LLMROOF_MEMBER("published_total_b", published_total_b),
-    LLMROOF_MEMBER("published_active_b", published_active_b),
-    LLMROOF_MEMBER("aliases", aliases),
+    LLMROOF_MEMBER(architecture, "sliding_window", sliding_window),
+    LLMROOF_MEMBER(architecture, "max_context", max_context),
+    LLMROOF_MEMBER(architecture, "published_total_b", published_total_b),
+    LLMROOF_MEMBER(architecture, "published_active_b", published_active_b),
+    LLMROOF_MEMBER(architecture, "aliases", aliases),
+};
+
+const field<device> device_fields[] = {
+    LLMROOF_MEMBER(device, "id", id),
+    LLMROOF_MEMBER(device, "name", name),
+    LLMROOF_MEMBER(device, "vendor", vendor),
+    LLMROOF_MEMBER(device, "family", family),
+    {"device_class", [](const device& dv, py::dict& d, const char* k) { d[k] = std::string(to_string(dv.klass)); },
+     [](device& dv, const py::dict& d, const char* k) {
+       if (d.contains(k)) dv.klass = enum_named<device_class>(d, k, device_class_names);
+     }},
+    LLMROOF_MEMBER(device, "memory_type", memory_type),
+    LLMROOF_MEMBER(device, "memory_bytes", memory),
+    LLMROOF_MEMBER(device, "bandwidth_bytes_per_s", bandwidth),
+    // Peaks in math_format order (published figures; 0 = not published).
+    LLMROOF_MEMBER(device, "fp32_flops_per_s", peaks[0]),
+    LLMROOF_MEMBER(device, "bf16_flops_per_s", peaks[1]),
+    LLMROOF_MEMBER(device, "fp8_flops_per_s", peaks[2]),
+    LLMROOF_MEMBER(device, "int8_ops_per_s", peaks[3]),
+    LLMROOF_MEMBER(device, "fp4_flops_per_s", peaks[4]),
+    LLMROOF_MEMBER(device, "interconnect", interconnect),
+    LLMROOF_MEMBER(device, "link_bandwidth_bytes_per_s", link_bandwidth),
+    LLMROOF_MEMBER(device, "tdp_w", tdp_w),
+    LLMROOF_MEMBER(device, "aliases", aliases),
+    LLMROOF_MEMBER(device, "source", source),
 };
 
 #undef LLMROOF_MEMBER
@@ -227,53 +255,17 @@ architecture arch_from_dict(const py::dict& d) {
 
 py::dict device_to_dict(const device& dv) {
   py::dict d;
-  d["id"] = dv.id;
-  d["name"] = dv.name;
-  d["vendor"] = dv.vendor;
-  d["family"] = dv.family;
-  d["device_class"] = std::string(to_string(dv.klass));
-  d["memory_type"] = dv.memory_type;
-  d["memory_bytes"] = dv.memory.value();
-  d["bandwidth_bytes_per_s"] = dv.bandwidth.value();
-  d["fp32_flops_per_s"] = dv.published_peak(math_format::fp32).value();
-  d["bf16_flops_per_s"] = dv.published_peak(math_format::bf16).value();
-  d["fp8_flops_per_s"] = dv.published_peak(math_format::fp8).value();
-  d["int8_ops_per_s"] = dv.published_peak(math_format::int8).value();
-  d["fp4_flops_per_s"] = dv.published_peak(math_format::fp4).value();
-  d["interconnect"] = dv.interconnect;
-  d["link_bandwidth_bytes_per_s"] = dv.link_bandwidth.value();
-  d["tdp_w"] = dv.tdp_w;
-  py::list aliases;
-  for (const auto& a : dv.aliases) aliases.append(a);
-  d["aliases"] = aliases;
-  d["source"] = dv.source;
+  for (const auto& f : device_fields) f.put(dv, d, f.key);
   return d;
 }
 
 device device_from_dict(const py::dict& d) {
-  reject_unknown(d, "device", {"id", "name", "vendor", "family", "device_class", "memory_type", "memory_bytes",
-                               "bandwidth_bytes_per_s", "fp32_flops_per_s", "bf16_flops_per_s", "fp8_flops_per_s",
-                               "int8_ops_per_s", "fp4_flops_per_s", "interconnect", "link_bandwidth_bytes_per_s", "tdp_w",
-                               "aliases", "source"});
+  reject_unknown(d, "device", device_fields);
   device dv;
-  dv.id = get<std::string>(d, "id", "custom");
-  dv.name = get<std::string>(d, "name", dv.id);
-  dv.vendor = get<std::string>(d, "vendor", "");
-  dv.family = get<std::string>(d, "family", "");
-  if (d.contains("device_class")) dv.klass = enum_named<device_class>(d, "device_class", device_class_names);
-  dv.memory_type = get<std::string>(d, "memory_type", "");
-  dv.memory = make_bytes(get<double>(d, "memory_bytes", 0));
-  dv.bandwidth = make_bytes_per_second(get<double>(d, "bandwidth_bytes_per_s", 0));
-  dv.peaks[0] = make_flops_per_second(get<double>(d, "fp32_flops_per_s", 0));
-  dv.peaks[1] = make_flops_per_second(get<double>(d, "bf16_flops_per_s", 0));
-  dv.peaks[2] = make_flops_per_second(get<double>(d, "fp8_flops_per_s", 0));
-  dv.peaks[3] = make_flops_per_second(get<double>(d, "int8_ops_per_s", 0));
-  dv.peaks[4] = make_flops_per_second(get<double>(d, "fp4_flops_per_s", 0));
-  dv.interconnect = get<std::string>(d, "interconnect", "");
-  dv.link_bandwidth = make_bytes_per_second(get<double>(d, "link_bandwidth_bytes_per_s", 0));
-  dv.tdp_w = get<double>(d, "tdp_w", 0);
-  dv.source = get<std::string>(d, "source", "user-defined");
-  dv.aliases = get<std::vector<std::string>>(d, "aliases", {});
+  dv.id = "custom";
+  dv.source = "user-defined";
+  for (const auto& f : device_fields) f.take(dv, d, f.key);
+  if (!d.contains("name")) dv.name = dv.id;
   validate(dv);
   return dv;
 }
