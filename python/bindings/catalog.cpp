@@ -233,39 +233,45 @@ const field<device> device_fields[] = {
 
 }  // namespace
 
-py::dict arch_to_dict(const architecture& a) {
+namespace {
+
+template <class S, std::size_t N>
+py::dict fields_to_dict(const S& s, const field<S> (&fields)[N]) {
   py::dict d;
-  for (const auto& f : arch_fields) f.put(a, d, f.key);
+  for (const auto& f : fields) f.put(s, d, f.key);
   return d;
 }
 
+/// A catalog entry from a dict: unknown keys refused; id "custom", name = id
+/// and source "user-defined" unless given; the rest as the struct's defaults.
+template <class S, std::size_t N>
+S fields_from_dict(const py::dict& d, const char* what, const field<S> (&fields)[N]) {
+  reject_unknown(d, what, fields);
+  S s;
+  s.id = "custom";
+  s.source = "user-defined";
+  for (const auto& f : fields) f.take(s, d, f.key);
+  if (!d.contains("name")) s.name = s.id;
+  return s;
+}
+
+}  // namespace
+
+py::dict arch_to_dict(const architecture& a) { return fields_to_dict(a, arch_fields); }
+
 architecture arch_from_dict(const py::dict& d) {
-  reject_unknown(d, "model", arch_fields);
-  architecture a;
-  a.id = "custom";
-  a.source = "user-defined";
-  for (const auto& f : arch_fields) f.take(a, d, f.key);
+  architecture a = fields_from_dict(d, "model", arch_fields);
   // Defaults that follow other fields.
-  if (!d.contains("name")) a.name = a.id;
   if (!d.contains("num_kv_heads")) a.num_kv_heads = a.num_heads;
   if (!d.contains("head_dim")) a.head_dim = a.num_heads > 0 ? a.hidden_size / a.num_heads : 0;
   validate(a);
   return a;
 }
 
-py::dict device_to_dict(const device& dv) {
-  py::dict d;
-  for (const auto& f : device_fields) f.put(dv, d, f.key);
-  return d;
-}
+py::dict device_to_dict(const device& dv) { return fields_to_dict(dv, device_fields); }
 
 device device_from_dict(const py::dict& d) {
-  reject_unknown(d, "device", device_fields);
-  device dv;
-  dv.id = "custom";
-  dv.source = "user-defined";
-  for (const auto& f : device_fields) f.take(dv, d, f.key);
-  if (!d.contains("name")) dv.name = dv.id;
+  device dv = fields_from_dict(d, "device", device_fields);
   validate(dv);
   return dv;
 }
