@@ -281,10 +281,12 @@ inline load_result serve_at_rate(const architecture& a, const precision& pr, con
   // The damped iteration n <- (n + implied(n)) / 2 rises from below to the
   // smallest fixed point when one exists (and runs away when none does).
   // Every two steps the last three iterates are extrapolated (Aitken) 0.9 of
-  // the way toward the limit their shrinking steps point at (at most 4 steps'
-  // length), kept only when implied() says it is still below a fixed point:
-  // the iteration never passes the smallest one, so it reaches the same
-  // limit in about half the steps.
+  // the way toward the limit their shrinking steps point at, at most 4 steps'
+  // length, and the jump is kept only where implied() is still above it, as
+  // it is below the smallest fixed point: short, checked jumps do not leap
+  // past it (past the unstable fixed point beyond it the load would run away),
+  // so the iteration reaches the same limit in ~2.7x fewer steps (README,
+  // Performance: the comparison with the plain iteration).
   double before = n, last = n;
   bool known = false;  // `there` holds implied(n): an accepted extrapolation computed it
   double there = 0;
