@@ -134,8 +134,8 @@ constexpr field<S> member(const char* key) {
 
 #define LLMROOF_MEMBER(S, key, path) member<S, [](auto& x) -> auto& { return x.path; }>(key)
 
-// Fields whose default depends on others (name, num_kv_heads, head_dim) or
-// that are enums are read after the table.
+// Defaults that follow other fields (name, num_kv_heads, head_dim) are set
+// once the table is read (fields_from_dict, arch_from_dict).
 const field<architecture> arch_fields[] = {
     LLMROOF_MEMBER(architecture, "id", id),
     LLMROOF_MEMBER(architecture, "name", name),
@@ -230,10 +230,6 @@ const field<device> device_fields[] = {
 };
 
 #undef LLMROOF_MEMBER
-
-}  // namespace
-
-namespace {
 
 template <class S, std::size_t N>
 py::dict fields_to_dict(const S& s, const field<S> (&fields)[N]) {

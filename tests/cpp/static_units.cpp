@@ -60,4 +60,22 @@ static_assert(count_parameters(llama_3_1_8b()).total() == 8030261248.0);
 // bf16 KV: 2 x 8 x 128 x 2 B x 32 layers = 131,072 B per token.
 static_assert(kv_bytes_per_token(llama_3_1_8b(), detail::format_table[1]) == 131072_B);
 
+// Enum names: one table per enum, indexed by the enumerator; a name parses
+// back to its enumerator; a value outside the table reads "?".
+static_assert(to_string(device_class::cpu) == "cpu" && to_string(math_format::int8) == "int8");
+static_assert(to_string(kernel_path::int8_dot) == "int8_dot" && to_string(metric::e2e_latency_s) == "e2e_latency_s");
+static_assert(detail::enum_from_name<device_class>("unified", device_class_names) == device_class::unified);
+static_assert(!detail::enum_from_name<layer_kind>("Global", layer_kind_names).has_value());
+static_assert(to_string(static_cast<bottleneck>(7)) == "?");
+template <class E, std::size_t N>
+constexpr bool round_trips(const std::array<std::string_view, N>& names) {
+  for (std::size_t i = 0; i < N; ++i) {
+    const auto e = detail::enum_from_name<E>(names[i], names);
+    if (!e || static_cast<std::size_t>(*e) != i) return false;
+  }
+  return true;
+}
+static_assert(round_trips<math_format>(math_format_names) && round_trips<memory_kind>(memory_kind_names) &&
+              round_trips<host_overlap>(host_overlap_names) && round_trips<phase>(phase_names));
+
 }  // namespace

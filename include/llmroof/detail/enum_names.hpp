@@ -31,7 +31,10 @@ constexpr std::optional<E> enum_from_name(std::string_view name, const std::arra
 template <std::size_t N>
 std::string enum_choices(const std::array<std::string_view, N>& names) {
   std::string out;
-  for (std::size_t i = 0; i < N; ++i) out += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(names[i]);
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0) out += i + 1 == N ? " or " : ", ";
+    out += names[i];
+  }
   return out;
 }
 
