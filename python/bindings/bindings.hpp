@@ -13,6 +13,7 @@ namespace py = pybind11;
 
 void register_catalog(py::module_& m);
 void register_deployment(py::module_& m);
+void register_memory_plan(py::module_& m);
 void register_moe(py::module_& m);
 void register_calibrate(py::module_& m);
 void register_sweeps(py::module_& m);

@@ -272,6 +272,18 @@ void register_deployment(py::module_& m) {
           },
           py::arg("context"), py::arg("users"))
       .def(
+          "memory",
+          [](const context& c, double users, double context_tokens) {
+            // What plan() finds of memory, alone: the same scenario, layout and weights.
+            scenario sc = c.scenario_of();
+            sc.users = users;
+            sc.context = context_tokens;
+            validate(sc);
+            return plan_memory_parallel(c.model, c.setup.pr, *c.setup.dev, effective_plan(sc, c.roofed()), users,
+                                        context_tokens, sc.engine, device_weights(c.model, c.setup.pr, sc));
+          },
+          py::arg("users"), py::arg("context"))
+      .def(
           "plan_report",
           [](const context& c, double users, double context_tokens, double prompt, const py::object& rate, double output,
              double ttft_target, const py::object& offload, const std::string& host, const py::object& concurrency) {
@@ -284,7 +296,7 @@ void register_deployment(py::module_& m) {
             sc.output = output;
             const served_load load = serve_load(c.model, c.setup.pr, c.roofed(), sc, number(rate), number(concurrency),
                                                 make_seconds(ttft_target));
-            return report::plan_json(c.setup, c.roofed(), res, load, output).dump();
+            return py::make_tuple(report::plan_json(c.setup, c.roofed(), res, load, output).dump(), res.memory);
           },
           py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("rate"), py::arg("output"),
           py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"))

@@ -11,6 +11,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "llmroof compiled core (use the llmroof package, not this module)";
   m.attr("__version__") = llmroof::version;
   llmroof::python::register_catalog(m);
+  llmroof::python::register_memory_plan(m);
   llmroof::python::register_deployment(m);
   llmroof::python::register_moe(m);
   llmroof::python::register_calibrate(m);

@@ -465,22 +465,46 @@ class _Field(Generic[_T]):
         return self._kind(obj._data[self._key])
 
 
-class _Timed(_Field[_T]):
-    """A field of a Phase: the compiled timing's attribute of the same name
-    when the Phase has one, else the report's key."""
+class _Compiled(_Field[_T]):
+    """A field of a report that may hold a compiled result (``_compiled``:
+    PhaseTiming, MemoryPlan): that object's attribute of the same name when
+    there is one, else the report's key."""
 
     @overload
     def __get__(self, obj: None, owner: type[Any]) -> _Field[_T]: ...
     @overload
     def __get__(self, obj: _Report, owner: type[Any]) -> _T: ...
     def __get__(self, obj: _Report | None, owner: type[Any]) -> _Field[_T] | _T:
-        timing = getattr(obj, "_timing", None)
-        if obj is None or timing is None:
+        compiled = getattr(obj, "_compiled", None)
+        if obj is None or compiled is None:
             return super().__get__(obj, owner)
-        return self._kind(getattr(timing, self._key))
+        return self._kind(getattr(compiled, self._key))
 
 
-class Phase(_Report):
+class _CompiledReport(_Report):
+    """A report read from a compiled result where it can be: the command's
+    JSON (``to_dict()``) is made on first use, from ``report``."""
+
+    def __init__(self, data: dict[str, Any] | None, compiled: Any, report: Callable[[], dict[str, Any]] | None) -> None:
+        self._raw = data
+        self._compiled = compiled
+        self._report = report
+
+    @property
+    def _data(self) -> dict[str, Any]:
+        if self._raw is None:
+            if self._report is not None:
+                self._raw = self._report()
+            else:  # a compiled result that serializes itself
+                self._raw = json.loads(self._compiled.to_json())
+        return self._raw
+
+    @_data.setter
+    def _data(self, value: dict[str, Any]) -> None:
+        self._raw, self._compiled, self._report = value, None, None
+
+
+class Phase(_CompiledReport):
     """Time of a decode step or a prefill: bound and estimate, per op.
 
     From :func:`decode` the headline numbers come straight from the compiled
@@ -490,28 +514,15 @@ class Phase(_Report):
 
     def __init__(self, data: dict[str, Any] | None = None, *, timing: _core.PhaseTiming | None = None,
                  report: Callable[[], dict[str, Any]] | None = None) -> None:
-        self._raw = data
-        self._timing = timing
-        self._report = report
+        super().__init__(data, timing, report)
 
-    @property
-    def _data(self) -> dict[str, Any]:
-        if self._raw is None:
-            assert self._report is not None
-            self._raw = self._report()
-        return self._raw
-
-    @_data.setter
-    def _data(self, value: dict[str, Any]) -> None:
-        self._raw, self._timing, self._report = value, None, None
-
-    bound_s = _Timed(float, "Sum of the ops' bounds (peak roofs), s.")
-    estimate_s = _Timed(float, "Sum of the ops' estimates plus the step's host time, s.")
-    tokens_per_s_bound = _Timed(float, "New tokens / bound_s.")
-    tokens_per_s_estimate = _Timed(float, "New tokens / estimate_s.")
-    bytes = _Timed(float, "Bytes moved by every op, B.")
-    flop = _Timed(float, "FLOP of every op.")
-    bottleneck = _Timed(str, "The roof that accounts for most of the estimate.")
+    bound_s = _Compiled(float, "Sum of the ops' bounds (peak roofs), s.")
+    estimate_s = _Compiled(float, "Sum of the ops' estimates plus the step's host time, s.")
+    tokens_per_s_bound = _Compiled(float, "New tokens / bound_s.")
+    tokens_per_s_estimate = _Compiled(float, "New tokens / estimate_s.")
+    bytes = _Compiled(float, "Bytes moved by every op, B.")
+    flop = _Compiled(float, "FLOP of every op.")
+    bottleneck = _Compiled(str, "The roof that accounts for most of the estimate.")
 
     @property
     def ops(self) -> list[OpRow]:
@@ -533,34 +544,49 @@ class Phase(_Report):
         )
 
 
-class MemoryPlan(_Report):
+class MemoryPlan(_CompiledReport):
     """Weights, KV cache, activations and reserve against usable memory
-    (bytes per device; the ``memory`` object of ``llmroof plan --json``)."""
+    (bytes per device; the ``memory`` object of ``llmroof plan --json``).
 
-    capacity_bytes = _Field(float, "Memory of one device.")
-    usable_bytes = _Field(float, "What the engine may use: capacity x memory_utilization.")
-    memory_utilization = _Field(float, "The engine's share of the device's memory.")
-    weight_bytes = _Field(float, "Weights held by one device.")
-    reserve_bytes = _Field(float, "CUDA context, workspaces and graphs the engine keeps.")
-    activation_bytes = _Field(float, "Activation peak the engine profiles at start-up.")
-    kv_budget_bytes = _Field(float, "What is left for the KV cache.")
-    kv_bytes_per_token = _Field(float, "KV cache of one token, all layers.")
-    kv_bytes_per_sequence = _Field(float, "KV cache of one sequence at the plan's context.")
-    kv_bytes_needed = _Field(float, "KV cache of all users at the plan's context.")
-    users = _Field(float, "Users planned.")
-    context = _Field(float, "Tokens each user holds.")
-    weights_fit = _Field(bool, "The weights fit at all.")
-    fits = _Field(bool, "Weights, reserve, activations and every user's KV cache fit.")
-    shortfall_bytes = _Field(float, "Missing bytes when it does not fit, else 0.")
-    headroom_bytes = _Field(float, "Spare bytes when it fits, else 0.")
-    max_users_at_context = _Field(float, "Most users that fit at the plan's context.")
-    max_context_for_users = _Field(float, "Longest context that fits the plan's users.")
-    kv_blocks = _Field(float, "KV blocks (pages) the engine allocates.")
-    kv_tokens = _Field(float, "Tokens those blocks hold (the engine's printed KV cache size).")
-    max_model_len = _Field(float, "Longest sequence the engine accepts.")
-    max_concurrency = _Field(float, "kv_tokens / max_model_len, as vLLM prints it.")
-    starts = _Field(bool, "False when the engine would refuse to start.")
-    longest_start_context = _Field(float, "Longest max_model_len the engine would start with.")
+    From :meth:`Estimator.memory` and :func:`plan` it holds the compiled
+    plan (``_core.MemoryPlan``): the fields are its properties, ``to_dict()``
+    its JSON, and it pickles through the C++ fields.
+    """
+
+    def __init__(self, data: dict[str, Any] | None = None, *, compiled: _core.MemoryPlan | None = None) -> None:
+        super().__init__(data, compiled, None)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"data": self._raw if self._compiled is None else None, "compiled": self._compiled}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._raw, self._compiled, self._report = state["data"], state["compiled"], None
+
+
+    capacity_bytes = _Compiled(float, "Memory of one device.")
+    usable_bytes = _Compiled(float, "What the engine may use: capacity x memory_utilization.")
+    memory_utilization = _Compiled(float, "The engine's share of the device's memory.")
+    weight_bytes = _Compiled(float, "Weights held by one device.")
+    reserve_bytes = _Compiled(float, "CUDA context, workspaces and graphs the engine keeps.")
+    activation_bytes = _Compiled(float, "Activation peak the engine profiles at start-up.")
+    kv_budget_bytes = _Compiled(float, "What is left for the KV cache.")
+    kv_bytes_per_token = _Compiled(float, "KV cache of one token, all layers.")
+    kv_bytes_per_sequence = _Compiled(float, "KV cache of one sequence at the plan's context.")
+    kv_bytes_needed = _Compiled(float, "KV cache of all users at the plan's context.")
+    users = _Compiled(float, "Users planned.")
+    context = _Compiled(float, "Tokens each user holds.")
+    weights_fit = _Compiled(bool, "The weights fit at all.")
+    fits = _Compiled(bool, "Weights, reserve, activations and every user's KV cache fit.")
+    shortfall_bytes = _Compiled(float, "Missing bytes when it does not fit, else 0.")
+    headroom_bytes = _Compiled(float, "Spare bytes when it fits, else 0.")
+    max_users_at_context = _Compiled(float, "Most users that fit at the plan's context.")
+    max_context_for_users = _Compiled(float, "Longest context that fits the plan's users.")
+    kv_blocks = _Compiled(float, "KV blocks (pages) the engine allocates.")
+    kv_tokens = _Compiled(float, "Tokens those blocks hold (the engine's printed KV cache size).")
+    max_model_len = _Compiled(float, "Longest sequence the engine accepts.")
+    max_concurrency = _Compiled(float, "kv_tokens / max_model_len, as vLLM prints it.")
+    starts = _Compiled(bool, "False when the engine would refuse to start.")
+    longest_start_context = _Compiled(float, "Longest max_model_len the engine would start with.")
 
     def __repr__(self) -> str:
         d = self._data
@@ -693,8 +719,21 @@ class Calibration(_Report):
 class Plan(_Report):
     """A serving plan: memory, time to first token and the decode curve."""
 
+    def __init__(self, data: dict[str, Any], *, memory: _core.MemoryPlan | None = None) -> None:
+        super().__init__(data)
+        self._memory = memory
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"data": self._data, "memory": self._memory}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._data, self._memory = state["data"], state["memory"]
+
     @property
     def memory(self) -> MemoryPlan:
+        """The plan's memory: weights, reserve, activations and KV against the device."""
+        if self._memory is not None:
+            return MemoryPlan(compiled=self._memory)
         return MemoryPlan(self._data["memory"])
 
     @property
@@ -1041,8 +1080,15 @@ class Estimator:
         """:func:`users` of this deployment (same arguments and defaults)."""
         return self._users(_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output))
 
+    def memory(self, *, users: float = 1, context: float = 4096) -> MemoryPlan:
+        """The memory plan of :func:`plan` alone (``users`` at ``context``
+        tokens each): whether they fit, the KV budget, the most users and the
+        longest context; one compiled call (~1-2 us), for searches."""
+        return MemoryPlan(compiled=self._obj.memory(_number("users", users), _number("context", context)))
+
     def _plan(self, args: tuple[Any, ...]) -> Plan:
-        return Plan(_with_source(json.loads(self._obj.plan_report(*args)), self._model))
+        text, memory = self._obj.plan_report(*args)
+        return Plan(_with_source(json.loads(text), self._model), memory=memory)
 
     def _users(self, args: tuple[float, ...]) -> Users:
         return Users(_with_source(json.loads(self._obj.users_report(*args)), self._model))

@@ -5,6 +5,7 @@ The four divergences of issue 13 are regression cases here."""
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -198,3 +199,30 @@ def test_estimator_plans_and_counts_users_as_the_functions_do(cli: str) -> None:
     f = ["--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "20", "--block-tokens", "32"]
     assert run(cli, "users", *f) == llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20,
                                                   block_tokens=32).to_dict()
+
+
+def test_estimator_memory_is_the_plans_memory_as_a_compiled_value(cli: str) -> None:
+    # Estimator.memory answers the plan's memory question alone, as a compiled
+    # MemoryPlan: its JSON is the command's `memory` object, its fields typed,
+    # and it pickles through the C++ fields.
+    qwen = llmroof.Model.from_hf_config(FILE_MODEL)
+    for model, kw, flags in (
+        ("llama-3.1-8b", dict(device="h100-sxm", engine="vllm", memory_utilization=0.9),
+         ["--model", "llama-3.1-8b", "--device", "h100-sxm", "--memory-utilization", "0.9"]),
+        (qwen, dict(device="rtx-4090", engine="llama.cpp", weights="q4_k_m"),
+         ["--model", FILE_MODEL, "--device", "rtx-4090", "--engine", "llama.cpp", "--weights", "q4_k_m"]),
+        ("llama-3.1-70b", dict(device="h100-sxm", devices=2, weights="fp8", engine="sglang"),
+         ["--model", "llama-3.1-70b", "--device", "h100-sxm:2", "--weights", "fp8", "--engine", "sglang"]),
+    ):
+        est = llmroof.Estimator(model=model, **kw)  # type: ignore[arg-type]
+        for users, context in ((1, 4096), (8, 32768), (64, 131072)):
+            memory = est.memory(users=users, context=context)
+            command = run(cli, "plan", *flags, "--users", str(users), "--context", str(context))["memory"]
+            assert memory.to_dict() == command
+            assert est.plan(users=users, context=context).memory.to_dict() == command
+            assert isinstance(memory.fits, bool) and isinstance(memory.kv_tokens, float)
+            assert memory.fits == command["fits"] and memory.kv_budget_bytes == command["kv_budget_bytes"]
+            again = pickle.loads(pickle.dumps(memory))
+            assert again == memory and again.max_context_for_users == memory.max_context_for_users
+    with pytest.raises(ValueError, match="users"):
+        llmroof.Estimator(model="llama-3.1-8b", device="h100-sxm").memory(users=0)

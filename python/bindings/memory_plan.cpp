@@ -1,0 +1,103 @@
+// The memory plan as a compiled value: typed properties named as the
+// command's JSON `memory` object, that JSON (to_json), and pickling through
+// its fields.
+#include <type_traits>
+
+#include "bindings.hpp"
+#include "report/json.hpp"
+
+namespace llmroof::python {
+
+namespace {
+
+/// A stored field of memory_plan as Python sees it: its name in the
+/// command's JSON, read as a number (bools and counts too), written back
+/// from one; `flag` fields are bools in Python.
+struct plan_field {
+  const char* key;
+  double (*get)(const memory_plan& p);
+  void (*set)(memory_plan& p, double v);
+  bool flag;
+};
+
+template <class T>
+double as_number(const T& x) {
+  if constexpr (requires { x.value(); }) return x.value();
+  else return static_cast<double>(x);
+}
+
+template <class T>
+void assign(T& x, double v) {
+  if constexpr (requires { x.value(); }) x = T::from_value(v);
+  else if constexpr (std::is_same_v<T, bool>) x = v != 0;
+  else x = static_cast<T>(v);
+}
+
+#define LLMROOF_PLAN_FIELD(key, member)                                                   \
+  plan_field {                                                                             \
+    key, [](const memory_plan& p) { return as_number(p.member); },                        \
+        [](memory_plan& p, double v) { assign(p.member, v); },                             \
+        std::is_same_v<decltype(memory_plan::member), bool>                                \
+  }
+
+// Every stored field once: the properties, the pickled state and its order.
+const plan_field plan_fields[] = {
+    LLMROOF_PLAN_FIELD("devices", devices),
+    LLMROOF_PLAN_FIELD("capacity_bytes", capacity),
+    LLMROOF_PLAN_FIELD("usable_bytes", usable),
+    LLMROOF_PLAN_FIELD("weight_bytes", weights),
+    LLMROOF_PLAN_FIELD("reserve_bytes", reserve),
+    LLMROOF_PLAN_FIELD("activation_bytes", activations),
+    LLMROOF_PLAN_FIELD("kv_budget_bytes", kv_budget),
+    LLMROOF_PLAN_FIELD("kv_bytes_per_token", kv_per_token),
+    LLMROOF_PLAN_FIELD("kv_bytes_per_sequence", kv_per_sequence),
+    LLMROOF_PLAN_FIELD("kv_bytes_needed", kv_needed),
+    LLMROOF_PLAN_FIELD("users", users),
+    LLMROOF_PLAN_FIELD("context", context),
+    LLMROOF_PLAN_FIELD("weights_fit", weights_fit),
+    LLMROOF_PLAN_FIELD("fits", fits),
+    LLMROOF_PLAN_FIELD("max_users_at_context", max_sequences),
+    LLMROOF_PLAN_FIELD("max_context_for_users", max_context),
+    LLMROOF_PLAN_FIELD("kv_blocks", kv_blocks),
+    LLMROOF_PLAN_FIELD("kv_tokens", kv_tokens),
+    LLMROOF_PLAN_FIELD("max_model_len", max_model_len),
+    LLMROOF_PLAN_FIELD("max_concurrency", max_concurrency),
+    LLMROOF_PLAN_FIELD("starts", starts),
+    LLMROOF_PLAN_FIELD("longest_start_context", longest_start),
+};
+
+#undef LLMROOF_PLAN_FIELD
+
+}  // namespace
+
+void register_memory_plan(py::module_& m) {
+  py::class_<memory_plan> cls(m, "MemoryPlan");
+  for (const plan_field& f : plan_fields) {
+    cls.def_property_readonly(f.key, [f](const memory_plan& p) -> py::object {
+      const double v = f.get(p);
+      if (f.flag) return py::bool_(v != 0);
+      return py::float_(v);
+    });
+  }
+  // Derived as the command's JSON derives them (report::memory_json).
+  cls.def_property_readonly("memory_utilization", [](const memory_plan& p) {
+        return p.capacity.value() > 0 ? p.usable.value() / p.capacity.value() : 0.0;
+      })
+      .def_property_readonly("shortfall_bytes", [](const memory_plan& p) { return p.shortfall().value(); })
+      .def_property_readonly("headroom_bytes", [](const memory_plan& p) { return p.headroom().value(); })
+      .def("to_json", [](const memory_plan& p) { return report::memory_json(p).dump(); })
+      .def(py::pickle(
+          [](const memory_plan& p) {
+            py::tuple state(std::size(plan_fields));
+            for (std::size_t i = 0; i < std::size(plan_fields); ++i) state[i] = plan_fields[i].get(p);
+            return state;
+          },
+          [](const py::tuple& state) {
+            if (state.size() != std::size(plan_fields)) throw std::invalid_argument("MemoryPlan: state of the wrong length");
+            memory_plan p;
+            for (std::size_t i = 0; i < std::size(plan_fields); ++i) plan_fields[i].set(p, state[i].cast<double>());
+            return p;
+          }));
+}
+
+}  // namespace llmroof::python
