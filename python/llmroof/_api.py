@@ -562,7 +562,6 @@ class MemoryPlan(_CompiledReport):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._raw, self._compiled, self._report = state["data"], state["compiled"], None
 
-
     capacity_bytes = _Compiled(float, "Memory of one device.")
     usable_bytes = _Compiled(float, "What the engine may use: capacity x memory_utilization.")
     memory_utilization = _Compiled(float, "The engine's share of the device's memory.")
