@@ -1082,7 +1082,7 @@ class Estimator:
     def memory(self, *, users: float = 1, context: float = 4096) -> MemoryPlan:
         """The memory plan of :func:`plan` alone (``users`` at ``context``
         tokens each): whether they fit, the KV budget, the most users and the
-        longest context; one compiled call (~1-2 us), for searches."""
+        longest context; one compiled call (about 3 us), for searches."""
         return MemoryPlan(compiled=self._obj.memory(_number("users", users), _number("context", context)))
 
     def _plan(self, args: tuple[Any, ...]) -> Plan:
