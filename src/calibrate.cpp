@@ -17,11 +17,15 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+phase_timing measured_decode_step(const measurement& m, const efficiency_profile& e, double batch, double context) {
+  if (m.plan.devices() == 1) return decode_step(m.arch, m.pr, roofline(m.dev, e), batch, context);
+  return decode_step_parallel(m.arch, m.pr, m.dev, e, m.plan, batch, context);
+}
+
 namespace {
 
 seconds decode_time(const measurement& m, const efficiency_profile& e, double batch, double context) {
-  if (m.plan.devices() == 1) return decode_step(m.arch, m.pr, roofline(m.dev, e), batch, context).estimate;
-  return decode_step_parallel(m.arch, m.pr, m.dev, e, m.plan, batch, context).estimate;
+  return measured_decode_step(m, e, batch, context).estimate;
 }
 
 seconds prefill_time(const measurement& m, const efficiency_profile& e, double prompt, double cached, double batch) {
@@ -79,12 +83,11 @@ double predict(const measurement& m, const efficiency_profile& profile) {
   }
   switch (m.what) {
     case metric::decode_tps_per_seq: {
-      // llama-bench tg N averages over a cache growing from depth to depth + N.
-      const double ctx = m.depth + m.prompt + m.gen / 2;
+      const double ctx = m.mean_decode_context();
       return 1.0 / decode_time(m, e, m.batch, ctx).value();
     }
     case metric::decode_tps_total: {
-      const double ctx = m.depth + m.prompt + m.gen / 2;
+      const double ctx = m.mean_decode_context();
       const double step = decode_time(m, e, m.batch, ctx).value();
       double total = m.batch / step;
       if (m.includes_prefill && m.gen > 0) {
@@ -98,13 +101,13 @@ double predict(const measurement& m, const efficiency_profile& profile) {
     case metric::ttft_ms:
       return 1e3 * (e.per_request + prefill_time(m, e, std::max(1.0, m.prompt), m.depth, m.batch)).value();
     case metric::tpot_ms:
-      return 1e3 * decode_time(m, e, m.batch, m.depth + m.prompt + m.gen / 2).value();
+      return 1e3 * decode_time(m, e, m.batch, m.mean_decode_context()).value();
     case metric::e2e_latency_s: {
       // An offline batch larger than the KV cache holds runs in waves.
       const double per_wave = m.max_concurrent >= 1 ? std::min(m.batch, m.max_concurrent) : m.batch;
       const double waves = std::ceil(m.batch / per_wave);
       const double pre = prefill_time(m, e, std::max(1.0, m.prompt), m.depth, per_wave).value();
-      return waves * (e.per_request.value() + pre + m.gen * decode_time(m, e, per_wave, m.depth + m.prompt + m.gen / 2).value());
+      return waves * (e.per_request.value() + pre + m.gen * decode_time(m, e, per_wave, m.mean_decode_context()).value());
     }
   }
   return 0;
@@ -303,7 +306,7 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
     int fast = 0, slow = 0;
     bool one_engine = true;
     for (const auto& m : base) {
-      const double c = m.depth + m.prompt + m.gen / 2;
+      const double c = m.mean_decode_context();
       lo = std::min(lo, c);
       hi = std::max(hi, c);
       fastest = std::max(fastest, m.dev.bandwidth.value());

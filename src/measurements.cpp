@@ -326,11 +326,8 @@ measurement_set read_measurements(const std::string& path) {
       // weights faster than the device's peak bandwidth:
       // a row above the bound names the wrong device or format, and no
       // profile can reach it (fitting one would only bend the others).
-      const double ctx = m.depth + m.prompt + m.gen / 2;
-      const efficiency_profile ideal = default_profile(m.dev);
-      const double bound = m.plan.devices() == 1
-                               ? decode_step(m.arch, m.pr, roofline(m.dev, ideal), m.batch, ctx).bound.value()
-                               : decode_step_parallel(m.arch, m.pr, m.dev, ideal, m.plan, m.batch, ctx).bound.value();
+      const double bound =
+          measured_decode_step(m, default_profile(m.dev), m.batch, m.mean_decode_context()).bound.value();
       if (m.value * bound > roof_tolerance) {
         skip("measured " + detail::show(m.value) + " tokens/s is above the bandwidth bound of " +
              detail::show(1 / bound) + " on " + m.dev.id + " (device or format misattributed)");

@@ -48,6 +48,11 @@ struct measurement {
   /// (an offline batch beyond it runs in waves); 0: not computed (all).
   double max_concurrent = 0;
   std::string notes;
+
+  /// Cached tokens of the mean decode step: llama-bench tg N (and any run of
+  /// N generated tokens) averages over a cache growing from depth + prompt to
+  /// depth + prompt + N.
+  [[nodiscard]] double mean_decode_context() const { return depth + prompt + gen / 2; }
 };
 
 struct skipped_row {
@@ -67,6 +72,10 @@ measurement_set read_measurements(const std::string& path);
 
 /// Prediction of a measurement's value (same unit) under a profile.
 double predict(const measurement& m, const efficiency_profile& e);
+
+/// The decode step of a measurement's deployment (one device, or its
+/// parallel plan) under a profile.
+phase_timing measured_decode_step(const measurement& m, const efficiency_profile& e, double batch, double context);
 
 /// Which profile fields a fit moves.
 struct fit_fields {

@@ -167,6 +167,15 @@ inline std::vector<alternative> plan_alternatives(const architecture& a, const p
   return out;
 }
 
+/// The memory plan of a scenario: its users at its context on the roofline's
+/// device, under its layout, engine and weights (less any offloaded to the
+/// host). Throws std::invalid_argument on invalid scenario fields.
+inline memory_plan scenario_memory(const architecture& a, const precision& pr, const roofline& r, const scenario& s) {
+  validate(s);
+  return plan_memory_parallel(a, pr, r.dev(), effective_plan(s, r), s.users, s.context, s.engine,
+                              device_weights(a, pr, s));
+}
+
 /// Throws std::invalid_argument on invalid scenario fields (see validate),
 /// engine settings or parallel plan.
 inline plan_result plan(const architecture& a, const precision& pr, const roofline& r,
@@ -177,7 +186,7 @@ inline plan_result plan(const architecture& a, const precision& pr, const roofli
   // Offloaded weights leave the device (the host must hold them).
   const std::optional<bytes> stored = device_weights(a, pr, s);
   plan_result out;
-  out.memory = plan_memory_parallel(a, pr, r.dev(), p, s.users, s.context, s.engine, stored);
+  out.memory = scenario_memory(a, pr, r, s);
   out.prompt = s.prompt_tokens();
   out.ttft = scenario_prefill(a, pr, r, p, out.prompt, s.offload);
   const roofline lo(r.dev(), slower(r.efficiency()), r.devices());

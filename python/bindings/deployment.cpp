@@ -274,13 +274,11 @@ void register_deployment(py::module_& m) {
       .def(
           "memory",
           [](const context& c, double users, double context_tokens) {
-            // What plan() finds of memory, alone: the same scenario, layout and weights.
+            // What plan() finds of memory, alone.
             scenario sc = c.scenario_of();
             sc.users = users;
             sc.context = context_tokens;
-            validate(sc);
-            return plan_memory_parallel(c.model, c.setup.pr, *c.setup.dev, effective_plan(sc, c.roofed()), users,
-                                        context_tokens, sc.engine, device_weights(c.model, c.setup.pr, sc));
+            return scenario_memory(c.model, c.setup.pr, c.roofed(), sc);
           },
           py::arg("users"), py::arg("context"))
       .def(

@@ -231,6 +231,21 @@ TEST_CASE("malformed points files are rejected with the line") {
   std::filesystem::remove(path);
 }
 
+TEST_CASE("a measured decode runs at its mean cached context") {
+  measurement m;
+  m.depth = 4096;
+  m.prompt = 512;
+  m.gen = 128;
+  // llama-bench tg128 after 4,096 + 512 cached tokens: the cache grows from
+  // 4,608 to 4,736, so the mean step sees 4,096 + 512 + 128 / 2 = 4,672.
+  CHECK(m.mean_decode_context() == 4672);
+  // Its step is the deployment's decode step (one device: decode_step).
+  m.arch = find_model("llama-3.1-8b");
+  m.dev = find_device("h100-sxm");
+  const efficiency_profile e = default_profile(m.dev);
+  CHECK(measured_decode_step(m, e, 1, 4672).estimate == decode_step(m.arch, m.pr, roofline(m.dev, e), 1, 4672).estimate);
+}
+
 TEST_CASE("single-stream rows faster than the bandwidth bound are refused with the bound") {
   // Llama-3-8B F16 on an RTX 4090 (1,008 GB/s): a step reads every weight but
   // the embedding table once, (8.030 - 0.525) x 1e9 params x 2 B = 15.01 GB

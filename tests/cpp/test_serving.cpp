@@ -25,6 +25,31 @@ TEST_CASE("seed plan: curve from an empty context to 128k, fits flags and TTFT")
   CHECK(p.prompt == 2048);
 }
 
+TEST_CASE("scenario memory: the plan's memory alone, and offloaded weights leave the device") {
+  const architecture& a = find_model("devstral-small-2-24b");
+  const precision pr = precision::of(find_format("fp8"), find_format("bf16"));
+  const roofline r(find_device("rtx-pro-6000-blackwell"));
+  scenario s;
+  s.users = 4;
+  s.context = 131072;
+  const memory_plan m = scenario_memory(a, pr, r, s);
+  // bf16 KV: 40 layers x 8 KV heads x 128 x 2 (K and V) x 2 B = 163,840 B per token.
+  CHECK(m.kv_per_token.value() == 163840);
+  const memory_plan in_plan = plan(a, pr, r, s).memory;
+  CHECK(m.kv_budget == in_plan.kv_budget);
+  CHECK(m.max_context == in_plan.max_context);
+  CHECK(m.fits == in_plan.fits);
+  // Half the layers in host RAM: the device holds fewer weight bytes.
+  scenario off = s;
+  offload_plan half;
+  half.layers = 0.5;
+  off.offload = half;
+  CHECK(scenario_memory(a, pr, r, off).weights < m.weights);
+  scenario none = s;
+  none.users = 0;
+  CHECK_THROWS_AS(scenario_memory(a, pr, r, none), std::invalid_argument);
+}
+
 TEST_CASE("property: per-user tokens/s never rise with more users; total never falls") {
   const auto& a = find_model("llama-3.1-8b");
   const roofline r(find_device("h100-sxm"));
