@@ -28,7 +28,8 @@ struct model_comparison {
 };
 
 /// Decode of models a and b at batches 1, 2, 4, ... max_batch, every sequence
-/// at `context` tokens, and where a stops being cheaper than b.
+/// at `context` tokens, on the devices of plan `p` (each model in
+/// layout_for(model, p)), and where a stops being cheaper than b.
 /// Throws std::invalid_argument on context < 0 or max_batch < 1.
 inline model_comparison compare_decode(const architecture& a, const precision& pa, const architecture& b,
                                        const precision& pb, const roofline& r, double context,
@@ -39,20 +40,22 @@ inline model_comparison compare_decode(const architecture& a, const precision& p
   out.context = context;
   out.first_params = count_parameters(a);
   out.second_params = count_parameters(b);
+  const parallel_plan p_a = layout_for(a, p), p_b = layout_for(b, p);
   for (double n = 1; n <= max_batch; n *= 2) {
     out.batches.push_back(n);
-    out.first.push_back(scenario_decode(a, pa, r, p, n, context));
-    out.second.push_back(scenario_decode(b, pb, r, p, n, context));
+    out.first.push_back(scenario_decode(a, pa, r, p_a, n, context));
+    out.second.push_back(scenario_decode(b, pb, r, p_b, n, context));
   }
   out.bytes_crossover = detail::first_batch(
       [&](double n) {
-        return count_decode_parallel(a, pa, r.dev(), p, n, context).total_bytes() >=
-               count_decode_parallel(b, pb, r.dev(), p, n, context).total_bytes();
+        return count_decode_parallel(a, pa, r.dev(), p_a, n, context).total_bytes() >=
+               count_decode_parallel(b, pb, r.dev(), p_b, n, context).total_bytes();
       },
       max_batch);
   out.speed_crossover = detail::first_batch(
       [&](double n) {
-        return scenario_decode(a, pa, r, p, n, context).estimate >= scenario_decode(b, pb, r, p, n, context).estimate;
+        return scenario_decode(a, pa, r, p_a, n, context).estimate >=
+               scenario_decode(b, pb, r, p_b, n, context).estimate;
       },
       max_batch);
   return out;
@@ -113,7 +116,7 @@ inline moe_analysis analyze_moe(const architecture& a, const precision& pr, cons
   // The MoE step converges on the dense one from below as the batch touches
   // every expert.
   const auto weights_at = [&](const architecture& m, double n) {
-    return count_decode_parallel(m, pr, r.dev(), p, n, context).weight_bytes().value();
+    return count_decode_parallel(m, pr, r.dev(), layout_for(m, p), n, context).weight_bytes().value();
   };
   out.weights_crossover =
       detail::first_batch([&](double n) { return weights_at(a, n) >= 0.99 * weights_at(out.dense, n); }, max_batch);

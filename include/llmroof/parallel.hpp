@@ -111,6 +111,19 @@ inline void validate(const parallel_plan& p, const architecture& a) {
   }
 }
 
+/// The layout model `a` takes on the devices of plan `p`: `p` itself, or, for
+/// a dense model on an expert-parallel plan (which splits only experts),
+/// tensor parallel over the same devices. How `moe` sets its dense twin, and
+/// `compare` a dense model, beside a MoE model on one deployment.
+inline parallel_plan layout_for(const architecture& a, const parallel_plan& p) {
+  if (a.is_moe() || p.ep == 1) return p;
+  parallel_plan q = p;
+  q.tp = p.devices();
+  q.pp = 1;
+  q.ep = 1;
+  return q;
+}
+
 namespace detail {
 
 inline link_spec link_for(const parallel_plan& p, const device& d, int group) {

@@ -28,5 +28,9 @@ py::dict device_to_dict(const device& d);
 /// the fields of `d` (a dict or None) overriding it.
 efficiency_profile profile_from_dict(const device& dev, const py::object& d, std::string_view engine = "vllm");
 py::dict profile_to_dict(const efficiency_profile& e);
+/// Engine settings from a dict of {memory_utilization, block_tokens,
+/// max_num_seqs, max_num_batched_tokens, max_model_len} (or None): the keys
+/// present override the engine's defaults; another key is an error.
+engine_overrides overrides_from(const py::object& spec);
 
 }  // namespace llmroof::python

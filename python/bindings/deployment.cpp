@@ -60,30 +60,6 @@ layout_request layout_from(const py::object& spec, int devices) {
   return l;
 }
 
-/// Engine knobs from {memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens,
-/// max_model_len}: only the keys present override the engine's defaults; others are an error.
-engine_overrides overrides_from(const py::object& spec) {
-  engine_overrides o;
-  if (spec.is_none()) return o;
-  for (const auto& [k, v] : spec.cast<py::dict>()) {
-    const auto key = k.cast<std::string>();
-    if (v.is_none()) continue;
-    if (key == "memory_utilization") {
-      o.memory_utilization = v.cast<double>();
-    } else if (key == "block_tokens") {
-      o.block_tokens = v.cast<int>();
-    } else if (key == "max_num_seqs") {
-      o.max_sequences = v.cast<double>();
-    } else if (key == "max_num_batched_tokens") {
-      o.max_batched_tokens = v.cast<double>();
-    } else if (key == "max_model_len") {
-      o.max_model_len = v.cast<double>();
-    } else {
-      throw std::invalid_argument("unknown engine setting '" + key + "'");
-    }
-  }
-  return o;
-}
 
 // A resolved deployment: the request's model and device held by value, so
 // that the deployment's pointers stay valid for the object's life.
@@ -204,6 +180,31 @@ std::optional<offload_plan> offload_from(const py::object& offload, const std::s
 }
 
 }  // namespace
+
+// Engine knobs from {memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens,
+// max_model_len}: only the keys present override the engine's defaults; others are an error.
+engine_overrides overrides_from(const py::object& spec) {
+  engine_overrides o;
+  if (spec.is_none()) return o;
+  for (const auto& [k, v] : spec.cast<py::dict>()) {
+    const auto key = k.cast<std::string>();
+    if (v.is_none()) continue;
+    if (key == "memory_utilization") {
+      o.memory_utilization = v.cast<double>();
+    } else if (key == "block_tokens") {
+      o.block_tokens = v.cast<int>();
+    } else if (key == "max_num_seqs") {
+      o.max_sequences = v.cast<double>();
+    } else if (key == "max_num_batched_tokens") {
+      o.max_batched_tokens = v.cast<double>();
+    } else if (key == "max_model_len") {
+      o.max_model_len = v.cast<double>();
+    } else {
+      throw std::invalid_argument("unknown engine setting '" + key + "'");
+    }
+  }
+  return o;
+}
 
 void register_deployment(py::module_& m) {
   py::class_<phase_timing>(m, "PhaseTiming")

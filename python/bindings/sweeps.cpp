@@ -33,11 +33,8 @@ struct combo {
 
 std::vector<combo> combos(const py::list& models, const py::list& devs, const py::list& weights,
                           const py::list& kvs, int devices, const py::object& profile, const std::string& engine,
-                          const py::object& memory_utilization, const py::object& block_tokens) {
+                          const engine_overrides& o) {
   std::vector<combo> out;
-  engine_overrides o;
-  if (!memory_utilization.is_none()) o.memory_utilization = memory_utilization.cast<double>();
-  if (!block_tokens.is_none()) o.block_tokens = block_tokens.cast<int>();
   for (const auto& m : models) {
     const architecture a = arch_from_dict(m.cast<py::dict>());
     for (const auto& d : devs) {
@@ -158,6 +155,41 @@ void for_each_point(const std::vector<combo>& cs, Eigen::Index n, int threads, B
   }
 }
 
+// Decode steps of `batch` sequences at `context` tokens, every combination.
+py::dict sweep_decode(const std::vector<combo>& cs, const Eigen::Ref<const column>& batch,
+                      const Eigen::Ref<const column>& context, Eigen::Index rows, int threads) {
+  columns out({"combo", "tpot_s_bound", "tpot_s_estimate", "bytes_per_step", "weight_bytes_per_step",
+               "kv_read_bytes_per_step", "flop_per_step", "fits", "compute_bound"},
+              rows);
+  for_each_point(cs, batch.size(), threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
+    const phase_timing p = scenario_decode(k.model, k.pr, r, k.plan, batch[i], context[i]);
+    const bool fit =
+        k.plan.devices() == 1
+            ? k.kv_budget >= 0 &&
+                  batch[i] * kv_bytes_per_sequence(k.model, k.pr.kv, context[i], k.engine.block_tokens).value() <=
+                      k.kv_budget
+            : plan_memory_parallel(k.model, k.pr, k.dev, k.plan, batch[i], context[i], k.engine).fits;
+    out.set(j, {static_cast<double>(&k - cs.data()), p.bound.value(), p.estimate.value(),
+                p.counts.total_bytes().value(), p.counts.weight_bytes().value(), p.counts.kv_read_bytes().value(),
+                p.counts.total_flop().value(), fit ? 1.0 : 0.0, p.limit() == bottleneck::compute ? 1.0 : 0.0});
+  });
+  return out.to_dict();
+}
+
+// Prefills of `prompt` tokens after `cached` ones, every combination.
+py::dict sweep_prefill(const std::vector<combo>& cs, const Eigen::Ref<const column>& prompt,
+                       const Eigen::Ref<const column>& cached, Eigen::Index rows, int threads) {
+  columns out({"combo", "ttft_s_bound", "ttft_s_estimate", "flop", "bytes"}, rows);
+  for_each_point(cs, prompt.size(), threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
+    const phase_timing p = k.plan.devices() == 1
+                               ? prefill(k.model, k.pr, r, prompt[i], cached[i])
+                               : prefill_parallel(k.model, k.pr, k.dev, k.profile, k.plan, prompt[i], cached[i]);
+    out.set(j, {static_cast<double>(&k - cs.data()), p.bound.value(), p.estimate.value(),
+                p.counts.total_flop().value(), p.counts.total_bytes().value()});
+  });
+  return out.to_dict();
+}
+
 }  // namespace
 
 void register_sweeps(py::module_& m) {
@@ -182,55 +214,22 @@ void register_sweeps(py::module_& m) {
       py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("batch"), py::arg("n"));
 
   m.def(
-      "sweep_decode",
-      [](const py::list& models, const py::list& devs, const py::list& weights, const py::list& kvs,
-         const Eigen::Ref<const column>& batch, const Eigen::Ref<const column>& context, int devices,
-         const py::object& profile, const py::object& memory_utilization, const py::object& block_tokens,
-         const std::string& engine, int threads) {
-        check_axes(batch, "batch", 1, context, "context", 0);
-        const auto cs = combos(models, devs, weights, kvs, devices, profile, engine, memory_utilization, block_tokens);
-        const Eigen::Index n = batch.size();
-        columns out({"combo", "tpot_s_bound", "tpot_s_estimate", "bytes_per_step", "weight_bytes_per_step",
-                     "kv_read_bytes_per_step", "flop_per_step", "fits", "compute_bound"},
-                    n * static_cast<Eigen::Index>(cs.size()));
-        for_each_point(cs, n, threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
-          const phase_timing p = scenario_decode(k.model, k.pr, r, k.plan, batch[i], context[i]);
-          const bool fit =
-              k.plan.devices() == 1
-                  ? k.kv_budget >= 0 &&
-                        batch[i] * kv_bytes_per_sequence(k.model, k.pr.kv, context[i], k.engine.block_tokens).value() <=
-                            k.kv_budget
-                  : plan_memory_parallel(k.model, k.pr, k.dev, k.plan, batch[i], context[i], k.engine).fits;
-          out.set(j, {static_cast<double>(&k - cs.data()), p.bound.value(), p.estimate.value(),
-                      p.counts.total_bytes().value(), p.counts.weight_bytes().value(), p.counts.kv_read_bytes().value(),
-                      p.counts.total_flop().value(), fit ? 1.0 : 0.0, p.limit() == bottleneck::compute ? 1.0 : 0.0});
-        });
-        return out.to_dict();
+      "sweep",
+      [](const std::string& phase, const py::list& models, const py::list& devs, const py::list& weights,
+         const py::list& kvs, const Eigen::Ref<const column>& x, const Eigen::Ref<const column>& y, int devices,
+         const py::object& profile, const std::string& engine, const py::object& settings, int threads) {
+        if (phase != "decode" && phase != "prefill") {
+          throw std::invalid_argument("phase must be decode or prefill (got '" + phase + "')");
+        }
+        const bool decode = phase == "decode";
+        check_axes(x, decode ? "batch" : "prompt", 1, y, decode ? "context" : "cached", 0);
+        const auto cs = combos(models, devs, weights, kvs, devices, profile, engine, overrides_from(settings));
+        const Eigen::Index rows = x.size() * static_cast<Eigen::Index>(cs.size());
+        return decode ? sweep_decode(cs, x, y, rows, threads) : sweep_prefill(cs, x, y, rows, threads);
       },
-      py::arg("models"), py::arg("devices"), py::arg("weights"), py::arg("kvs"), py::arg("batch"),
-      py::arg("context"), py::arg("n_devices"), py::arg("profile"), py::arg("memory_utilization") = py::none(),
-      py::arg("block_tokens") = py::none(), py::arg("engine") = "vllm", py::arg("threads") = 0);
-
-  m.def(
-      "sweep_prefill",
-      [](const py::list& models, const py::list& devs, const py::list& weights, const py::list& kvs,
-         const Eigen::Ref<const column>& prompt, const Eigen::Ref<const column>& cached, int devices,
-         const py::object& profile, const std::string& engine, int threads) {
-        check_axes(prompt, "prompt", 1, cached, "cached", 0);
-        const auto cs = combos(models, devs, weights, kvs, devices, profile, engine, py::none(), py::none());
-        const Eigen::Index n = prompt.size();
-        columns out({"combo", "ttft_s_bound", "ttft_s_estimate", "flop", "bytes"}, n * static_cast<Eigen::Index>(cs.size()));
-        for_each_point(cs, n, threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
-          const phase_timing p = k.plan.devices() == 1
-                                     ? prefill(k.model, k.pr, r, prompt[i], cached[i])
-                                     : prefill_parallel(k.model, k.pr, k.dev, k.profile, k.plan, prompt[i], cached[i]);
-          out.set(j, {static_cast<double>(&k - cs.data()), p.bound.value(), p.estimate.value(),
-                      p.counts.total_flop().value(), p.counts.total_bytes().value()});
-        });
-        return out.to_dict();
-      },
-      py::arg("models"), py::arg("devices"), py::arg("weights"), py::arg("kvs"), py::arg("prompt"),
-      py::arg("cached"), py::arg("n_devices"), py::arg("profile"), py::arg("engine") = "vllm", py::arg("threads") = 0);
+      py::arg("phase"), py::arg("models"), py::arg("devices"), py::arg("weights"), py::arg("kvs"), py::arg("x"),
+      py::arg("y"), py::arg("n_devices"), py::arg("profile"), py::arg("engine"), py::arg("settings"),
+      py::arg("threads"));
 }
 
 }  // namespace llmroof::python

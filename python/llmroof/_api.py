@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import math
 import os
@@ -17,17 +18,22 @@ from ._rows import (
     ClosedLoop,
     CompareBatch,
     CurvePoint,
+    DeploymentOptions,
     Efficiency,
+    EngineOptions,
     Fit,
     MoeBatch,
     MoeParameters,
     OpRow,
+    PlanLoad,
+    PlanOptions,
     RoutingSample,
     SkippedRow,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
+    from typing_extensions import Unpack
 
 GIB = float(2**30)
 GB = 1e9
@@ -441,6 +447,24 @@ class _Report:
 
 
 _T = TypeVar("_T")
+_R = TypeVar("_R")
+
+
+def _rows(kind: type[_R]) -> Callable[[Any], list[_R]]:
+    """A report's list of JSON objects as typed rows (``kind``: a TypedDict)."""
+    return lambda v: [cast(_R, dict(x)) for x in v]
+
+
+def _frame(rows: str, doc: str, *, drop: str = "") -> Callable[[Any], pd.DataFrame]:
+    """A method giving the report's ``rows`` as a DataFrame, one row each
+    (without the column ``drop``)."""
+    def frame(self: Any) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame([{k: v for k, v in r.items() if k != drop} for r in getattr(self, rows)])
+
+    frame.__doc__ = doc
+    return frame
 
 
 class _Field(Generic[_T]):
@@ -524,16 +548,8 @@ class Phase(_CompiledReport):
     flop = _Compiled(float, "FLOP of every op.")
     bottleneck = _Compiled(str, "The roof that accounts for most of the estimate.")
 
-    @property
-    def ops(self) -> list[OpRow]:
-        """One row per op: FLOP, bytes by kind, the roof it ran on, times."""
-        return [cast(OpRow, dict(x)) for x in self._data["ops"]]
-
-    def ops_frame(self) -> pd.DataFrame:
-        """One row per op: FLOP, bytes by kind, intensity, bound and estimate."""
-        import pandas as pd
-
-        return pd.DataFrame(self.ops)
+    ops = _Field(_rows(OpRow), "One row per op: FLOP, bytes by kind, the roof it ran on, times.")
+    ops_frame = _frame("ops", "One row per op: FLOP, bytes by kind, intensity, bound and estimate.")
 
     def __repr__(self) -> str:
         d = self._data
@@ -621,20 +637,6 @@ def _optional_float(v: Any) -> float | None:
 
 
 # Rows of a report as their TypedDicts (copies: editing one leaves the report alone).
-def _moe_batches(v: Any) -> list[MoeBatch]:
-    return [cast(MoeBatch, dict(x)) for x in v]
-
-
-def _compare_batches(v: Any) -> list[CompareBatch]:
-    return [cast(CompareBatch, dict(x)) for x in v]
-
-
-def _fits(v: Any) -> list[Fit]:
-    return [cast(Fit, dict(x)) for x in v]
-
-
-def _skipped(v: Any) -> list[SkippedRow]:
-    return [cast(SkippedRow, dict(x)) for x in v]
 
 
 class Users(_Report):
@@ -663,11 +665,7 @@ class _AgainstBatch(_Report):
     context = _Field(float, "Tokens every sequence holds.")
     speed_crossover_batch = _Field(_optional_float, "First batch where the first model is no faster per user, or None.")
 
-    def batches_frame(self) -> pd.DataFrame:
-        """One row per batch."""
-        import pandas as pd
-
-        return pd.DataFrame(list(self._data["batches"]))
+    batches_frame = _frame("batches", "One row per batch.")
 
 
 class MoeReport(_AgainstBatch):
@@ -677,7 +675,7 @@ class MoeReport(_AgainstBatch):
 
     routed_expert_params = _Field(float, "One expert's parameters x MoE layers.")
     weights_crossover_batch = _Field(_optional_float, "First batch reading (within 1%) the dense weight bytes, or None.")
-    batches = _Field(_moe_batches, "Per batch: experts touched, bytes per step and tokens/s, MoE and dense.")
+    batches = _Field(_rows(MoeBatch), "Per batch: experts touched, bytes per step and tokens/s, MoE and dense.")
 
     @property
     def parameters(self) -> MoeParameters:
@@ -695,7 +693,7 @@ class Comparison(_AgainstBatch):
     --json``, schema ``llmroof.compare/1``)."""
 
     bytes_crossover_batch = _Field(_optional_float, "First batch where the first model's step reads as many bytes, or None.")
-    batches = _Field(_compare_batches, "Per batch: bytes per step and tokens/s of each model.")
+    batches = _Field(_rows(CompareBatch), "Per batch: bytes per step and tokens/s of each model.")
 
 
 class Calibration(_Report):
@@ -705,14 +703,10 @@ class Calibration(_Report):
     scope = _Field(str, "Profiles per: global, engine or engine-kind.")
     points = _Field(int, "Rows mapped onto catalog models and devices.")
     skipped = _Field(int, "Rows that could not be mapped (skipped_rows says why).")
-    fits = _Field(_fits, "One fit per group: shares with their spread, overheads, residuals.")
-    skipped_rows = _Field(_skipped, "Each unmapped row's id and reason.")
+    fits = _Field(_rows(Fit), "One fit per group: shares with their spread, overheads, residuals.")
+    skipped_rows = _Field(_rows(SkippedRow), "Each unmapped row's id and reason.")
 
-    def fits_frame(self) -> pd.DataFrame:
-        """One row per fitted group (residuals left out)."""
-        import pandas as pd
-
-        return pd.DataFrame([{k: v for k, v in f.items() if k != "residuals"} for f in self.fits])
+    fits_frame = _frame("fits", "One row per fitted group (residuals left out).", drop="residuals")
 
 
 class Plan(_Report):
@@ -739,16 +733,8 @@ class Plan(_Report):
     def ttft(self) -> Phase:
         return Phase(self._data["ttft"])
 
-    @property
-    def decode_curve(self) -> list[CurvePoint]:
-        """Decode speed at each context from 0 to the plan's, with the band."""
-        return [cast(CurvePoint, dict(x)) for x in self._data["decode_curve"]]
-
-    def curve_frame(self) -> pd.DataFrame:
-        """The decode curve, one row per context."""
-        import pandas as pd
-
-        return pd.DataFrame(self.decode_curve)
+    decode_curve = _Field(_rows(CurvePoint), "Decode speed at each context from 0 to the plan's, with the band.")
+    curve_frame = _frame("decode_curve", "The decode curve, one row per context.")
 
     def __repr__(self) -> str:
         d = self._data
@@ -809,82 +795,166 @@ def _formats(m: Model, weights: str | None, kv: str | None) -> tuple[str, str, d
     return w, k, mods
 
 
-def plan(
+def _compile(
+    m: Model,
+    device: DeviceLike | None,
     *,
-    model: ModelLike,
-    device: DeviceLike,
     weights: str | None = None,
     kv: str | None = None,
-    users: float = 1,
-    context: float = 4096,
-    prompt: float | None = None,
+    lm_head: str | None = None,
+    engine: str = "vllm",
     devices: int = 1,
     tp: int | None = None,
     pp: int = 1,
     ep: int = 1,
     nodes: int = 1,
-    engine: str = "vllm",
-    lm_head: str | None = None,
+    efficiency: Efficiency | None = None,
     memory_utilization: float | None = None,
     block_tokens: int | None = None,
     max_num_seqs: int | None = None,
     max_num_batched_tokens: int | None = None,
     max_model_len: int | None = None,
-    efficiency: Efficiency | None = None,
+) -> _core.Deployment:
+    """The compiled deployment every question asks (``device`` None: a
+    question without one, the KV cache's). The one place the deployment
+    keywords (:class:`EngineOptions`) get their defaults: the public functions
+    take them as ``**options`` and show this signature (:func:`_takes`)."""
+    w, k, mods = _formats(m, weights, kv)
+    dev_n, par = _layout(devices, tp, pp, ep, nodes)
+    settings = _settings(memory_utilization=memory_utilization, block_tokens=block_tokens, max_num_seqs=max_num_seqs,
+                         max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)
+    return _core.Deployment(m.fields, None if device is None else _device(device).fields, w, k, _lm_head(lm_head),
+                            dev_n, efficiency, mods, par, _text("engine", engine), settings, m.source or None)
+
+
+def _settings(**given: float | None) -> dict[str, float]:
+    """The engine settings a caller set (None: the engine's default), checked."""
+    return {name: _number(name, v) if name == "memory_utilization" else _integer(name, v, minimum=1)
+            for name, v in given.items() if v is not None}
+
+
+def _plan_args(
+    *,
+    users: float = 1,
+    context: float = 4096,
+    prompt: float | None = None,
     rate: float | None = None,
     concurrency: float | None = None,
     output: float = 512,
     ttft_target_s: float = 1.0,
     offload: float | str | None = None,
     host: str = "ryzen-9-7950x",
-) -> Plan:
+) -> tuple[Any, ...]:
+    """A plan's load (:class:`PlanLoad`), checked, in the order
+    Deployment.plan_report takes it: the one place its defaults are decided."""
+    return (
+        _number("users", users),
+        _number("context", context),
+        0.0 if prompt is None else _number("prompt", prompt, minimum=1),
+        None if rate is None else _number("rate", rate, minimum=0),
+        _number("output", output, minimum=1),
+        _number("ttft_target_s", ttft_target_s, minimum=0),
+        offload if isinstance(offload, str) or offload is None else _number("offload", offload),
+        _text("host", host),
+        None if concurrency is None else _number("concurrency", concurrency, minimum=1),
+    )
+
+
+# What each keyword means, written once; _takes puts the entries
+# of the keywords a function takes where its docstring says {options}.
+_OPTION_DOCS = (
+    ("users", "Concurrent sequences (>= 1)."),
+    ("context", "Tokens each user holds (>= 0)."),
+    ("prompt", "Prompt of the time-to-first-token estimate; default min(context, 2048)."),
+    ("rate, output, ttft_target_s", """With ``rate`` (requests/s), the plan gains a ``load`` section: steady-state
+users, TTFT (M/D/1 prefill queue), TPOT, and the highest rate whose mean
+TTFT stays under ``ttft_target_s``."""),
+    ("concurrency", """Instead of ``rate``: N closed-loop users, each sending its next request
+(``prompt`` + ``output`` tokens) when the last completes, as
+``vllm bench serve --max-concurrency N`` and AIPerf measure. The ``load``
+section then gives ``ttft_s``, ``tpot_s``, ``output_tokens_per_s``,
+``requests_per_s``, the requests inside the engine and what limits them.
+Without ``rate`` or ``concurrency``, more than one of ``users`` are that
+closed loop (as the command's plan prints it)."""),
+    ("offload, host", """llama.cpp-style placement on one device: a share of the layers in
+[0, 1], or ``"experts"`` (routed experts), in the RAM of ``host`` (a CPU
+device id), computed there at its DRAM bandwidth."""),
+    ("weights, kv", """Storage formats of the weights and the KV cache (``Format.names()``);
+default: the model file's own formats, else bf16."""),
+    ("lm_head", "Format of lm_head and embeddings; default bf16 for quantized checkpoints."),
+    ("engine", """``vllm``, ``sglang``, ``tensorrt-llm``, ``llama.cpp``, ``ollama`` or ``mlx``:
+its efficiency profile and kernel traits, and how device memory becomes KV
+cache; ``vllm@0.10`` or ``llama.cpp@2024`` for an older release."""),
+    ("devices, tp, pp, ep, nodes", """Devices per node and nodes; tensor parallel over all unless ``tp``,
+``pp`` or ``ep`` say otherwise (``ep`` > 1: data-parallel attention and
+expert-parallel experts). Collectives cost link time."""),
+    ("efficiency", "Override fields of the engine's efficiency profile on the device (:class:`Efficiency`)."),
+    ("memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens, max_model_len",
+     """Engine settings; None keeps the engine's default for the device (vLLM:
+0.9, 16, 1024 and 8192 on GPUs of >= 70 GiB other than the A100, else
+256 and 2048; max_model_len = ``context``). A plan says whether the
+engine would start (``memory["starts"]``), its KV tokens and blocks."""),
+)
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _takes(options: Any) -> Callable[[_F], _F]:
+    """For a function written with ``**options: Unpack[options]``: its
+    signature (help(), inspect, Jupyter) lists the options' keywords with
+    their defaults from :func:`_compile` and :func:`_plan_args`, its
+    docstring's ``{options}`` line becomes their docs, and a keyword it does
+    not take is refused as Python refuses one."""
+    names = tuple(options.__annotations__)
+    defaults = {**inspect.signature(_compile).parameters, **inspect.signature(_plan_args).parameters}
+    docs = [(heading, text.splitlines()) for heading, text in _OPTION_DOCS if heading.split(",")[0] in names]
+
+    def document(doc: str | None) -> str:
+        out = []
+        for line in (doc or "").splitlines():
+            indent = line[:len(line) - len(line.lstrip())]
+            if line.strip() != "{options}":
+                out.append(line)
+                continue
+            for heading, text in docs:
+                out += [indent + heading] + [indent + "    " + t for t in text]
+        return "\n".join(out)
+
+    def wrap(func: _F) -> _F:
+        if isinstance(func, type):  # a class: its __init__, and its docstring
+            func.__init__ = wrap(func.__init__)  # type: ignore[misc]
+            func.__doc__ = document(func.__doc__)
+            return func
+        sig = inspect.signature(func)
+        own = [p for p in sig.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
+        known = frozenset(p.name for p in own if p.kind is not inspect.Parameter.POSITIONAL_ONLY) | frozenset(names)
+
+        @functools.wraps(func)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            if not kwargs.keys() <= known:
+                unknown = sorted(kwargs.keys() - known)[0]
+                raise TypeError(f"{func.__qualname__}() got an unexpected keyword argument '{unknown}'")
+            return func(*args, **kwargs)
+
+        shown = sig.replace(parameters=own + [defaults[n] for n in names])
+        if func.__name__ == "__init__":  # a class's signature has no return annotation
+            shown = shown.replace(return_annotation=inspect.Signature.empty)
+        checked.__signature__ = shown  # type: ignore[attr-defined]
+        checked.__doc__ = document(func.__doc__)
+        return cast(_F, checked)
+
+    return wrap
+
+
+@_takes(PlanOptions)
+def plan(*, model: ModelLike, device: DeviceLike, **options: Unpack[PlanOptions]) -> Plan:
     """Plan ``users`` concurrent users of ``context`` tokens each.
 
     Parameters
     ----------
     model, device
         Catalog ids or :class:`Model` / :class:`Device` objects.
-    weights, kv
-        Storage formats of the weights and the KV cache (``Format.names()``);
-        default: the model file's own formats, else bf16.
-    users
-        Concurrent sequences (>= 1).
-    context
-        Tokens each user holds (>= 0).
-    prompt
-        Prompt of the time-to-first-token estimate; default min(context, 2048).
-    devices, nodes
-        Devices per node and nodes; tensor parallel over all unless ``tp``,
-        ``pp`` or ``ep`` say otherwise (``ep`` > 1: data-parallel attention and
-        expert-parallel experts). Collectives cost link time.
-    engine
-        ``vllm``, ``sglang``, ``tensorrt-llm``, ``llama.cpp``, ``ollama`` or ``mlx``:
-        how device memory becomes KV cache; ``vllm@0.10`` for an older release.
-    rate, output, ttft_target_s
-        With ``rate`` (requests/s), the plan gains a ``load`` section: steady-state
-        users, TTFT (M/D/1 prefill queue), TPOT, and the highest rate whose mean
-        TTFT stays under ``ttft_target_s``.
-    concurrency
-        Instead of ``rate``: N closed-loop users, each sending its next request
-        (``prompt`` + ``output`` tokens) when the last completes, as
-        ``vllm bench serve --max-concurrency N`` and AIPerf measure. The ``load``
-        section then gives ``ttft_s``, ``tpot_s``, ``output_tokens_per_s``,
-        ``requests_per_s``, the requests inside the engine and what limits them.
-        Without ``rate`` or ``concurrency``, more than one of ``users`` are that
-        closed loop (as the command's plan prints it).
-    offload, host
-        llama.cpp-style placement on one device: a share of the layers in
-        [0, 1], or ``"experts"`` (routed experts), in the RAM of ``host`` (a CPU
-        device id), computed there at its DRAM bandwidth.
-    lm_head
-        Format of lm_head and embeddings; default bf16 for quantized checkpoints.
-    memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens, max_model_len
-        Engine settings; None keeps the engine's default for the device (vLLM:
-        0.9, 16, 1024 and 8192 on GPUs of >= 70 GiB other than the A100, else
-        256 and 2048; max_model_len = ``context``). The plan says whether the
-        engine would start (``memory["starts"]``), its KV tokens and blocks.
-    efficiency
-        Override fields of the device class's default efficiency profile.
+    {options}
 
     Returns
     -------
@@ -898,28 +968,9 @@ def plan(
     TypeError
         An argument of the wrong type.
     """
-    m = _model(model)
-    args = _plan_args(users, context, prompt, rate, concurrency, output, ttft_target_s, offload, host)
-    return Estimator(model=m, device=device, weights=weights, kv=kv, devices=devices, tp=tp, pp=pp, ep=ep,
-                     nodes=nodes, engine=engine, lm_head=lm_head, efficiency=efficiency,
-                     memory_utilization=memory_utilization, block_tokens=block_tokens, max_num_seqs=max_num_seqs,
-                     max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)._plan(args)
-
-
-def _plan_args(users: float, context: float, prompt: float | None, rate: float | None, concurrency: float | None,
-               output: float, ttft_target_s: float, offload: float | str | None, host: str) -> tuple[Any, ...]:
-    """A plan's checked arguments, in the order Deployment.plan_report takes them."""
-    return (
-        _number("users", users),
-        _number("context", context),
-        0.0 if prompt is None else _number("prompt", prompt, minimum=1),
-        None if rate is None else _number("rate", rate, minimum=0),
-        _number("output", output, minimum=1),
-        _number("ttft_target_s", ttft_target_s, minimum=0),
-        offload if isinstance(offload, str) or offload is None else _number("offload", offload),
-        _text("host", host),
-        None if concurrency is None else _number("concurrency", concurrency, minimum=1),
-    )
+    load: dict[str, Any] = {k: v for k, v in options.items() if k in PlanLoad.__annotations__}
+    deployment: dict[str, Any] = {k: v for k, v in options.items() if k not in load}
+    return Estimator(model=model, device=device, **deployment)._plan(_plan_args(**load))
 
 
 def _with_source(report: dict[str, Any], m: Model) -> dict[str, Any]:
@@ -936,16 +987,7 @@ def _with_source(report: dict[str, Any], m: Model) -> dict[str, Any]:
     return out
 
 
-def _engine_options(**given: float | None) -> dict[str, float]:
-    """The engine knobs a caller set (None = the engine's default), checked as numbers."""
-    out: dict[str, float] = {}
-    for name, value in given.items():
-        if value is None:
-            continue
-        out[name] = _number(name, value) if name == "memory_utilization" else _integer(name, value, minimum=1)
-    return out
-
-
+@_takes(EngineOptions)
 def users(
     *,
     model: ModelLike,
@@ -954,37 +996,36 @@ def users(
     ttft_target_s: float = 0,
     context: float = 4096,
     prompt: float = 0,
-    weights: str | None = None,
-    kv: str | None = None,
-    devices: int = 1,
-    tp: int | None = None,
-    pp: int = 1,
-    ep: int = 1,
-    nodes: int = 1,
-    engine: str = "vllm",
-    efficiency: Efficiency | None = None,
-    memory_utilization: float | None = None,
-    block_tokens: int | None = None,
-    max_num_seqs: int | None = None,
-    max_num_batched_tokens: int | None = None,
-    max_model_len: int | None = None,
     output: float = 512,
+    **options: Unpack[EngineOptions],
 ) -> Users:
     """The most concurrent users at ``context`` tokens such that each gets at
     least ``min_tokens_per_s``, a new arrival's TTFT stays at or under
     ``ttft_target_s`` (0 = no target), and all fit in memory.
 
-    Returns :class:`Users` (``to_dict()``: the ``llmroof users --json`` report): ``max_users`` and ``limit``
-    (what one more user breaks: ``tokens/s``, ``ttft`` or ``memory``), and
-    ``closed_loop``: those users each sending ``prompt`` + ``output``-token
-    requests, the next when the last completes (TTFT, TPOT, tokens/s), or
-    None when no user qualifies."""
-    m = _model(model)
+    Parameters
+    ----------
+    model, device
+        Catalog ids or :class:`Model` / :class:`Device` objects.
+    min_tokens_per_s, ttft_target_s
+        The per-user decode speed each user gets, and the TTFT a new arrival
+        waits at most (seconds; 0 = no target).
+    context, prompt, output
+        Tokens each user holds; the closed loop's prompt and output tokens per
+        request.
+    {options}
+
+    Returns
+    -------
+    Users
+        ``to_dict()``: the ``llmroof users --json`` report: ``max_users`` and
+        ``limit`` (what one more user breaks: ``tokens/s``, ``ttft`` or
+        ``memory``), and ``closed_loop``: those users each sending ``prompt`` +
+        ``output``-token requests, the next when the last completes (TTFT,
+        TPOT, tokens/s), or None when no user qualifies.
+    """
     args = _users_args(min_tokens_per_s, ttft_target_s, context, prompt, output)
-    return Estimator(model=m, device=device, weights=weights, kv=kv, devices=devices, tp=tp, pp=pp, ep=ep,
-                     nodes=nodes, engine=engine, efficiency=efficiency, memory_utilization=memory_utilization,
-                     block_tokens=block_tokens, max_num_seqs=max_num_seqs,
-                     max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)._users(args)
+    return Estimator(model=model, device=device, **options)._users(args)
 
 
 def _users_args(min_tokens_per_s: float, ttft_target_s: float, context: float, prompt: float,
@@ -995,13 +1036,14 @@ def _users_args(min_tokens_per_s: float, ttft_target_s: float, context: float, p
             _number("output", output, minimum=1))
 
 
+@_takes(EngineOptions)
 class Estimator:
     """A deployment resolved once (model, device, formats, layout, engine and its
     profile), answering decode and prefill questions repeatedly at the cost of
     one compiled call: for searches, optimisers and simulators.
 
     Parameters are those of :func:`plan` that describe the deployment (not
-    the load); ``decode`` and ``prefill`` return the compiled ``PhaseTiming``
+    the load): ``model``, ``device`` and the keywords below; ``decode`` and ``prefill`` return the compiled ``PhaseTiming``
     (``bound_s``, ``estimate_s``, ``tokens_per_s_estimate``, ``bytes``,
     ``flop``, ``bottleneck``), the same numbers ``llmroof.decode`` reports;
     ``plan`` and ``users`` return what :func:`plan` and :func:`users` do. It
@@ -1012,36 +1054,19 @@ class Estimator:
     --------
     >>> est = Estimator(model="llama-3.1-8b", device="h100-sxm")
     >>> round(1 / est.decode(batch=1, context=4096).estimate_s)  # doctest: +SKIP
+
+    Parameters
+    ----------
+    model, device
+        Catalog ids or :class:`Model` / :class:`Device` objects.
+    {options}
     """
 
     __slots__ = ("_obj", "_model")
 
-    def __init__(
-        self,
-        *,
-        model: ModelLike,
-        device: DeviceLike,
-        weights: str | None = None,
-        kv: str | None = None,
-        devices: int = 1,
-        tp: int | None = None,
-        pp: int = 1,
-        ep: int = 1,
-        nodes: int = 1,
-        engine: str = "vllm",
-        lm_head: str | None = None,
-        efficiency: Efficiency | None = None,
-        memory_utilization: float | None = None,
-        block_tokens: int | None = None,
-        max_num_seqs: int | None = None,
-        max_num_batched_tokens: int | None = None,
-        max_model_len: int | None = None,
-    ) -> None:
+    def __init__(self, *, model: ModelLike, device: DeviceLike, **options: Unpack[EngineOptions]) -> None:
         self._model = _model(model)
-        self._obj = _compile(self._model, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency,
-                             _engine_options(memory_utilization=memory_utilization, block_tokens=block_tokens,
-                                             max_num_seqs=max_num_seqs, max_num_batched_tokens=max_num_batched_tokens,
-                                             max_model_len=max_model_len))
+        self._obj = _compile(self._model, device, **options)
 
     def decode(self, *, batch: float = 1, context: float = 4096) -> _core.PhaseTiming:
         """One decode step of ``batch`` sequences at ``context`` cached tokens each.
@@ -1056,21 +1081,15 @@ class Estimator:
         """The decode step as a :class:`Phase` (per-op table, ``to_dict()``)."""
         return Phase(json.loads(self._obj.decode_report(batch, [context]))["step"])
 
-    def plan(
-        self,
-        *,
-        users: float = 1,
-        context: float = 4096,
-        prompt: float | None = None,
-        rate: float | None = None,
-        concurrency: float | None = None,
-        output: float = 512,
-        ttft_target_s: float = 1.0,
-        offload: float | str | None = None,
-        host: str = "ryzen-9-7950x",
-    ) -> Plan:
-        """:func:`plan` of this deployment (same arguments and defaults)."""
-        return self._plan(_plan_args(users, context, prompt, rate, concurrency, output, ttft_target_s, offload, host))
+    @_takes(PlanLoad)
+    def plan(self, **load: Unpack[PlanLoad]) -> Plan:
+        """:func:`plan` of this deployment (same load arguments and defaults).
+
+        Parameters
+        ----------
+        {options}
+        """
+        return self._plan(_plan_args(**load))
 
     def users(
         self, *, min_tokens_per_s: float, ttft_target_s: float = 0, context: float = 4096, prompt: float = 0,
@@ -1093,18 +1112,6 @@ class Estimator:
         return Users(_with_source(json.loads(self._obj.users_report(*args)), self._model))
 
 
-def _compile(m: Model, device: DeviceLike | None, weights: str | None, kv: str | None, devices: int = 1,
-             tp: int | None = None, pp: int = 1, ep: int = 1, nodes: int = 1, engine: str = "vllm",
-             lm_head: str | None = None, efficiency: Efficiency | None = None,
-             engine_options: dict[str, float] | None = None) -> _core.Deployment:
-    """The compiled deployment every question asks (``device`` None: a
-    question without one, the KV cache's)."""
-    w, k, mods = _formats(m, weights, kv)
-    dev_n, par = _layout(devices, tp, pp, ep, nodes)
-    return _core.Deployment(m.fields, None if device is None else _device(device).fields, w, k, _lm_head(lm_head),
-                            dev_n, efficiency, mods, par, _text("engine", engine), engine_options, m.source or None)
-
-
 def _cacheable(x: object, kind: type) -> bool:
     """A catalog name, or a Model/Device object that is all fields (a model
     read from a file also carries its formats, which its fields do not say)."""
@@ -1114,44 +1121,52 @@ def _cacheable(x: object, kind: type) -> bool:
 
 
 @functools.lru_cache(maxsize=128)
-def _resolved(model: ModelLike, device: DeviceLike, weights: str | None, kv: str | None, devices: int,
-              tp: int | None, pp: int, ep: int, nodes: int, engine: str, lm_head: str | None) -> _core.Deployment:
+def _resolved(model: ModelLike, device: DeviceLike, options: tuple[tuple[str, Any], ...]) -> _core.Deployment:
     """_compile of catalog names or built objects, once per deployment."""
-    return _compile(_model(model), device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head)
+    return _compile(_model(model), device, **dict(options))
 
 
+@_takes(DeploymentOptions)
 def decode(
     *,
     model: ModelLike,
     device: DeviceLike,
-    weights: str | None = None,
-    kv: str | None = None,
     batch: float = 1,
     context: float | Sequence[float] = 4096,
-    devices: int = 1,
-    tp: int | None = None,
-    pp: int = 1,
-    ep: int = 1,
-    nodes: int = 1,
-    engine: str = "vllm",
-    lm_head: str | None = None,
-    efficiency: Efficiency | None = None,
+    **options: Unpack[DeploymentOptions],
 ) -> Phase:
-    """One decode step of ``batch`` sequences at ``context`` cached tokens each
-    (default 4096, as the command's), or of sequences with their own contexts
-    when ``context`` is a sequence. ``engine`` picks the efficiency profile and
-    kernel traits as ``llmroof decode --engine`` does.
+    """One decode step of ``batch`` sequences at ``context`` cached tokens each,
+    as ``llmroof decode`` computes it.
 
-    Returns a :class:`Phase` (per-user tokens/s = 1 / ``estimate_s``).
-    Raises ValueError / TypeError naming the field.
+    Parameters
+    ----------
+    model, device
+        Catalog ids or :class:`Model` / :class:`Device` objects.
+    batch
+        Sequences decoded together (>= 1).
+    context
+        Cached tokens of each sequence (default 4096, as the command's), or a
+        sequence of them: one sequence each, at its own context.
+    {options}
+
+    Returns
+    -------
+    Phase
+        Bound and estimate of the step (per-user tokens/s = 1 / ``estimate_s``)
+        and its ops.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A value out of range or of the wrong type (the message names the field).
     """
-    if (_cacheable(model, Model) and _cacheable(device, Device) and efficiency is None
+    if (_cacheable(model, Model) and _cacheable(device, Device) and options.get("efficiency") is None
             and not isinstance(context, (list, tuple, np.ndarray))):
         # Catalog names or built objects (not files, which may change between
         # calls): the deployment is resolved once and cached, each call is one
         # compiled estimate.
         try:
-            est = _resolved(model, device, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head)
+            est = _resolved(model, device, tuple(sorted(options.items())))
             b, c = _number("batch", batch), _number("context", context)
             timing = est.decode(b, c)
         except (ValueError, TypeError):
@@ -1167,35 +1182,34 @@ def decode(
     else:
         contexts = [_number("context", context)]
         batch_v = _number("batch", batch)
-    dep = _compile(m, d, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency)
-    return Phase(json.loads(dep.decode_report(batch_v, contexts))["step"])
+    return Phase(json.loads(_compile(m, d, **options).decode_report(batch_v, contexts))["step"])
 
 
+@_takes(DeploymentOptions)
 def prefill(
     *,
     model: ModelLike,
     device: DeviceLike,
-    weights: str | None = None,
-    kv: str | None = None,
     prompt: float = 2048,
     cached: float = 0,
     batch: float = 1,
-    devices: int = 1,
-    tp: int | None = None,
-    pp: int = 1,
-    ep: int = 1,
-    nodes: int = 1,
-    engine: str = "vllm",
-    lm_head: str | None = None,
-    efficiency: Efficiency | None = None,
+    **options: Unpack[DeploymentOptions],
 ) -> Phase:
-    """Prefill of ``prompt`` tokens after ``cached`` ones for ``batch`` sequences;
-    its ``estimate_s`` is the time to first token without queueing. ``engine``
-    as in :func:`decode`."""
+    """Prefill of ``prompt`` tokens after ``cached`` ones for ``batch``
+    sequences, as ``llmroof prefill`` computes it; its ``estimate_s`` is the
+    time to first token without queueing.
+
+    Parameters
+    ----------
+    model, device
+        Catalog ids or :class:`Model` / :class:`Device` objects.
+    prompt, cached, batch
+        New tokens per sequence, tokens already cached before them, sequences.
+    {options}
+    """
     m, d = _model(model), _device(device)
     p, c, b = _number("prompt", prompt), _number("cached", cached), _number("batch", batch)
-    report = _compile(m, d, weights, kv, devices, tp, pp, ep, nodes, engine, lm_head, efficiency).prefill_report(p, c, b)
-    return Phase(json.loads(report)["prefill"])
+    return Phase(json.loads(_compile(m, d, **options).prefill_report(p, c, b))["prefill"])
 
 
 def kv_cache(
@@ -1214,8 +1228,7 @@ def kv_cache(
     m = _model(model)
     kv_name = None if kv is None else _format_name("kv", kv)
     context_v, users_v = _number("context", context), _number("users", users)
-    options = _engine_options(block_tokens=block_tokens)
-    dep = _compile(m, None, None, kv_name, engine=engine, engine_options=options)
+    dep = _compile(m, None, kv=kv_name, engine=engine, block_tokens=block_tokens)
     return KvCache(_with_source(json.loads(dep.kv_report(context_v, users_v)), m))
 
 
@@ -1239,27 +1252,39 @@ def expected_distinct_experts(
     )
 
 
+@_takes(DeploymentOptions)
 def moe(
     *,
     model: ModelLike,
     device: DeviceLike,
-    weights: str | None = None,
-    kv: str | None = None,
     context: float = 4096,
     max_batch: float = 1024,
-    devices: int = 1,
-    engine: str = "vllm",
-    efficiency: Efficiency | None = None,
+    **options: Unpack[DeploymentOptions],
 ) -> MoeReport:
     """A MoE model against batch: experts touched per layer (and their spread),
     bytes per step, tokens/s per user and in total, beside a dense model of the
     same total size, and the batch where the MoE advantage is gone.
 
-    Returns :class:`MoeReport` (``to_dict()``: ``llmroof moe --json``, schema ``llmroof.moe/1``).
-    Raises ValueError for a dense model.
+    Parameters
+    ----------
+    model, device
+        Catalog ids or :class:`Model` / :class:`Device` objects.
+    context, max_batch
+        Cached tokens per sequence; the largest batch of the table.
+    {options}
+
+    Returns
+    -------
+    MoeReport
+        ``to_dict()``: ``llmroof moe --json``, schema ``llmroof.moe/1``.
+
+    Raises
+    ------
+    ValueError
+        For a dense model, or a value out of range.
     """
     m = _model(model)
-    dep = _compile(m, device, weights, kv, _devices(devices), engine=engine, efficiency=efficiency)
+    dep = _compile(m, device, **options)
     return MoeReport(_with_source(json.loads(dep.moe_report(_number("context", context, minimum=0),
                                                             _number("max_batch", max_batch, minimum=1))), m))
 
@@ -1296,7 +1321,7 @@ def compare(
     ws: list[str | None] = [weights, weights] if weights is None or isinstance(weights, str) else list(weights)
     if len(ws) != 2:
         raise ValueError("weights must be one format or two")
-    first, second = (_compile(x, device, w, kv, _devices(devices), engine=engine, efficiency=efficiency)
+    first, second = (_compile(x, device, weights=w, kv=kv, devices=devices, engine=engine, efficiency=efficiency)
                      for x, w in ((a, ws[0]), (b, ws[1])))
     report = json.loads(first.compare_report(second, _number("context", context, minimum=0),
                                              _number("max_batch", max_batch, minimum=1)))
@@ -1403,15 +1428,23 @@ def _grid(**axes: object) -> dict[str, np.ndarray]:
     return {name: np.ascontiguousarray(m.ravel()) for name, m in zip(arrays, mesh)}
 
 
-def _sweep_frame(
-    cols: dict[str, np.ndarray], models: list[Model], devs: list[Device], ws: list[str], kvs: list[str],
-    grid: dict[str, np.ndarray],
-) -> dict[str, Any]:
-    """Columns of a sweep: the combination labels (the core computes combos in
+def _sweep(
+    phase: str, model: object, device: object, weights: object, kv: object, axes: dict[str, object], devices: int,
+    efficiency: Efficiency | None, engine: str, threads: int | None, settings: dict[str, float],
+) -> pd.DataFrame:
+    """A sweep's frame: the combination labels (the core computes combos in
     model, device, weights, kv order), the grid axes repeated per combination,
     then the core's result columns."""
     import pandas as pd
 
+    models = [_model(x) for x in _as_list("model", model)]
+    devs = [_device(x) for x in _as_list("device", device)]
+    ws = [_format_name("weights", x) for x in _as_list("weights", weights)]
+    kvs = [_format_name("kv", x) for x in _as_list("kv", kv)]
+    grid = _grid(**axes)
+    x, y = grid.values()
+    cols = _core.sweep(phase, [m.fields for m in models], [d.fields for d in devs], ws, kvs, x, y, _devices(devices),
+                       efficiency, _text("engine", engine), settings, _threads(threads))
     combos = [(m.id, d.id, w, k) for m in models for d in devs for w in ws for k in kvs]
     idx = cols.pop("combo").astype(np.int64)
     frame: dict[str, Any] = {}
@@ -1425,7 +1458,7 @@ def _sweep_frame(
     for name, axis in grid.items():
         frame[name] = np.tile(axis, len(combos))
     frame.update(cols)
-    return frame
+    return pd.DataFrame(frame)
 
 
 def _threads(threads: int | None) -> int:
@@ -1465,29 +1498,8 @@ def sweep_decode(
     ``kv_read_bytes_per_step``, ``flop_per_step``, ``fits`` (all ``batch``
     sequences' KV fit beside the weights) and ``compute_bound``.
     """
-    import pandas as pd
-
-    models = [_model(x) for x in _as_list("model", model)]
-    devs = [_device(x) for x in _as_list("device", device)]
-    ws = [_format_name("weights", x) for x in _as_list("weights", weights)]
-    kvs = [_format_name("kv", x) for x in _as_list("kv", kv)]
-    g = _grid(batch=batch, context=context)
-    cols = _core.sweep_decode(
-        [m.fields for m in models],
-        [d.fields for d in devs],
-        ws,
-        kvs,
-        g["batch"],
-        g["context"],
-        _devices(devices),
-        efficiency,
-        None if memory_utilization is None else _number("memory_utilization", memory_utilization),
-        None if block_tokens is None else _integer("block_tokens", block_tokens, minimum=1),
-        _text("engine", engine),
-        _threads(threads),
-    )
-    frame = _sweep_frame(cols, models, devs, ws, kvs, g)
-    df = pd.DataFrame(frame)
+    df = _sweep("decode", model, device, weights, kv, {"batch": batch, "context": context}, devices, efficiency,
+                engine, threads, _settings(memory_utilization=memory_utilization, block_tokens=block_tokens))
     df["tokens_per_s_per_user_estimate"] = 1.0 / df["tpot_s_estimate"]
     df["tokens_per_s_per_user_bound"] = 1.0 / df["tpot_s_bound"]
     df["tokens_per_s_total_estimate"] = df["batch"] / df["tpot_s_estimate"]
@@ -1514,26 +1526,7 @@ def sweep_prefill(
     `sweep_decode`); one row per point with ``ttft_s_bound``,
     ``ttft_s_estimate``, ``prefill_tokens_per_s_estimate``, ``flop`` and
     ``bytes``."""
-    import pandas as pd
-
-    models = [_model(x) for x in _as_list("model", model)]
-    devs = [_device(x) for x in _as_list("device", device)]
-    ws = [_format_name("weights", x) for x in _as_list("weights", weights)]
-    kvs = [_format_name("kv", x) for x in _as_list("kv", kv)]
-    g = _grid(prompt=prompt, cached=cached)
-    cols = _core.sweep_prefill(
-        [m.fields for m in models],
-        [d.fields for d in devs],
-        ws,
-        kvs,
-        g["prompt"],
-        g["cached"],
-        _devices(devices),
-        efficiency,
-        _text("engine", engine),
-        _threads(threads),
-    )
-    frame = _sweep_frame(cols, models, devs, ws, kvs, g)
-    df = pd.DataFrame(frame)
+    df = _sweep("prefill", model, device, weights, kv, {"prompt": prompt, "cached": cached}, devices, efficiency,
+                engine, threads, {})
     df["prefill_tokens_per_s_estimate"] = df["prompt"] / df["ttft_s_estimate"]
     return df

@@ -24,31 +24,19 @@ def default_profile(device: dict[str, Any]) -> dict[str, Any]: ...
 def count_parameters(model: dict[str, Any]) -> dict[str, float]: ...
 def read_model(path: str) -> dict[str, Any]: ...
 def expected_distinct_experts(num_experts: int, experts_per_token: int, tokens: float) -> float: ...
-def sweep_decode(
+def sweep(
+    phase: str,
     models: list[dict[str, Any]],
     devices: list[dict[str, Any]],
     weights: list[str],
     kvs: list[str],
-    batch: npt.NDArray[np.float64],
-    context: npt.NDArray[np.float64],
+    x: npt.NDArray[np.float64],
+    y: npt.NDArray[np.float64],
     n_devices: int,
     profile: Mapping[str, Any] | None,
-    memory_utilization: float | None = None,
-    block_tokens: int | None = None,
-    engine: str = "vllm",
-    threads: int = 0,
-) -> dict[str, npt.NDArray[np.float64]]: ...
-def sweep_prefill(
-    models: list[dict[str, Any]],
-    devices: list[dict[str, Any]],
-    weights: list[str],
-    kvs: list[str],
-    prompt: npt.NDArray[np.float64],
-    cached: npt.NDArray[np.float64],
-    n_devices: int,
-    profile: Mapping[str, Any] | None,
-    engine: str = "vllm",
-    threads: int = 0,
+    engine: str,
+    settings: Mapping[str, float] | None,
+    threads: int,
 ) -> dict[str, npt.NDArray[np.float64]]: ...
 def moe_table_report() -> str: ...
 def simulate_routing(

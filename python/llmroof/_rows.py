@@ -1,7 +1,8 @@
 """Typed rows of the reports: the JSON objects ``llmroof ... --json`` prints
 inside lists (a plan's decode curve, a phase's ops, MoE and comparison
-batches) and the efficiency profile a caller passes in. Keys are the
-command's schema (docs/cli-json.md); tests pin them to the reports."""
+batches), and what a caller passes in: the efficiency profile and the
+deployment keywords. Keys are the command's schema (docs/cli-json.md); tests
+pin them to the reports."""
 
 from __future__ import annotations
 
@@ -11,11 +12,15 @@ __all__ = [
     "ClosedLoop",
     "CompareBatch",
     "CurvePoint",
+    "DeploymentOptions",
     "Efficiency",
+    "EngineOptions",
     "Fit",
     "MoeBatch",
     "MoeParameters",
     "OpRow",
+    "PlanLoad",
+    "PlanOptions",
     "RoutingSample",
     "SkippedRow",
 ]
@@ -151,6 +156,57 @@ class Efficiency(TypedDict, total=False):
     host_overlap: str
     scheduler_steps: int
     source: str
+
+
+class DeploymentOptions(TypedDict, total=False):
+    """The keywords that describe a deployment beside its model and device:
+    what :func:`decode`, :func:`prefill` and :func:`moe` take, the command's
+    model and layout options. Their defaults are decided once (the package's
+    ``_compile``) and shown in each function's signature and docs."""
+
+    weights: str | None
+    kv: str | None
+    lm_head: str | None
+    engine: str
+    devices: int
+    tp: int | None
+    pp: int
+    ep: int
+    nodes: int
+    efficiency: Efficiency | None
+
+
+class EngineOptions(DeploymentOptions, total=False):
+    """:class:`DeploymentOptions` and the engine's memory settings (the
+    command's ``--memory-utilization`` ... ``--max-model-len``): what
+    :class:`Estimator`, :func:`plan` and :func:`users` take."""
+
+    memory_utilization: float | None
+    block_tokens: int | None
+    max_num_seqs: int | None
+    max_num_batched_tokens: int | None
+    max_model_len: int | None
+
+
+class PlanLoad(TypedDict, total=False):
+    """The load of a plan (:meth:`Estimator.plan`): users and their context,
+    the TTFT prompt, an open (``rate``) or closed (``concurrency``) loop, and
+    llama.cpp-style offload. Defaults are shown in the signatures."""
+
+    users: float
+    context: float
+    prompt: float | None
+    rate: float | None
+    concurrency: float | None
+    output: float
+    ttft_target_s: float
+    offload: float | str | None
+    host: str
+
+
+class PlanOptions(PlanLoad, EngineOptions, total=False):
+    """What :func:`plan` takes beside the model and device: the load and the
+    deployment."""
 
 
 class Fit(TypedDict):

@@ -137,6 +137,10 @@ check("moe fp8 does not fit", "does NOT fit on 1 x NVIDIA RTX PRO 6000 Blackwell
 check("moe mtp said", "counted apart and not decoded" in r.stdout, r.stdout)
 r = run("compare", "--model", "glm-4.5-air", "--device", "h100-sxm")
 check("compare needs two", r.returncode == 2 and "compare needs exactly two --model options (got 1)" in r.stderr, r.stderr)
+# Expert parallel: the dense twin runs TP over the same devices (it used to be
+# refused as "ep > 1 needs a Mixture-of-Experts model" for the twin itself).
+r = run("moe", "--model", "deepseek-v3", "--device", "h200:8", "--ep", "8", "--weights", "fp8", "--max-batch", "64")
+check("moe ep 8", r.returncode == 0 and "(EP 8)" in r.stdout and "dense same-total" in r.stdout, r.stderr)
 r = run("moe", "--model", "llama-3.1-8b", "--device", "h100-sxm")
 check("moe dense model", r.returncode == 2 and "is dense" in r.stderr, r.stderr)
 

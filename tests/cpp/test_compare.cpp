@@ -77,6 +77,30 @@ TEST_CASE("analyze_moe: routing per batch, the dense twin and the weights crosso
                        "model 'llama-3-8b' is dense: 'moe' needs a Mixture-of-Experts model", std::invalid_argument);
 }
 
+TEST_CASE("analyze_moe under expert parallelism: the dense twin is tensor parallel on the same devices") {
+  // The dense twin cannot take ep > 1 (validate refuses a dense model there);
+  // it used to make every `moe --ep N` question fail.
+  const architecture& a = find_model("qwen3-30b-a3b");
+  const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
+  const roofline r(find_device("h100-sxm"));
+  parallel_plan ep;
+  ep.ep = 2;
+  const architecture twin = dense_equivalent(a, true);
+  const parallel_plan q = layout_for(twin, ep);
+  CHECK(q.tp == 2);
+  CHECK(q.ep == 1);
+  CHECK(q.devices() == ep.devices());
+  CHECK(layout_for(a, ep).ep == 2);  // a MoE model keeps the plan
+  const moe_analysis m = analyze_moe(a, pr, r, 4096, 64, ep);
+  // bf16 twin of ~30.5B split over 2 devices: ~30.5 GB read per device per step.
+  const double twin_bytes = m.decode.second[0].counts.weight_bytes().value();
+  CHECK(twin_bytes == doctest::Approx(count_decode_parallel(twin, pr, r.dev(), q, 1, 4096).weight_bytes().value()));
+  CHECK(twin_bytes == doctest::Approx(count_parameters(twin).total() * 2 / 2).epsilon(0.03));
+  // The MoE side is the expert-parallel step itself.
+  CHECK(m.decode.first[0].counts.weight_bytes().value() ==
+        doctest::Approx(count_decode_parallel(a, pr, r.dev(), ep, 1, 4096).weight_bytes().value()));
+}
+
 TEST_CASE("fit_weights: the memory plan's answer for the weights alone") {
   const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
   const engine_settings e = find_engine("vllm");

@@ -1,0 +1,94 @@
+"""The deployment keywords are decided once: every function that takes them
+shows them in its signature with the same defaults and docs, refuses the ones
+it does not take, and answers with the command's numbers for each."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+from typing import Any, Callable
+
+import pytest
+
+import llmroof
+
+DEPLOYMENT = list(llmroof.DeploymentOptions.__annotations__)
+ENGINE = list(llmroof.EngineOptions.__annotations__)
+LOAD = list(llmroof.PlanLoad.__annotations__)
+TAKERS: list[tuple[Callable[..., Any], list[str]]] = [
+    (llmroof.decode, DEPLOYMENT), (llmroof.prefill, DEPLOYMENT), (llmroof.moe, DEPLOYMENT),
+    (llmroof.plan, LOAD + ENGINE), (llmroof.users, ENGINE), (llmroof.Estimator, ENGINE),
+    (llmroof.Estimator.plan, LOAD),
+]
+# The command's defaults (src/cli/options.cpp): no format named = the file's or
+# bf16, TP over every device, vLLM.
+DEFAULTS = dict(weights=None, kv=None, lm_head=None, engine="vllm", devices=1, tp=None, pp=1, ep=1, nodes=1,
+                efficiency=None, memory_utilization=None, block_tokens=None, max_num_seqs=None,
+                max_num_batched_tokens=None, max_model_len=None,
+                users=1, context=4096, prompt=None, rate=None, concurrency=None, output=512, ttft_target_s=1.0,
+                offload=None, host="ryzen-9-7950x")
+
+
+def test_the_groups_are_the_commands() -> None:
+    assert DEPLOYMENT == ["weights", "kv", "lm_head", "engine", "devices", "tp", "pp", "ep", "nodes", "efficiency"]
+    assert ENGINE == DEPLOYMENT + ["memory_utilization", "block_tokens", "max_num_seqs", "max_num_batched_tokens",
+                                   "max_model_len"]
+    assert list(llmroof.PlanOptions.__annotations__) == LOAD + ENGINE
+
+
+@pytest.mark.parametrize("fn,names", TAKERS, ids=lambda x: getattr(x, "__name__", ""))
+def test_signature_and_docs_show_every_keyword_with_its_default(fn: Callable[..., Any], names: list[str]) -> None:
+    params = inspect.signature(fn).parameters
+    assert list(params)[-len(names):] == names
+    assert "options" not in params
+    for name in names:
+        assert params[name].kind is inspect.Parameter.KEYWORD_ONLY
+        assert params[name].default == DEFAULTS[name], name
+    doc = inspect.cleandoc(fn.__doc__ or "")
+    assert "{options}" not in doc
+    headings = {w.strip() for line in doc.splitlines() if not line.startswith(" ") for w in line.split(",")}
+    assert set(names) <= headings, set(names) - headings
+
+
+def test_a_keyword_a_function_does_not_take_is_refused_by_name() -> None:
+    with pytest.raises(TypeError, match=r"^decode\(\) got an unexpected keyword argument 'memory_utilization'$"):
+        llmroof.decode(model="llama-3-8b", device="rtx-4090", memory_utilization=0.9)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"^plan\(\) got an unexpected keyword argument 'engin'$"):
+        llmroof.plan(model="llama-3-8b", device="rtx-4090", engin="vllm")  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"^Estimator.__init__\(\) got an unexpected keyword argument 'batch'$"):
+        llmroof.Estimator(model="llama-3-8b", device="rtx-4090", batch=4)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match=r"^Estimator.plan\(\) got an unexpected keyword argument 'engine'$"):
+        llmroof.Estimator(model="llama-3-8b", device="rtx-4090").plan(engine="vllm")  # type: ignore[call-arg]
+
+
+def run(cli: str, *args: str) -> dict[str, Any]:
+    out = subprocess.run([cli, *args, "--json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return dict(json.loads(out.stdout))
+
+
+def test_layout_and_lm_head_reach_moe_and_users_as_in_the_command(cli: str) -> None:
+    # moe took only devices before; users took no lm_head. The command's moe
+    # and users take the model and layout options of every other question.
+    assert run(cli, "moe", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:2", "--ep", "2", "--max-batch", "64") == \
+        llmroof.moe(model="qwen3-30b-a3b", device="h100-sxm", devices=2, ep=2, max_batch=64).to_dict()
+    assert run(cli, "moe", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:2", "--tp", "2", "--weights", "fp8",
+               "--lm-head", "fp8", "--max-batch", "64") == \
+        llmroof.moe(model="qwen3-30b-a3b", device="h100-sxm", devices=2, tp=2, weights="fp8", lm_head="fp8",
+                    max_batch=64).to_dict()
+    assert run(cli, "users", "--model", "llama-3.1-8b", "--device", "l40s", "--tps", "20", "--weights", "fp8",
+               "--lm-head", "fp8") == \
+        llmroof.users(model="llama-3.1-8b", device="l40s", min_tokens_per_s=20, weights="fp8", lm_head="fp8").to_dict()
+    bf16_head = llmroof.users(model="llama-3.1-8b", device="l40s", min_tokens_per_s=20, weights="fp8")
+    assert bf16_head.to_dict() != run(cli, "users", "--model", "llama-3.1-8b", "--device", "l40s", "--tps", "20",
+                                      "--weights", "fp8", "--lm-head", "fp8")
+
+
+def test_options_pass_through_as_a_dict() -> None:
+    # One typed dict of options serves every question (mypy checks its keys).
+    opts: llmroof.EngineOptions = {"weights": "fp8", "engine": "sglang", "devices": 2, "memory_utilization": 0.85}
+    est = llmroof.Estimator(model="llama-3.1-70b", device="h100-sxm", **opts)
+    assert est.plan(users=4).to_dict() == llmroof.plan(model="llama-3.1-70b", device="h100-sxm", users=4, **opts).to_dict()
+    step = llmroof.decode(model="llama-3.1-70b", device="h100-sxm", weights="fp8", engine="sglang", devices=2)
+    assert step.estimate_s == pytest.approx(est.decode(batch=1, context=4096).estimate_s, rel=1e-12)
