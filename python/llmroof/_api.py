@@ -29,6 +29,8 @@ from ._rows import (
     PlanOptions,
     RoutingSample,
     SkippedRow,
+    SweepDecodeOptions,
+    SweepOptions,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -899,15 +901,16 @@ engine would start (``memory["starts"]``), its KV tokens and blocks."""),
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def _takes(options: Any) -> Callable[[_F], _F]:
+def _takes(options: Any, *, source: tuple[Callable[..., Any], ...] = (_compile, _plan_args),
+           docs: tuple[tuple[str, str], ...] = _OPTION_DOCS) -> Callable[[_F], _F]:
     """For a function written with ``**options: Unpack[options]``: its
     signature (help(), inspect, Jupyter) lists the options' keywords with
-    their defaults from :func:`_compile` and :func:`_plan_args`, its
-    docstring's ``{options}`` line becomes their docs, and a keyword it does
-    not take is refused as Python refuses one."""
+    their defaults from ``source`` (the one place each is decided), its
+    docstring's ``{options}`` line becomes their ``docs``, and a keyword it
+    does not take is refused as Python refuses one."""
     names = tuple(options.__annotations__)
-    defaults = {**inspect.signature(_compile).parameters, **inspect.signature(_plan_args).parameters}
-    docs = [(heading, text.splitlines()) for heading, text in _OPTION_DOCS if heading.split(",")[0] in names]
+    defaults = {k: v for f in source for k, v in inspect.signature(f).parameters.items()}
+    entries = [(heading, text.splitlines()) for heading, text in docs if heading.split(",")[0] in names]
 
     def document(doc: str | None) -> str:
         out = []
@@ -916,7 +919,7 @@ def _takes(options: Any) -> Callable[[_F], _F]:
             if line.strip() != "{options}":
                 out.append(line)
                 continue
-            for heading, text in docs:
+            for heading, text in entries:
                 out += [indent + heading] + [indent + "    " + t for t in text]
         return "\n".join(out)
 
@@ -1429,12 +1432,24 @@ def _grid(**axes: object) -> dict[str, np.ndarray]:
 
 
 def _sweep(
-    phase: str, model: object, device: object, weights: object, kv: object, axes: dict[str, object], devices: int,
-    efficiency: Efficiency | None, engine: str, threads: int | None, settings: dict[str, float],
+    phase: str,
+    model: object,
+    device: object,
+    axes: dict[str, object],
+    *,
+    weights: str | Sequence[str] = "bf16",
+    kv: str | Sequence[str] = "bf16",
+    devices: int = 1,
+    engine: str = "vllm",
+    efficiency: Efficiency | None = None,
+    threads: int | None = None,
+    memory_utilization: float | None = None,
+    block_tokens: int | None = None,
 ) -> pd.DataFrame:
     """A sweep's frame: the combination labels (the core computes combos in
     model, device, weights, kv order), the grid axes repeated per combination,
-    then the core's result columns."""
+    then the core's result columns. The one place the sweeps' keywords
+    (:class:`SweepDecodeOptions`) get their defaults."""
     import pandas as pd
 
     models = [_model(x) for x in _as_list("model", model)]
@@ -1443,6 +1458,7 @@ def _sweep(
     kvs = [_format_name("kv", x) for x in _as_list("kv", kv)]
     grid = _grid(**axes)
     x, y = grid.values()
+    settings = _settings(memory_utilization=memory_utilization, block_tokens=block_tokens)
     cols = _core.sweep(phase, [m.fields for m in models], [d.fields for d in devs], ws, kvs, x, y, _devices(devices),
                        efficiency, _text("engine", engine), settings, _threads(threads))
     combos = [(m.id, d.id, w, k) for m in models for d in devs for w in ws for k in kvs]
@@ -1461,6 +1477,18 @@ def _sweep(
     return pd.DataFrame(frame)
 
 
+# What each sweep keyword means (as _OPTION_DOCS for the single questions).
+_SWEEP_DOCS = (
+    ("weights, kv", "Formats, one or a list each (default bf16); every combination is swept."),
+    ("devices", "Devices in tensor parallel (>= 1)."),
+    ("engine", "As in :func:`decode`: the efficiency profile, kernel traits and memory settings."),
+    ("efficiency", "Override fields of the engine's efficiency profile on each device (:class:`Efficiency`)."),
+    ("threads", """Threads of the compiled sweep (default: one per CPU this process may use;
+each thread takes at least 16,384 points, so smaller grids run on fewer)."""),
+    ("memory_utilization, block_tokens", "The engine's memory settings that decide ``fits``; None: the engine's."),
+)
+
+
 def _threads(threads: int | None) -> int:
     """The core's thread count: by default the CPUs this process may run on."""
     if threads is None:
@@ -1468,38 +1496,38 @@ def _threads(threads: int | None) -> int:
     return _integer("threads", threads, minimum=1, maximum=4096)
 
 
+@_takes(SweepDecodeOptions, source=(_sweep,), docs=_SWEEP_DOCS)
 def sweep_decode(
     *,
     model: ModelLike | Sequence[ModelLike],
     device: DeviceLike | Sequence[DeviceLike],
-    weights: str | Sequence[str] = "bf16",
-    kv: str | Sequence[str] = "bf16",
     batch: float | Sequence[float] | np.ndarray = 1,
     context: float | Sequence[float] | np.ndarray = 0,
-    devices: int = 1,
-    memory_utilization: float | None = None,
-    block_tokens: int | None = None,
-    efficiency: Efficiency | None = None,
-    engine: str = "vllm",
-    threads: int | None = None,
+    **options: Unpack[SweepDecodeOptions],
 ) -> pd.DataFrame:
     """Decode steps over the grid of every model x device x weights x kv x batch
-    x context, computed in C++ with the GIL released, over ``threads`` threads
-    (default: one per CPU this process may use; each thread takes at least
-    16,384 points, so smaller grids run on fewer).
-    ``engine`` picks the profile and memory settings as ``llmroof decode
-    --engine`` does; ``memory_utilization`` and ``block_tokens`` default to the
-    engine's.
+    x context, computed in C++ with the GIL released, over threads.
 
-    Returns a DataFrame with one row per point: ``model``, ``device``,
-    ``weights``, ``kv``, ``batch``, ``context``, ``tpot_s_bound``,
-    ``tpot_s_estimate``, ``tokens_per_s_per_user_estimate``,
-    ``tokens_per_s_total_estimate``, ``bytes_per_step``, ``weight_bytes_per_step``,
-    ``kv_read_bytes_per_step``, ``flop_per_step``, ``fits`` (all ``batch``
-    sequences' KV fit beside the weights) and ``compute_bound``.
+    Parameters
+    ----------
+    model, device
+        One or a list each: catalog ids or :class:`Model` / :class:`Device` objects.
+    batch, context
+        Sequences per step and cached tokens per sequence: a number or a 1-D
+        sequence each (their grid is swept).
+    {options}
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point: ``model``, ``device``, ``weights``, ``kv``,
+        ``batch``, ``context``, ``tpot_s_bound``, ``tpot_s_estimate``,
+        ``tokens_per_s_per_user_estimate``, ``tokens_per_s_total_estimate``,
+        ``bytes_per_step``, ``weight_bytes_per_step``,
+        ``kv_read_bytes_per_step``, ``flop_per_step``, ``fits`` (all ``batch``
+        sequences' KV fit beside the weights) and ``compute_bound``.
     """
-    df = _sweep("decode", model, device, weights, kv, {"batch": batch, "context": context}, devices, efficiency,
-                engine, threads, _settings(memory_utilization=memory_utilization, block_tokens=block_tokens))
+    df = _sweep("decode", model, device, {"batch": batch, "context": context}, **options)
     df["tokens_per_s_per_user_estimate"] = 1.0 / df["tpot_s_estimate"]
     df["tokens_per_s_per_user_bound"] = 1.0 / df["tpot_s_bound"]
     df["tokens_per_s_total_estimate"] = df["batch"] / df["tpot_s_estimate"]
@@ -1508,25 +1536,33 @@ def sweep_decode(
     return df
 
 
+@_takes(SweepOptions, source=(_sweep,), docs=_SWEEP_DOCS)
 def sweep_prefill(
     *,
     model: ModelLike | Sequence[ModelLike],
     device: DeviceLike | Sequence[DeviceLike],
-    weights: str | Sequence[str] = "bf16",
-    kv: str | Sequence[str] = "bf16",
     prompt: float | Sequence[float] | np.ndarray = 2048,
     cached: float | Sequence[float] | np.ndarray = 0,
-    devices: int = 1,
-    efficiency: Efficiency | None = None,
-    engine: str = "vllm",
-    threads: int | None = None,
+    **options: Unpack[SweepOptions],
 ) -> pd.DataFrame:
     """Prefills over the grid of every model x device x weights x kv x prompt x
-    cached (``engine``: as ``llmroof prefill --engine``; ``threads`` as in
-    `sweep_decode`); one row per point with ``ttft_s_bound``,
-    ``ttft_s_estimate``, ``prefill_tokens_per_s_estimate``, ``flop`` and
-    ``bytes``."""
-    df = _sweep("prefill", model, device, weights, kv, {"prompt": prompt, "cached": cached}, devices, efficiency,
-                engine, threads, {})
+    cached: :func:`sweep_decode`'s grid for the prompt.
+
+    Parameters
+    ----------
+    prompt, cached
+        New tokens and tokens already cached before them: a number or a 1-D
+        sequence each (their grid is swept).
+    model, device
+        As in :func:`sweep_decode`.
+    {options}
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point with ``ttft_s_bound``, ``ttft_s_estimate``,
+        ``prefill_tokens_per_s_estimate``, ``flop`` and ``bytes``.
+    """
+    df = _sweep("prefill", model, device, {"prompt": prompt, "cached": cached}, **options)
     df["prefill_tokens_per_s_estimate"] = df["prompt"] / df["ttft_s_estimate"]
     return df

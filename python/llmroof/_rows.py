@@ -6,6 +6,7 @@ pin them to the reports."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypedDict
 
 __all__ = [
@@ -23,6 +24,8 @@ __all__ = [
     "PlanOptions",
     "RoutingSample",
     "SkippedRow",
+    "SweepDecodeOptions",
+    "SweepOptions",
 ]
 
 
@@ -207,6 +210,27 @@ class PlanLoad(TypedDict, total=False):
 class PlanOptions(PlanLoad, EngineOptions, total=False):
     """What :func:`plan` takes beside the model and device: the load and the
     deployment."""
+
+
+class SweepOptions(TypedDict, total=False):
+    """What :func:`sweep_prefill` takes beside the models, devices and its two
+    axes: formats (one or a list each; every combination is swept), devices,
+    engine, profile and threads."""
+
+    weights: str | Sequence[str]
+    kv: str | Sequence[str]
+    devices: int
+    engine: str
+    efficiency: Efficiency | None
+    threads: int | None
+
+
+class SweepDecodeOptions(SweepOptions, total=False):
+    """:class:`SweepOptions` and the engine's memory settings that decide
+    ``fits`` (what :func:`sweep_decode` takes)."""
+
+    memory_utilization: float | None
+    block_tokens: int | None
 
 
 class Fit(TypedDict):

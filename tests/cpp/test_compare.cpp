@@ -3,8 +3,10 @@
 #include <cmath>
 
 #include "llmroof/compare.hpp"
+#include "setup.hpp"
 
 using namespace llmroof;
+using llmroof::test::on;
 
 TEST_CASE("DeepSeek-V3: 671B total and 37B active at the published precision") {
   const auto p = count_parameters(find_model("deepseek-v3"));
@@ -54,9 +56,7 @@ TEST_CASE("the dense equivalent has the MoE model's total, and the MoE advantage
 }
 
 TEST_CASE("analyze_moe: routing per batch, the dense twin and the weights crossover") {
-  const architecture& a = find_model("qwen3-30b-a3b");  // 128 routed experts, top-8
-  const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
-  const roofline r(find_device("h100-sxm"));
+  const auto [a, pr, r] = on("qwen3-30b-a3b", "h100-sxm");  // 128 routed experts, top-8
   const moe_analysis m = analyze_moe(a, pr, r, 4096, 1024);
   REQUIRE(m.routing.size() == m.decode.batches.size());
   // One token touches its 8 experts exactly; two touch 128 x (1 - (120/128)^2) = 15.5 on average.
@@ -80,9 +80,7 @@ TEST_CASE("analyze_moe: routing per batch, the dense twin and the weights crosso
 TEST_CASE("analyze_moe under expert parallelism: the dense twin is tensor parallel on the same devices") {
   // The dense twin cannot take ep > 1 (validate refuses a dense model there);
   // it used to make every `moe --ep N` question fail.
-  const architecture& a = find_model("qwen3-30b-a3b");
-  const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
-  const roofline r(find_device("h100-sxm"));
+  const auto [a, pr, r] = on("qwen3-30b-a3b", "h100-sxm");
   parallel_plan ep;
   ep.ep = 2;
   const architecture twin = dense_equivalent(a, true);

@@ -10,13 +10,13 @@
 #include "llmroof/llmroof.hpp"
 #include "llmroof/readers.hpp"
 #include "llmroof/engine_profile.hpp"
+#include "setup.hpp"
 
 using namespace llmroof;
+using llmroof::test::on;
 
 TEST_CASE("scenario limits: context, users, prompt") {
-  const architecture& a = find_model("llama-3.1-8b");
-  const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
-  const roofline r(find_device("h100-sxm"));
+  const auto [a, pr, r] = on("llama-3.1-8b", "h100-sxm");
   scenario s;
   s.context = 1e300;
   CHECK_THROWS_WITH_AS(plan(a, pr, r, s), "context must be <= 1e9 tokens (got 1e+300)", std::invalid_argument);

@@ -6,8 +6,10 @@
 
 #include "llmroof/compare.hpp"
 #include "llmroof/engine_profile.hpp"
+#include "setup.hpp"
 
 using namespace llmroof;
+using llmroof::test::on;
 
 TEST_CASE("seed plan: curve from an empty context to 128k, fits flags and TTFT") {
   scenario s;
@@ -26,9 +28,7 @@ TEST_CASE("seed plan: curve from an empty context to 128k, fits flags and TTFT")
 }
 
 TEST_CASE("scenario memory: the plan's memory alone, and offloaded weights leave the device") {
-  const architecture& a = find_model("devstral-small-2-24b");
-  const precision pr = precision::of(find_format("fp8"), find_format("bf16"));
-  const roofline r(find_device("rtx-pro-6000-blackwell"));
+  const auto [a, pr, r] = on("devstral-small-2-24b", "rtx-pro-6000-blackwell", "fp8");
   scenario s;
   s.users = 4;
   s.context = 131072;

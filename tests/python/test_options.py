@@ -20,6 +20,8 @@ TAKERS: list[tuple[Callable[..., Any], list[str]]] = [
     (llmroof.decode, DEPLOYMENT), (llmroof.prefill, DEPLOYMENT), (llmroof.moe, DEPLOYMENT),
     (llmroof.plan, LOAD + ENGINE), (llmroof.users, ENGINE), (llmroof.Estimator, ENGINE),
     (llmroof.Estimator.plan, LOAD),
+    (llmroof.sweep_decode, list(llmroof.SweepDecodeOptions.__annotations__)),
+    (llmroof.sweep_prefill, list(llmroof.SweepOptions.__annotations__)),
 ]
 # The command's defaults (src/cli/options.cpp): no format named = the file's or
 # bf16, TP over every device, vLLM.
@@ -27,7 +29,8 @@ DEFAULTS = dict(weights=None, kv=None, lm_head=None, engine="vllm", devices=1, t
                 efficiency=None, memory_utilization=None, block_tokens=None, max_num_seqs=None,
                 max_num_batched_tokens=None, max_model_len=None,
                 users=1, context=4096, prompt=None, rate=None, concurrency=None, output=512, ttft_target_s=1.0,
-                offload=None, host="ryzen-9-7950x")
+                offload=None, host="ryzen-9-7950x", threads=None)
+SWEEP_DEFAULTS = dict(DEFAULTS, weights="bf16", kv="bf16")  # every combination of named formats
 
 
 def test_the_groups_are_the_commands() -> None:
@@ -44,7 +47,8 @@ def test_signature_and_docs_show_every_keyword_with_its_default(fn: Callable[...
     assert "options" not in params
     for name in names:
         assert params[name].kind is inspect.Parameter.KEYWORD_ONLY
-        assert params[name].default == DEFAULTS[name], name
+        defaults = SWEEP_DEFAULTS if fn.__name__.startswith("sweep") else DEFAULTS
+        assert params[name].default == defaults[name], name
     doc = inspect.cleandoc(fn.__doc__ or "")
     assert "{options}" not in doc
     headings = {w.strip() for line in doc.splitlines() if not line.startswith(" ") for w in line.split(",")}
