@@ -9,8 +9,9 @@ that existed before the generated scheme (tests and calibration use them) and
 a few names the rule would make awkward. Classes come from the family by
 `make_class`, with overrides. `ALIASES` adds other spellings a user may type
 (the resolver in src/devices.cpp also matches normalised names). Derived peaks
-(for rows whose vendor published only one figure) live here, each with its
-reasoning. Run with --check to fail when the committed file is stale (the test
+(for rows whose vendor published only one figure) are the rows of
+data/accelerators_derived.csv, each with its reasoning; Apple GPUs' fp32
+estimates are computed here. Run with --check to fail when the committed file is stale (the test
 suite does).
 """
 import csv
@@ -160,44 +161,12 @@ ALIASES = {
 def apple_fp32(cores, ghz):
     return round(cores * 128 * 2 * ghz / 1000, 1)
 
-# name -> {column: (value, why)} for cells the vendor left empty.
-DERIVED = {
-    "NVIDIA RTX PRO 6000 Blackwell Workstation Edition": {
-        "fp16_bf16_dense_tflops": (500.0, "bf16 = fp4 dense / 4 (Blackwell tensor rate ratio fp4:fp8:bf16 = 4:2:1; no FP32-accumulate halving on pro parts)"),
-        "fp8_dense_tflops": (1000.0, "fp8 = fp4 dense / 2"),
-        "int8_dense_tops": (1000.0, "int8 = fp8 rate"),
-    },
-    "NVIDIA DGX Spark (GB10 Grace Blackwell)": {
-        "fp16_bf16_dense_tflops": (125.0, "bf16 = fp4 dense / 4 (Blackwell ratio)"),
-        "fp8_dense_tflops": (250.0, "fp8 = fp4 dense / 2"),
-    },
-    "NVIDIA Jetson AGX Thor (T5000)": {
-        "fp16_bf16_dense_tflops": (258.75, "bf16 = fp4 dense / 4 (Blackwell ratio)"),
-        "fp8_dense_tflops": (517.5, "fp8 = fp4 dense / 2"),
-    },
-    "NVIDIA Jetson AGX Orin 64GB": {
-        "fp32_tflops": (5.3, "2048 CUDA cores x 2 x 1.3 GHz"),
-        "fp16_bf16_dense_tflops": (42.6, "16 SMs x 1024 dense fp16 FMA/clk x 2 x 1.3 GHz (Ampere)"),
-    },
-    "AMD Ryzen AI Max+ 395 (Strix Halo, Radeon 8060S)": {
-        "fp32_tflops": (29.7, "unofficial: 40 CU x 64 x 2 x 2 x 2.9 GHz (ACCELERATORS.md)"),
-        "fp16_bf16_dense_tflops": (59.4, "unofficial: WMMA fp16 = 2 x fp32 (ACCELERATORS.md)"),
-    },
-    "NVIDIA RTX PRO 4000 Blackwell": {
-        "fp32_tflops": (36.83, "the lower of the two third-party figures in source (36.83 vs 46.9) [unverified here]"),
-        "fp16_bf16_dense_tflops": (146.8, "70 SMs x 2.055 GHz x 1020 dense bf16 FLOP/clk/SM, the per-SM rate of the RTX PRO 6000 row (500 TF / 188 SMs / 2.617 GHz) [unverified here]"),
-    },
-    "NVIDIA RTX PRO 4500 Blackwell": {
-        "fp32_tflops": (50.53, "the lower of the two third-party figures in source (50.53 vs 54.94) [unverified here]"),
-        "fp16_bf16_dense_tflops": (201.3, "82 SMs x 2.407 GHz x 1020 dense bf16 FLOP/clk/SM (per-SM rate of the RTX PRO 6000 row) [unverified here]"),
-    },
-    "NVIDIA RTX 4000 Ada Generation": {
-        "fp16_bf16_dense_tflops": (81.9, "NVIDIA's 327.6 AI TFLOPS (FP8 sparse) / 4, the lower of the two readings in source (the per-SM derivation gives 106.9) [unverified here]"),
-        "fp8_dense_tflops": (163.8, "327.6 / 2 (dense FP8) [unverified here]"),
-    },
-    "Google Cloud TPU v5e": {},
-    "Google Cloud TPU v6e (Trillium)": {},
-}
+# name -> {column: (value, why)} for cells the vendor left empty: the rows of
+# data/accelerators_derived.csv (each with its reasoning), and the Apple GPUs'
+# fp32 estimates below.
+DERIVED = {}
+for d in csv.DictReader(open(ROOT / "data" / "accelerators_derived.csv", encoding="utf-8")):
+    DERIVED.setdefault(d["name"], {})[d["column"]] = (float(d["value"]), d["why"])
 for name, cores, ghz in [
     ("Apple M3 (10-core GPU)", 10, 1.40), ("Apple M3 Pro (18-core GPU)", 18, 1.40),
     ("Apple M3 Max (14-core CPU / 30-core GPU)", 30, 1.40),
