@@ -90,11 +90,14 @@ struct routing_row {
 /// A MoE model against the dense model of its total size.
 struct moe_analysis {
   architecture dense;        ///< dense_equivalent(a, true)
+  parallel_plan dense_layout;  ///< the twin's layout on the same devices (layout_for)
   model_comparison decode;   ///< first: the MoE model, second: the dense one
   std::vector<routing_row> routing;  ///< per batch of `decode`
   double routed_expert_params = 0;  ///< one expert's parameters x MoE layers
-  /// First batch at which the MoE step reads (within 1%) as many weight bytes
-  /// as the dense one: from there only its smaller FLOP remain.
+  /// First batch at which the MoE step reads at least as many weight bytes
+  /// per device as the dense one (to within 1%; more under expert
+  /// parallelism, whose ranks hold attention whole): from there only its
+  /// smaller FLOP remain.
   std::optional<double> weights_crossover;
 };
 
@@ -102,7 +105,8 @@ struct moe_analysis {
 inline moe_analysis analyze_moe(const architecture& a, const precision& pr, const roofline& r, double context,
                                 double max_batch = 1024, const parallel_plan& p = {}) {
   if (!a.is_moe()) throw std::invalid_argument("model '" + a.id + "' is dense: 'moe' needs a Mixture-of-Experts model");
-  moe_analysis out{dense_equivalent(a, true), {}, {}, expert_params(a) * a.num_moe_layers(), std::nullopt};
+  moe_analysis out{dense_equivalent(a, true), {}, {}, {}, expert_params(a) * a.num_moe_layers(), std::nullopt};
+  out.dense_layout = layout_for(out.dense, p);
   out.decode = compare_decode(a, pr, out.dense, pr, r, context, max_batch, p);
   for (std::size_t i = 0; i < out.decode.batches.size(); ++i) {
     const double n = out.decode.batches[i];

@@ -203,8 +203,9 @@ inline expert_parallel_load expert_parallel(const std::vector<double>& popularit
   double tok_sum = 0, exp_sum = 0;
   for (int r = 0; r < ranks; ++r) {
     double tok_mean = 0, tok_var = 0, exp_mean = 0, exp_var = 0;
-    for (int i = static_cast<int>(static_cast<long long>(r) * e / ranks);
-         i < static_cast<int>(static_cast<long long>(r + 1) * e / ranks); ++i) {
+    const int lo = static_cast<int>(static_cast<long long>(r) * e / ranks);
+    const int hi = static_cast<int>(static_cast<long long>(r + 1) * e / ranks);
+    for (int i = lo; i < hi; ++i) {
       const double q = std::fmin(1.0, experts_per_token * popularity[static_cast<std::size_t>(i)]);
       const double miss = std::pow(1.0 - q, token_count);
       tok_mean += token_count * q;
@@ -215,8 +216,9 @@ inline expert_parallel_load expert_parallel(const std::vector<double>& popularit
     tok_sum += tok_mean;
     exp_sum += exp_mean;
     out.busiest_rank_tokens = std::max(out.busiest_rank_tokens, tok_mean + spread * std::sqrt(tok_var));
-    out.busiest_rank_experts = std::max(out.busiest_rank_experts,
-                                        std::fmin(exp_mean + spread * std::sqrt(exp_var), double(e) / ranks + 1));
+    // A rank touches at most the experts it holds.
+    out.busiest_rank_experts =
+        std::max(out.busiest_rank_experts, std::fmin(exp_mean + spread * std::sqrt(exp_var), double(hi - lo)));
   }
   out.tokens_per_rank = tok_sum / ranks;
   out.experts_per_rank = exp_sum / ranks;

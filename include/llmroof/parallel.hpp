@@ -82,6 +82,14 @@ inline parallel_plan infer_layout(const layout_request& r) {
   return p;
 }
 
+/// Whether tensor parallelism of degree `tp` splits `a`'s attention by heads:
+/// every rank needs whole query heads, and KV heads are either split evenly or
+/// replicated whole (tp a multiple of the KV heads, as vLLM and SGLang do).
+inline bool splits_attention(const architecture& a, int tp) {
+  if (a.num_heads % tp != 0) return false;
+  return a.attention != attention_kind::gqa || a.num_kv_heads % tp == 0 || tp % a.num_kv_heads == 0;
+}
+
 /// Throws std::invalid_argument naming the field: sizes >= 1, ep > 1 only
 /// with tp = pp = 1, ep no larger than the routed experts, pp no larger than
 /// the layers.
@@ -97,30 +105,35 @@ inline void validate(const parallel_plan& p, const architecture& a) {
     if (!a.is_moe()) throw std::invalid_argument("ep > 1 needs a Mixture-of-Experts model ('" + a.id + "' is dense)");
     detail::require_in("ep", p.ep, 1, a.moe.num_experts);
   }
-  // Tensor parallelism splits attention by heads: every rank needs whole
-  // query heads, and KV heads are either split evenly or replicated whole
-  // (tp a multiple of the KV heads, as vLLM and SGLang do).
-  if (p.tp > 1) {
+  if (!splits_attention(a, p.tp)) {
     if (a.num_heads % p.tp != 0) {
       detail::fail("tp", "a divisor of the " + detail::show(a.num_heads) + " attention heads of '" + a.id + "'", p.tp);
     }
-    if (a.attention == attention_kind::gqa && a.num_kv_heads % p.tp != 0 && p.tp % a.num_kv_heads != 0) {
-      detail::fail("tp", "a divisor or a multiple of the " + detail::show(a.num_kv_heads) + " KV heads of '" + a.id + "'",
-                   p.tp);
-    }
+    detail::fail("tp", "a divisor or a multiple of the " + detail::show(a.num_kv_heads) + " KV heads of '" + a.id + "'",
+                 p.tp);
   }
 }
 
 /// The layout model `a` takes on the devices of plan `p`: `p` itself, or, for
-/// a dense model on an expert-parallel plan (which splits only experts),
-/// tensor parallel over the same devices. How `moe` sets its dense twin, and
-/// `compare` a dense model, beside a MoE model on one deployment.
+/// a dense model on an expert-parallel plan (which splits only experts), the
+/// same devices with the largest tensor-parallel degree that splits its
+/// attention and pipeline stages for the rest. How `moe` lays out its dense
+/// twin beside the MoE model. Throws std::invalid_argument when no such
+/// split exists (more stages than layers).
 inline parallel_plan layout_for(const architecture& a, const parallel_plan& p) {
   if (a.is_moe() || p.ep == 1) return p;
   parallel_plan q = p;
-  q.tp = p.devices();
-  q.pp = 1;
+  const int n = p.devices();
   q.ep = 1;
+  q.tp = 1;
+  for (int tp = n; tp > 1; --tp) {
+    if (n % tp == 0 && splits_attention(a, tp)) {
+      q.tp = tp;
+      break;
+    }
+  }
+  q.pp = n / q.tp;
+  validate(q, a);
   return q;
 }
 

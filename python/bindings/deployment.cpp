@@ -60,7 +60,6 @@ layout_request layout_from(const py::object& spec, int devices) {
   return l;
 }
 
-
 // A resolved deployment: the request's model and device held by value, so
 // that the deployment's pointers stay valid for the object's life.
 struct context {
@@ -181,8 +180,6 @@ std::optional<offload_plan> offload_from(const py::object& offload, const std::s
 
 }  // namespace
 
-// Engine knobs from {memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens,
-// max_model_len}: only the keys present override the engine's defaults; others are an error.
 engine_overrides overrides_from(const py::object& spec) {
   engine_overrides o;
   if (spec.is_none()) return o;

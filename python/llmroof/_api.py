@@ -22,6 +22,7 @@ from ._rows import (
     Efficiency,
     EngineOptions,
     Fit,
+    LayoutOptions,
     MoeBatch,
     MoeParameters,
     OpRow,
@@ -453,19 +454,21 @@ _R = TypeVar("_R")
 
 
 def _rows(kind: type[_R]) -> Callable[[Any], list[_R]]:
-    """A report's list of JSON objects as typed rows (``kind``: a TypedDict)."""
+    """A report's list of JSON objects as typed rows (``kind``: a TypedDict;
+    copies, so editing one leaves the report alone)."""
     return lambda v: [cast(_R, dict(x)) for x in v]
 
 
-def _frame(rows: str, doc: str, *, drop: str = "") -> Callable[[Any], pd.DataFrame]:
-    """A method giving the report's ``rows`` as a DataFrame, one row each
-    (without the column ``drop``)."""
+def _frame(rows: str, doc: str, *, drop: str = "", name: str = "") -> Callable[[Any], pd.DataFrame]:
+    """A method ``name`` (default ``<rows>_frame``) giving the report's
+    ``rows`` as a DataFrame, one row each (without the column ``drop``)."""
     def frame(self: Any) -> pd.DataFrame:
         import pandas as pd
 
         return pd.DataFrame([{k: v for k, v in r.items() if k != drop} for r in getattr(self, rows)])
 
     frame.__doc__ = doc
+    frame.__name__ = frame.__qualname__ = name or f"{rows}_frame"
     return frame
 
 
@@ -638,9 +641,6 @@ def _optional_float(v: Any) -> float | None:
     return None if v is None else float(v)
 
 
-# Rows of a report as their TypedDicts (copies: editing one leaves the report alone).
-
-
 class Users(_Report):
     """The most users one deployment serves at a tokens/s and a TTFT target
     (``llmroof users --json``, schema ``llmroof.users/1``)."""
@@ -736,7 +736,7 @@ class Plan(_Report):
         return Phase(self._data["ttft"])
 
     decode_curve = _Field(_rows(CurvePoint), "Decode speed at each context from 0 to the plan's, with the band.")
-    curve_frame = _frame("decode_curve", "The decode curve, one row per context.")
+    curve_frame = _frame("decode_curve", "The decode curve, one row per context.", name="curve_frame")
 
     def __repr__(self) -> str:
         d = self._data
@@ -935,7 +935,7 @@ def _takes(options: Any, *, source: tuple[Callable[..., Any], ...] = (_compile, 
         @functools.wraps(func)
         def checked(*args: Any, **kwargs: Any) -> Any:
             if not kwargs.keys() <= known:
-                unknown = sorted(kwargs.keys() - known)[0]
+                unknown = next(k for k in kwargs if k not in known)
                 raise TypeError(f"{func.__qualname__}() got an unexpected keyword argument '{unknown}'")
             return func(*args, **kwargs)
 
@@ -943,6 +943,12 @@ def _takes(options: Any, *, source: tuple[Callable[..., Any], ...] = (_compile, 
         if func.__name__ == "__init__":  # a class's signature has no return annotation
             shown = shown.replace(return_annotation=inspect.Signature.empty)
         checked.__signature__ = shown  # type: ignore[attr-defined]
+        # What typing.get_type_hints (pydantic, typeguard, sphinx) reads: the
+        # shown keywords, not the **options: Unpack[...] only mypy resolves.
+        checked.__annotations__ = {p.name: p.annotation for p in shown.parameters.values()
+                                   if p.annotation is not inspect.Parameter.empty}
+        if shown.return_annotation is not inspect.Signature.empty:
+            checked.__annotations__["return"] = shown.return_annotation
         checked.__doc__ = document(func.__doc__)
         return cast(_F, checked)
 
@@ -1045,24 +1051,23 @@ class Estimator:
     profile), answering decode and prefill questions repeatedly at the cost of
     one compiled call: for searches, optimisers and simulators.
 
-    Parameters are those of :func:`plan` that describe the deployment (not
-    the load): ``model``, ``device`` and the keywords below; ``decode`` and ``prefill`` return the compiled ``PhaseTiming``
+    ``decode`` and ``prefill`` return the compiled ``PhaseTiming``
     (``bound_s``, ``estimate_s``, ``tokens_per_s_estimate``, ``bytes``,
     ``flop``, ``bottleneck``), the same numbers ``llmroof.decode`` reports;
-    ``plan`` and ``users`` return what :func:`plan` and :func:`users` do. It
-    pickles (for multiprocessing or joblib workers): the copy is resolved
-    again from the same arguments.
-
-    Examples
-    --------
-    >>> est = Estimator(model="llama-3.1-8b", device="h100-sxm")
-    >>> round(1 / est.decode(batch=1, context=4096).estimate_s)  # doctest: +SKIP
+    ``plan``, ``users`` and ``memory`` answer what :func:`plan` and
+    :func:`users` do. It pickles (for multiprocessing or joblib workers): the
+    copy is resolved again from the same arguments.
 
     Parameters
     ----------
     model, device
         Catalog ids or :class:`Model` / :class:`Device` objects.
     {options}
+
+    Examples
+    --------
+    >>> est = Estimator(model="llama-3.1-8b", device="h100-sxm")
+    >>> round(1 / est.decode(batch=1, context=4096).estimate_s)  # doctest: +SKIP
     """
 
     __slots__ = ("_obj", "_model")
@@ -1299,6 +1304,7 @@ def moe_table() -> pd.DataFrame:
     return pd.DataFrame(json.loads(_core.moe_table_report())["models"])
 
 
+@_takes(LayoutOptions)
 def compare(
     *,
     models: Sequence[ModelLike],
@@ -1307,16 +1313,29 @@ def compare(
     kv: str | None = None,
     context: float = 4096,
     max_batch: float = 1024,
-    devices: int = 1,
-    engine: str = "vllm",
-    efficiency: Efficiency | None = None,
+    **options: Unpack[LayoutOptions],
 ) -> Comparison:
-    """Two models decoding side by side against batch, and the batch where the
-    first stops being faster per user (``speed_crossover_batch``). ``weights``
-    (one format, or one per model) and ``kv`` default to each model file's own
-    formats, else bf16, as ``llmroof compare`` does.
+    """Two models decoding side by side against batch on one deployment, and
+    the batch where the first stops being faster per user
+    (``speed_crossover_batch``), as ``llmroof compare`` computes it.
 
-    Returns :class:`Comparison` (``to_dict()``: ``llmroof compare --json``).
+    Parameters
+    ----------
+    models
+        Two catalog ids or :class:`Model` objects.
+    device
+        A catalog id or a :class:`Device`.
+    weights, kv
+        Formats: ``weights`` one for both or one per model; each defaults to
+        the model file's own, else bf16.
+    context, max_batch
+        Cached tokens per sequence; the largest batch of the table.
+    {options}
+
+    Returns
+    -------
+    Comparison
+        ``to_dict()``: ``llmroof compare --json``.
     """
     if isinstance(models, (str, Model)) or len(models) != 2:
         raise ValueError("models must hold exactly two models")
@@ -1324,8 +1343,7 @@ def compare(
     ws: list[str | None] = [weights, weights] if weights is None or isinstance(weights, str) else list(weights)
     if len(ws) != 2:
         raise ValueError("weights must be one format or two")
-    first, second = (_compile(x, device, weights=w, kv=kv, devices=devices, engine=engine, efficiency=efficiency)
-                     for x, w in ((a, ws[0]), (b, ws[1])))
+    first, second = (_compile(x, device, weights=w, kv=kv, **options) for x, w in ((a, ws[0]), (b, ws[1])))
     report = json.loads(first.compare_report(second, _number("context", context, minimum=0),
                                              _number("max_batch", max_batch, minimum=1)))
     for side, m in (("first", a), ("second", b)):

@@ -16,6 +16,7 @@ __all__ = [
     "DeploymentOptions",
     "Efficiency",
     "EngineOptions",
+    "LayoutOptions",
     "Fit",
     "MoeBatch",
     "MoeParameters",
@@ -161,14 +162,15 @@ class Efficiency(TypedDict, total=False):
     source: str
 
 
-class DeploymentOptions(TypedDict, total=False):
-    """The keywords that describe a deployment beside its model and device:
-    what :func:`decode`, :func:`prefill` and :func:`moe` take, the command's
-    model and layout options. Their defaults are decided once (the package's
-    ``_compile``) and shown in each function's signature and docs."""
-
+class _Formats(TypedDict, total=False):
     weights: str | None
     kv: str | None
+
+
+class LayoutOptions(TypedDict, total=False):
+    """The deployment keywords beside the model, device and storage formats:
+    what :func:`compare` takes (each of its models has its formats)."""
+
     lm_head: str | None
     engine: str
     devices: int
@@ -177,6 +179,13 @@ class DeploymentOptions(TypedDict, total=False):
     ep: int
     nodes: int
     efficiency: Efficiency | None
+
+
+class DeploymentOptions(_Formats, LayoutOptions, total=False):
+    """The keywords that describe a deployment beside its model and device:
+    what :func:`decode`, :func:`prefill` and :func:`moe` take, the command's
+    model and layout options. Their defaults are decided once (the package's
+    ``_compile``) and shown in each function's signature and docs."""
 
 
 class EngineOptions(DeploymentOptions, total=False):

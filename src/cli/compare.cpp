@@ -67,13 +67,19 @@ int cmd_moe(const options& o) {
                 c.batches[i] / moe.estimate.value(), dense.counts.total_bytes().value() / 1e9,
                 1.0 / dense.estimate.value());
   }
-  std::printf("\n  dense equivalent: same attention and layers, FFN %d wide (%.1fB params)\n", an.dense.ffn_size,
+  std::printf("\n  dense equivalent: same attention and layers, FFN %d wide (%.1fB params)", an.dense.ffn_size,
               an.decode.second_params.total() / 1e9);
+  if (s.parallel.ep > 1) {
+    // Expert parallelism splits only experts: the twin takes the devices as TP (x PP).
+    std::printf(", on the same devices as TP %d%s", an.dense_layout.tp,
+                an.dense_layout.pp > 1 ? (" x PP " + std::to_string(an.dense_layout.pp)).c_str() : "");
+  }
+  std::printf("\n");
   if (!an.weights_crossover) {
     std::printf("  up to batch %s the MoE step reads fewer weight bytes than the dense one\n", thousands(max_batch).c_str());
   } else {
-    std::printf("  from batch %s on, the MoE step reads (within 1%%) as many weight bytes as the dense model of the\n"
-                "  same total size: its advantage is gone, only its smaller FLOP remain\n",
+    std::printf("  from batch %s on, the MoE step reads at least as many weight bytes per device (to within 1%%) as\n"
+                "  the dense model of the same total size: its advantage is gone, only its smaller FLOP remain\n",
                 thousands(*an.weights_crossover).c_str());
   }
   return 0;

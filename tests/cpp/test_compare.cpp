@@ -89,7 +89,21 @@ TEST_CASE("analyze_moe under expert parallelism: the dense twin is tensor parall
   CHECK(q.ep == 1);
   CHECK(q.devices() == ep.devices());
   CHECK(layout_for(a, ep).ep == 2);  // a MoE model keeps the plan
+  // Devices that are no TP degree of the twin: 6 ranks, 32 query / 4 KV heads:
+  // TP 6 and 3 split no heads, TP 2 does, so TP 2 x PP 3.
+  parallel_plan six;
+  six.ep = 6;
+  CHECK(layout_for(twin, six).tp == 2);
+  CHECK(layout_for(twin, six).pp == 3);
+  // DeepSeek-V3 on 18 nodes x 8 (EP 144): 128 MLA heads; the largest divisor
+  // of 144 that divides 128 is 16, so TP 16 x PP 9 (61 layers hold 9 stages).
+  parallel_plan wide;
+  wide.ep = 144;
+  const parallel_plan w = layout_for(dense_equivalent(find_model("deepseek-v3"), true), wide);
+  CHECK(w.tp == 16);
+  CHECK(w.pp == 9);
   const moe_analysis m = analyze_moe(a, pr, r, 4096, 64, ep);
+  CHECK(m.dense_layout.tp == q.tp);
   // bf16 twin of ~30.5B split over 2 devices: ~30.5 GB read per device per step.
   const double twin_bytes = m.decode.second[0].counts.weight_bytes().value();
   CHECK(twin_bytes == doctest::Approx(count_decode_parallel(twin, pr, r.dev(), q, 1, 4096).weight_bytes().value()));

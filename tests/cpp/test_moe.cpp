@@ -77,3 +77,19 @@ TEST_CASE("expert parallelism: busiest rank and all-to-all traffic") {
   CHECK(all_to_all_bytes(16, 8, 8, 7168, 2) == doctest::Approx(3211264.0));
   CHECK(all_to_all_bytes(16, 8, 1, 7168, 2) == 0.0);
 }
+
+TEST_CASE("expert parallelism: the busiest rank touches at most the experts it holds") {
+  // 256 experts on 8 ranks, 32 each. At 128 tokens a rank misses an expert
+  // with p = (1 - 8/256)^128 = 0.0172: mean 32 x 0.9828 = 31.45 touched, sd
+  // sqrt(32 x 0.0172 x 0.9828) = 0.735; the Gaussian busiest of 8 adds
+  // sqrt(2 ln 8) x 0.735 = 1.50, 32.95 > the 32 the rank holds (the cap was
+  // 256/8 + 1 = 33, so the busiest rank read more expert bytes than it stores).
+  const auto p = uniform_popularity(256);
+  CHECK(expert_parallel(p, 8, 128, 8).busiest_rank_experts == 32.0);
+  CHECK(expert_parallel(p, 8, 128, 8).experts_per_rank == doctest::Approx(31.45).epsilon(0.001));
+  // Uneven slices: 10 experts on 4 ranks hold 2, 3, 2, 3; every expert touched.
+  CHECK(expert_parallel(uniform_popularity(10), 2, 10000, 4).busiest_rank_experts == 3.0);
+  for (double tokens : {1.0, 4.0, 16.0, 64.0, 256.0, 4096.0}) {
+    CHECK(expert_parallel(zipf_popularity(256, 1.2), 8, tokens, 16).busiest_rank_experts <= 16.0);
+  }
+}

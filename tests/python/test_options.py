@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import json
 import subprocess
+import typing
 from typing import Any, Callable
 
 import pytest
@@ -22,6 +23,7 @@ TAKERS: list[tuple[Callable[..., Any], list[str]]] = [
     (llmroof.Estimator.plan, LOAD),
     (llmroof.sweep_decode, list(llmroof.SweepDecodeOptions.__annotations__)),
     (llmroof.sweep_prefill, list(llmroof.SweepOptions.__annotations__)),
+    (llmroof.compare, list(llmroof.LayoutOptions.__annotations__)),
 ]
 # The command's defaults (src/cli/options.cpp): no format named = the file's or
 # bf16, TP over every device, vLLM.
@@ -55,11 +57,21 @@ def test_signature_and_docs_show_every_keyword_with_its_default(fn: Callable[...
     assert set(names) <= headings, set(names) - headings
 
 
+def test_type_hints_are_the_shown_keywords() -> None:
+    # typing.get_type_hints (pydantic's validate_call, typeguard, sphinx) sees
+    # the keywords of the signature, not **options: Unpack[...].
+    hints = typing.get_type_hints(llmroof.plan)
+    assert "options" not in hints
+    assert set(LOAD + ENGINE) <= set(hints)
+    assert hints["engine"] is str and hints["return"] is llmroof.Plan
+    assert set(DEPLOYMENT) <= set(typing.get_type_hints(llmroof.Estimator.__init__))
+
+
 def test_a_keyword_a_function_does_not_take_is_refused_by_name() -> None:
     with pytest.raises(TypeError, match=r"^decode\(\) got an unexpected keyword argument 'memory_utilization'$"):
         llmroof.decode(model="llama-3-8b", device="rtx-4090", memory_utilization=0.9)  # type: ignore[call-arg]
     with pytest.raises(TypeError, match=r"^plan\(\) got an unexpected keyword argument 'engin'$"):
-        llmroof.plan(model="llama-3-8b", device="rtx-4090", engin="vllm")  # type: ignore[call-arg]
+        llmroof.plan(model="llama-3-8b", device="rtx-4090", engin="vllm", zzz=1)  # type: ignore[call-arg]
     with pytest.raises(TypeError, match=r"^Estimator.__init__\(\) got an unexpected keyword argument 'batch'$"):
         llmroof.Estimator(model="llama-3-8b", device="rtx-4090", batch=4)  # type: ignore[call-arg]
     with pytest.raises(TypeError, match=r"^Estimator.plan\(\) got an unexpected keyword argument 'engine'$"):
@@ -77,6 +89,10 @@ def test_layout_and_lm_head_reach_moe_and_users_as_in_the_command(cli: str) -> N
     # and users take the model and layout options of every other question.
     assert run(cli, "moe", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:2", "--ep", "2", "--max-batch", "64") == \
         llmroof.moe(model="qwen3-30b-a3b", device="h100-sxm", devices=2, ep=2, max_batch=64).to_dict()
+    six = run(cli, "moe", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:6", "--ep", "6", "--max-batch", "8")
+    assert six == llmroof.moe(model="qwen3-30b-a3b", device="h100-sxm", devices=6, ep=6, max_batch=8).to_dict()
+    # 32 query / 4 KV heads: the dense twin takes TP 2 x PP 3 on the 6 devices.
+    assert (six["dense_equivalent"]["tp"], six["dense_equivalent"]["pp"]) == (2, 3)
     assert run(cli, "moe", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:2", "--tp", "2", "--weights", "fp8",
                "--lm-head", "fp8", "--max-batch", "64") == \
         llmroof.moe(model="qwen3-30b-a3b", device="h100-sxm", devices=2, tp=2, weights="fp8", lm_head="fp8",
@@ -84,6 +100,11 @@ def test_layout_and_lm_head_reach_moe_and_users_as_in_the_command(cli: str) -> N
     assert run(cli, "users", "--model", "llama-3.1-8b", "--device", "l40s", "--tps", "20", "--weights", "fp8",
                "--lm-head", "fp8") == \
         llmroof.users(model="llama-3.1-8b", device="l40s", min_tokens_per_s=20, weights="fp8", lm_head="fp8").to_dict()
+    # compare takes the layout too (tp and lm_head, as `llmroof compare --tp 2 --lm-head fp8`).
+    assert run(cli, "compare", "--model", "qwen3-30b-a3b", "--model", "qwen3-32b", "--device", "h100-sxm:2", "--tp", "2",
+               "--weights", "fp8", "--lm-head", "fp8", "--max-batch", "16") == \
+        llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm", devices=2, tp=2, weights="fp8",
+                        lm_head="fp8", max_batch=16).to_dict()
     bf16_head = llmroof.users(model="llama-3.1-8b", device="l40s", min_tokens_per_s=20, weights="fp8")
     assert bf16_head.to_dict() != run(cli, "users", "--model", "llama-3.1-8b", "--device", "l40s", "--tps", "20",
                                       "--weights", "fp8", "--lm-head", "fp8")
