@@ -55,40 +55,24 @@ from ._api import (
     users,
     zipf_popularity,
 )
-from ._rows import *  # noqa: F403 (the typed rows; _rows.__all__ lists them)
+from . import _rows
+from ._rows import *  # noqa: F403 (the typed rows and options; _rows.__all__ lists them)
 
 __version__: str = _core.__version__
 
 __all__ = [
     "Calibration",
-    "ClosedLoop",
-    "CompareBatch",
     "Comparison",
-    "CurvePoint",
-    "DeploymentOptions",
     "Device",
-    "Efficiency",
-    "EngineOptions",
-    "LayoutOptions",
     "Estimator",
-    "Fit",
     "Format",
     "KvCache",
     "MemoryPlan",
-    "MoeBatch",
-    "MoeParameters",
     "MoeReport",
     "Model",
-    "OpRow",
     "Parameters",
     "Phase",
     "Plan",
-    "PlanLoad",
-    "PlanOptions",
-    "RoutingSample",
-    "SkippedRow",
-    "SweepDecodeOptions",
-    "SweepOptions",
     "Users",
     "__version__",
     "calibrate",
@@ -107,3 +91,4 @@ __all__ = [
     "users",
     "zipf_popularity",
 ]
+__all__ += _rows.__all__

@@ -395,24 +395,33 @@ def _device(d: DeviceLike) -> Device:
     raise TypeError(f"device must be a catalog id or a Device (got {type(d).__name__})")
 
 
-def _parallel(devices: int, tp: int | None, pp: int, ep: int, nodes: int) -> dict[str, int | None] | None:
+def _parallel(devices: int, tp: int | None, pp: int, ep: int, nodes: int, link: str | None,
+              inter_link: str | None) -> dict[str, int | str | None] | None:
     """The layout as asked for (the core infers what is not given, as the
-    command does); None for one device."""
-    if tp is None and pp == 1 and ep == 1 and nodes == 1 and devices == 1:
+    command does); None for one device on its own link."""
+    if tp is None and pp == 1 and ep == 1 and nodes == 1 and devices == 1 and link is None and inter_link is None:
         return None
-    return {"tp": None if tp is None else _integer("tp", tp, minimum=1, maximum=65536),
-            "pp": None if pp == 1 else pp, "ep": None if ep == 1 else ep, "nodes": nodes, "devices_per_node": devices}
+    out: dict[str, int | str | None] = {
+        "tp": None if tp is None else _integer("tp", tp, minimum=1, maximum=65536),
+        "pp": None if pp == 1 else pp, "ep": None if ep == 1 else ep, "nodes": nodes, "devices_per_node": devices}
+    if link is not None:
+        out["link"] = _text("link", link)
+    if inter_link is not None:
+        out["inter_link"] = _text("inter_link", inter_link)
+    return out
 
 
 def _devices(n: object) -> int:
     return _integer("devices", n, minimum=1, maximum=1024)
 
 
-def _layout(devices: object, tp: int | None, pp: int, ep: int, nodes: object) -> tuple[int, dict[str, int | None] | None]:
+def _layout(devices: object, tp: int | None, pp: int, ep: int, nodes: object, link: str | None,
+            inter_link: str | None) -> tuple[int, dict[str, int | str | None] | None]:
     """Checked devices per node and the parallel plan over them."""
     n = _devices(devices)
     k = _integer("nodes", nodes, minimum=1, maximum=65536)
-    return n, _parallel(n, tp, _integer("pp", pp, minimum=1, maximum=65536), _integer("ep", ep, minimum=1, maximum=65536), k)
+    return n, _parallel(n, tp, _integer("pp", pp, minimum=1, maximum=65536), _integer("ep", ep, minimum=1, maximum=65536),
+                        k, link, inter_link)
 
 
 def _lm_head(lm_head: str | None) -> str | None:
@@ -810,6 +819,8 @@ def _compile(
     pp: int = 1,
     ep: int = 1,
     nodes: int = 1,
+    link: str | None = None,
+    inter_link: str | None = None,
     efficiency: Efficiency | None = None,
     memory_utilization: float | None = None,
     block_tokens: int | None = None,
@@ -822,7 +833,7 @@ def _compile(
     keywords (:class:`EngineOptions`) get their defaults: the public functions
     take them as ``**options`` and show this signature (:func:`_takes`)."""
     w, k, mods = _formats(m, weights, kv)
-    dev_n, par = _layout(devices, tp, pp, ep, nodes)
+    dev_n, par = _layout(devices, tp, pp, ep, nodes, link, inter_link)
     settings = _settings(memory_utilization=memory_utilization, block_tokens=block_tokens, max_num_seqs=max_num_seqs,
                          max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)
     return _core.Deployment(m.fields, None if device is None else _device(device).fields, w, k, _lm_head(lm_head),
@@ -890,6 +901,9 @@ cache; ``vllm@0.10`` or ``llama.cpp@2024`` for an older release."""),
     ("devices, tp, pp, ep, nodes", """Devices per node and nodes; tensor parallel over all unless ``tp``,
 ``pp`` or ``ep`` say otherwise (``ep`` > 1: data-parallel attention and
 expert-parallel experts). Collectives cost link time."""),
+    ("link, inter_link", """The link between devices of a node (default: the device's own, e.g.
+nvlink4 on an H100 SXM, pcie4 on an RTX 4090) and between nodes (default
+ib-ndr); ids of ``llmroof list links``."""),
     ("efficiency", "Override fields of the engine's efficiency profile on the device (:class:`Efficiency`)."),
     ("memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens, max_model_len",
      """Engine settings; None keeps the engine's default for the device (vLLM:

@@ -16,8 +16,8 @@ __all__ = [
     "DeploymentOptions",
     "Efficiency",
     "EngineOptions",
-    "LayoutOptions",
     "Fit",
+    "LayoutOptions",
     "MoeBatch",
     "MoeParameters",
     "OpRow",
@@ -178,6 +178,8 @@ class LayoutOptions(TypedDict, total=False):
     pp: int
     ep: int
     nodes: int
+    link: str | None
+    inter_link: str | None
     efficiency: Efficiency | None
 
 

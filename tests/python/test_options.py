@@ -28,6 +28,7 @@ TAKERS: list[tuple[Callable[..., Any], list[str]]] = [
 # The command's defaults (src/cli/options.cpp): no format named = the file's or
 # bf16, TP over every device, vLLM.
 DEFAULTS = dict(weights=None, kv=None, lm_head=None, engine="vllm", devices=1, tp=None, pp=1, ep=1, nodes=1,
+                link=None, inter_link=None,
                 efficiency=None, memory_utilization=None, block_tokens=None, max_num_seqs=None,
                 max_num_batched_tokens=None, max_model_len=None,
                 users=1, context=4096, prompt=None, rate=None, concurrency=None, output=512, ttft_target_s=1.0,
@@ -36,7 +37,8 @@ SWEEP_DEFAULTS = dict(DEFAULTS, weights="bf16", kv="bf16")  # every combination 
 
 
 def test_the_groups_are_the_commands() -> None:
-    assert DEPLOYMENT == ["weights", "kv", "lm_head", "engine", "devices", "tp", "pp", "ep", "nodes", "efficiency"]
+    assert DEPLOYMENT == ["weights", "kv", "lm_head", "engine", "devices", "tp", "pp", "ep", "nodes", "link", "inter_link",
+                          "efficiency"]
     assert ENGINE == DEPLOYMENT + ["memory_utilization", "block_tokens", "max_num_seqs", "max_num_batched_tokens",
                                    "max_model_len"]
     assert list(llmroof.PlanOptions.__annotations__) == LOAD + ENGINE
@@ -105,6 +107,14 @@ def test_layout_and_lm_head_reach_moe_and_users_as_in_the_command(cli: str) -> N
                "--weights", "fp8", "--lm-head", "fp8", "--max-batch", "16") == \
         llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm", devices=2, tp=2, weights="fp8",
                         lm_head="fp8", max_batch=16).to_dict()
+    # The links of the layout (the command's --link and --inter-link).
+    for flags, kw in ((["--device", "rtx-4090:2", "--link", "pcie3"], dict(devices=2, link="pcie3")),
+                      (["--device", "h100-sxm:8", "--nodes", "2", "--inter-link", "ib-hdr"],
+                       dict(devices=8, nodes=2, inter_link="ib-hdr"))):
+        mine = llmroof.plan(model="llama-3.1-70b", device=flags[1].split(":")[0], weights="fp8", **kw)  # type: ignore[arg-type]
+        assert run(cli, "plan", "--model", "llama-3.1-70b", "--weights", "fp8", *flags) == mine.to_dict()
+        assert mine.to_dict() != llmroof.plan(model="llama-3.1-70b", device=flags[1].split(":")[0], weights="fp8",
+                                              **{k: v for k, v in kw.items() if "link" not in k}).to_dict()  # type: ignore[arg-type]
     bf16_head = llmroof.users(model="llama-3.1-8b", device="l40s", min_tokens_per_s=20, weights="fp8")
     assert bf16_head.to_dict() != run(cli, "users", "--model", "llama-3.1-8b", "--device", "l40s", "--tps", "20",
                                       "--weights", "fp8", "--lm-head", "fp8")
