@@ -48,8 +48,10 @@ int cmd_moe(const options& o) {
     std::printf("  MTP: %d layer(s), %.2fB params, counted apart and not decoded\n", a.moe.mtp_layers, p.mtp / 1e9);
   }
   if (fit.fits) {
-    std::printf("  fits on %s: weights %s of %s usable\n", device_label(s).c_str(), gib(fit.weights).c_str(),
-                gib(fit.usable).c_str());
+    // The batches past the KV room are speeds of a deployment that cannot hold them.
+    std::printf("  fits on %s: weights %s of %s usable, KV room for %s sequences of %s tokens\n",
+                device_label(s).c_str(), gib(fit.weights).c_str(), gib(fit.usable).c_str(),
+                thousands(fit.max_users).c_str(), thousands(context).c_str());
   } else {
     std::printf("  does NOT fit on %s: weights %s, short by %s (%s)\n", device_label(s).c_str(), gib(fit.weights).c_str(),
                 gib(fit.short_by).c_str(), gb(fit.short_by).c_str());
