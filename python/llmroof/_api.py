@@ -15,7 +15,9 @@ import numpy as np
 
 from . import _core
 from ._rows import (
+    Alternative,
     ClosedLoop,
+    ClosedLoopLoad,
     CompareBatch,
     CurvePoint,
     DeploymentOptions,
@@ -25,6 +27,7 @@ from ._rows import (
     LayoutOptions,
     MoeBatch,
     MoeParameters,
+    OpenLoop,
     OpRow,
     PlanLoad,
     PlanOptions,
@@ -742,10 +745,28 @@ class Plan(_Report):
 
     @property
     def ttft(self) -> Phase:
+        """Prefill of ``prompt_tokens`` for one user on an empty cache: TTFT without queueing."""
         return Phase(self._data["ttft"])
 
+    model = _Field(str, "The model's catalog id (or the file's name).")
+    device = _Field(str, "The device's catalog id.")
+    devices = _Field(int, "Devices of the deployment.")
+    weights = _Field(str, "Weight format.")
+    kv = _Field(str, "KV-cache format.")
+    prompt_tokens = _Field(float, "Prompt of the TTFT estimate.")
     decode_curve = _Field(_rows(CurvePoint), "Decode speed at each context from 0 to the plan's, with the band.")
     curve_frame = _frame("decode_curve", "The decode curve, one row per context.", name="curve_frame")
+    alternatives = _Field(_rows(Alternative), "When it does not fit: each change alone that would (else empty).")
+    alternatives_frame = _frame("alternatives", "The alternatives, one row per change.")
+
+    @property
+    def load(self) -> ClosedLoopLoad | OpenLoop | None:
+        """The plan under load: a closed loop (``concurrency``, or more than one
+        of ``users``), an open loop (``rate``), or None for one user alone."""
+        v = self._data.get("load")
+        if v is None:
+            return None
+        return cast(OpenLoop, dict(v)) if "rate_requests_per_s" in v else cast(ClosedLoopLoad, dict(v))
 
     def __repr__(self) -> str:
         d = self._data

@@ -10,7 +10,9 @@ from collections.abc import Sequence
 from typing import TypedDict
 
 __all__ = [
+    "Alternative",
     "ClosedLoop",
+    "ClosedLoopLoad",
     "CompareBatch",
     "CurvePoint",
     "DeploymentOptions",
@@ -20,10 +22,12 @@ __all__ = [
     "LayoutOptions",
     "MoeBatch",
     "MoeParameters",
+    "OpenLoop",
     "OpRow",
     "PlanLoad",
     "PlanOptions",
     "RoutingSample",
+    "Saturation",
     "SkippedRow",
     "SweepDecodeOptions",
     "SweepOptions",
@@ -79,6 +83,61 @@ class ClosedLoop(TypedDict):
     output_tokens_per_s: float
     output_tokens_per_s_per_user: float
     prefill_share: float
+
+
+class Saturation(TypedDict):
+    """The most a deployment serves of a plan's request shape: requests/s,
+    output tokens/s, the users inside the engine and what stops more."""
+
+    requests_per_s: float
+    output_tokens_per_s: float
+    users: float
+    limit: str
+
+
+class _Saturated(TypedDict, total=False):
+    saturation: Saturation
+
+
+class ClosedLoopLoad(ClosedLoop, _Saturated):
+    """:attr:`Plan.load` of a closed loop (``concurrency``, or more than one
+    of ``users``): the loop and, where found, the deployment's saturation."""
+
+
+class OpenLoop(_Saturated):
+    """:attr:`Plan.load` at ``rate`` requests/s: steady-state users, M/D/1
+    prefill queue (TTFT), TPOT and throughput (0 when unstable), the highest
+    rate whose mean TTFT meets the target, and the saturation."""
+
+    rate_requests_per_s: float
+    stable: bool
+    users: float
+    capacity_requests_per_s: float
+    utilization: float
+    prefill_share: float
+    prefill_s: float
+    ttft_wait_s: float
+    ttft_s: float
+    tpot_s: float
+    tokens_per_s_per_user: float
+    tokens_per_s_total: float
+    ttft_target_s: float
+    max_rate_at_ttft_target: float
+
+
+class Alternative(TypedDict):
+    """One change that alone would make a plan fit (:attr:`Plan.alternatives`):
+    its users, context, devices and KV format, and the speed it would give."""
+
+    change: str
+    fits: bool
+    users: float
+    context: float
+    devices: int
+    kv: str
+    max_users_at_context: float
+    per_user_tokens_per_s_estimate: float
+    total_tokens_per_s_estimate: float
 
 
 class MoeParameters(TypedDict):

@@ -249,6 +249,7 @@ def test_every_typed_field_reads_a_key_of_its_report() -> None:
         llmroof.moe(model="qwen3-30b-a3b", device="h100-sxm", max_batch=16),
         llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm", max_batch=16),
         llmroof.kv_cache(model="gemma-3-27b", context=8192),
+        llmroof.plan(model="llama-3.1-8b", device="h100-sxm", users=4),
     ]
     for r in reports:
         fields = [(k, v) for klass in type(r).__mro__ for k, v in vars(klass).items() if isinstance(v, _Field)]
@@ -260,18 +261,33 @@ def test_every_typed_field_reads_a_key_of_its_report() -> None:
 def test_typed_rows_hold_exactly_the_keys_of_their_reports() -> None:
     # Each TypedDict names the keys the command's JSON has (no more, no fewer),
     # with value types that match, so `mypy --strict` users read real keys.
-    def check(kind: type, rows: list[Any]) -> None:
+    def check(kind: Any, rows: list[Any]) -> None:
         hints = typing.get_type_hints(kind)
         assert rows, kind.__name__
         for row in rows:
-            assert set(row) == set(hints), (kind.__name__, set(row) ^ set(hints))
+            assert set(kind.__required_keys__) <= set(row) <= set(hints), (kind.__name__, set(row) ^ set(hints))
             for key, value in row.items():
+                if hasattr(hints[key], "__required_keys__"):  # a nested TypedDict
+                    check(hints[key], [value])
+                    continue
                 expected = (float, int) if hints[key] is float else (typing.get_origin(hints[key]) or hints[key],)
                 assert isinstance(value, expected), (kind.__name__, key, value)
 
     p = llmroof.plan(model="llama-3.1-8b", device="h100-sxm", users=4)
     check(llmroof.CurvePoint, p.decode_curve)
     check(llmroof.OpRow, p.ttft.ops)
+    check(llmroof.ClosedLoopLoad, [p.load])
+    assert "saturation" in typing.cast(dict, p.load)
+    check(llmroof.OpenLoop, [llmroof.plan(model="llama-3.1-8b", device="h100-sxm", rate=2).load])
+    assert llmroof.plan(model="llama-3.1-8b", device="h100-sxm").load is None
+    seed = llmroof.plan(model="devstral-small-2-24b", device="rtx-pro-6000-blackwell", weights="fp8", users=4,
+                        context=131072)
+    check(llmroof.Alternative, seed.alternatives)
+    # The seed does not fit; fp8 KV would (DESIGN: 4 x 10 GiB at 131,072 tokens).
+    assert seed.alternatives[0]["change"] == "KV cache in fp8-e4m3" and seed.alternatives[0]["fits"]
+    assert (seed.model, seed.device, seed.devices, seed.weights, seed.prompt_tokens) == \
+        ("devstral-small-2-24b", "rtx-pro-6000-blackwell", 1, "fp8", 2048)
+    assert list(seed.alternatives_frame()["change"]) == [a["change"] for a in seed.alternatives]
     u = llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20)
     check(llmroof.ClosedLoop, [u.closed_loop])
     m = llmroof.moe(model="qwen3-30b-a3b", device="h100-sxm", max_batch=16)
