@@ -20,6 +20,7 @@ from ._rows import (
     ClosedLoopLoad,
     CompareBatch,
     CurvePoint,
+    DenseEquivalent,
     DeploymentOptions,
     Efficiency,
     EngineOptions,
@@ -35,6 +36,7 @@ from ._rows import (
     SkippedRow,
     SweepDecodeOptions,
     SweepOptions,
+    WeightsFit,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -465,6 +467,11 @@ _T = TypeVar("_T")
 _R = TypeVar("_R")
 
 
+def _row(kind: type[_R]) -> Callable[[Any], _R]:
+    """A report's JSON object as a typed row (a copy)."""
+    return lambda v: cast(_R, dict(v))
+
+
 def _rows(kind: type[_R]) -> Callable[[Any], list[_R]]:
     """A report's list of JSON objects as typed rows (``kind``: a TypedDict;
     copies, so editing one leaves the report alone)."""
@@ -688,13 +695,12 @@ class MoeReport(_AgainstBatch):
     the experts touched per layer and their spread."""
 
     routed_expert_params = _Field(float, "One expert's parameters x MoE layers.")
-    weights_crossover_batch = _Field(_optional_float, "First batch reading (within 1%) the dense weight bytes, or None.")
+    weights_crossover_batch = _Field(_optional_float, "First batch reading at least (to within 1%) the dense "
+                                                      "model's weight bytes per device, or None.")
     batches = _Field(_rows(MoeBatch), "Per batch: experts touched, bytes per step and tokens/s, MoE and dense.")
-
-    @property
-    def parameters(self) -> MoeParameters:
-        """Total and active parameters, and the routing (experts, top-k, shared)."""
-        return cast(MoeParameters, dict(self._data["parameters"]))
+    parameters = _Field(_row(MoeParameters), "Total and active parameters, and the routing (experts, top-k, shared).")
+    fit = _Field(_row(WeightsFit), "The weights against the deployment, and the KV room.")
+    dense_equivalent = _Field(_row(DenseEquivalent), "The dense model of the same total size.")
 
     @property
     def fits(self) -> bool:

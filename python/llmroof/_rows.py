@@ -15,6 +15,7 @@ __all__ = [
     "ClosedLoopLoad",
     "CompareBatch",
     "CurvePoint",
+    "DenseEquivalent",
     "DeploymentOptions",
     "Efficiency",
     "EngineOptions",
@@ -31,6 +32,7 @@ __all__ = [
     "SkippedRow",
     "SweepDecodeOptions",
     "SweepOptions",
+    "WeightsFit",
 ]
 
 
@@ -138,6 +140,29 @@ class Alternative(TypedDict):
     max_users_at_context: float
     per_user_tokens_per_s_estimate: float
     total_tokens_per_s_estimate: float
+
+
+class WeightsFit(TypedDict):
+    """Whether a model's weights fit the deployment (:attr:`MoeReport.fit`),
+    per device: bytes, what the engine may use, what they overrun, and the
+    sequences of the context the KV room holds."""
+
+    weights_fit: bool
+    weight_bytes: float
+    usable_bytes: float
+    short_bytes: float
+    max_users_at_context: float
+
+
+class DenseEquivalent(TypedDict):
+    """The dense model of a MoE model's total size (:attr:`MoeReport.dense_equivalent`):
+    its id, parameters, FFN width and layout on the same devices."""
+
+    model: str
+    params_total: float
+    ffn_size: int
+    tp: int
+    pp: int
 
 
 class MoeParameters(TypedDict):

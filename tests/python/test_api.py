@@ -293,6 +293,8 @@ def test_typed_rows_hold_exactly_the_keys_of_their_reports() -> None:
     m = llmroof.moe(model="qwen3-30b-a3b", device="h100-sxm", max_batch=16)
     check(llmroof.MoeParameters, [m.parameters])
     check(llmroof.MoeBatch, m.batches)
+    check(llmroof.WeightsFit, [m.fit])
+    check(llmroof.DenseEquivalent, [m.dense_equivalent])
     check(llmroof.CompareBatch, llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm",
                                                 max_batch=16).batches)
     check(llmroof.RoutingSample, [llmroof.simulate_routing(popularity=[0.5, 0.5], experts_per_token=1, tokens=4)])
