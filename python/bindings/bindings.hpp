@@ -6,6 +6,7 @@
 
 #include "llmroof/llmroof.hpp"
 #include "llmroof/engine_profile.hpp"
+#include "report/json.hpp"
 
 namespace llmroof::python {
 
@@ -28,6 +29,9 @@ py::dict device_to_dict(const device& d);
 /// the fields of `d` (a dict or None) overriding it.
 efficiency_profile profile_from_dict(const device& dev, const py::object& d, std::string_view engine = "vllm");
 py::dict profile_to_dict(const efficiency_profile& e);
+/// A report (the command's JSON) as Python objects: dict, list, str, int,
+/// float, bool, None; what every `*_report` returns, so no JSON text crosses.
+py::object to_python(const report::json& j);
 /// Engine settings from a dict of {memory_utilization, block_tokens,
 /// max_num_seqs, max_num_batched_tokens, max_model_len} (or None): the keys
 /// present override the engine's defaults; another key is an error.

@@ -15,7 +15,7 @@ void register_calibrate(py::module_& m) {
       [](const std::string& path, const std::string& scope) {
         const profile_scope sc = scope_from_name(scope);
         const measurement_set set = read_measurements(path);
-        return report::calibrate_json(set, sc, fit_profiles(set.rows, sc)).dump();
+        return to_python(report::calibrate_json(set, sc, fit_profiles(set.rows, sc)));
       },
       py::arg("path"), py::arg("scope"));
 
@@ -24,7 +24,7 @@ void register_calibrate(py::module_& m) {
       [](const std::string& path, bool refit) {
         const measurement_set set = read_measurements(path);
         if (set.rows.empty()) throw std::invalid_argument(path + ": no row could be mapped (see calibrate's skipped rows)");
-        return report::validate_json(set, validate(set.rows, refit), refit).dump();
+        return to_python(report::validate_json(set, validate(set.rows, refit), refit));
       },
       py::arg("path"), py::arg("refit"));
 }

@@ -272,9 +272,6 @@ device device_from_dict(const py::dict& d) {
   return dv;
 }
 
-namespace {
-
-/// A JSON value as Python objects (dict, list, str, int, float, bool, None).
 py::object to_python(const report::json& j) {
   if (j.is_object()) {
     py::dict d;
@@ -293,7 +290,6 @@ py::object to_python(const report::json& j) {
   return py::none();
 }
 
-}  // namespace
 
 // A profile's dict is the `efficiency` object of the command's JSON: one
 // list of its fields (report/json.cpp).
@@ -379,7 +375,7 @@ void register_catalog(py::module_& m) {
         const model_source src = read_model(path);
         py::dict out;
         out["fields"] = arch_to_dict(src.arch);
-        out["source"] = report::model_source_json(src).dump();
+        out["source"] = to_python(report::model_source_json(src));
         out["loaded_weight_bytes"] = loaded_weight_bytes(src, src.pr).value();
         return out;
       },

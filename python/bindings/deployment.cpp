@@ -251,13 +251,13 @@ void register_deployment(py::module_& m) {
             double sum = 0;
             for (double x : contexts) sum += x;
             const double mean = contexts.empty() ? 0 : sum / static_cast<double>(contexts.size());
-            return report::decode_json(c.setup, c.roofed(), p.counts.sequences, mean, p).dump();
+            return to_python(report::decode_json(c.setup, c.roofed(), p.counts.sequences, mean, p));
           },
           py::arg("batch"), py::arg("contexts"))
       .def(
           "prefill_report",
           [](const context& c, double prompt, double cached, double batch) {
-            return report::prefill_json(c.setup, batch, prompt, cached, c.prefill_of(prompt, cached, batch)).dump();
+            return to_python(report::prefill_json(c.setup, batch, prompt, cached, c.prefill_of(prompt, cached, batch)));
           },
           py::arg("prompt"), py::arg("cached"), py::arg("batch"))
       .def(
@@ -266,7 +266,7 @@ void register_deployment(py::module_& m) {
             detail::require_non_negative("context", context_tokens);
             detail::require_in("users", users, 1, 1e9);
             const kv_breakdown kv = break_down_kv(c.model, c.setup.pr.kv, context_tokens, c.setup.engine.block_tokens);
-            return report::kv_json(c.setup, context_tokens, users, kv).dump();
+            return to_python(report::kv_json(c.setup, context_tokens, users, kv));
           },
           py::arg("context"), py::arg("users"))
       .def(
@@ -292,7 +292,7 @@ void register_deployment(py::module_& m) {
             sc.output = output;
             const served_load load = serve_load(c.model, c.setup.pr, c.roofed(), sc, number(rate), number(concurrency),
                                                 make_seconds(ttft_target));
-            return py::make_tuple(report::plan_json(c.setup, c.roofed(), res, load, output).dump(), res.memory);
+            return py::make_tuple(to_python(report::plan_json(c.setup, c.roofed(), res, load, output)), res.memory);
           },
           py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("rate"), py::arg("output"),
           py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"))
@@ -306,7 +306,7 @@ void register_deployment(py::module_& m) {
             sc.output = output;
             const users_result u = max_users(c.model, c.setup.pr, c.roofed(), sc,
                                              make_tokens_per_second(min_tokens_per_s), make_seconds(ttft_target));
-            return report::users_json(c.setup, context_tokens, min_tokens_per_s, ttft_target, u, sc.output).dump();
+            return to_python(report::users_json(c.setup, context_tokens, min_tokens_per_s, ttft_target, u, sc.output));
           },
           py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"), py::arg("output"))
       .def(
@@ -314,7 +314,7 @@ void register_deployment(py::module_& m) {
           [](const context& c, double context_tokens, double max_batch) {
             detail::require_non_negative("context", context_tokens);
             const moe_analysis an = analyze_moe(c.model, c.setup.pr, c.roofed(), context_tokens, max_batch, c.setup.parallel);
-            return report::moe_json(c.setup, an, c.fit(context_tokens)).dump();
+            return to_python(report::moe_json(c.setup, an, c.fit(context_tokens)));
           },
           py::arg("context"), py::arg("max_batch"))
       .def(
@@ -324,7 +324,7 @@ void register_deployment(py::module_& m) {
             b.need_device();
             const model_comparison cmp = compare_decode(a.model, a.setup.pr, b.model, b.setup.pr, a.roofed(),
                                                         context_tokens, max_batch, a.setup.parallel);
-            return report::compare_json(a.setup, b.setup, cmp, a.fit(context_tokens), b.fit(context_tokens)).dump();
+            return to_python(report::compare_json(a.setup, b.setup, cmp, a.fit(context_tokens), b.fit(context_tokens)));
           },
           py::arg("other"), py::arg("context"), py::arg("max_batch"));
 }

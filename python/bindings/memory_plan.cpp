@@ -1,5 +1,5 @@
 // The memory plan as a compiled value: typed properties named as the
-// command's JSON `memory` object, that JSON (to_json), and pickling through
+// command's JSON `memory` object, that JSON as a dict (to_dict), and pickling through
 // its fields.
 #include <type_traits>
 
@@ -85,7 +85,7 @@ void register_memory_plan(py::module_& m) {
       })
       .def_property_readonly("shortfall_bytes", [](const memory_plan& p) { return p.shortfall().value(); })
       .def_property_readonly("headroom_bytes", [](const memory_plan& p) { return p.headroom().value(); })
-      .def("to_json", [](const memory_plan& p) { return report::memory_json(p).dump(); })
+      .def("to_dict", [](const memory_plan& p) { return to_python(report::memory_json(p)); })
       .def(py::pickle(
           [](const memory_plan& p) {
             py::tuple state(std::size(plan_fields));

@@ -11,7 +11,7 @@
 namespace llmroof::python {
 
 void register_moe(py::module_& m) {
-  m.def("moe_table_report", [] { return report::moe_table_json(moe_catalog()).dump(); });
+  m.def("moe_table_report", [] { return to_python(report::moe_table_json(moe_catalog())); });
 
   m.def(
       "simulate_routing",

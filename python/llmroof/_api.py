@@ -315,7 +315,7 @@ class Model:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or path (got {type(path).__name__})")
         r = _core.read_model(os.fspath(path))
-        return cls(r["fields"], json.loads(r["source"]), float(r["loaded_weight_bytes"]))
+        return cls(r["fields"], r["source"], float(r["loaded_weight_bytes"]))
 
     @classmethod
     def from_hf_config(cls, path: str | os.PathLike[str]) -> Model:
@@ -544,7 +544,7 @@ class _CompiledReport(_Report):
             if self._report is not None:
                 self._raw = self._report()
             else:  # a compiled result that serializes itself
-                self._raw = json.loads(self._compiled.to_json())
+                self._raw = self._compiled.to_dict()
         return self._raw
 
     @_data.setter
@@ -1128,7 +1128,7 @@ class Estimator:
 
     def decode_phase(self, *, batch: float = 1, context: float = 4096) -> Phase:
         """The decode step as a :class:`Phase` (per-op table, ``to_dict()``)."""
-        return Phase(json.loads(self._obj.decode_report(batch, [context]))["step"])
+        return Phase(self._obj.decode_report(batch, [context])["step"])
 
     @_takes(PlanLoad)
     def plan(self, **load: Unpack[PlanLoad]) -> Plan:
@@ -1154,11 +1154,11 @@ class Estimator:
         return MemoryPlan(compiled=self._obj.memory(_number("users", users), _number("context", context)))
 
     def _plan(self, args: tuple[Any, ...]) -> Plan:
-        text, memory = self._obj.plan_report(*args)
-        return Plan(_with_source(json.loads(text), self._model), memory=memory)
+        report, memory = self._obj.plan_report(*args)
+        return Plan(_with_source(report, self._model), memory=memory)
 
     def _users(self, args: tuple[float, ...]) -> Users:
-        return Users(_with_source(json.loads(self._obj.users_report(*args)), self._model))
+        return Users(_with_source(self._obj.users_report(*args), self._model))
 
 
 def _cacheable(x: object, kind: type) -> bool:
@@ -1221,7 +1221,7 @@ def decode(
         except (ValueError, TypeError):
             pass  # the path below raises the same errors the command does
         else:
-            return Phase(timing=timing, report=lambda: dict(json.loads(est.decode_report(b, [c]))["step"]))
+            return Phase(timing=timing, report=lambda: dict(est.decode_report(b, [c])["step"]))
     m, d = _model(model), _device(device)
     if isinstance(context, (list, tuple, np.ndarray)):
         contexts = [_number("context", c) for c in context]
@@ -1231,7 +1231,7 @@ def decode(
     else:
         contexts = [_number("context", context)]
         batch_v = _number("batch", batch)
-    return Phase(json.loads(_compile(m, d, **options).decode_report(batch_v, contexts))["step"])
+    return Phase(_compile(m, d, **options).decode_report(batch_v, contexts)["step"])
 
 
 @_takes(DeploymentOptions)
@@ -1258,7 +1258,7 @@ def prefill(
     """
     m, d = _model(model), _device(device)
     p, c, b = _number("prompt", prompt), _number("cached", cached), _number("batch", batch)
-    return Phase(json.loads(_compile(m, d, **options).prefill_report(p, c, b))["prefill"])
+    return Phase(_compile(m, d, **options).prefill_report(p, c, b)["prefill"])
 
 
 def kv_cache(
@@ -1278,7 +1278,7 @@ def kv_cache(
     kv_name = None if kv is None else _format_name("kv", kv)
     context_v, users_v = _number("context", context), _number("users", users)
     dep = _compile(m, None, kv=kv_name, engine=engine, block_tokens=block_tokens)
-    return KvCache(_with_source(json.loads(dep.kv_report(context_v, users_v)), m))
+    return KvCache(_with_source(dep.kv_report(context_v, users_v), m))
 
 
 def expected_distinct_experts(
@@ -1334,15 +1334,15 @@ def moe(
     """
     m = _model(model)
     dep = _compile(m, device, **options)
-    return MoeReport(_with_source(json.loads(dep.moe_report(_number("context", context, minimum=0),
-                                                            _number("max_batch", max_batch, minimum=1))), m))
+    return MoeReport(_with_source(dep.moe_report(_number("context", context, minimum=0),
+                                                 _number("max_batch", max_batch, minimum=1)), m))
 
 
 def moe_table() -> pd.DataFrame:
     """Total and active parameters of every catalog MoE model, with the active share."""
     import pandas as pd
 
-    return pd.DataFrame(json.loads(_core.moe_table_report())["models"])
+    return pd.DataFrame(_core.moe_table_report()["models"])
 
 
 @_takes(LayoutOptions)
@@ -1385,8 +1385,8 @@ def compare(
     if len(ws) != 2:
         raise ValueError("weights must be one format or two")
     first, second = (_compile(x, device, weights=w, kv=kv, **options) for x, w in ((a, ws[0]), (b, ws[1])))
-    report = json.loads(first.compare_report(second, _number("context", context, minimum=0),
-                                             _number("max_batch", max_batch, minimum=1)))
+    report = first.compare_report(second, _number("context", context, minimum=0),
+                                  _number("max_batch", max_batch, minimum=1))
     for side, m in (("first", a), ("second", b)):
         report[side] = _with_source(report[side], m)
     return Comparison(report)
@@ -1417,7 +1417,7 @@ def calibrate(path: str | os.PathLike[str], *, scope: str = "engine-kind") -> Ca
     (``to_dict()``: the ``llmroof calibrate --json`` report): fitted values with
     standard errors, residuals, and the rows that could not be mapped with the
     reason."""
-    return Calibration(json.loads(_core.calibrate_report(os.fspath(path), _text("scope", scope))))
+    return Calibration(_core.calibrate_report(os.fspath(path), _text("scope", scope)))
 
 
 def validate(path: str | os.PathLike[str], *, refit: bool = False) -> pd.DataFrame:
@@ -1449,7 +1449,7 @@ def validate(path: str | os.PathLike[str], *, refit: bool = False) -> pd.DataFra
 
     if not isinstance(refit, bool):
         raise TypeError(f"refit must be a bool (got {type(refit).__name__})")
-    report = json.loads(_core.validate_report(os.fspath(path), refit))
+    report = _core.validate_report(os.fspath(path), refit)
     frame = pd.DataFrame(report.pop("rows"))
     frame.attrs.update(report)
     return frame

@@ -129,7 +129,7 @@ def test_a_deployment_without_a_device_answers_only_device_free_questions() -> N
     bare = llmroof._core.Deployment(m, None, "bf16", "bf16", None, 1, None, None, None, "vllm", None, None)
     placed = llmroof._core.Deployment(m, llmroof.Device.get("h100-sxm").fields, "bf16", "bf16", None, 1, None, None,
                                       None, "vllm", None, None)
-    assert json.loads(bare.kv_report(4096, 1))["kv_bytes_per_token"] == 131072  # 32 layers x 2 x 8 x 128 x 2 B
+    assert bare.kv_report(4096, 1)["kv_bytes_per_token"] == 131072  # 32 layers x 2 x 8 x 128 x 2 B
     for ask in (lambda: bare.decode(1, 0), lambda: bare.moe_report(0, 8), lambda: placed.compare_report(bare, 0, 8),
                 lambda: bare.compare_report(placed, 0, 8)):
         with pytest.raises(ValueError, match="device is required for this question"):
