@@ -6,8 +6,7 @@ pin them to the reports."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TypedDict
+from typing import Sequence, TypedDict
 
 __all__ = [
     "Alternative",

@@ -10,6 +10,7 @@ import subprocess
 import typing
 from typing import Any, Callable
 
+import pandas as pd
 import pytest
 
 import llmroof
@@ -57,6 +58,20 @@ def test_signature_and_docs_show_every_keyword_with_its_default(fn: Callable[...
     assert "{options}" not in doc
     headings = {w.strip() for line in doc.splitlines() if not line.startswith(" ") for w in line.split(",")}
     assert set(names) <= headings, set(names) - headings
+
+
+def test_each_keyword_has_one_type_in_its_typed_dict_and_where_its_default_is_decided() -> None:
+    # The typed dicts (what mypy checks) and _compile / _plan_args / _sweep
+    # (where defaults are decided) name each keyword's type alike.
+    from llmroof import _api
+
+    sources = {llmroof.EngineOptions: (_api._compile,), llmroof.PlanLoad: (_api._plan_args,),
+               llmroof.SweepDecodeOptions: (_api._sweep,)}
+    for options, (source,) in sources.items():
+        declared = typing.get_type_hints(options)
+        decided = typing.get_type_hints(source, localns={"pd": pd})  # pandas is imported only for type checks there
+        for name, kind in declared.items():
+            assert decided[name] == kind, (options.__name__, name, kind, decided[name])
 
 
 def test_type_hints_are_the_shown_keywords() -> None:
