@@ -1175,6 +1175,20 @@ def _resolved(model: ModelLike, device: DeviceLike, options: tuple[tuple[str, An
     return _compile(_model(model), device, **dict(options))
 
 
+def _cached(model: ModelLike, device: DeviceLike, options: DeploymentOptions,
+            question: Callable[[_core.Deployment], Phase]) -> Phase | None:
+    """``question`` of the cached deployment, for catalog names or built
+    objects (not files, which may change between calls) without a custom
+    profile; None where the deployment is not cacheable or the question
+    refuses (the uncached path then raises the command's error)."""
+    if not (_cacheable(model, Model) and _cacheable(device, Device) and options.get("efficiency") is None):
+        return None
+    try:
+        return question(_resolved(model, device, tuple(sorted(options.items()))))
+    except (ValueError, TypeError):
+        return None
+
+
 @_takes(DeploymentOptions)
 def decode(
     *,
@@ -1209,19 +1223,14 @@ def decode(
     ValueError, TypeError
         A value out of range or of the wrong type (the message names the field).
     """
-    if (_cacheable(model, Model) and _cacheable(device, Device) and options.get("efficiency") is None
-            and not isinstance(context, (list, tuple, np.ndarray))):
-        # Catalog names or built objects (not files, which may change between
-        # calls): the deployment is resolved once and cached, each call is one
-        # compiled estimate.
-        try:
-            est = _resolved(model, device, tuple(sorted(options.items())))
+    if not isinstance(context, (list, tuple, np.ndarray)):
+        def step(est: _core.Deployment) -> Phase:
             b, c = _number("batch", batch), _number("context", context)
-            timing = est.decode(b, c)
-        except (ValueError, TypeError):
-            pass  # the path below raises the same errors the command does
-        else:
-            return Phase(timing=timing, report=lambda: dict(est.decode_report(b, [c])["step"]))
+            return Phase(timing=est.decode(b, c), report=lambda: dict(est.decode_report(b, [c])["step"]))
+
+        cached = _cached(model, device, options, step)
+        if cached is not None:
+            return cached
     m, d = _model(model), _device(device)
     if isinstance(context, (list, tuple, np.ndarray)):
         contexts = [_number("context", c) for c in context]
@@ -1256,9 +1265,12 @@ def prefill(
         New tokens per sequence, tokens already cached before them, sequences.
     {options}
     """
-    m, d = _model(model), _device(device)
-    p, c, b = _number("prompt", prompt), _number("cached", cached), _number("batch", batch)
-    return Phase(_compile(m, d, **options).prefill_report(p, c, b)["prefill"])
+    def fill(est: _core.Deployment) -> Phase:
+        p, c, b = _number("prompt", prompt), _number("cached", cached), _number("batch", batch)
+        return Phase(timing=est.prefill(p, c, b), report=lambda: dict(est.prefill_report(p, c, b)["prefill"]))
+
+    cached_phase = _cached(model, device, options, fill)
+    return cached_phase if cached_phase is not None else fill(_compile(_model(model), _device(device), **options))
 
 
 def kv_cache(
