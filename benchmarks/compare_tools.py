@@ -10,7 +10,7 @@ each tool's predicted tokens/s beside llmroof's bound and estimate.
     python benchmarks/compare_tools.py [--venv DIR] [--repeat N]
 
 llmroof's time per estimate is measured two ways: one Python call
-(`llmroof.decode`, JSON round trip included) and amortised over a vectorised
+(`llmroof.decode` or `llmroof.prefill`, the cached deployment) and amortised over a vectorised
 sweep (`llmroof.sweep_decode`, the way design spaces are meant to be swept).
 """
 from __future__ import annotations
