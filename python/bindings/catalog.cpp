@@ -1,6 +1,7 @@
 // Catalog lookups and the dict round trip of architectures and devices.
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -286,7 +287,11 @@ py::object to_python(const report::json& j) {
   if (j.is_string()) return py::str(j.get<std::string>());
   if (j.is_boolean()) return py::bool_(j.get<bool>());
   if (j.is_number_integer()) return py::int_(j.get<long long>());
-  if (j.is_number()) return py::float_(j.get<double>());
+  if (j.is_number()) {
+    // As the command's JSON prints them: a NaN or an infinity is null.
+    const double v = j.get<double>();
+    return std::isfinite(v) ? py::object(py::float_(v)) : py::object(py::none());
+  }
   return py::none();
 }
 

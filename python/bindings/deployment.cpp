@@ -234,7 +234,7 @@ void register_deployment(py::module_& m) {
           "prefill",
           [](const context& c, double prompt, double cached, double batch) {
             detail::require_in("prompt", prompt, 1, 1e9);
-            detail::require_in("cached", cached, 0, 1e9);
+            detail::require_tokens("cached", cached);
             detail::require_in("batch", batch, 1, 1e9);
             return c.prefill_of(prompt, cached, batch);
           },

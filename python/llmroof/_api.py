@@ -444,7 +444,7 @@ class _Report:
 
     def to_dict(self) -> dict[str, Any]:
         """The report as plain data (the ``llmroof --json`` schema)."""
-        return json.loads(json.dumps(self._data))  # type: ignore[no-any-return]
+        return cast(dict[str, Any], _copy(self._data))
 
     def __getitem__(self, key: str) -> Any:
         """A key of the command's JSON (``to_dict()[key]``), for code written
@@ -467,15 +467,24 @@ _T = TypeVar("_T")
 _R = TypeVar("_R")
 
 
+def _copy(v: Any) -> Any:
+    """A deep copy of a report's data (dicts, lists and scalars), so that
+    editing what a report hands out leaves the report alone."""
+    if isinstance(v, dict):
+        return {k: _copy(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_copy(x) for x in v]
+    return v
+
+
 def _row(kind: type[_R]) -> Callable[[Any], _R]:
-    """A report's JSON object as a typed row (a copy)."""
-    return lambda v: cast(_R, dict(v))
+    """A report's JSON object as a typed row (``kind``: a TypedDict; a copy)."""
+    return lambda v: cast(_R, _copy(v))
 
 
 def _rows(kind: type[_R]) -> Callable[[Any], list[_R]]:
-    """A report's list of JSON objects as typed rows (``kind``: a TypedDict;
-    copies, so editing one leaves the report alone)."""
-    return lambda v: [cast(_R, dict(x)) for x in v]
+    """A report's list of JSON objects as typed rows (copies)."""
+    return lambda v: [cast(_R, _copy(x)) for x in v]
 
 
 def _frame(rows: str, doc: str, *, drop: str = "", name: str = "") -> Callable[[Any], pd.DataFrame]:
@@ -762,7 +771,8 @@ class Plan(_Report):
     prompt_tokens = _Field(float, "Prompt of the TTFT estimate.")
     decode_curve = _Field(_rows(CurvePoint), "Decode speed at each context from 0 to the plan's, with the band.")
     curve_frame = _frame("decode_curve", "The decode curve, one row per context.", name="curve_frame")
-    alternatives = _Field(_rows(Alternative), "When it does not fit: each change alone that would (else empty).")
+    alternatives = _Field(_rows(Alternative), "When it does not fit: each change alone, with whether it then "
+                                              "fits and its speed (else empty).")
     alternatives_frame = _frame("alternatives", "The alternatives, one row per change.")
 
     @property
@@ -772,7 +782,7 @@ class Plan(_Report):
         v = self._data.get("load")
         if v is None:
             return None
-        return cast(OpenLoop, dict(v)) if "rate_requests_per_s" in v else cast(ClosedLoopLoad, dict(v))
+        return cast(OpenLoop, _copy(v)) if "rate_requests_per_s" in v else cast(ClosedLoopLoad, _copy(v))
 
     def __repr__(self) -> str:
         d = self._data
@@ -1170,9 +1180,9 @@ def _cacheable(x: object, kind: type) -> bool:
 
 
 @functools.lru_cache(maxsize=128)
-def _resolved(model: ModelLike, device: DeviceLike, options: tuple[tuple[str, Any], ...]) -> _core.Deployment:
+def _resolved(model: ModelLike, device: DeviceLike, options: tuple[tuple[str, str, Any], ...]) -> _core.Deployment:
     """_compile of catalog names or built objects, once per deployment."""
-    return _compile(_model(model), device, **dict(options))
+    return _compile(_model(model), device, **{k: v for k, _, v in options})
 
 
 def _cached(model: ModelLike, device: DeviceLike, options: DeploymentOptions,
@@ -1184,7 +1194,8 @@ def _cached(model: ModelLike, device: DeviceLike, options: DeploymentOptions,
     if not (_cacheable(model, Model) and _cacheable(device, Device) and options.get("efficiency") is None):
         return None
     try:
-        return question(_resolved(model, device, tuple(sorted(options.items()))))
+        # The key holds each value's type: True and 1 are equal, but only 1 is a valid pp.
+        return question(_resolved(model, device, tuple(sorted((k, type(v).__name__, v) for k, v in options.items()))))
     except (ValueError, TypeError):
         return None
 
@@ -1231,7 +1242,7 @@ def decode(
         cached = _cached(model, device, options, step)
         if cached is not None:
             return cached
-    m, d = _model(model), _device(device)
+    dep = _compile(_model(model), _device(device), **options)  # the deployment first, as the command checks it
     if isinstance(context, (list, tuple, np.ndarray)):
         contexts = [_number("context", c) for c in context]
         if not contexts:
@@ -1240,7 +1251,7 @@ def decode(
     else:
         contexts = [_number("context", context)]
         batch_v = _number("batch", batch)
-    return Phase(_compile(m, d, **options).decode_report(batch_v, contexts)["step"])
+    return Phase(dep.decode_report(batch_v, contexts)["step"])
 
 
 @_takes(DeploymentOptions)

@@ -22,8 +22,8 @@ __all__ = [
     "LayoutOptions",
     "MoeBatch",
     "MoeParameters",
-    "OpenLoop",
     "OpRow",
+    "OpenLoop",
     "PlanLoad",
     "PlanOptions",
     "RoutingSample",
@@ -127,8 +127,9 @@ class OpenLoop(_Saturated):
 
 
 class Alternative(TypedDict):
-    """One change that alone would make a plan fit (:attr:`Plan.alternatives`):
-    its users, context, devices and KV format, and the speed it would give."""
+    """One change to a plan that does not fit, alone (:attr:`Plan.alternatives`):
+    whether it then fits, its users, context, devices and KV format, and the
+    speed it would give."""
 
     change: str
     fits: bool
@@ -142,9 +143,9 @@ class Alternative(TypedDict):
 
 
 class WeightsFit(TypedDict):
-    """Whether a model's weights fit the deployment (:attr:`MoeReport.fit`),
-    per device: bytes, what the engine may use, what they overrun, and the
-    sequences of the context the KV room holds."""
+    """Whether a model's weights fit the deployment (:attr:`MoeReport.fit`):
+    bytes per device, what the engine may use of each, what they overrun, and
+    the sequences of the context the deployment's KV room holds."""
 
     weights_fit: bool
     weight_bytes: float

@@ -49,9 +49,10 @@ int cmd_moe(const options& o) {
   }
   if (fit.fits) {
     // The batches past the KV room are speeds of a deployment that cannot hold them.
-    std::printf("  fits on %s: weights %s of %s usable, KV room for %s sequences of %s tokens\n",
-                device_label(s).c_str(), gib(fit.weights).c_str(), gib(fit.usable).c_str(),
-                thousands(fit.max_users).c_str(), thousands(context).c_str());
+    const std::string room =
+        context > 0 ? ", KV room for " + thousands(fit.max_users) + " sequences of " + thousands(context) + " tokens" : "";
+    std::printf("  fits on %s: weights %s of %s usable%s\n", device_label(s).c_str(), gib(fit.weights).c_str(),
+                gib(fit.usable).c_str(), room.c_str());
   } else {
     std::printf("  does NOT fit on %s: weights %s, short by %s (%s)\n", device_label(s).c_str(), gib(fit.weights).c_str(),
                 gib(fit.short_by).c_str(), gb(fit.short_by).c_str());

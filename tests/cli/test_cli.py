@@ -141,6 +141,9 @@ check("compare needs two", r.returncode == 2 and "compare needs exactly two --mo
 # refused as "ep > 1 needs a Mixture-of-Experts model" for the twin itself).
 r = run("moe", "--model", "deepseek-v3", "--device", "h200:8", "--ep", "8", "--weights", "fp8", "--max-batch", "64")
 check("moe ep 8", r.returncode == 0 and "(EP 8)" in r.stdout and "dense same-total" in r.stdout, r.stderr)
+check("moe kv room", "KV room for 704 sequences of 4,096 tokens" in r.stdout, r.stdout)
+r = run("moe", "--model", "qwen3-30b-a3b", "--device", "h100-sxm", "--context", "0", "--max-batch", "4")
+check("moe no kv room at context 0", r.returncode == 0 and "KV room" not in r.stdout, r.stdout)
 r = run("moe", "--model", "llama-3.1-8b", "--device", "h100-sxm")
 check("moe dense model", r.returncode == 2 and "is dense" in r.stderr, r.stderr)
 

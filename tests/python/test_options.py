@@ -142,3 +142,31 @@ def test_options_pass_through_as_a_dict() -> None:
     assert est.plan(users=4).to_dict() == llmroof.plan(model="llama-3.1-70b", device="h100-sxm", users=4, **opts).to_dict()
     step = llmroof.decode(model="llama-3.1-70b", device="h100-sxm", weights="fp8", engine="sglang", devices=2)
     assert step.estimate_s == pytest.approx(est.decode(batch=1, context=4096).estimate_s, rel=1e-12)
+
+
+def test_the_cached_deployment_answers_and_refuses_as_the_uncached_one() -> None:
+    # decode() and prefill() by catalog ids reuse one resolved deployment;
+    # efficiency={} takes the path that resolves each time.
+    kw: dict[str, Any] = dict(model="llama-3.1-8b", device="h100-sxm")
+    for fn in (llmroof.decode, llmroof.prefill):
+        assert fn(**kw).to_dict() == fn(**kw, efficiency={}).to_dict()
+    for extra in ({}, {"efficiency": {}}):
+        with pytest.raises(ValueError, match=r"^cached must be >= 0 \(got -1\)$"):
+            llmroof.prefill(**kw, **extra, prompt=10, cached=-1)
+    # The cache key holds each value's type: True equals 1 but is no pipeline degree.
+    llmroof.prefill(**kw, pp=1)
+    for fn in (llmroof.decode, llmroof.prefill):
+        with pytest.raises(TypeError, match="pp must be an int"):
+            fn(**kw, pp=True)
+
+
+def test_what_a_report_hands_out_is_a_copy() -> None:
+    p = llmroof.plan(model="llama-3.1-8b", device="h100-sxm", users=4)
+    load = typing.cast(dict, p.load)
+    before = load["saturation"]["users"]
+    load["saturation"]["users"] = -1
+    p.decode_curve[0]["context"] = -1
+    p.to_dict()["memory"]["users"] = -1
+    assert typing.cast(dict, p.load)["saturation"]["users"] == before
+    assert p.decode_curve[0]["context"] == 0
+    assert p.to_dict()["memory"]["users"] == 4
