@@ -18,8 +18,7 @@ double median(std::vector<double> v) {
 }
 
 phase_timing measured_decode_step(const measurement& m, const efficiency_profile& e, double batch, double context) {
-  if (m.plan.devices() == 1) return decode_step(m.arch, m.pr, roofline(m.dev, e), batch, context);
-  return decode_step_parallel(m.arch, m.pr, m.dev, e, m.plan, batch, context);
+  return scenario_decode(m.arch, m.pr, roofline(m.dev, e), m.plan, batch, context);
 }
 
 namespace {

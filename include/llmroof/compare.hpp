@@ -17,6 +17,8 @@ struct model_comparison {
   double context = 0;
   param_counts first_params;   ///< model a's parameters
   param_counts second_params;  ///< model b's
+  parallel_plan first_layout;   ///< model a's layout on the plan's devices (layout_for)
+  parallel_plan second_layout;  ///< model b's
   std::vector<double> batches;
   std::vector<phase_timing> first;   ///< model a at each batch
   std::vector<phase_timing> second;  ///< model b at each batch
@@ -40,7 +42,9 @@ inline model_comparison compare_decode(const architecture& a, const precision& p
   out.context = context;
   out.first_params = count_parameters(a);
   out.second_params = count_parameters(b);
-  const parallel_plan p_a = layout_for(a, p), p_b = layout_for(b, p);
+  out.first_layout = layout_for(a, p);
+  out.second_layout = layout_for(b, p);
+  const parallel_plan &p_a = out.first_layout, &p_b = out.second_layout;
   for (double n = 1; n <= max_batch; n *= 2) {
     out.batches.push_back(n);
     out.first.push_back(scenario_decode(a, pa, r, p_a, n, context));
@@ -90,8 +94,7 @@ struct routing_row {
 /// A MoE model against the dense model of its total size.
 struct moe_analysis {
   architecture dense;        ///< dense_equivalent(a, true)
-  parallel_plan dense_layout;  ///< the twin's layout on the same devices (layout_for)
-  model_comparison decode;   ///< first: the MoE model, second: the dense one
+  model_comparison decode;   ///< first: the MoE model, second: the dense one (its layout: second_layout)
   std::vector<routing_row> routing;  ///< per batch of `decode`
   double routed_expert_params = 0;  ///< one expert's parameters x MoE layers
   /// First batch at which the MoE step reads at least as many weight bytes
@@ -105,8 +108,7 @@ struct moe_analysis {
 inline moe_analysis analyze_moe(const architecture& a, const precision& pr, const roofline& r, double context,
                                 double max_batch = 1024, const parallel_plan& p = {}) {
   if (!a.is_moe()) throw std::invalid_argument("model '" + a.id + "' is dense: 'moe' needs a Mixture-of-Experts model");
-  moe_analysis out{dense_equivalent(a, true), {}, {}, {}, expert_params(a) * a.num_moe_layers(), std::nullopt};
-  out.dense_layout = layout_for(out.dense, p);
+  moe_analysis out{dense_equivalent(a, true), {}, {}, expert_params(a) * a.num_moe_layers(), std::nullopt};
   out.decode = compare_decode(a, pr, out.dense, pr, r, context, max_batch, p);
   for (std::size_t i = 0; i < out.decode.batches.size(); ++i) {
     const double n = out.decode.batches[i];
@@ -119,11 +121,14 @@ inline moe_analysis analyze_moe(const architecture& a, const precision& pr, cons
   }
   // The MoE step converges on the dense one from below as the batch touches
   // every expert.
-  const auto weights_at = [&](const architecture& m, double n) {
-    return count_decode_parallel(m, pr, r.dev(), layout_for(m, p), n, context).weight_bytes().value();
+  const auto weights_at = [&](const architecture& m, const parallel_plan& q, double n) {
+    return count_decode_parallel(m, pr, r.dev(), q, n, context).weight_bytes().value();
   };
-  out.weights_crossover =
-      detail::first_batch([&](double n) { return weights_at(a, n) >= 0.99 * weights_at(out.dense, n); }, max_batch);
+  out.weights_crossover = detail::first_batch(
+      [&](double n) {
+        return weights_at(a, out.decode.first_layout, n) >= 0.99 * weights_at(out.dense, out.decode.second_layout, n);
+      },
+      max_batch);
   return out;
 }
 

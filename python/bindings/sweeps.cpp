@@ -157,10 +157,10 @@ void for_each_point(const std::vector<combo>& cs, Eigen::Index n, int threads, B
 
 // Decode steps of `batch` sequences at `context` tokens, every combination.
 py::dict sweep_decode(const std::vector<combo>& cs, const Eigen::Ref<const column>& batch,
-                      const Eigen::Ref<const column>& context, Eigen::Index rows, int threads) {
+                      const Eigen::Ref<const column>& context, int threads) {
   columns out({"combo", "tpot_s_bound", "tpot_s_estimate", "bytes_per_step", "weight_bytes_per_step",
                "kv_read_bytes_per_step", "flop_per_step", "fits", "compute_bound"},
-              rows);
+              batch.size() * static_cast<Eigen::Index>(cs.size()));
   for_each_point(cs, batch.size(), threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
     const phase_timing p = scenario_decode(k.model, k.pr, r, k.plan, batch[i], context[i]);
     const bool fit =
@@ -178,8 +178,9 @@ py::dict sweep_decode(const std::vector<combo>& cs, const Eigen::Ref<const colum
 
 // Prefills of `prompt` tokens after `cached` ones, every combination.
 py::dict sweep_prefill(const std::vector<combo>& cs, const Eigen::Ref<const column>& prompt,
-                       const Eigen::Ref<const column>& cached, Eigen::Index rows, int threads) {
-  columns out({"combo", "ttft_s_bound", "ttft_s_estimate", "flop", "bytes"}, rows);
+                       const Eigen::Ref<const column>& cached, int threads) {
+  columns out({"combo", "ttft_s_bound", "ttft_s_estimate", "flop", "bytes"},
+              prompt.size() * static_cast<Eigen::Index>(cs.size()));
   for_each_point(cs, prompt.size(), threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
     const phase_timing p = k.plan.devices() == 1
                                ? prefill(k.model, k.pr, r, prompt[i], cached[i])
@@ -224,8 +225,7 @@ void register_sweeps(py::module_& m) {
         const bool decode = phase == "decode";
         check_axes(x, decode ? "batch" : "prompt", 1, y, decode ? "context" : "cached", 0);
         const auto cs = combos(models, devs, weights, kvs, devices, profile, engine, overrides_from(settings));
-        const Eigen::Index rows = x.size() * static_cast<Eigen::Index>(cs.size());
-        return decode ? sweep_decode(cs, x, y, rows, threads) : sweep_prefill(cs, x, y, rows, threads);
+        return decode ? sweep_decode(cs, x, y, threads) : sweep_prefill(cs, x, y, threads);
       },
       py::arg("phase"), py::arg("models"), py::arg("devices"), py::arg("weights"), py::arg("kvs"), py::arg("x"),
       py::arg("y"), py::arg("n_devices"), py::arg("profile"), py::arg("engine"), py::arg("settings"),

@@ -74,8 +74,8 @@ int cmd_moe(const options& o) {
               an.decode.second_params.total() / 1e9);
   if (s.parallel.ep > 1) {
     // Expert parallelism splits only experts: the twin takes the devices as TP (x PP).
-    std::printf(", on the same devices as TP %d%s", an.dense_layout.tp,
-                an.dense_layout.pp > 1 ? (" x PP " + std::to_string(an.dense_layout.pp)).c_str() : "");
+    const parallel_plan& twin = an.decode.second_layout;
+    std::printf(", on the same devices as TP %d%s", twin.tp, twin.pp > 1 ? (" x PP " + std::to_string(twin.pp)).c_str() : "");
   }
   std::printf("\n");
   if (!an.weights_crossover) {

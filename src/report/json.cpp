@@ -432,8 +432,8 @@ json moe_json(const setup& s, const moe_analysis& m, const weights_fit& fit) {
   j["dense_equivalent"] = {{"model", m.dense.id},
                            {"params_total", c.second_params.total()},
                            {"ffn_size", m.dense.ffn_size},
-                           {"tp", m.dense_layout.tp},
-                           {"pp", m.dense_layout.pp}};
+                           {"tp", c.second_layout.tp},
+                           {"pp", c.second_layout.pp}};
   j["weights_crossover_batch"] = m.weights_crossover ? json(*m.weights_crossover) : json(nullptr);
   j["speed_crossover_batch"] = c.speed_crossover ? json(*c.speed_crossover) : json(nullptr);
   j["batches"] = rows;

@@ -103,7 +103,7 @@ TEST_CASE("analyze_moe under expert parallelism: the dense twin is tensor parall
   CHECK(w.tp == 16);
   CHECK(w.pp == 9);
   const moe_analysis m = analyze_moe(a, pr, r, 4096, 64, ep);
-  CHECK(m.dense_layout.tp == q.tp);
+  CHECK(m.decode.second_layout.tp == q.tp);
   // bf16 twin of ~30.5B split over 2 devices: ~30.5 GB read per device per step.
   const double twin_bytes = m.decode.second[0].counts.weight_bytes().value();
   CHECK(twin_bytes == doctest::Approx(count_decode_parallel(twin, pr, r.dev(), q, 1, 4096).weight_bytes().value()));
