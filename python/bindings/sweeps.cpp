@@ -1,7 +1,8 @@
 // Vectorised sweeps: every (model, device, weights, kv) combination times
 // every point of flat (batch, context) or (prompt, context) arrays, computed
-// with the GIL released into Eigen column arrays, split over threads.
+// with the GIL released into numpy arrays, split over threads.
 #include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <Eigen/Core>
@@ -72,25 +73,54 @@ void check_axes(const Eigen::Ref<const column>& x, const char* x_name, double x_
   for (Eigen::Index i = 0; i < y.size(); ++i) detail::require_in(y_name, y[i], y_lo, 1e12);
 }
 
-// A sweep's result columns, named in the order a row sets them.
+// A sweep's result: every number column in one row-major block (a row per
+// column, so the DataFrame takes the block without copying it) and the flag
+// columns as bools, named in the order a point sets them. Rows run
+// combination-major (for_each_point), so a row's combination is row / points.
+// The arrays are numpy's from the start: numpy asks the kernel for huge pages
+// for large arrays, so first touching a million points' ~100 MB costs ~11 ms
+// instead of ~45 ms of page faults (the write is most of a sweep's cost past
+// the estimates). Built with the GIL held; set() runs without it.
 class columns {
  public:
-  columns(std::initializer_list<const char*> names, Eigen::Index rows) : names_(names), data_(names.size()) {
-    for (column& c : data_) c.resize(rows);
+  columns(std::initializer_list<const char*> numbers, std::initializer_list<const char*> flags, Eigen::Index rows)
+      : numbers_(numbers), flags_(flags), rows_(rows),
+        values_({static_cast<py::ssize_t>(numbers.size()), static_cast<py::ssize_t>(rows)}),
+        numbers_at_(values_.mutable_data()) {
+    for (std::size_t i = 0; i < flags_.size(); ++i) {
+      flag_values_.emplace_back(static_cast<py::ssize_t>(rows));
+      flags_at_.push_back(flag_values_.back().mutable_data());
+    }
   }
-  void set(Eigen::Index row, std::initializer_list<double> values) {
-    auto v = values.begin();
-    for (column& c : data_) c[row] = *v++;
+
+  void set(Eigen::Index row, std::initializer_list<double> numbers, std::initializer_list<bool> flags) {
+    double* v = numbers_at_ + row;
+    for (double x : numbers) {
+      *v = x;
+      v += rows_;
+    }
+    auto f = flags_at_.begin();
+    for (bool x : flags) (*f++)[row] = x;
   }
-  [[nodiscard]] py::dict to_dict() const {
+
+  /// {"names": [...], "values": float64[names, rows], "flags": {name: bool[rows]}}.
+  [[nodiscard]] py::dict take() const {
+    py::dict flags;
+    for (std::size_t i = 0; i < flags_.size(); ++i) flags[flags_[i]] = flag_values_[i];
     py::dict out;
-    for (std::size_t i = 0; i < names_.size(); ++i) out[names_[i]] = data_[i];
+    out["names"] = numbers_;
+    out["values"] = values_;
+    out["flags"] = flags;
     return out;
   }
 
  private:
-  std::vector<const char*> names_;
-  std::vector<column> data_;
+  std::vector<const char*> numbers_, flags_;
+  Eigen::Index rows_;
+  py::array_t<double> values_;
+  double* numbers_at_;
+  std::vector<py::array_t<bool>> flag_values_;
+  std::vector<bool*> flags_at_;
 };
 
 // Calls body(combo, roofline, i, j) for point i of every combination (j: its
@@ -158,9 +188,10 @@ void for_each_point(const std::vector<combo>& cs, Eigen::Index n, int threads, B
 // Decode steps of `batch` sequences at `context` tokens, every combination.
 py::dict sweep_decode(const std::vector<combo>& cs, const Eigen::Ref<const column>& batch,
                       const Eigen::Ref<const column>& context, int threads) {
-  columns out({"combo", "tpot_s_bound", "tpot_s_estimate", "bytes_per_step", "weight_bytes_per_step",
-               "kv_read_bytes_per_step", "flop_per_step", "fits", "compute_bound"},
-              batch.size() * static_cast<Eigen::Index>(cs.size()));
+  columns out({"batch", "context", "tpot_s_bound", "tpot_s_estimate", "bytes_per_step", "weight_bytes_per_step",
+               "kv_read_bytes_per_step", "flop_per_step", "tokens_per_s_per_user_estimate",
+               "tokens_per_s_per_user_bound", "tokens_per_s_total_estimate"},
+              {"fits", "compute_bound"}, batch.size() * static_cast<Eigen::Index>(cs.size()));
   for_each_point(cs, batch.size(), threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
     const phase_timing p = scenario_decode(k.model, k.pr, r, k.plan, batch[i], context[i]);
     const bool fit =
@@ -169,26 +200,29 @@ py::dict sweep_decode(const std::vector<combo>& cs, const Eigen::Ref<const colum
                   batch[i] * kv_bytes_per_sequence(k.model, k.pr.kv, context[i], k.engine.block_tokens).value() <=
                       k.kv_budget
             : plan_memory_parallel(k.model, k.pr, k.dev, k.plan, batch[i], context[i], k.engine).fits;
-    out.set(j, {static_cast<double>(&k - cs.data()), p.bound.value(), p.estimate.value(),
-                p.counts.total_bytes().value(), p.counts.weight_bytes().value(), p.counts.kv_read_bytes().value(),
-                p.counts.total_flop().value(), fit ? 1.0 : 0.0, p.limit() == bottleneck::compute ? 1.0 : 0.0});
+    out.set(j, {batch[i], context[i], p.bound.value(), p.estimate.value(), p.counts.total_bytes().value(),
+             p.counts.weight_bytes().value(), p.counts.kv_read_bytes().value(), p.counts.total_flop().value(),
+             1.0 / p.estimate.value(), 1.0 / p.bound.value(), batch[i] / p.estimate.value()},
+            {fit, p.limit() == bottleneck::compute});
   });
-  return out.to_dict();
+  return out.take();
 }
 
 // Prefills of `prompt` tokens after `cached` ones, every combination.
 py::dict sweep_prefill(const std::vector<combo>& cs, const Eigen::Ref<const column>& prompt,
                        const Eigen::Ref<const column>& cached, int threads) {
-  columns out({"combo", "ttft_s_bound", "ttft_s_estimate", "flop", "bytes"},
-              prompt.size() * static_cast<Eigen::Index>(cs.size()));
+  columns out({"prompt", "cached", "ttft_s_bound", "ttft_s_estimate", "flop", "bytes",
+               "prefill_tokens_per_s_estimate"},
+              {}, prompt.size() * static_cast<Eigen::Index>(cs.size()));
   for_each_point(cs, prompt.size(), threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
     const phase_timing p = k.plan.devices() == 1
                                ? prefill(k.model, k.pr, r, prompt[i], cached[i])
                                : prefill_parallel(k.model, k.pr, k.dev, k.profile, k.plan, prompt[i], cached[i]);
-    out.set(j, {static_cast<double>(&k - cs.data()), p.bound.value(), p.estimate.value(),
-                p.counts.total_flop().value(), p.counts.total_bytes().value()});
+    out.set(j, {prompt[i], cached[i], p.bound.value(), p.estimate.value(), p.counts.total_flop().value(),
+             p.counts.total_bytes().value(), prompt[i] / p.estimate.value()},
+            {});
   });
-  return out.to_dict();
+  return out.take();
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 # Stubs of the compiled core; tests/python/test_stubs.py fails when they drift.
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +24,13 @@ def default_profile(device: dict[str, Any]) -> dict[str, Any]: ...
 def count_parameters(model: dict[str, Any]) -> dict[str, float]: ...
 def read_model(path: str) -> dict[str, Any]: ...
 def expected_distinct_experts(num_experts: int, experts_per_token: int, tokens: float) -> float: ...
+class _SweepColumns(TypedDict):
+    """What `sweep` hands over: the number columns as the rows of one block
+    (in `names` order) and the bool columns; rows run combination-major."""
+    names: list[str]
+    values: npt.NDArray[np.float64]
+    flags: dict[str, npt.NDArray[np.bool_]]
+
 def sweep(
     phase: str,
     models: list[dict[str, Any]],
@@ -37,7 +44,7 @@ def sweep(
     engine: str,
     settings: Mapping[str, float] | None,
     threads: int,
-) -> dict[str, npt.NDArray[np.float64]]: ...
+) -> _SweepColumns: ...
 def moe_table_report() -> dict[str, Any]: ...
 def simulate_routing(
     popularity: list[float], experts_per_token: int, tokens: int, trials: int, seed: int, ranks: int

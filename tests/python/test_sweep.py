@@ -22,6 +22,34 @@ def test_sweep_matches_single_estimates() -> None:
                                "tokens_per_s_per_user_estimate", "tokens_per_s_total_estimate"}
 
 
+def test_sweep_columns_their_order_and_types() -> None:
+    df = llmroof.sweep_decode(model=["llama-3.1-8b", "qwen3-30b-a3b"], device="h100-sxm", weights=["bf16", "fp8"],
+                              batch=[1, 64], context=[0, 131072])
+    assert list(df.columns) == [
+        "model", "device", "weights", "kv", "batch", "context", "tpot_s_bound", "tpot_s_estimate", "bytes_per_step",
+        "weight_bytes_per_step", "kv_read_bytes_per_step", "flop_per_step", "tokens_per_s_per_user_estimate",
+        "tokens_per_s_per_user_bound", "tokens_per_s_total_estimate", "fits", "compute_bound"]
+    assert all(df[c].dtype == "category" for c in ("model", "device", "weights", "kv"))
+    assert df["fits"].dtype == bool and df["compute_bound"].dtype == bool
+    # Rows run combination-major: model, then device, weights, kv; the grid inside each.
+    assert df["model"].tolist() == ["llama-3.1-8b"] * 8 + ["qwen3-30b-a3b"] * 8
+    assert df["weights"].tolist()[:8] == ["bf16"] * 4 + ["fp8"] * 4
+    assert df["batch"].tolist()[:4] == [1, 1, 64, 64] and df["context"].tolist()[:4] == [0, 131072, 0, 131072]
+    # The rates the core writes are the same divisions as the times' reciprocals.
+    assert (df["tokens_per_s_per_user_estimate"] == 1 / df["tpot_s_estimate"]).all()
+    assert (df["tokens_per_s_per_user_bound"] == 1 / df["tpot_s_bound"]).all()
+    assert (df["tokens_per_s_total_estimate"] == df["batch"] / df["tpot_s_estimate"]).all()
+    # A frame's columns are its own: writing one leaves a second sweep alike.
+    again = llmroof.sweep_decode(model=["llama-3.1-8b", "qwen3-30b-a3b"], device="h100-sxm",
+                                 weights=["bf16", "fp8"], batch=[1, 64], context=[0, 131072])
+    df.loc[0, "tpot_s_estimate"] = -1.0
+    assert again.loc[0, "tpot_s_estimate"] > 0 and df.loc[1, "tpot_s_estimate"] > 0
+    pre = llmroof.sweep_prefill(model="llama-3.1-8b", device="l4", prompt=[128, 2048])
+    assert list(pre.columns) == ["model", "device", "weights", "kv", "prompt", "cached", "ttft_s_bound",
+                                 "ttft_s_estimate", "flop", "bytes", "prefill_tokens_per_s_estimate"]
+    assert (pre["prefill_tokens_per_s_estimate"] == pre["prompt"] / pre["ttft_s_estimate"]).all()
+
+
 def test_sweep_fits_flag_follows_memory() -> None:
     df = llmroof.sweep_decode(model="devstral-small-2-24b", device="rtx-pro-6000-blackwell", weights="fp8",
                               batch=[2, 3], context=131072)
