@@ -420,16 +420,19 @@ const calibration_result* profile_table::fit_for(const device& d, const std::str
 
 efficiency_profile profile_table::for_row(const device& d, const std::string& engine) const {
   if (const auto* f = fit_for(d, engine)) {
-    // The band of a fitted profile is its fit's standard errors.
-    efficiency_profile e = f->profile;
-    e.memory_sd = f->memory_sd;
-    e.compute_sd = f->compute_sd;
-    e.per_step_sd = make_seconds(f->per_step_sd);
-    e.per_kernel_sd = make_seconds(f->per_kernel_sd);
-    e.per_request_sd = make_seconds(f->per_request_sd);
-    return e;
+    return f->banded();
   }
   return default_profile(d);
+}
+
+efficiency_profile calibration_result::banded() const {
+  efficiency_profile e = profile;
+  e.memory_sd = memory_sd;
+  e.compute_sd = compute_sd;
+  e.per_step_sd = make_seconds(per_step_sd);
+  e.per_kernel_sd = make_seconds(per_kernel_sd);
+  e.per_request_sd = make_seconds(per_request_sd);
+  return e;
 }
 
 bool ships(const calibration_result& r) {
@@ -442,14 +445,9 @@ bool ships(const calibration_result& r) {
 
 void write_profile_rows(std::ostream& out, const profile_table& t) {
   out << detail::fitted_row_columns;
-  const auto tiny = [](double v) { return v < 1e-9 ? 0.0 : v; };  // an overhead fitted to nothing
   for (const auto& [key, r] : t.fits) {
     if (key.empty() || !ships(r)) continue;
-    const efficiency_profile& e = r.profile;
-    detail::write_row(out, {key.c_str(), e.memory, r.memory_sd, e.compute, r.compute_sd, e.attention,
-                            tiny(e.per_step.value()), r.per_step_sd, tiny(e.per_kernel.value()), r.per_kernel_sd,
-                            e.kv_memory, e.compute_half_rows, e.stream_cap, e.per_request.value(), r.per_request_sd, e.low_precision,
-                            static_cast<int>(r.points), r.median_ape});
+    detail::write_row(out, detail::row_of(key.c_str(), r.banded(), static_cast<int>(r.points), r.median_ape));
   }
 }
 

@@ -143,21 +143,7 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
     for (const auto& f : fitted) {
       if (key != f.key) continue;
       e.name = "fitted " + key;
-      e.memory = f.memory;
-      e.memory_sd = f.memory_sd;
-      e.compute = f.compute;
-      e.compute_sd = f.compute_sd;
-      e.attention = f.attention;
-      e.per_step = make_seconds(f.per_step);
-      e.per_step_sd = make_seconds(f.per_step_sd);
-      e.per_kernel = make_seconds(f.per_kernel);
-      e.per_kernel_sd = make_seconds(f.per_kernel_sd);
-      e.kv_memory = f.kv_memory;
-      e.low_precision = f.low_precision;
-      e.compute_half_rows = f.compute_half_rows;
-      e.stream_cap = f.stream_cap;
-      e.per_request = make_seconds(f.per_request);
-      e.per_request_sd = make_seconds(f.per_request_sd);
+      detail::apply_row(f, e);
       e.source = "fitted to " + std::to_string(f.points) + " points of data/measured/calibration.csv (in-sample MdAPE " +
                  std::to_string(static_cast<int>(std::lround(100 * f.median_ape))) + "%)";
       return e;

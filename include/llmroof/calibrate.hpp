@@ -108,6 +108,10 @@ struct calibration_result {
   std::vector<double> residuals;  ///< log(prediction / measurement) per row
   double median_ape = 0;          ///< median absolute percentage error, 0..1
   std::size_t points = 0;
+
+  /// The fitted profile with the fit's spreads as its band (the *_sd fields
+  /// above; 0 where a field was not fitted).
+  [[nodiscard]] efficiency_profile banded() const;
 };
 
 /// Fits `start`'s fields in `fields` to `rows`. Throws std::invalid_argument

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "llmroof/calibrate.hpp"
+#include "llmroof/detail/fitted_row.hpp"
 
 using namespace llmroof;
 
@@ -394,4 +395,40 @@ TEST_CASE("shipped profile rows: fits with both shares pinned, in the reader's c
   CHECK(text.find("loose") == std::string::npos);
   CHECK(text.find("unfitted") == std::string::npos);
   CHECK(text.find("{\"\"") == std::string::npos);  // the global fit never ships
+}
+
+TEST_CASE("a shipped row reads back as the banded profile it was written from") {
+  calibration_result r;
+  r.profile.memory = 0.81;
+  r.profile.compute = 0.62;
+  r.profile.attention = 0.45;
+  r.profile.per_step = make_seconds(1.5e-3);
+  r.profile.per_kernel = make_seconds(7e-6);
+  r.profile.kv_memory = 0.9;
+  r.profile.compute_half_rows = 48;
+  r.profile.stream_cap = 1.2e12;
+  r.profile.per_request = make_seconds(4e-3);
+  r.profile.low_precision = 0.66;
+  r.memory_sd = 0.05;
+  r.compute_sd = 0.07;
+  r.per_step_sd = 4e-4;
+  r.per_kernel_sd = 1e-6;
+  r.per_request_sd = 2e-3;
+  const efficiency_profile banded = r.banded();
+  CHECK(banded.memory_sd == 0.05);  // the fit's spread, not the profile's class default
+  CHECK(banded.per_step_sd.value() == 4e-4);
+  const detail::fitted_row row = detail::row_of("k", banded, 30, 0.09);
+  std::ostringstream out;
+  detail::write_row(out, row);
+  CHECK(out.str() == "{\"k\", 0.81, 0.05, 0.62, 0.07, 0.45, 0.0015, 0.0004, 7e-06, 1e-06, 0.9, 48, 1.2e+12, 0.004, "
+                     "0.002, 0.66, 30, 0.09},\n");
+  efficiency_profile back;  // class defaults in every field
+  detail::apply_row(row, back);
+  detail::for_each_column(row, [&](double v, auto field) { CHECK(detail::column_value(back.*field) == v); });
+  CHECK(back.per_step.value() == 1.5e-3);
+  CHECK(back.per_request_sd.value() == 2e-3);
+  CHECK(back.stream_cap == 1.2e12);
+  // An overhead fitted to less than a nanosecond is written as none.
+  r.profile.per_kernel = make_seconds(1e-12);
+  CHECK(detail::row_of("k", r.banded(), 1, 0).per_kernel == 0);
 }

@@ -1,9 +1,11 @@
 // One shipped efficiency profile as a row of src/profiles_fitted.inc: the
 // writer (calibrate.hpp, write_profile_rows) and the reader (default_profile)
-// share this type and its column order.
+// share this type, its column order and which profile field each column holds.
 #pragma once
 
 #include <ostream>
+
+#include "llmroof/roofline.hpp"
 
 namespace llmroof::detail {
 
@@ -15,6 +17,50 @@ struct fitted_row {
   double median_ape;
 };
 
+/// Calls visit(column, &efficiency_profile::field) for each number column of
+/// `r` in file order: the one list of what a row holds (seconds in seconds).
+template <class Row, class Visit>
+void for_each_column(Row& r, Visit&& visit) {
+  visit(r.memory, &efficiency_profile::memory);
+  visit(r.memory_sd, &efficiency_profile::memory_sd);
+  visit(r.compute, &efficiency_profile::compute);
+  visit(r.compute_sd, &efficiency_profile::compute_sd);
+  visit(r.attention, &efficiency_profile::attention);
+  visit(r.per_step, &efficiency_profile::per_step);
+  visit(r.per_step_sd, &efficiency_profile::per_step_sd);
+  visit(r.per_kernel, &efficiency_profile::per_kernel);
+  visit(r.per_kernel_sd, &efficiency_profile::per_kernel_sd);
+  visit(r.kv_memory, &efficiency_profile::kv_memory);
+  visit(r.compute_half_rows, &efficiency_profile::compute_half_rows);
+  visit(r.stream_cap, &efficiency_profile::stream_cap);
+  visit(r.per_request, &efficiency_profile::per_request);
+  visit(r.per_request_sd, &efficiency_profile::per_request_sd);
+  visit(r.low_precision, &efficiency_profile::low_precision);
+}
+
+inline double column_value(double v) { return v; }
+inline double column_value(seconds v) { return v.value(); }
+inline void set_from_column(double& field, double v) { field = v; }
+inline void set_from_column(seconds& field, double v) { field = make_seconds(v); }
+
+/// The profile fields a row sets, on top of `e`.
+inline void apply_row(const fitted_row& r, efficiency_profile& e) {
+  for_each_column(r, [&](double v, auto field) { set_from_column(e.*field, v); });
+}
+
+/// The row of `e` (an overhead fitted to less than a nanosecond writes 0).
+inline fitted_row row_of(const char* key, const efficiency_profile& e, int points, double median_ape) {
+  fitted_row r{};
+  r.key = key;
+  for_each_column(r, [&](double& v, auto field) {
+    v = column_value(e.*field);
+    if (v < 1e-9) v = 0;
+  });
+  r.points = points;
+  r.median_ape = median_ape;
+  return r;
+}
+
 /// The column legend the generated file starts with.
 inline constexpr const char* fitted_row_columns =
     "// key, eta_m, sd, eta_c, sd, attention, per_step s, sd, per_kernel s, sd, kv_memory, compute_half_rows,\n"
@@ -23,10 +69,9 @@ inline constexpr const char* fitted_row_columns =
 
 /// One row as the C++ initializer the generated file holds (6 significant digits).
 inline void write_row(std::ostream& out, const fitted_row& r) {
-  out << "{\"" << r.key << "\", " << r.memory << ", " << r.memory_sd << ", " << r.compute << ", " << r.compute_sd
-      << ", " << r.attention << ", " << r.per_step << ", " << r.per_step_sd << ", " << r.per_kernel << ", "
-      << r.per_kernel_sd << ", " << r.kv_memory << ", " << r.compute_half_rows << ", " << r.stream_cap << ", "
-      << r.per_request << ", " << r.per_request_sd << ", " << r.low_precision << ", " << r.points << ", " << r.median_ape << "},\n";
+  out << "{\"" << r.key << '"';
+  for_each_column(r, [&](double v, auto) { out << ", " << v; });
+  out << ", " << r.points << ", " << r.median_ape << "},\n";
 }
 
 }  // namespace llmroof::detail
