@@ -139,6 +139,23 @@ const config_row config_rows[] = {
 };
 // clang-format on
 
+/// A dense decoder from data/models_recalled.csv (its config.json as recalled).
+struct recalled_row {
+  const char* id;
+  const char* name;
+  const char* family;
+  int layers, hidden, heads, kv_heads, head_dim, ffn, vocab, context;
+  bool qkv_bias, tied_embeddings;
+  double published_b;
+  const char* source;
+};
+
+// clang-format off
+const recalled_row recalled_rows[] = {
+#include "catalog_recalled_models.inc"
+};
+// clang-format on
+
 std::vector<std::string> split_bars(std::string_view s) {
   std::vector<std::string> out;
   while (!s.empty()) {
@@ -307,56 +324,15 @@ std::vector<architecture> build() {
     a.moe = {.num_experts = 8, .experts_per_token = 2, .expert_ffn = 14336};
     m.push_back(with_published(std::move(a), 46.7, 12.9));
   }
-  {
-    // Well-known architectures without a shipped config.json.
-    auto a = gqa("tinyllama-1.1b", "TinyLlama-1.1B", "llama", 22, 2048, 32, 4, 64, 5632, 32000, 2048,
-                 "TinyLlama/TinyLlama-1.1B-Chat-v1.0 config.json (22 layers, hidden 2048, 32 heads, 4 KV heads, "
-                 "FFN 5632, vocab 32000, 2048 context) as recalled, not shipped here [unverified here]; "
-                 "model card 1.1B");
-    m.push_back(with_published(std::move(a), 1.1));
-    auto b = gqa("glm-4-32b", "GLM-4-32B-0414", "glm4", 61, 6144, 48, 2, 128, 23040, 151552, 32768,
-                 "THUDM/GLM-4-32B-0414 config.json (Glm4ForCausalLM: 61 layers, hidden 6144, 48 heads, 2 KV "
-                 "heads, head dim 128, FFN 23040, vocab 151552, attention bias on q/k/v) as recalled, not shipped "
-                 "here [unverified here]; model card 32B");
-    b.qkv_bias = true;
-    m.push_back(with_published(std::move(b), 32));
-  }
-  {
-    // Well-known dense decoders from their config.json as recalled, not shipped
-    // here [unverified here]; each published size checks the shape (the
-    // architecture test counts parameters against it).
-    const std::string recalled = " config.json as recalled, not shipped here [unverified here]; model card ";
-    auto q05 = gqa("qwen2.5-0.5b", "Qwen2.5-0.5B", "qwen2", 24, 896, 14, 2, 64, 4864, 151936, 32768,
-                   "Qwen/Qwen2.5-0.5B" + recalled + "0.49B (tied embeddings)");
-    q05.qkv_bias = true;
-    q05.tied_embeddings = true;
-    m.push_back(with_published(std::move(q05), 0.49));
-    m.push_back(qwen25("qwen2.5-coder-14b", "Qwen2.5-Coder-14B", 48, 5120, 40, 8, 13824, 14.7,
-                       "Qwen/Qwen2.5-Coder-14B" + recalled + "14.7B (the Qwen2.5-14B shape)"));
-    m.push_back(with_published(gqa("phi-3-mini", "Phi-3-mini-4k", "phi3", 32, 3072, 32, 32, 96, 8192, 32064, 4096,
-                                   "microsoft/Phi-3-mini-4k-instruct" + recalled + "3.8B"), 3.82));
-    m.push_back(with_published(gqa("phi-3-medium", "Phi-3-medium-4k", "phi3", 40, 5120, 40, 10, 128, 17920, 32064, 4096,
-                                   "microsoft/Phi-3-medium-4k-instruct" + recalled + "14B"), 14.0));
-    m.push_back(with_published(gqa("phi-4", "Phi-4", "phi3", 40, 5120, 40, 10, 128, 17920, 100352, 16384,
-                                   "microsoft/phi-4" + recalled + "14.7B"), 14.7));
-    m.push_back(with_published(gqa("mistral-7b-v0.2", "Mistral-7B-v0.2", "mistral", 32, 4096, 32, 8, 128, 14336, 32000, 32768,
-                                   "mistralai/Mistral-7B-Instruct-v0.2" + recalled + "7.24B (no sliding window, vocab 32000)"), 7.24));
-    m.push_back(with_published(gqa("mistral-small-24b", "Mistral-Small-24B-2501", "mistral", 40, 5120, 32, 8, 128, 32768, 131072, 32768,
-                                   "mistralai/Mistral-Small-24B-Base-2501" + recalled + "24B (23.6B)"), 23.6));
-    m.push_back(with_published(gqa("mistral-large-2", "Mistral-Large-2407", "mistral", 88, 12288, 96, 8, 128, 28672, 32768, 131072,
-                                   "mistralai/Mistral-Large-Instruct-2407" + recalled + "123B"), 123));
-    m.push_back(with_published(gqa("codestral-22b", "Codestral-22B-v0.1", "mistral", 56, 6144, 48, 8, 128, 16384, 32768, 32768,
-                                   "mistralai/Codestral-22B-v0.1" + recalled + "22.2B"), 22.2));
-    auto s17 = gqa("smollm2-1.7b", "SmolLM2-1.7B", "llama", 24, 2048, 32, 32, 64, 8192, 49152, 8192,
-                   "HuggingFaceTB/SmolLM2-1.7B" + recalled + "1.71B (tied embeddings)");
-    s17.tied_embeddings = true;
-    m.push_back(with_published(std::move(s17), 1.71));
-    auto s360 = gqa("smollm2-360m", "SmolLM2-360M", "llama", 32, 960, 15, 5, 64, 2560, 49152, 8192,
-                    "HuggingFaceTB/SmolLM2-360M" + recalled + "0.36B (tied embeddings)");
-    s360.tied_embeddings = true;
-    m.push_back(with_published(std::move(s360), 0.362));
-    m.push_back(with_published(gqa("yi-1.5-9b", "Yi-1.5-9B", "llama", 48, 4096, 32, 4, 128, 11008, 64000, 4096,
-                                   "01-ai/Yi-1.5-9B" + recalled + "8.83B"), 8.83));
+  // Well-known dense decoders without a shipped config.json: each published
+  // size checks the recalled shape (the architecture test counts parameters
+  // against it).
+  for (const recalled_row& r : recalled_rows) {
+    auto a = gqa(r.id, r.name, r.family, r.layers, r.hidden, r.heads, r.kv_heads, r.head_dim, r.ffn, r.vocab,
+                 r.context, r.source);
+    a.qkv_bias = r.qkv_bias;
+    a.tied_embeddings = r.tied_embeddings;
+    m.push_back(with_published(std::move(a), r.published_b));
   }
   {
     // Qwen3-Coder-30B-A3B: the Qwen3-30B-A3B shape (48 layers, 128 experts,

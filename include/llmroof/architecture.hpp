@@ -30,21 +30,21 @@ constexpr std::string_view to_string(layer_kind k) { return detail::enum_name(k,
 /// Multi-head Latent Attention (DeepSeek-V2/V3, Kimi K2). q_lora_rank 0
 /// means a direct Q projection.
 struct mla_dims {
-  int q_lora_rank = 0;
-  int kv_lora_rank = 0;
-  int qk_nope_head_dim = 0;
-  int qk_rope_head_dim = 0;
-  int v_head_dim = 0;
+  int q_lora_rank = 0;       ///< rank of the compressed query (0: a direct Q projection)
+  int kv_lora_rank = 0;      ///< width of the KV latent each token caches per layer
+  int qk_nope_head_dim = 0;  ///< query/key dimensions per head without rotary position
+  int qk_rope_head_dim = 0;  ///< rotary dimensions per head; the key's, shared by all heads, are cached beside the latent
+  int v_head_dim = 0;        ///< value dimensions per head
 };
 
 /// Linear attention / Gated DeltaNet layers (Qwen3-Next): a constant state
 /// per sequence instead of a KV cache.
 struct linear_attention_dims {
-  int num_key_heads = 0;
-  int num_value_heads = 0;
+  int num_key_heads = 0;    ///< query/key heads of the delta rule
+  int num_value_heads = 0;  ///< value heads; each holds a key_head_dim x value_head_dim state
   int key_head_dim = 0;
   int value_head_dim = 0;
-  int conv_kernel = 0;
+  int conv_kernel = 0;  ///< tokens of the short causal convolution, whose last conv_kernel - 1 inputs are kept
 };
 
 /// Mixture-of-Experts fields. num_experts 0 means a dense model.
