@@ -10,41 +10,41 @@ from __future__ import annotations
 M = ["--model", "llama-3.1-8b", "--device", "h100-sxm"]
 P = ["plan", *M]
 
+
+def plan_file(path: str) -> list[str]:
+    """`plan` of the corpus file or folder `path` on one H100."""
+    return ["plan", "--model", "{D}/" + path, "--device", "h100-sxm"]
+
+
 # (name, argv, expected text in the one error line)
 CLI: list[tuple[str, list[str], str]] = [
     # Crashes: stack overflow, recursion.
-    ("deep json", ["plan", "--model", "{D}/deep/config.json", "--device", "h100-sxm"],
-     "JSON nested deeper than 64 levels"),
-    ("self index", ["plan", "--model", "{D}/self_index/model.safetensors.index.json", "--device", "h100-sxm"],
+    ("deep json", plan_file("deep/config.json"), "JSON nested deeper than 64 levels"),
+    ("self index", plan_file("self_index/model.safetensors.index.json"),
      "must name a .safetensors shard (got 'model.safetensors.index.json')"),
-    ("mutual index", ["plan", "--model", "{D}/mutual_index/model.safetensors.index.json", "--device", "h100-sxm"],
+    ("mutual index", plan_file("mutual_index/model.safetensors.index.json"),
      "must name a .safetensors shard (got 'other.index.json')"),
-    ("aliased shard", ["plan", "--model", "{D}/alias_shard/model.safetensors.index.json", "--device", "h100-sxm"],
-     "read twice"),
+    ("aliased shard", plan_file("alias_shard/model.safetensors.index.json"), "read twice"),
     # Memory and hangs: sizes against sense, non-regular files.
-    ("9 GiB array", ["plan", "--model", "{D}/huge_array.gguf", "--device", "h100-sxm"],
-     "array of 9663676416 elements (limit 16777216)"),
-    ("tensor count size/25", ["plan", "--model", "{D}/many_tensors.gguf", "--device", "h100-sxm"],
-     "tensor count 429496728 (limit 1048576)"),
-    ("key count size/14", ["plan", "--model", "{D}/many_keys.gguf", "--device", "h100-sxm"],
-     "metadata count 766958444 (limit 1048576)"),
+    ("9 GiB array", plan_file("huge_array.gguf"), "array of 9663676416 elements (limit 16777216)"),
+    ("tensor count size/25", plan_file("many_tensors.gguf"), "tensor count 429496728 (limit 1048576)"),
+    ("key count size/14", plan_file("many_keys.gguf"), "metadata count 766958444 (limit 1048576)"),
     ("validate /dev/zero", ["validate", "/dev/zero"], "/dev/zero: is a device, not a regular file"),
     ("calibrate /dev/urandom", ["calibrate", "/dev/urandom"], "/dev/urandom: is a device, not a regular file"),
-    ("fifo json", ["plan", "--model", "{D}/fifo.json", "--device", "h100-sxm"], "is a FIFO, not a regular file"),
-    ("symlink loop", ["plan", "--model", "{D}/loop.json", "--device", "h100-sxm"], "loop.json: symbolic link loop"),
+    ("fifo json", plan_file("fifo.json"), "is a FIFO, not a regular file"),
+    ("symlink loop", plan_file("loop.json"), "loop.json: symbolic link loop"),
     ("folder csv", ["validate", "{D}/folder.json"], "is a folder, not a file"),
     ("missing csv", ["validate", "{D}/nothing.csv"], "nothing.csv: no such file"),
     # Tensor sizes against the data.
-    ("truncated gguf data", ["plan", "--model", "{D}/truncated_data.gguf", "--device", "h100-sxm"],
+    ("truncated gguf data", plan_file("truncated_data.gguf"),
      "tensor 'token_embd.weight': 65536 bytes at data offset 0 exceed the 1000 data bytes of the file"),
-    ("tensor past file", ["plan", "--model", "{D}/tensor_past_file.gguf", "--device", "h100-sxm"],
+    ("tensor past file", plan_file("tensor_past_file.gguf"),
      "tensor 'token_embd.weight': 281474976710656 bytes at data offset 0 exceed"),
-    ("aliased gguf tensors", ["plan", "--model", "{D}/aliased_tensors.gguf", "--device", "h100-sxm"],
-     "data at offset 0 overlaps tensor"),
-    ("overlapping safetensors", ["plan", "--model", "{D}/overlap", "--device", "h100-sxm"], "overlap tensor"),
-    ("billion experts", ["plan", "--model", "{D}/billion_experts.gguf", "--device", "h100-sxm"],
+    ("aliased gguf tensors", plan_file("aliased_tensors.gguf"), "data at offset 0 overlaps tensor"),
+    ("overlapping safetensors", plan_file("overlap"), "overlap tensor"),
+    ("billion experts", plan_file("billion_experts.gguf"),
      "architecture.moe.num_experts must be <= 1000000 (got 1000000000)"),
-    ("experts vs tensors", ["plan", "--model", "{D}/experts_mismatch.gguf", "--device", "h100-sxm"],
+    ("experts vs tensors", plan_file("experts_mismatch.gguf"),
      "metadata 'llama.expert_count' is 64 but tensor 'blk.0.ffn_gate_exps.weight' holds 8 experts"),
     # Overflow into plausible answers.
     ("context 1e300", [*P, "--context", "1e300"], "context must be <= 1e9 tokens (got 1e+300)"),
@@ -62,13 +62,12 @@ CLI: list[tuple[str, list[str], str]] = [
     ("q4_0 kv sglang", [*P, "--kv", "q4_0", "--engine", "sglang"],
      "kv format 'q4_0' is not a KV cache type of engine 'sglang'"),
     ("awq kv", [*P, "--kv", "awq-int4"], "kv format 'awq-int4' is a weight format, not a KV cache format"),
-    ("zero-bit quantization", ["plan", "--model", "{D}/zero_bits.json", "--device", "h100-sxm"],
-     "quantization_config bits must be >= 1 (got 0)"),
+    ("zero-bit quantization", plan_file("zero_bits.json"), "quantization_config bits must be >= 1 (got 0)"),
     ("gpu as host", [*P, "--engine", "llama.cpp", "--kv", "q8_0", "--offload", "0.5", "--host", "h100-sxm"],
      "offload.host must be a CPU ('h100-sxm' is a datacenter device)"),
     ("context 0", [*P, "--context", "0"], "context must be >= 1 token (got 0)"),
     # Quadratic or unbounded work.
-    ("100k ignore patterns", ["plan", "--model", "{D}/many_ignores.json", "--device", "h100-sxm"],
+    ("100k ignore patterns", plan_file("many_ignores.json"),
      "quantization_config ignore list has 100000 patterns (limit 256"),
     # Silently ignored or coerced input.
     ("stray word", [*P, "extra"], "unexpected argument 'extra' for 'plan'"),
