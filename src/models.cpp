@@ -485,31 +485,19 @@ std::string model_key(std::string_view name, bool strip = true) {
   return out;
 }
 
-/// Fine-tunes whose model card names the base architecture: key fragment ->
-/// base id. Matched on the normalised name.
+/// A fine-tune whose model card names its base architecture (from
+/// data/models_fine_tunes.csv): a fragment of the normalised name -> base id.
 struct fine_tune {
   const char* fragment;
   const char* base;
   const char* card;
 };
 
+// clang-format off
 constexpr fine_tune fine_tunes[] = {
-    {"distill-qwen-1.5b", "qwen2.5-1.5b", "DeepSeek-R1-Distill-Qwen-1.5B: from Qwen2.5-Math-1.5B (Qwen2.5-1.5B shape)"},
-    {"distill-qwen-7b", "qwen2.5-7b", "DeepSeek-R1-Distill-Qwen-7B: from Qwen2.5-Math-7B (Qwen2.5-7B shape)"},
-    {"distill-qwen-14b", "qwen2.5-14b", "DeepSeek-R1-Distill-Qwen-14B: from Qwen2.5-14B"},
-    {"distill-qwen-32b", "qwen2.5-32b", "DeepSeek-R1-Distill-Qwen-32B: from Qwen2.5-32B"},
-    {"distill-llama-8b", "llama-3.1-8b", "DeepSeek-R1-Distill-Llama-8B: from Llama-3.1-8B"},
-    {"distill-llama-70b", "llama-3.3-70b", "DeepSeek-R1-Distill-Llama-70B: from Llama-3.3-70B-Instruct"},
-    {"openhermes-2.5-mistral-7b", "mistral-7b-v0.1", "OpenHermes-2.5-Mistral-7B: a Mistral-7B-v0.1 fine-tune"},
-    {"openhermes-2-mistral-7b", "mistral-7b-v0.1", "OpenHermes-2-Mistral-7B: a Mistral-7B-v0.1 fine-tune"},
-    {"hermes-2-pro-mistral-7b", "mistral-7b-v0.1", "Hermes-2-Pro-Mistral-7B: a Mistral-7B-v0.1 fine-tune"},
-    {"zephyr-7b", "mistral-7b-v0.1", "zephyr-7b-beta: a Mistral-7B-v0.1 fine-tune"},
-    {"glm-z1-32b", "glm-4-32b", "GLM-Z1-32B-0414: GLM-4-32B-0414 with reasoning training"},
-    {"glm-z1-rumination-32b", "glm-4-32b", "GLM-Z1-Rumination-32B-0414: from GLM-4-32B-0414"},
-    {"qwq-32b", "qwen2.5-32b", "QwQ-32B: from Qwen2.5-32B"},
-    {"tinyllama-1.1b", "tinyllama-1.1b", "TinyLlama-1.1B-Chat and intermediate checkpoints"},
-    {"command-r-08-2024", "command-r", "Command-R 08-2024 keeps the Command-R shape"},
+#include "catalog_fine_tunes.inc"
 };
+// clang-format on
 
 }  // namespace
 
@@ -532,12 +520,15 @@ std::vector<std::string> match_models(std::string_view name) {
     if (!out.empty()) return out;
   }
   const std::string key = model_key(name);
-  // A fine-tune named after its base: the longest fragment wins.
+  // A fine-tune named after its base: the longest fragment wins. Fragments
+  // are normalised as the name is ("command-r-08-2024" loses its date).
   const fine_tune* best = nullptr;
+  std::size_t longest = 0;
   for (const auto& f : fine_tunes) {
-    if (key.find(f.fragment) != std::string::npos &&
-        (best == nullptr || std::string_view(f.fragment).size() > std::string_view(best->fragment).size())) {
+    const std::string fragment = model_key(f.fragment);
+    if (key.find(fragment) != std::string::npos && fragment.size() > longest) {
       best = &f;
+      longest = fragment.size();
     }
   }
   if (best != nullptr) return {best->base};

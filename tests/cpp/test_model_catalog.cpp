@@ -3,10 +3,12 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "catalog_checks.hpp"
 #include "llmroof/architecture.hpp"
@@ -53,6 +55,25 @@ TEST_CASE("every shipped config.json the reader takes is a catalog entry equal t
   CHECK(entries.size() == 51);  // one entry per family (Mixtral-8x22B-Instruct: its own vocab); variants are aliases
 }
 
+TEST_CASE("every fine-tune of data/models_fine_tunes.csv reads as its base") {
+  std::ifstream in(std::string(LLMROOF_SOURCE_DIR) + "/data/models_fine_tunes.csv");
+  REQUIRE(in);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "fragment,base,card");
+  int rows = 0;
+  while (std::getline(in, line)) {
+    const auto first = line.find(',');
+    const auto second = line.find(',', first + 1);
+    const std::string fragment = line.substr(0, first);
+    const std::string base = line.substr(first + 1, second - first - 1);
+    CAPTURE(line);
+    CHECK(match_models(fragment) == std::vector<std::string>{base});
+    ++rows;
+  }
+  CHECK(rows >= 15);
+}
+
 TEST_CASE("names resolve: checkpoints, org prefixes and fine-tunes") {
   const std::pair<const char*, const char*> cases[] = {
       {"meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b"},
@@ -69,6 +90,7 @@ TEST_CASE("names resolve: checkpoints, org prefixes and fine-tunes") {
       {"teknium/OpenHermes-2.5-Mistral-7B", "mistral-7b-v0.1"},
       {"CohereForAI/c4ai-command-r-v01", "command-r"},
       {"Command-R", "command-r"},
+      {"CohereForAI/c4ai-command-r-08-2024", "command-r"},  // the fragment's date is normalised away too
       {"THUDM/GLM-Z1-32B-0414", "glm-4-32b"},
       {"GLM-4-32B-0414", "glm-4-32b"},
       {"Mistral-Nemo-Instruct-2407", "mistral-nemo-12b"},
