@@ -1,8 +1,9 @@
 // The compiled core of the Python package: thin bindings, one register_*
-// function per area (catalog, deployment, moe, calibrate, sweeps). Results
-// cross the boundary as compiled objects (PhaseTiming, Deployment) or as the
-// command's JSON; the pure-Python layer (python/llmroof) gives them classes
-// and docs.
+// function per area (catalog, memory plan, deployment, moe, calibrate,
+// sweeps). Results cross the boundary as compiled objects (PhaseTiming,
+// MemoryPlan, Deployment), as numpy arrays (sweeps) or as Python objects of
+// the command's JSON schema built in C++; the pure-Python layer
+// (python/llmroof) gives them classes and docs.
 #include <pybind11/pybind11.h>
 
 #include "bindings.hpp"
