@@ -26,6 +26,8 @@ from ._rows import (
     EngineOptions,
     Fit,
     LayoutOptions,
+    ModelSource,
+    ModuleFormats,
     MoeBatch,
     MoeParameters,
     OpenLoop,
@@ -301,7 +303,7 @@ class Model:
     """
 
     fields: dict[str, Any] = field(repr=False)
-    source: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    source: ModelSource | None = field(default=None, repr=False, compare=False)
     loaded_weight_bytes: float | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -339,9 +341,9 @@ class Model:
         return cls.from_file(path)
 
     @property
-    def formats(self) -> dict[str, dict[str, Any]] | None:
+    def formats(self) -> ModuleFormats | None:
         """Weight format of each module, when the model came from a file."""
-        return None if self.source is None else dict(self.source["formats"])
+        return None if self.source is None else cast(ModuleFormats, _copy(self.source["formats"]))
 
     @property
     def warnings(self) -> list[str]:
@@ -828,7 +830,7 @@ def _format_name(name: str, value: object) -> str:
     return Format.get(_text(name, value)).name
 
 
-def _formats(m: Model, weights: str | None, kv: str | None) -> tuple[str, str, dict[str, Any] | None]:
+def _formats(m: Model, weights: str | None, kv: str | None) -> tuple[str, str, ModuleFormats | None]:
     """Weight and KV format names, and the file's per-module formats when the
     caller named no weight format."""
     fmts = m.formats

@@ -139,11 +139,11 @@ class Deployment:
         lm_head: str | None,
         devices: int,
         profile: Mapping[str, Any] | None,
-        module_formats: dict[str, Any] | None,
+        module_formats: Mapping[str, Any] | None,
         parallel: dict[str, Any] | None,
         engine: str,
         engine_options: dict[str, float] | None,
-        source: dict[str, Any] | None,
+        source: Mapping[str, Any] | None,
     ) -> None: ...
     def __getstate__(self) -> tuple[Any, ...]: ...
     def __setstate__(self, state: tuple[Any, ...]) -> None: ...

@@ -20,6 +20,9 @@ __all__ = [
     "EngineOptions",
     "Fit",
     "LayoutOptions",
+    "ModelSource",
+    "ModuleFormat",
+    "ModuleFormats",
     "MoeBatch",
     "MoeParameters",
     "OpRow",
@@ -31,6 +34,8 @@ __all__ = [
     "SkippedRow",
     "SweepDecodeOptions",
     "SweepOptions",
+    "TensorTotal",
+    "Tensors",
     "WeightsFit",
 ]
 
@@ -163,6 +168,60 @@ class DenseEquivalent(TypedDict):
     ffn_size: int
     tp: int
     pp: int
+
+
+class ModuleFormat(TypedDict):
+    """A numeric format as a model file stores a module: its id, bits per
+    weight (scales included) and the math format its kernels run in."""
+
+    name: str
+    bits: float
+    math: str
+
+
+class ModuleFormats(TypedDict):
+    """The format of each module of a model read from a file (:attr:`Model.formats`)."""
+
+    weights: ModuleFormat
+    attention: ModuleFormat
+    ffn: ModuleFormat
+    experts: ModuleFormat
+    embedding: ModuleFormat
+    lm_head: ModuleFormat
+    kv: ModuleFormat
+
+
+class TensorTotal(TypedDict):
+    """Bytes and elements of a group of tensors."""
+
+    bytes: float
+    elements: float
+
+
+class Tensors(TypedDict):
+    """What a GGUF or safetensors file's tensors hold: their count, bytes and
+    elements, by component (``attention``, ``ffn``, ...) and by stored type."""
+
+    count: int
+    bytes: float
+    elements: float
+    by_component: dict[str, TensorTotal]
+    by_type: dict[str, TensorTotal]
+
+
+class ModelSource(TypedDict):
+    """Where a model read from a file came from (:attr:`Model.source`): the
+    path, the family, whether it is quantized, the vision tower's parameters
+    (counted apart, not decoded), what was assumed, each module's format and,
+    for GGUF and safetensors, the tensors (None for a config.json)."""
+
+    path: str
+    family: str
+    quantized: bool
+    vision_params: float
+    warnings: list[str]
+    formats: ModuleFormats
+    tensors: Tensors | None
 
 
 class MoeParameters(TypedDict):

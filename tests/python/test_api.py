@@ -5,6 +5,7 @@ import math
 import pickle
 from pathlib import Path
 import subprocess
+import types
 import typing
 from typing import Any
 from concurrent.futures import ProcessPoolExecutor
@@ -267,10 +268,19 @@ def test_typed_rows_hold_exactly_the_keys_of_their_reports() -> None:
         for row in rows:
             assert set(kind.__required_keys__) <= set(row) <= set(hints), (kind.__name__, set(row) ^ set(hints))
             for key, value in row.items():
-                if hasattr(hints[key], "__required_keys__"):  # a nested TypedDict
-                    check(hints[key], [value])
+                hint = hints[key]
+                if typing.get_origin(hint) is types.UnionType:  # X | None
+                    if value is None:
+                        assert type(None) in typing.get_args(hint), (kind.__name__, key)
+                        continue
+                    hint = next(a for a in typing.get_args(hint) if a is not type(None))
+                if hasattr(hint, "__required_keys__"):  # a nested TypedDict
+                    check(hint, [value])
                     continue
-                expected = (float, int) if hints[key] is float else (typing.get_origin(hints[key]) or hints[key],)
+                if typing.get_origin(hint) is dict and hasattr(typing.get_args(hint)[1], "__required_keys__"):
+                    check(typing.get_args(hint)[1], list(value.values()))
+                    continue
+                expected = (float, int) if hint is float else (typing.get_origin(hint) or hint,)
                 assert isinstance(value, expected), (kind.__name__, key, value)
 
     p = llmroof.plan(model="llama-3.1-8b", device="h100-sxm", users=4)
@@ -298,6 +308,13 @@ def test_typed_rows_hold_exactly_the_keys_of_their_reports() -> None:
     check(llmroof.CompareBatch, llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm",
                                                 max_batch=16).batches)
     check(llmroof.RoutingSample, [llmroof.simulate_routing(popularity=[0.5, 0.5], experts_per_token=1, tokens=4)])
+    awq = llmroof.Model.from_file(Path(__file__).parents[1] / "data" / "hf-configs" / "mistralai__Devstral-Small-2-24B-Instruct-2512.AWQ-4bit.patched.json")
+    assert awq.source is not None and awq.source["tensors"] is None
+    check(llmroof.ModelSource, [awq.source])
+    formats = awq.formats
+    assert formats is not None and formats["ffn"]["name"] == "int4-g32" and formats["lm_head"]["bits"] == 16
+    formats["ffn"]["name"] = "edited"  # a copy: the model keeps its own
+    assert awq.formats is not None and awq.formats["ffn"]["name"] == "int4-g32"
     cal = llmroof.calibrate(Path(__file__).resolve().parents[2] / "data" / "measured" / "calibration.csv")
     check(llmroof.Fit, cal.fits)
     check(llmroof.SkippedRow, cal.skipped_rows)

@@ -113,6 +113,11 @@ def test_gguf_round_trip(tmp_path: Path) -> None:
     assert m.fields["num_layers"] == 2 and m.fields["num_kv_heads"] == 2
     by_type = m.source["tensors"]["by_type"]
     assert set(by_type) == {"F16", "F32", "Q4_0", "Q4_K", "Q6_K", "Q8_0"}
+    # The typed keys (llmroof.Tensors, TensorTotal) are the reader's.
+    assert set(m.source["tensors"]) == set(llmroof.Tensors.__annotations__)
+    for group in (*by_type.values(), *m.source["tensors"]["by_component"].values()):
+        assert set(group) == set(llmroof.TensorTotal.__annotations__)
+    assert set(m.source) == set(llmroof.ModelSource.__annotations__)
     plan = llmroof.plan(model=m, device="rtx-3090", context=1024)
     assert plan.memory.weight_bytes == written
 
