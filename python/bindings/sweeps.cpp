@@ -104,7 +104,7 @@ class columns {
   }
 
   /// {"names": [...], "values": float64[names, rows], "flags": {name: bool[rows]}}.
-  [[nodiscard]] py::dict take() const {
+  [[nodiscard]] py::dict to_dict() const {
     py::dict flags;
     for (std::size_t i = 0; i < flags_.size(); ++i) flags[flags_[i]] = flag_values_[i];
     py::dict out;
@@ -205,7 +205,7 @@ py::dict sweep_decode(const std::vector<combo>& cs, const Eigen::Ref<const colum
              1.0 / p.estimate.value(), 1.0 / p.bound.value(), batch[i] / p.estimate.value()},
             {fit, p.limit() == bottleneck::compute});
   });
-  return out.take();
+  return out.to_dict();
 }
 
 // Prefills of `prompt` tokens after `cached` ones, every combination.
@@ -222,7 +222,7 @@ py::dict sweep_prefill(const std::vector<combo>& cs, const Eigen::Ref<const colu
              p.counts.total_bytes().value(), prompt[i] / p.estimate.value()},
             {});
   });
-  return out.take();
+  return out.to_dict();
 }
 
 }  // namespace
