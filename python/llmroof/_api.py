@@ -44,6 +44,19 @@ from ._rows import (
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from typing_extensions import Unpack
+else:
+
+    class _LazyPandas:
+        """``pd`` of this module's annotations for ``typing.get_type_hints``
+        (pydantic, typeguard, sphinx): pandas is imported when a hint naming
+        it is resolved, not when llmroof is."""
+
+        def __getattr__(self, name: str) -> Any:
+            import pandas
+
+            return getattr(pandas, name)
+
+    pd = _LazyPandas()
 
 GIB = float(2**30)
 GB = 1e9
@@ -450,8 +463,9 @@ class _Report:
 
     def __getitem__(self, key: str) -> Any:
         """A key of the command's JSON (``to_dict()[key]``), for code written
-        against the reports as dicts; the typed attributes are the interface."""
-        return self._data[key]
+        against the reports as dicts; the typed attributes are the interface.
+        A copy, as ``to_dict()`` is: editing it leaves the report alone."""
+        return _copy(self._data[key])
 
     def __getstate__(self) -> dict[str, Any]:
         return self._data

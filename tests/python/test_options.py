@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import json
 import subprocess
+import sys
 import typing
 from typing import Any, Callable
 
@@ -82,6 +83,14 @@ def test_type_hints_are_the_shown_keywords() -> None:
     assert set(LOAD + ENGINE) <= set(hints)
     assert hints["engine"] is str and hints["return"] is llmroof.Plan
     assert set(DEPLOYMENT) <= set(typing.get_type_hints(llmroof.Estimator.__init__))
+    # Functions that return frames resolve too (pandas is imported for the hint).
+    for fn in (llmroof.sweep_decode, llmroof.sweep_prefill, llmroof.validate, llmroof.moe_table):
+        assert typing.get_type_hints(fn)["return"] is pd.DataFrame, fn.__name__
+
+
+def test_importing_llmroof_leaves_pandas_unimported() -> None:
+    code = "import sys, typing, llmroof; assert 'pandas' not in sys.modules; print('ok')"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "ok\n"
 
 
 def test_a_keyword_a_function_does_not_take_is_refused_by_name() -> None:
@@ -170,3 +179,5 @@ def test_what_a_report_hands_out_is_a_copy() -> None:
     assert typing.cast(dict, p.load)["saturation"]["users"] == before
     assert p.decode_curve[0]["context"] == 0
     assert p.to_dict()["memory"]["users"] == 4
+    p["load"]["saturation"]["users"] = -1  # the dict-style key is a copy too
+    assert p["load"]["saturation"]["users"] == before
