@@ -24,7 +24,7 @@ def main() -> None:
             times.append(time.perf_counter() - t0)
         assert len(df) == 1_000_000
         t0 = time.perf_counter()
-        llmroof._core.sweep("decode", [llmroof.Model.get("llama-3.1-70b").fields],
+        llmroof._core.sweeps.sweep("decode", [llmroof.Model.get("llama-3.1-70b").fields],
                             [llmroof.Device.get("h100-sxm").fields], ["fp8"], ["bf16"],
                             np.repeat(batch, 1000).astype(float), np.tile(context, 1000), 1, None, "vllm", None,
                             threads or 0)

@@ -1,20 +1,45 @@
-// The compiled core of the Python package: thin bindings, one register_*
-// function per area (catalog, memory plan, deployment, moe, calibrate,
-// sweeps). Results cross the boundary as compiled objects (PhaseTiming,
-// MemoryPlan, Deployment), as numpy arrays (sweeps) or as Python objects of
-// the command's JSON schema built in C++; the pure-Python layer
-// (python/llmroof) gives them classes and docs.
+// The compiled core of the Python package: thin bindings in one submodule per
+// area, each filled by its register_* function (catalog, memory_plan,
+// deployment, moe, calibrate, sweeps). Results cross the boundary as compiled
+// objects (PhaseTiming, MemoryPlan, Deployment), as numpy arrays (sweeps) or
+// as Python objects of the command's JSON schema built in C++; the
+// pure-Python layer (python/llmroof) gives them classes and docs.
 #include <pybind11/pybind11.h>
 
 #include "bindings.hpp"
 
+namespace {
+
+namespace py = pybind11;
+
+// The submodules, each filled by its area's register_* function.
+struct area {
+  const char* name;
+  const char* doc;
+  void (*fill)(py::module_&);
+};
+
+constexpr area areas[] = {
+    {"catalog", "Formats, devices and models: lookups, validation, files, parameter counts",
+     &llmroof::python::register_catalog},
+    {"memory_plan", "memory_plan as a compiled value", &llmroof::python::register_memory_plan},
+    {"deployment", "A resolved deployment and the phase timings it answers", &llmroof::python::register_deployment},
+    {"moe", "Expert routing: expected distinct experts, simulation, the MoE table", &llmroof::python::register_moe},
+    {"calibrate", "Fitting and validating efficiency profiles on measurement files",
+     &llmroof::python::register_calibrate},
+    {"sweeps", "Vectorised grids of decode steps and prefills", &llmroof::python::register_sweeps},
+};
+
+}  // namespace
+
 PYBIND11_MODULE(_core, m) {
   m.doc() = "llmroof compiled core (use the llmroof package, not this module)";
   m.attr("__version__") = llmroof::version;
-  llmroof::python::register_catalog(m);
-  llmroof::python::register_memory_plan(m);
-  llmroof::python::register_deployment(m);
-  llmroof::python::register_moe(m);
-  llmroof::python::register_calibrate(m);
-  llmroof::python::register_sweeps(m);
+  for (const area& a : areas) {
+    py::module_ sub = m.def_submodule(a.name, a.doc);
+    // Importable by its qualified name (llmroof._core.deployment), as pickle
+    // needs to find the classes a submodule holds.
+    py::module_::import("sys").attr("modules")[sub.attr("__name__")] = sub;
+    a.fill(sub);
+  }
 }

@@ -126,12 +126,12 @@ class Format:
     @classmethod
     def get(cls, name: str) -> Format:
         """Look a format up by name (case-insensitive); ValueError lists the closest."""
-        return cls(**_core.find_format(_text("format", name)))
+        return cls(**_core.catalog.find_format(_text("format", name)))
 
     @staticmethod
     def names() -> list[str]:
         """Every built-in format name."""
-        return list(_core.format_names())
+        return list(_core.catalog.format_names())
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -221,36 +221,36 @@ class Device:
             if "," in text or "=" in text:
                 raise ValueError(f"custom device: {key} must not contain ',' or '=' (got {text!r})")
             parts.append(f"{key}={text}")
-        object.__setattr__(self, "fields", _Fields(_core.parse_custom_device("custom:" + ",".join(parts))))
+        object.__setattr__(self, "fields", _Fields(_core.catalog.parse_custom_device("custom:" + ",".join(parts))))
 
     @classmethod
     def get(cls, id: str) -> Device:
         """A catalog device by id or vendor name (``h100-sxm``, ``"H100 80GB HBM3"``,
         ``"M3 Max 40-core"``); ValueError lists the candidates of an ambiguous
         name, or the closest ids."""
-        return cls(_core.find_device(_text("device", id)))
+        return cls(_core.catalog.find_device(_text("device", id)))
 
     @classmethod
     def from_json(cls, path: str | os.PathLike[str]) -> Device:
         """A device from a JSON file with the fields ``llmroof list devices --json``
         prints for one device (bytes, B/s, FLOP/s; strings with units work too)."""
-        return cls(_core.read_device_json(os.fspath(path)))
+        return cls(_core.catalog.read_device_json(os.fspath(path)))
 
     @classmethod
     def custom(cls, **fields: Any) -> Device:
         """A device of your own from base-unit fields: ``memory_bytes``,
         ``bandwidth_bytes_per_s``, ``bf16_flops_per_s`` at least. ValueError names
         the first bad field."""
-        return cls(_core.validate_device(fields))
+        return cls(_core.catalog.validate_device(fields))
 
     @staticmethod
     def match(name: str) -> list[str]:
         """Ids a device name matches: one when it resolves, several when ambiguous."""
-        return list(_core.match_devices(_text("device", name)))
+        return list(_core.catalog.match_devices(_text("device", name)))
 
     @staticmethod
     def ids() -> list[str]:
-        return list(_core.device_ids())
+        return list(_core.catalog.device_ids())
 
     @property
     def id(self) -> str:
@@ -329,7 +329,7 @@ class Model:
         Raises ValueError naming the file, the key or offset, and the reason."""
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or path (got {type(path).__name__})")
-        r = _core.read_model(os.fspath(path))
+        r = _core.catalog.read_model(os.fspath(path))
         return cls(r["fields"], r["source"], float(r["loaded_weight_bytes"]))
 
     @classmethod
@@ -365,18 +365,18 @@ class Model:
     @classmethod
     def get(cls, id: str) -> Model:
         """A catalog model by id (``llama-3.1-8b``); ValueError lists the closest ids."""
-        return cls(_core.find_model(_text("model", id)))
+        return cls(_core.catalog.find_model(_text("model", id)))
 
     @classmethod
     def custom(cls, **fields: Any) -> Model:
         """A model of your own from architecture fields (``num_layers``,
         ``hidden_size``, ``num_heads``, ``num_kv_heads``, ``head_dim``,
         ``ffn_size``, ``vocab_size``, ...). ValueError names the first bad field."""
-        return cls(_core.validate_model(fields))
+        return cls(_core.catalog.validate_model(fields))
 
     @staticmethod
     def ids() -> list[str]:
-        return list(_core.model_ids())
+        return list(_core.catalog.model_ids())
 
     @property
     def id(self) -> str:
@@ -384,7 +384,7 @@ class Model:
 
     def parameters(self) -> Parameters:
         """Exact parameter counts by component."""
-        return Parameters(**_core.count_parameters(self.fields))
+        return Parameters(**_core.catalog.count_parameters(self.fields))
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.fields)
@@ -411,7 +411,7 @@ def _device(d: DeviceLike) -> Device:
         return d
     if isinstance(d, str):
         # an id or vendor name, "custom:memory=...,..." or a device JSON file
-        return Device(_core.device_from_spec(_text("device", d)))
+        return Device(_core.catalog.device_from_spec(_text("device", d)))
     raise TypeError(f"device must be a catalog id or a Device (got {type(d).__name__})")
 
 
@@ -585,7 +585,7 @@ class Phase(_CompiledReport):
     use.
     """
 
-    def __init__(self, data: dict[str, Any] | None = None, *, timing: _core.PhaseTiming | None = None,
+    def __init__(self, data: dict[str, Any] | None = None, *, timing: _core.deployment.PhaseTiming | None = None,
                  report: Callable[[], dict[str, Any]] | None = None) -> None:
         super().__init__(data, timing, report)
 
@@ -614,11 +614,11 @@ class MemoryPlan(_CompiledReport):
     (bytes per device; the ``memory`` object of ``llmroof plan --json``).
 
     From :meth:`Estimator.memory` and :func:`plan` it holds the compiled
-    plan (``_core.MemoryPlan``): the fields are its properties, ``to_dict()``
+    plan (``_core.memory_plan.MemoryPlan``): the fields are its properties, ``to_dict()``
     its JSON, and it pickles through the C++ fields.
     """
 
-    def __init__(self, data: dict[str, Any] | None = None, *, compiled: _core.MemoryPlan | None = None) -> None:
+    def __init__(self, data: dict[str, Any] | None = None, *, compiled: _core.memory_plan.MemoryPlan | None = None) -> None:
         super().__init__(data, compiled, None)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -757,7 +757,7 @@ class Calibration(_Report):
 class Plan(_Report):
     """A serving plan: memory, time to first token and the decode curve."""
 
-    def __init__(self, data: dict[str, Any], *, memory: _core.MemoryPlan | None = None) -> None:
+    def __init__(self, data: dict[str, Any], *, memory: _core.memory_plan.MemoryPlan | None = None) -> None:
         super().__init__(data)
         self._memory = memory
 
@@ -880,7 +880,7 @@ def _compile(
     max_num_seqs: int | None = None,
     max_num_batched_tokens: int | None = None,
     max_model_len: int | None = None,
-) -> _core.Deployment:
+) -> _core.deployment.Deployment:
     """The compiled deployment every question asks (``device`` None: a
     question without one, the KV cache's). The one place the deployment
     keywords (:class:`EngineOptions`) get their defaults: the public functions
@@ -889,7 +889,7 @@ def _compile(
     dev_n, par = _layout(devices, tp, pp, ep, nodes, link, inter_link)
     settings = _settings(memory_utilization=memory_utilization, block_tokens=block_tokens, max_num_seqs=max_num_seqs,
                          max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)
-    return _core.Deployment(m.fields, None if device is None else _device(device).fields, w, k, _lm_head(lm_head),
+    return _core.deployment.Deployment(m.fields, None if device is None else _device(device).fields, w, k, _lm_head(lm_head),
                             dev_n, efficiency, mods, par, _text("engine", engine), settings, m.source or None)
 
 
@@ -1143,12 +1143,12 @@ class Estimator:
         self._model = _model(model)
         self._obj = _compile(self._model, device, **options)
 
-    def decode(self, *, batch: float = 1, context: float = 4096) -> _core.PhaseTiming:
+    def decode(self, *, batch: float = 1, context: float = 4096) -> _core.deployment.PhaseTiming:
         """One decode step of ``batch`` sequences at ``context`` cached tokens each.
         Raises ValueError naming the field when out of range."""
         return self._obj.decode(batch, context)
 
-    def prefill(self, *, prompt: float = 2048, cached: float = 0, batch: float = 1) -> _core.PhaseTiming:
+    def prefill(self, *, prompt: float = 2048, cached: float = 0, batch: float = 1) -> _core.deployment.PhaseTiming:
         """Prefill of ``prompt`` tokens after ``cached`` ones for ``batch`` sequences."""
         return self._obj.prefill(prompt, cached, batch)
 
@@ -1196,13 +1196,13 @@ def _cacheable(x: object, kind: type) -> bool:
 
 
 @functools.lru_cache(maxsize=128)
-def _resolved(model: ModelLike, device: DeviceLike, options: tuple[tuple[str, str, Any], ...]) -> _core.Deployment:
+def _resolved(model: ModelLike, device: DeviceLike, options: tuple[tuple[str, str, Any], ...]) -> _core.deployment.Deployment:
     """_compile of catalog names or built objects, once per deployment."""
     return _compile(_model(model), device, **{k: v for k, _, v in options})
 
 
 def _cached(model: ModelLike, device: DeviceLike, options: DeploymentOptions,
-            question: Callable[[_core.Deployment], Phase]) -> Phase | None:
+            question: Callable[[_core.deployment.Deployment], Phase]) -> Phase | None:
     """``question`` of the cached deployment, for catalog names or built
     objects (not files, which may change between calls) without a custom
     profile; None where the deployment is not cacheable or the question
@@ -1251,7 +1251,7 @@ def decode(
         A value out of range or of the wrong type (the message names the field).
     """
     if not isinstance(context, (list, tuple, np.ndarray)):
-        def step(est: _core.Deployment) -> Phase:
+        def step(est: _core.deployment.Deployment) -> Phase:
             b, c = _number("batch", batch), _number("context", context)
             return Phase(timing=est.decode(b, c), report=lambda: dict(est.decode_report(b, [c])["step"]))
 
@@ -1292,7 +1292,7 @@ def prefill(
         New tokens per sequence, tokens already cached before them, sequences.
     {options}
     """
-    def fill(est: _core.Deployment) -> Phase:
+    def fill(est: _core.deployment.Deployment) -> Phase:
         p, c, b = _number("prompt", prompt), _number("cached", cached), _number("batch", batch)
         return Phase(timing=est.prefill(p, c, b), report=lambda: dict(est.prefill_report(p, c, b)["prefill"]))
 
@@ -1328,12 +1328,12 @@ def expected_distinct_experts(
     E * (1 - (1 - k/E)^tokens), or with a popularity vector (Zipf, a router
     histogram) sum_e 1 - (1 - min(1, k p_e))^tokens."""
     if popularity is not None:
-        return _core.expected_distinct_experts_skewed(_floats("popularity", popularity),
+        return _core.moe.expected_distinct_experts_skewed(_floats("popularity", popularity),
                                                       _integer("experts_per_token", experts_per_token, minimum=1),
                                                       _number("tokens", tokens))
     if num_experts is None:
         raise ValueError("give num_experts (uniform routing) or popularity")
-    return _core.expected_distinct_experts(
+    return _core.moe.expected_distinct_experts(
         _integer("num_experts", num_experts, minimum=1, maximum=1_000_000),
         _integer("experts_per_token", experts_per_token, minimum=1),
         _number("tokens", tokens),
@@ -1381,7 +1381,7 @@ def moe_table() -> pd.DataFrame:
     """Total and active parameters of every catalog MoE model, with the active share."""
     import pandas as pd
 
-    return pd.DataFrame(_core.moe_table_report()["models"])
+    return pd.DataFrame(_core.moe.moe_table_report()["models"])
 
 
 @_takes(LayoutOptions)
@@ -1437,7 +1437,7 @@ def simulate_routing(
 ) -> RoutingSample:
     """Seeded Monte-Carlo routing: mean and variance of distinct experts per
     layer, and the busiest expert-parallel rank's load."""
-    return cast(RoutingSample, dict(_core.simulate_routing(
+    return cast(RoutingSample, dict(_core.moe.simulate_routing(
         _floats("popularity", popularity), _integer("experts_per_token", experts_per_token, minimum=1),
         _integer("tokens", tokens, minimum=0), _integer("trials", trials, minimum=1), _integer("seed", seed, minimum=0, maximum=2**63 - 1),
         _integer("ranks", ranks, minimum=1))))
@@ -1445,7 +1445,7 @@ def simulate_routing(
 
 def zipf_popularity(*, num_experts: int, alpha: float) -> list[float]:
     """Zipf(alpha) routing popularity over ``num_experts`` experts (sums to 1)."""
-    return list(_core.zipf_popularity(_integer("num_experts", num_experts, minimum=1, maximum=1_000_000),
+    return list(_core.moe.zipf_popularity(_integer("num_experts", num_experts, minimum=1, maximum=1_000_000),
                                       _number("alpha", alpha, minimum=0)))
 
 
@@ -1456,7 +1456,7 @@ def calibrate(path: str | os.PathLike[str], *, scope: str = "engine-kind") -> Ca
     (``to_dict()``: the ``llmroof calibrate --json`` report): fitted values with
     standard errors, residuals, and the rows that could not be mapped with the
     reason."""
-    return Calibration(_core.calibrate_report(os.fspath(path), _text("scope", scope)))
+    return Calibration(_core.calibrate.calibrate_report(os.fspath(path), _text("scope", scope)))
 
 
 def validate(path: str | os.PathLike[str], *, refit: bool = False) -> pd.DataFrame:
@@ -1488,7 +1488,7 @@ def validate(path: str | os.PathLike[str], *, refit: bool = False) -> pd.DataFra
 
     if not isinstance(refit, bool):
         raise TypeError(f"refit must be a bool (got {type(refit).__name__})")
-    report = _core.validate_report(os.fspath(path), refit)
+    report = _core.calibrate.validate_report(os.fspath(path), refit)
     frame = pd.DataFrame(report.pop("rows"))
     frame.attrs.update(report)
     return frame
@@ -1556,7 +1556,7 @@ def _sweep(
     kvs = [_format_name("kv", x) for x in _as_list("kv", kv)]
     x, y = _grid(**axes).values()
     settings = _settings(memory_utilization=memory_utilization, block_tokens=block_tokens)
-    out = _core.sweep(phase, [m.fields for m in models], [d.fields for d in devs], ws, kvs, x, y, _devices(devices),
+    out = _core.sweeps.sweep(phase, [m.fields for m in models], [d.fields for d in devs], ws, kvs, x, y, _devices(devices),
                       efficiency, _text("engine", engine), settings, _threads(threads))
     # The core's number columns are the rows of one block: the frame holds it
     # as its one float block, uncopied (a million points: ~12 ms less).

@@ -127,8 +127,8 @@ def test_objects_pickle() -> None:
 
 def test_a_deployment_without_a_device_answers_only_device_free_questions() -> None:
     m = llmroof.Model.get("llama-3.1-8b").fields
-    bare = llmroof._core.Deployment(m, None, "bf16", "bf16", None, 1, None, None, None, "vllm", None, None)
-    placed = llmroof._core.Deployment(m, llmroof.Device.get("h100-sxm").fields, "bf16", "bf16", None, 1, None, None,
+    bare = llmroof._core.deployment.Deployment(m, None, "bf16", "bf16", None, 1, None, None, None, "vllm", None, None)
+    placed = llmroof._core.deployment.Deployment(m, llmroof.Device.get("h100-sxm").fields, "bf16", "bf16", None, 1, None, None,
                                       None, "vllm", None, None)
     assert bare.kv_report(4096, 1)["kv_bytes_per_token"] == 131072  # 32 layers x 2 x 8 x 128 x 2 B
     for ask in (lambda: bare.decode(1, 0), lambda: bare.moe_report(0, 8), lambda: placed.compare_report(bare, 0, 8),
@@ -318,7 +318,7 @@ def test_typed_rows_hold_exactly_the_keys_of_their_reports() -> None:
     cal = llmroof.calibrate(Path(__file__).resolve().parents[2] / "data" / "measured" / "calibration.csv")
     check(llmroof.Fit, cal.fits)
     check(llmroof.SkippedRow, cal.skipped_rows)
-    profile = llmroof._core.default_profile(llmroof.Device.get("h100-sxm").fields)
+    profile = llmroof._core.catalog.default_profile(llmroof.Device.get("h100-sxm").fields)
     assert set(profile) == set(llmroof.Efficiency.__annotations__)
     llmroof.decode(model="llama-3.1-8b", device="h100-sxm", efficiency=profile)  # the full profile is accepted back
 
