@@ -7,6 +7,7 @@ import inspect
 import json
 import math
 import os
+import sys
 from dataclasses import dataclass, field
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, NoReturn, Sequence, TypeVar, Union, cast, overload
@@ -22,10 +23,12 @@ from ._rows import (
     CurvePoint,
     DenseEquivalent,
     DeploymentOptions,
+    DeviceFields,
     Efficiency,
     EngineOptions,
     Fit,
     LayoutOptions,
+    ModelFields,
     ModelSource,
     ModuleFormats,
     MoeBatch,
@@ -45,6 +48,8 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from typing_extensions import Unpack
 else:
+    if sys.version_info >= (3, 11):  # for typing.get_type_hints of Model.custom and Device.custom
+        from typing import Unpack
 
     class _LazyPandas:
         """``pd`` of this module's annotations for ``typing.get_type_hints``
@@ -237,7 +242,7 @@ class Device:
         return cls(_core.catalog.read_device_json(os.fspath(path)))
 
     @classmethod
-    def custom(cls, **fields: Any) -> Device:
+    def custom(cls, **fields: Unpack[DeviceFields]) -> Device:
         """A device of your own from base-unit fields: ``memory_bytes``,
         ``bandwidth_bytes_per_s``, ``bf16_flops_per_s`` at least. ValueError names
         the first bad field."""
@@ -368,7 +373,7 @@ class Model:
         return cls(_core.catalog.find_model(_text("model", id)))
 
     @classmethod
-    def custom(cls, **fields: Any) -> Model:
+    def custom(cls, **fields: Unpack[ModelFields]) -> Model:
         """A model of your own from architecture fields (``num_layers``,
         ``hidden_size``, ``num_heads``, ``num_kv_heads``, ``head_dim``,
         ``ffn_size``, ``vocab_size``, ...). ValueError names the first bad field."""

@@ -6,7 +6,7 @@ pin them to the reports."""
 
 from __future__ import annotations
 
-from typing import Sequence, TypedDict
+from typing import Literal, Sequence, TypedDict
 
 __all__ = [
     "Alternative",
@@ -16,10 +16,12 @@ __all__ = [
     "CurvePoint",
     "DenseEquivalent",
     "DeploymentOptions",
+    "DeviceFields",
     "Efficiency",
     "EngineOptions",
     "Fit",
     "LayoutOptions",
+    "ModelFields",
     "ModelSource",
     "ModuleFormat",
     "ModuleFormats",
@@ -168,6 +170,89 @@ class DenseEquivalent(TypedDict):
     ffn_size: int
     tp: int
     pp: int
+
+
+class ModelFields(TypedDict, total=False):
+    """The fields of an architecture (:attr:`Model.fields`, the keywords of
+    :meth:`Model.custom`): sizes as config.json names them, the attention,
+    FFN and bias variants, MLA, linear-attention and MoE dimensions, and
+    what the catalog knows of the model. A catalog or file model has them
+    all; a custom one takes the defaults for those it leaves out."""
+
+    id: str
+    name: str
+    family: str
+    source: str
+    num_layers: int
+    hidden_size: int
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    ffn_size: int
+    vocab_size: int
+    attention: Literal["gqa", "mla"]
+    gated_ffn: bool
+    tied_embeddings: bool
+    qkv_bias: bool
+    o_bias: bool
+    mlp_bias: bool
+    lm_head_bias: bool
+    qk_norm: bool
+    attn_output_gate: bool
+    attention_sinks: bool
+    norm_bias: bool
+    norms_per_layer: int
+    q_lora_rank: int
+    kv_lora_rank: int
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+    linear_num_key_heads: int
+    linear_num_value_heads: int
+    linear_key_head_dim: int
+    linear_value_head_dim: int
+    linear_conv_kernel: int
+    num_experts: int
+    experts_per_token: int
+    shared_experts: int
+    expert_ffn: int
+    shared_expert_ffn: int
+    first_dense_layers: int
+    mtp_layers: int
+    router_bias: bool
+    expert_bias: bool
+    shared_expert_gate: bool
+    layer_kinds: list[str]
+    sliding_window: int
+    max_context: int
+    published_total_b: float
+    published_active_b: float
+    aliases: list[str]
+
+
+class DeviceFields(TypedDict, total=False):
+    """The fields of a device in base units (:attr:`Device.fields`, the
+    keywords of :meth:`Device.custom`: ``memory_bytes``,
+    ``bandwidth_bytes_per_s`` and ``bf16_flops_per_s`` at least)."""
+
+    id: str
+    name: str
+    vendor: str
+    family: str
+    device_class: str
+    memory_type: str
+    memory_bytes: float
+    bandwidth_bytes_per_s: float
+    fp32_flops_per_s: float
+    bf16_flops_per_s: float
+    fp8_flops_per_s: float
+    int8_ops_per_s: float
+    fp4_flops_per_s: float
+    interconnect: str
+    link_bandwidth_bytes_per_s: float
+    tdp_w: float
+    aliases: list[str]
+    source: str
 
 
 class ModuleFormat(TypedDict):

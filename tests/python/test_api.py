@@ -259,6 +259,32 @@ def test_every_typed_field_reads_a_key_of_its_report() -> None:
             assert getattr(r, name) is not None or r.to_dict()[field._key] is None
 
 
+def test_model_and_device_fields_are_their_typed_dicts() -> None:
+    # ModelFields / DeviceFields (Model.custom's and Device.custom's keywords)
+    # name every field the core hands out, with its type.
+    def check(kind: Any, fields: Any) -> None:
+        hints = typing.get_type_hints(kind)
+        assert set(fields) == set(hints), (kind.__name__, set(fields) ^ set(hints))
+        for key, value in fields.items():
+            hint = hints[key]
+            if typing.get_origin(hint) is typing.Literal:
+                assert value in typing.get_args(hint), (key, value)
+            else:
+                expected = (float, int) if hint is float else (typing.get_origin(hint) or hint,)
+                assert isinstance(value, expected), (kind.__name__, key, value)
+
+    for model in ("llama-3.1-8b", "deepseek-v3", "gemma-3-4b", "qwen3-next-80b-a3b"):
+        check(llmroof.ModelFields, llmroof.Model.get(model).fields)
+    for device in ("h100-sxm", "rtx-4090", "m3-max-40c"):
+        check(llmroof.DeviceFields, llmroof.Device.get(device).fields)
+    custom = llmroof.Model.custom(num_layers=2, hidden_size=64, num_heads=4, ffn_size=128, vocab_size=256)
+    check(llmroof.ModelFields, custom.fields)
+    assert llmroof.ModelFields.__required_keys__ == frozenset()  # custom() takes any subset
+    # **fields: Unpack[ModelFields] resolves for typing.get_type_hints (pydantic, sphinx).
+    assert typing.get_args(typing.get_type_hints(llmroof.Model.custom)["fields"]) == (llmroof.ModelFields,)
+    assert typing.get_args(typing.get_type_hints(llmroof.Device.custom)["fields"]) == (llmroof.DeviceFields,)
+
+
 def test_typed_rows_hold_exactly_the_keys_of_their_reports() -> None:
     # Each TypedDict names the keys the command's JSON has (no more, no fewer),
     # with value types that match, so `mypy --strict` users read real keys.
