@@ -135,8 +135,9 @@ def llmroof_times(repeat: int) -> dict[str, dict[str, float]]:
         sweep = (time.perf_counter() - t0) / n
         # The estimate itself, timed in C++ (median of 5 runs of 200,000).
         core = statistics.median(
-            llmroof._core.sweeps.time_decode_ns(llmroof.Model.get(args["model"]).fields, llmroof.Device.get(args["device"]).fields,
-                                         args["weights"], float(args.get("batch", 1)), 200_000) for _ in range(5)) * 1e-9
+            llmroof._core.sweeps.time_decode_ns(llmroof.Model.get(args["model"]).fields,
+                                                llmroof.Device.get(args["device"]).fields, args["weights"],
+                                                float(args.get("batch", 1)), 200_000) for _ in range(5)) * 1e-9
         out[name] = {"call_s": statistics.median(ts), "sweep_s": sweep, "core_s": core,
                      "estimate": r.tokens_per_s_estimate, "bound": r.tokens_per_s_bound}
     return out

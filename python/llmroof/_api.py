@@ -623,7 +623,8 @@ class MemoryPlan(_CompiledReport):
     its JSON, and it pickles through the C++ fields.
     """
 
-    def __init__(self, data: dict[str, Any] | None = None, *, compiled: _core.memory_plan.MemoryPlan | None = None) -> None:
+    def __init__(self, data: dict[str, Any] | None = None, *,
+                 compiled: _core.memory_plan.MemoryPlan | None = None) -> None:
         super().__init__(data, compiled, None)
 
     def __getstate__(self) -> dict[str, Any]:
@@ -894,8 +895,9 @@ def _compile(
     dev_n, par = _layout(devices, tp, pp, ep, nodes, link, inter_link)
     settings = _settings(memory_utilization=memory_utilization, block_tokens=block_tokens, max_num_seqs=max_num_seqs,
                          max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)
-    return _core.deployment.Deployment(m.fields, None if device is None else _device(device).fields, w, k, _lm_head(lm_head),
-                            dev_n, efficiency, mods, par, _text("engine", engine), settings, m.source or None)
+    return _core.deployment.Deployment(m.fields, None if device is None else _device(device).fields, w, k,
+                                       _lm_head(lm_head), dev_n, efficiency, mods, par, _text("engine", engine),
+                                       settings, m.source or None)
 
 
 def _settings(**given: float | None) -> dict[str, float]:
@@ -1201,7 +1203,8 @@ def _cacheable(x: object, kind: type) -> bool:
 
 
 @functools.lru_cache(maxsize=128)
-def _resolved(model: ModelLike, device: DeviceLike, options: tuple[tuple[str, str, Any], ...]) -> _core.deployment.Deployment:
+def _resolved(model: ModelLike, device: DeviceLike,
+              options: tuple[tuple[str, str, Any], ...]) -> _core.deployment.Deployment:
     """_compile of catalog names or built objects, once per deployment."""
     return _compile(_model(model), device, **{k: v for k, _, v in options})
 
@@ -1561,8 +1564,8 @@ def _sweep(
     kvs = [_format_name("kv", x) for x in _as_list("kv", kv)]
     x, y = _grid(**axes).values()
     settings = _settings(memory_utilization=memory_utilization, block_tokens=block_tokens)
-    out = _core.sweeps.sweep(phase, [m.fields for m in models], [d.fields for d in devs], ws, kvs, x, y, _devices(devices),
-                      efficiency, _text("engine", engine), settings, _threads(threads))
+    out = _core.sweeps.sweep(phase, [m.fields for m in models], [d.fields for d in devs], ws, kvs, x, y,
+                             _devices(devices), efficiency, _text("engine", engine), settings, _threads(threads))
     # The core's number columns are the rows of one block: the frame holds it
     # as its one float block, uncopied (a million points: ~12 ms less).
     frame = pd.DataFrame(out["values"].T, columns=out["names"], copy=False)

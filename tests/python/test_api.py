@@ -128,8 +128,8 @@ def test_objects_pickle() -> None:
 def test_a_deployment_without_a_device_answers_only_device_free_questions() -> None:
     m = llmroof.Model.get("llama-3.1-8b").fields
     bare = llmroof._core.deployment.Deployment(m, None, "bf16", "bf16", None, 1, None, None, None, "vllm", None, None)
-    placed = llmroof._core.deployment.Deployment(m, llmroof.Device.get("h100-sxm").fields, "bf16", "bf16", None, 1, None, None,
-                                      None, "vllm", None, None)
+    placed = llmroof._core.deployment.Deployment(m, llmroof.Device.get("h100-sxm").fields, "bf16", "bf16", None, 1,
+                                                 None, None, None, "vllm", None, None)
     assert bare.kv_report(4096, 1)["kv_bytes_per_token"] == 131072  # 32 layers x 2 x 8 x 128 x 2 B
     for ask in (lambda: bare.decode(1, 0), lambda: bare.moe_report(0, 8), lambda: placed.compare_report(bare, 0, 8),
                 lambda: bare.compare_report(placed, 0, 8)):
@@ -334,7 +334,8 @@ def test_typed_rows_hold_exactly_the_keys_of_their_reports() -> None:
     check(llmroof.CompareBatch, llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm",
                                                 max_batch=16).batches)
     check(llmroof.RoutingSample, [llmroof.simulate_routing(popularity=[0.5, 0.5], experts_per_token=1, tokens=4)])
-    awq = llmroof.Model.from_file(Path(__file__).parents[1] / "data" / "hf-configs" / "mistralai__Devstral-Small-2-24B-Instruct-2512.AWQ-4bit.patched.json")
+    configs = Path(__file__).parents[1] / "data" / "hf-configs"
+    awq = llmroof.Model.from_file(configs / "mistralai__Devstral-Small-2-24B-Instruct-2512.AWQ-4bit.patched.json")
     assert awq.source is not None and awq.source["tensors"] is None
     check(llmroof.ModelSource, [awq.source])
     formats = awq.formats

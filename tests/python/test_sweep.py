@@ -101,9 +101,8 @@ def test_sweep_errors() -> None:
 
 
 def test_core_timer_reports_a_positive_time() -> None:
-    ns = llmroof._core.sweeps.time_decode_ns(llmroof.Model.get("llama-2-7b").fields, llmroof.Device.get("h100-sxm").fields,
-                                      "bf16", 1.0, 100)
+    model, device = llmroof.Model.get("llama-2-7b").fields, llmroof.Device.get("h100-sxm").fields
+    ns = llmroof._core.sweeps.time_decode_ns(model, device, "bf16", 1.0, 100)
     assert ns > 0
     with pytest.raises(ValueError, match="n must be in"):
-        llmroof._core.sweeps.time_decode_ns(llmroof.Model.get("llama-2-7b").fields, llmroof.Device.get("h100-sxm").fields,
-                                     "bf16", 1.0, 0)
+        llmroof._core.sweeps.time_decode_ns(model, device, "bf16", 1.0, 0)
