@@ -60,15 +60,25 @@ int cmd_moe(const options& o) {
   std::printf("\n  %6s %16s %8s %12s %14s %11s %11s   %s\n", "batch", "experts/layer", "read", "GB/step",
               "t/s/user est", "(bound)", "t/s total", "dense same-total: GB/step, t/s/user");
   const model_comparison& c = an.decode;
+  // A batch of more sequences than the KV room holds is a speed the
+  // deployment cannot reach at this context: marked, not dropped (the
+  // routing and the crossover still read from it).
+  const auto past_room = [&](double batch) { return fit.fits && context > 0 && batch > fit.max_users; };
+  bool marked = false;
   for (std::size_t i = 0; i < c.batches.size(); ++i) {
     const routing_row& route = an.routing[i];
     const phase_timing& moe = c.first[i];
     const phase_timing& dense = c.second[i];
-    std::printf("  %6.0f %9.1f ± %4.1f %7.1f%% %12.2f %14.1f %11.1f %11.0f   %10.2f %8.1f\n", c.batches[i],
+    marked = marked || past_room(c.batches[i]);
+    std::printf("  %6.0f %9.1f ± %4.1f %7.1f%% %12.2f %14.1f %11.1f %11.0f   %10.2f %8.1f%s\n", c.batches[i],
                 route.experts_per_layer, route.experts_per_layer_sd, 100 * route.experts_per_layer / a.moe.num_experts,
                 moe.counts.total_bytes().value() / 1e9, 1.0 / moe.estimate.value(), 1.0 / moe.bound.value(),
                 c.batches[i] / moe.estimate.value(), dense.counts.total_bytes().value() / 1e9,
-                1.0 / dense.estimate.value());
+                1.0 / dense.estimate.value(), past_room(c.batches[i]) ? "  *" : "");
+  }
+  if (marked) {
+    std::printf("  * more sequences than the KV room holds (%s of %s tokens): speeds this deployment cannot reach\n",
+                thousands(fit.max_users).c_str(), thousands(context).c_str());
   }
   std::printf("\n  dense equivalent: same attention and layers, FFN %d wide (%.1fB params)", an.dense.ffn_size,
               an.decode.second_params.total() / 1e9);

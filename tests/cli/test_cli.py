@@ -142,8 +142,17 @@ check("compare needs two", r.returncode == 2 and "compare needs exactly two --mo
 r = run("moe", "--model", "deepseek-v3", "--device", "h200:8", "--ep", "8", "--weights", "fp8", "--max-batch", "64")
 check("moe ep 8", r.returncode == 0 and "(EP 8)" in r.stdout and "dense same-total" in r.stdout, r.stderr)
 check("moe kv room", "KV room for 704 sequences of 4,096 tokens" in r.stdout, r.stdout)
+rows = {line.split()[0]: line for line in r.stdout.splitlines() if line.strip()[:1].isdigit()}
+check("moe rows within the KV room unmarked", not rows["64"].endswith("*"), r.stdout)
+r = run("moe", "--model", "qwen3-30b-a3b", "--device", "h100-sxm", "--context", "32k", "--max-batch", "8")
+rows = {line.split()[0]: line for line in r.stdout.splitlines() if line.strip()[:1].isdigit()}
+# 3 GiB of KV per 32,768-token sequence (48 layers x 2 x 4 KV heads x 128 x 2 B = 96 KiB per token): the budget
+# beside the weights, activations and reserves holds 2; batches 4 and 8 are marked.
+check("moe rows past the KV room marked", "KV room for 2 sequences of 32,768 tokens" in r.stdout
+      and not rows["2"].endswith("*") and rows["4"].endswith("  *") and rows["8"].endswith("  *")
+      and "* more sequences than the KV room holds (2 of 32,768 tokens)" in r.stdout, r.stdout)
 r = run("moe", "--model", "qwen3-30b-a3b", "--device", "h100-sxm", "--context", "0", "--max-batch", "4")
-check("moe no kv room at context 0", r.returncode == 0 and "KV room" not in r.stdout, r.stdout)
+check("moe no kv room at context 0", r.returncode == 0 and "KV room" not in r.stdout, r.stdout) and "*" not in r.stdout
 r = run("moe", "--model", "llama-3.1-8b", "--device", "h100-sxm")
 check("moe dense model", r.returncode == 2 and "is dense" in r.stderr, r.stderr)
 
