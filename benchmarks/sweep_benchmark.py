@@ -25,9 +25,9 @@ def main() -> None:
         assert len(df) == 1_000_000
         t0 = time.perf_counter()
         llmroof._core.sweeps.sweep("decode", [llmroof.Model.get("llama-3.1-70b").fields],
-                            [llmroof.Device.get("h100-sxm").fields], ["fp8"], ["bf16"],
-                            np.repeat(batch, 1000).astype(float), np.tile(context, 1000), 1, None, "vllm", None,
-                            threads or 0)
+                                   [llmroof.Device.get("h100-sxm").fields], ["fp8"], ["bf16"],
+                                   np.repeat(batch, 1000).astype(float), np.tile(context, 1000), 1, None, "vllm",
+                                   None, threads or 0)
         core = time.perf_counter() - t0
         label = "1 thread" if threads else f"{os.cpu_count()} threads (default)"
         print(f"1,000,000-point sweep_decode, {label}: median {statistics.median(times):.3f} s "

@@ -526,7 +526,7 @@ std::vector<std::string> match_models(std::string_view name) {
   std::size_t longest = 0;
   for (const auto& f : fine_tunes) {
     const std::string fragment = model_key(f.fragment);
-    if (key.find(fragment) != std::string::npos && fragment.size() > longest) {
+    if (!fragment.empty() && key.find(fragment) != std::string::npos && fragment.size() > longest) {
       best = &f;
       longest = fragment.size();
     }

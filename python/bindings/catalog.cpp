@@ -370,8 +370,11 @@ void register_catalog(py::module_& m) {
       {"find_model", "id", [](const std::string& s) -> py::object { return arch_to_dict(find_model(s)); }},
   };
   for (const string_lookup& l : lookups) m.def(l.name, l.fn, py::arg(l.arg));
-  m.def("validate_model", [](const py::dict& d) { return arch_to_dict(arch_from_dict(d)); }, py::arg("fields"));
-  m.def("validate_device", [](const py::dict& d) { return device_to_dict(device_from_dict(d)); }, py::arg("fields"));
+  // Any mapping (a TypedDict's dict, a mappingproxy), as the stubs say.
+  m.def("validate_model", [](const py::object& d) { return arch_to_dict(arch_from_dict(py::dict(d))); },
+        py::arg("fields"));
+  m.def("validate_device", [](const py::object& d) { return device_to_dict(device_from_dict(py::dict(d))); },
+        py::arg("fields"));
   m.def("default_profile", [](const py::dict& dev) { return profile_to_dict(default_profile(device_from_dict(dev))); },
         py::arg("device"));
   m.def(

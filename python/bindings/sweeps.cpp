@@ -10,6 +10,7 @@
 #include <chrono>
 #include <exception>
 #include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -94,6 +95,10 @@ class columns {
   }
 
   void set(Eigen::Index row, std::initializer_list<double> numbers, std::initializer_list<bool> flags) {
+    // A value short would leave numpy memory unset: a programming error.
+    if (numbers.size() != numbers_.size() || flags.size() != flags_.size()) {
+      throw std::logic_error("sweep row: values do not match the columns");
+    }
     double* v = numbers_at_ + row;
     for (double x : numbers) {
       *v = x;

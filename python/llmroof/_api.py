@@ -48,8 +48,15 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from typing_extensions import Unpack
 else:
-    if sys.version_info >= (3, 11):  # for typing.get_type_hints of Model.custom and Device.custom
+    # For typing.get_type_hints of Model.custom and Device.custom (3.9 and
+    # 3.10: where typing_extensions is installed).
+    if sys.version_info >= (3, 11):
         from typing import Unpack
+    else:
+        try:
+            from typing_extensions import Unpack
+        except ImportError:  # pragma: no cover
+            pass
 
     class _LazyPandas:
         """``pd`` of this module's annotations for ``typing.get_type_hints``

@@ -280,6 +280,9 @@ def test_model_and_device_fields_are_their_typed_dicts() -> None:
     custom = llmroof.Model.custom(num_layers=2, hidden_size=64, num_heads=4, ffn_size=128, vocab_size=256)
     check(llmroof.ModelFields, custom.fields)
     assert llmroof.ModelFields.__required_keys__ == frozenset()  # custom() takes any subset
+    # The core takes any mapping, as its stub says.
+    proxy = types.MappingProxyType(dict(custom.fields))
+    assert llmroof._core.catalog.validate_model(proxy)["num_layers"] == 2
     # **fields: Unpack[ModelFields] resolves for typing.get_type_hints (pydantic, sphinx).
     assert typing.get_args(typing.get_type_hints(llmroof.Model.custom)["fields"]) == (llmroof.ModelFields,)
     assert typing.get_args(typing.get_type_hints(llmroof.Device.custom)["fields"]) == (llmroof.DeviceFields,)

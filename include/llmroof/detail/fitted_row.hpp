@@ -48,7 +48,8 @@ inline void apply_row(const fitted_row& r, efficiency_profile& e) {
   for_each_column(r, [&](double v, auto field) { set_from_column(e.*field, v); });
 }
 
-/// The row of `e` (an overhead fitted to less than a nanosecond writes 0).
+/// The row of `e`. A value below 1e-9 (an overhead fitted to less than a
+/// nanosecond, a spread of nothing) writes 0.
 inline fitted_row row_of(const char* key, const efficiency_profile& e, int points, double median_ape) {
   fitted_row r{};
   r.key = key;
