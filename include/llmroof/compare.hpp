@@ -72,6 +72,11 @@ struct weights_fit {
   bytes usable = make_bytes(0);    ///< per device, capacity x the engine's utilisation
   bytes short_by = make_bytes(0);  ///< what the weights and reserves overrun (0 when they fit)
   double max_users = 0;            ///< sequences of `context` tokens the KV budget holds
+  double context = 0;              ///< tokens per sequence the room is counted at
+
+  /// Whether the deployment holds `sequences` of `context` tokens: the
+  /// weights fit and, past an empty context, their KV does too.
+  [[nodiscard]] bool holds(double sequences) const { return fits && (context <= 0 || sequences <= max_users); }
 };
 
 /// The weights of `a` under `pr` on plan `p` of `d` (stored: a file's exact
@@ -80,7 +85,7 @@ inline weights_fit fit_weights(const architecture& a, const precision& pr, const
                                double context, const engine_settings& e, const std::optional<bytes>& stored = {}) {
   const memory_plan m = plan_memory_parallel(a, pr, d, p, 1, context, e, stored);
   return {m.weights_fit, m.weights, m.usable, m.weights_fit ? make_bytes(0) : make_bytes(-m.kv_budget.value()),
-          m.max_sequences};
+          m.max_sequences, context};
 }
 
 /// Routing of one batch: how many of a layer's routed experts its tokens touch.

@@ -325,7 +325,8 @@ class MoeParameters(TypedDict):
 
 
 class MoeBatch(TypedDict):
-    """One batch of :attr:`MoeReport.batches`, beside the dense model of the same size."""
+    """One batch of :attr:`MoeReport.batches`, beside the dense model of the same size;
+    ``kv_fits``: the deployment holds that many sequences of the context."""
 
     batch: float
     experts_per_layer: float
@@ -341,6 +342,7 @@ class MoeBatch(TypedDict):
     dense_bytes_per_step: float
     dense_weight_bytes_per_step: float
     dense_per_user_tokens_per_s_estimate: float
+    kv_fits: bool
 
 
 class CompareBatch(TypedDict):

@@ -63,7 +63,7 @@ int cmd_moe(const options& o) {
   // A batch of more sequences than the KV room holds is a speed the
   // deployment cannot reach at this context: marked, not dropped (the
   // routing and the crossover still read from it).
-  const auto past_room = [&](double batch) { return fit.fits && context > 0 && batch > fit.max_users; };
+  const auto past_room = [&](double batch) { return fit.fits && !fit.holds(batch); };
   bool marked = false;
   for (std::size_t i = 0; i < c.batches.size(); ++i) {
     const routing_row& route = an.routing[i];

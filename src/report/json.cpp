@@ -421,7 +421,8 @@ json moe_json(const setup& s, const moe_analysis& m, const weights_fit& fit) {
                     {"weight_bytes_per_step", moe.counts.weight_bytes().value()},
                     {"dense_bytes_per_step", d.counts.total_bytes().value()},
                     {"dense_weight_bytes_per_step", d.counts.weight_bytes().value()},
-                    {"dense_per_user_tokens_per_s_estimate", 1.0 / d.estimate.value()}});
+                    {"dense_per_user_tokens_per_s_estimate", 1.0 / d.estimate.value()},
+                    {"kv_fits", fit.holds(n)}});
   }
   json j = {{"schema", "llmroof.moe/1"}};
   j.update(setup_json(s));

@@ -151,6 +151,10 @@ rows = {line.split()[0]: line for line in r.stdout.splitlines() if line.strip()[
 check("moe rows past the KV room marked", "KV room for 2 sequences of 32,768 tokens" in r.stdout
       and not rows["2"].endswith("*") and rows["4"].endswith("  *") and rows["8"].endswith("  *")
       and "* more sequences than the KV room holds (2 of 32,768 tokens)" in r.stdout, r.stdout)
+r = run("moe", "--model", "qwen3-30b-a3b", "--device", "h100-sxm", "--context", "32k", "--max-batch", "8", "--json")
+j = json.loads(r.stdout)
+check("moe json kv_fits as the text marks", [b["kv_fits"] for b in j["batches"]] == [True, True, False, False]
+      and j["fit"]["max_users_at_context"] == 2, r.stdout[:300])
 r = run("moe", "--model", "qwen3-30b-a3b", "--device", "h100-sxm", "--context", "0", "--max-batch", "4")
 check("moe no kv room at context 0", r.returncode == 0 and "KV room" not in r.stdout and "*" not in r.stdout, r.stdout)
 r = run("moe", "--model", "llama-3.1-8b", "--device", "h100-sxm")

@@ -126,4 +126,13 @@ TEST_CASE("fit_weights: the memory plan's answer for the weights alone") {
   // 1.34 TB of BF16 weights on 80 GB: short by what the KV budget overruns.
   CHECK(big.short_by.value() == doctest::Approx(-m.kv_budget.value()));
   CHECK(big.short_by.value() > 1.2e12);
+  // What the deployment holds: up to max_users sequences of the context, none
+  // where the weights do not fit, any number of empty ones.
+  const double room = std::floor(small.max_users);
+  CHECK(small.context == 4096);
+  CHECK(small.holds(room));
+  CHECK_FALSE(small.holds(room + 1));
+  CHECK_FALSE(big.holds(1));
+  const weights_fit empty = fit_weights(find_model("llama-3-8b"), pr, find_device("h100-sxm"), {}, 0, e);
+  CHECK(empty.holds(1e6));
 }
