@@ -860,7 +860,7 @@ def _format_name(name: str, value: object) -> str:
 def _formats(m: Model, weights: str | None, kv: str | None) -> tuple[str, str, ModuleFormats | None]:
     """Weight and KV format names, and the file's per-module formats when the
     caller named no weight format."""
-    fmts = m.formats
+    fmts = None if m.source is None else m.source["formats"]  # read only here: no copy as Model.formats hands out
     w = _format_name("weights", weights) if weights is not None else "bf16"
     if kv is not None:
         k = _format_name("kv", kv)

@@ -69,12 +69,13 @@ int cmd_moe(const options& o) {
     const routing_row& route = an.routing[i];
     const phase_timing& moe = c.first[i];
     const phase_timing& dense = c.second[i];
-    marked = marked || past_room(c.batches[i]);
+    const bool past = past_room(c.batches[i]);
+    marked = marked || past;
     std::printf("  %6.0f %9.1f ± %4.1f %7.1f%% %12.2f %14.1f %11.1f %11.0f   %10.2f %8.1f%s\n", c.batches[i],
                 route.experts_per_layer, route.experts_per_layer_sd, 100 * route.experts_per_layer / a.moe.num_experts,
                 moe.counts.total_bytes().value() / 1e9, 1.0 / moe.estimate.value(), 1.0 / moe.bound.value(),
                 c.batches[i] / moe.estimate.value(), dense.counts.total_bytes().value() / 1e9,
-                1.0 / dense.estimate.value(), past_room(c.batches[i]) ? "  *" : "");
+                1.0 / dense.estimate.value(), past ? "  *" : "");
   }
   if (marked) {
     std::printf("  * more sequences than the KV room holds (%s of %s tokens): speeds this deployment cannot reach\n",
