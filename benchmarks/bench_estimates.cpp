@@ -69,31 +69,28 @@ BENCHMARK(moe_coverage);
 // deployment's saturation (a closed loop of all its slots), each a search over
 // request rates of fixed points of decode steps.
 void plan_load_8_users(benchmark::State& state) {
-  const architecture& a = find_model("llama-3.1-8b");
-  const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
-  const roofline r(find_device("h100-sxm"));
-  scenario s;
+  const deployment d(find_model("llama-3.1-8b"), precision::of(find_format("bf16"), find_format("bf16")),
+                     roofline(find_device("h100-sxm")), {}, configure_engine("vllm", find_device("h100-sxm")));
+  workload s;
   s.users = 8;
-  s.engine = configure_engine("vllm", find_device("h100-sxm"));
   cycle(state, 4096, 8192, 1, [&](double context) {
     s.context = context;
-    return serve_load(a, pr, r, s, std::nullopt, std::nullopt).most->requests_per_s;
+    return serve_load(d, s, std::nullopt, std::nullopt).most->requests_per_s;
   });
 }
 BENCHMARK(plan_load_8_users);
 
-// One point of llmroof.sweep_decode: the step of the scenario's plan plus
+// One point of llmroof.sweep_decode: the deployment's step plus
 // whether the batch's KV fits the budget.
 void sweep_point_70b(benchmark::State& state) {
-  const architecture& a = find_model("llama-3.1-70b");
-  const roofline r(find_device("h100-sxm"));
-  const parallel_plan p{};
+  const deployment d(find_model("llama-3.1-70b"), fp8_weights, roofline(find_device("h100-sxm")));
+  const architecture& a = d.model;
   const double budget = 40e9;
   double context = 0;
   cycle(state, 1, 1000, 1, [&](double batch) {
     context = context < 131072 ? context + 131.0 : 0;
     const bool fits = batch * kv_bytes_per_sequence(a, fp8_weights.kv, context, 16).value() <= budget;
-    return std::pair(scenario_decode(a, fp8_weights, r, p, batch, context).estimate, fits);
+    return std::pair(d.decode(batch, context).estimate, fits);
   });
 }
 BENCHMARK(sweep_point_70b);

@@ -18,7 +18,7 @@ double median(std::vector<double> v) {
 }
 
 phase_timing measured_decode_step(const measurement& m, const efficiency_profile& e, double batch, double context) {
-  return scenario_decode(m.arch, m.pr, roofline(m.dev, e), m.plan, batch, context);
+  return detail::decode_on(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt}, batch, context);
 }
 
 namespace {
@@ -28,10 +28,8 @@ seconds decode_time(const measurement& m, const efficiency_profile& e, double ba
 }
 
 seconds prefill_time(const measurement& m, const efficiency_profile& e, double prompt, double cached, double batch) {
-  if (m.plan.devices() == 1) return prefill(m.arch, m.pr, roofline(m.dev, e), prompt, cached, batch).estimate;
-  // Parallel prefill of a batch: the batch's prompts in one pass, each
-  // attending to its own tokens only.
-  return prefill_parallel(m.arch, m.pr, m.dev, e, m.plan, prompt, cached, 512, batch).estimate;
+  // A batch's prompts in one pass, each attending to its own tokens only.
+  return detail::prefill_on(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt}, prompt, cached, batch).estimate;
 }
 
 // Whether a point's linear layers run on an FP8 or FP4 tensor roof under its
@@ -69,13 +67,13 @@ double predict(const measurement& m, const efficiency_profile& profile) {
   }
   const efficiency_profile& e = same ? profile : own;
   if (m.closed_loop && (m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::decode_tps_total)) {
-    scenario s;
+    workload s;
     s.prompt = std::max(1.0, m.prompt);
     s.output = std::max(1.0, m.gen);
     s.context = s.prompt + s.output;
-    s.engine = configure_engine(engine_of_class(m.engine), m.dev);
-    s.parallel = m.plan;
-    const closed_loop_result c = serve_closed_loop(m.arch, m.pr, roofline(m.dev, e), s, m.batch);
+    const deployment d(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt},
+                       configure_engine(engine_of_class(m.engine), m.dev));
+    const closed_loop_result c = serve_closed_loop(d, s, m.batch);
     if (m.what == metric::ttft_ms) return 1e3 * c.ttft.value();
     if (m.what == metric::tpot_ms) return 1e3 * c.tpot.value();
     return c.output_tokens_per_s(s.output);

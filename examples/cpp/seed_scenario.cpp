@@ -6,15 +6,18 @@
 
 int main() {
   using namespace llmroof;
-  const architecture& model = find_model("devstral-small-2-24b");
-  const device& gpu = find_device("rtx-pro-6000-blackwell");
-  const precision pr = precision::of(find_format("fp8"), find_format("bf16"));
-  const roofline roof(gpu);
+  // The deployment as the command resolves it (vLLM's memory and profile).
+  request q;
+  q.model = &find_model("devstral-small-2-24b");
+  q.dev = &find_device("rtx-pro-6000-blackwell");
+  q.weights = find_format("fp8");
+  q.kv = find_format("bf16");
+  const deployment d = resolve(q);
 
-  scenario s;
-  s.users = 4;
-  s.context = 131072;
-  const plan_result p = plan(model, pr, roof, s);
+  workload w;
+  w.users = 4;
+  w.context = 131072;
+  const plan_result p = plan(d, w);
 
   std::printf("KV cache: %.0f B per token\n", p.memory.kv_per_token.value());
   std::printf("4 users at 128k fit: %s (short by %.2f GiB)\n", p.memory.fits ? "yes" : "no",

@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "llmroof/moe.hpp"
-#include "llmroof/serving.hpp"
+#include "llmroof/deployment.hpp"
+#include "llmroof/detail/search.hpp"
 
 namespace llmroof {
 
@@ -29,63 +30,34 @@ struct model_comparison {
   std::optional<double> speed_crossover;
 };
 
-/// Decode of models a and b at batches 1, 2, 4, ... max_batch, every sequence
-/// at `context` tokens, on the devices of plan `p` (each model in
-/// layout_for(model, p)), and where a stops being cheaper than b.
-/// Throws std::invalid_argument on context < 0 or max_batch < 1.
-inline model_comparison compare_decode(const architecture& a, const precision& pa, const architecture& b,
-                                       const precision& pb, const roofline& r, double context,
-                                       double max_batch = 1024, const parallel_plan& p = {}) {
+/// Decode of deployments a and b at batches 1, 2, 4, ... max_batch, every
+/// sequence at `context` tokens, each in its own layout, and where a stops
+/// being cheaper than b. Throws std::invalid_argument on context < 0 or
+/// max_batch < 1, or a deployment without a device.
+inline model_comparison compare_decode(const deployment& a, const deployment& b, double context,
+                                       double max_batch = 1024) {
   detail::require_tokens("context", context);
   detail::require_in("max_batch", max_batch, 1, 1e7);
   model_comparison out;
   out.context = context;
-  out.first_params = count_parameters(a);
-  out.second_params = count_parameters(b);
-  out.first_layout = layout_for(a, p);
-  out.second_layout = layout_for(b, p);
-  const parallel_plan &p_a = out.first_layout, &p_b = out.second_layout;
+  out.first_params = count_parameters(a.model);
+  out.second_params = count_parameters(b.model);
+  out.first_layout = a.parallel();
+  out.second_layout = b.parallel();
   for (double n = 1; n <= max_batch; n *= 2) {
     out.batches.push_back(n);
-    out.first.push_back(scenario_decode(a, pa, r, p_a, n, context));
-    out.second.push_back(scenario_decode(b, pb, r, p_b, n, context));
+    out.first.push_back(a.decode(n, context));
+    out.second.push_back(b.decode(n, context));
   }
   out.bytes_crossover = detail::first_batch(
       [&](double n) {
-        return count_decode_parallel(a, pa, r.dev(), p_a, n, context).total_bytes() >=
-               count_decode_parallel(b, pb, r.dev(), p_b, n, context).total_bytes();
+        return count_decode_parallel(a.model, a.pr, a.dev(), a.parallel(), n, context).total_bytes() >=
+               count_decode_parallel(b.model, b.pr, b.dev(), b.parallel(), n, context).total_bytes();
       },
       max_batch);
   out.speed_crossover = detail::first_batch(
-      [&](double n) {
-        return scenario_decode(a, pa, r, p_a, n, context).estimate >=
-               scenario_decode(b, pb, r, p_b, n, context).estimate;
-      },
-      max_batch);
+      [&](double n) { return a.decode(n, context).estimate >= b.decode(n, context).estimate; }, max_batch);
   return out;
-}
-
-/// Whether a model's weights fit a device plan, and with how much room.
-struct weights_fit {
-  bool fits = false;
-  bytes weights = make_bytes(0);   ///< per device
-  bytes usable = make_bytes(0);    ///< per device, capacity x the engine's utilisation
-  bytes short_by = make_bytes(0);  ///< what the weights and reserves overrun (0 when they fit)
-  double max_users = 0;            ///< sequences of `context` tokens the KV budget holds
-  double context = 0;              ///< tokens per sequence the room is counted at
-
-  /// Whether the deployment holds `sequences` of `context` tokens: the
-  /// weights fit and, past an empty context, their KV does too.
-  [[nodiscard]] bool holds(double sequences) const { return fits && (context <= 0 || sequences <= max_users); }
-};
-
-/// The weights of `a` under `pr` on plan `p` of `d` (stored: a file's exact
-/// bytes), with the users one context leaves room for.
-inline weights_fit fit_weights(const architecture& a, const precision& pr, const device& d, const parallel_plan& p,
-                               double context, const engine_settings& e, const std::optional<bytes>& stored = {}) {
-  const memory_plan m = plan_memory_parallel(a, pr, d, p, 1, context, e, stored);
-  return {m.weights_fit, m.weights, m.usable, m.weights_fit ? make_bytes(0) : make_bytes(-m.kv_budget.value()),
-          m.max_sequences, context};
 }
 
 /// Routing of one batch: how many of a layer's routed experts its tokens touch.
@@ -109,12 +81,15 @@ struct moe_analysis {
   std::optional<double> weights_crossover;
 };
 
-/// Throws std::invalid_argument for a dense model, context < 0 or max_batch < 1.
-inline moe_analysis analyze_moe(const architecture& a, const precision& pr, const roofline& r, double context,
-                                double max_batch = 1024, const parallel_plan& p = {}) {
+/// The MoE deployment against its dense twin on the same devices (the twin
+/// in layout_for). Throws std::invalid_argument for a dense model, context < 0
+/// or max_batch < 1.
+inline moe_analysis analyze_moe(const deployment& d, double context, double max_batch = 1024) {
+  const architecture& a = d.model;
+  const precision& pr = d.pr;
   if (!a.is_moe()) throw std::invalid_argument("model '" + a.id + "' is dense: 'moe' needs a Mixture-of-Experts model");
   moe_analysis out{dense_equivalent(a, true), {}, {}, expert_params(a) * a.num_moe_layers(), std::nullopt};
-  out.decode = compare_decode(a, pr, out.dense, pr, r, context, max_batch, p);
+  out.decode = compare_decode(d, d.with_model(out.dense, pr), context, max_batch);
   for (std::size_t i = 0; i < out.decode.batches.size(); ++i) {
     const double n = out.decode.batches[i];
     routing_row row{n, expected_distinct_experts(a.moe.num_experts, a.moe.experts_per_token, n),
@@ -127,7 +102,7 @@ inline moe_analysis analyze_moe(const architecture& a, const precision& pr, cons
   // The MoE step converges on the dense one from below as the batch touches
   // every expert.
   const auto weights_at = [&](const architecture& m, const parallel_plan& q, double n) {
-    return count_decode_parallel(m, pr, r.dev(), q, n, context).weight_bytes().value();
+    return count_decode_parallel(m, pr, d.dev(), q, n, context).weight_bytes().value();
   };
   out.weights_crossover = detail::first_batch(
       [&](double n) {

@@ -1,15 +1,203 @@
 // A deployment: one model in one precision on a device plan under an engine,
-// as the command and the bindings resolve it from their options. The
-// modelling functions take its parts; reports say what it was.
+// resolved once from what a user asked for. It owns its values and is the one
+// dispatcher between a single device, tensor/pipeline/expert parallelism and
+// offload: decode, prefill, memory and the weights fit are asked of it, and
+// every planning function (serving.hpp, compare.hpp, calibrate.hpp) takes it.
 #pragma once
 
+#include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 
-#include "llmroof/compare.hpp"
-#include "llmroof/readers.hpp"
 #include "llmroof/engine_profile.hpp"
+#include "llmroof/memory_plan.hpp"
+#include "llmroof/offload.hpp"
+#include "llmroof/parallel.hpp"
+#include "llmroof/phases.hpp"
+#include "llmroof/readers.hpp"
 
 namespace llmroof {
+
+/// Where the model runs: the parallel plan over the devices, and the part of
+/// the model kept in host RAM (one device only).
+struct placement {
+  parallel_plan parallel;
+  std::optional<offload_plan> offload;
+};
+
+/// Whether a model's weights fit a device plan, and with how much room.
+struct weights_fit {
+  bool fits = false;
+  bytes weights = make_bytes(0);   ///< per device
+  bytes usable = make_bytes(0);    ///< per device, capacity x the engine's utilisation
+  bytes short_by = make_bytes(0);  ///< what the weights and reserves overrun (0 when they fit)
+  double max_users = 0;            ///< sequences of `context` tokens the KV budget holds
+  double context = 0;              ///< tokens per sequence the room is counted at
+
+  /// Whether the deployment holds `sequences` of `context` tokens: the
+  /// weights fit and, past an empty context, their KV does too.
+  [[nodiscard]] bool holds(double sequences) const { return fits && (context <= 0 || sequences <= max_users); }
+};
+
+/// The weights a deployment loads from a model file: the file's exact tensor
+/// bytes when it runs in the file's own formats and the file lists them;
+/// otherwise (re-quantized with other weights, or a config.json without
+/// tensors) the architecture counted in `pr` plus the vision tower in 16 bits
+/// (loaded, never decoded). The one place this rule is written.
+inline bytes stored_weight_bytes(const model_source& m, const precision& pr, bool own_formats) {
+  if (own_formats && m.tensors) return make_bytes(m.tensors->total_bytes());
+  return weight_bytes(m.arch, pr) + make_bytes(m.vision_params * 2.0);
+}
+
+namespace detail {
+
+// The one dispatcher between one device, a parallel plan and an offload
+// (deployment::decode/prefill; calibration's fits call it with the profile
+// they try, without building a deployment per point).
+inline phase_timing decode_on(const architecture& a, const precision& pr, const roofline& r, const placement& w,
+                              double batch, double context) {
+  if (w.offload) return decode_step_offload(a, pr, r, *w.offload, batch, context);
+  if (w.parallel.devices() == 1) return decode_step(a, pr, r, batch, context);
+  return decode_step_parallel(a, pr, r.dev(), r.efficiency(), w.parallel, batch, context);
+}
+
+inline phase_timing prefill_on(const architecture& a, const precision& pr, const roofline& r, const placement& w,
+                               double prompt, double cached, double batch) {
+  if (w.offload) {
+    if (batch != 1) detail::fail("batch", "1 for an offloaded prefill", batch);
+    return prefill_offload(a, pr, r, *w.offload, prompt, cached);
+  }
+  if (w.parallel.devices() == 1) return prefill(a, pr, r, prompt, cached, batch);
+  return prefill_parallel(a, pr, r.dev(), r.efficiency(), w.parallel, prompt, cached, 512, batch);
+}
+
+}  // namespace detail
+
+/// The configured whole every estimate reads: copyable, owning its values.
+/// Build it with resolve() from a request, or directly from parts (the
+/// constructor checks them as resolve does).
+class deployment {
+ public:
+  architecture model;
+  precision pr;
+  placement where;
+  engine_settings engine;
+  /// Weight bytes as loaded (a model file's, stored_weight_bytes); unset:
+  /// counted from the architecture in `pr`.
+  std::optional<bytes> stored;
+  /// The file the model came from, if any (shared, never changed).
+  std::shared_ptr<const model_source> source;
+
+  /// A device-free deployment (KV-cache questions). Throws
+  /// std::invalid_argument on invalid engine settings or a KV format the engine cannot hold.
+  deployment(architecture a, precision p, engine_settings e = {});
+  /// Throws std::invalid_argument naming the field: engine settings, a KV
+  /// format the engine cannot hold, a layout the model cannot split into, an
+  /// offload on several devices. A roofline over n > 1 devices with a
+  /// one-device plan means tensor parallelism over them.
+  deployment(architecture a, precision p, const roofline& r, placement w = {}, engine_settings e = {},
+             std::optional<bytes> stored_weights = std::nullopt);
+
+  [[nodiscard]] bool has_device() const { return roof_.has_value(); }
+  /// One device under the engine's profile (the parallel plan spreads the
+  /// work). Throws std::invalid_argument on a device-free deployment.
+  [[nodiscard]] const roofline& roof() const {
+    if (!roof_) throw std::invalid_argument("device is required for this question");
+    return *roof_;
+  }
+  [[nodiscard]] const device& dev() const { return roof().dev(); }
+  [[nodiscard]] const efficiency_profile& efficiency() const { return roof().efficiency(); }
+  [[nodiscard]] const parallel_plan& parallel() const { return where.parallel; }
+  [[nodiscard]] const std::optional<offload_plan>& offload() const { return where.offload; }
+  [[nodiscard]] int devices() const { return where.parallel.devices(); }
+
+  /// This deployment under another profile (bands: slower and faster).
+  [[nodiscard]] deployment with_efficiency(const efficiency_profile& e) const {
+    deployment d = *this;
+    d.roof_.emplace(dev(), e);
+    return d;
+  }
+
+  /// This deployment in another layout. Throws std::invalid_argument when
+  /// the model cannot split into it or an offload meets several devices.
+  [[nodiscard]] deployment with_layout(const parallel_plan& p) const {
+    deployment d = *this;
+    d.where.parallel = p;
+    d.check();
+    return d;
+  }
+  /// This deployment with part of the model in host RAM (or none). Throws
+  /// std::invalid_argument on an invalid offload or several devices.
+  [[nodiscard]] deployment with_offload(std::optional<offload_plan> o) const {
+    deployment d = *this;
+    d.where.offload = std::move(o);
+    d.check();
+    return d;
+  }
+  /// Another model in `p` on the same devices, engine and profile, laid out
+  /// by layout_for (a dense model on an expert-parallel plan takes tensor
+  /// and pipeline parallelism); its weights counted, nothing offloaded.
+  [[nodiscard]] deployment with_model(architecture m, precision p) const {
+    const parallel_plan q = layout_for(m, where.parallel);
+    return {std::move(m), std::move(p), roof(), {q, std::nullopt}, engine};
+  }
+
+  /// Weight bytes the devices hold: stored (or counted) less what an offload
+  /// keeps in host RAM; unset when counted and nothing is offloaded.
+  [[nodiscard]] std::optional<bytes> device_weights() const {
+    if (!where.offload) return stored;
+    return (stored ? *stored : weight_bytes(model, pr)) - host_weight_bytes(model, pr, *where.offload);
+  }
+
+  /// One decode step of `batch` sequences at `context` cached tokens each.
+  [[nodiscard]] phase_timing decode(double batch, double context) const {
+    return detail::decode_on(model, pr, roof(), where, batch, context);
+  }
+  /// Prefill of `prompt` tokens after `cached` ones, for `batch` sequences in one pass.
+  [[nodiscard]] phase_timing prefill(double prompt, double cached = 0, double batch = 1) const {
+    return detail::prefill_on(model, pr, roof(), where, prompt, cached, batch);
+  }
+  /// Memory of one device for `users` sequences of `context` tokens.
+  [[nodiscard]] memory_plan memory(double users, double context) const {
+    return plan_memory_parallel(model, pr, dev(), where.parallel, users, context, engine, device_weights());
+  }
+  /// The weights' fit, and the sequences of `context` tokens the KV budget holds.
+  [[nodiscard]] weights_fit fit(double context) const {
+    const memory_plan m = memory(1, context);
+    return {m.weights_fit, m.weights, m.usable, m.weights_fit ? make_bytes(0) : make_bytes(-m.kv_budget.value()),
+            m.max_sequences, context};
+  }
+
+ private:
+  void check() const;
+  std::optional<roofline> roof_;
+};
+
+inline deployment::deployment(architecture a, precision p, engine_settings e)
+    : model(std::move(a)), pr(std::move(p)), engine(std::move(e)) {
+  check();
+}
+
+inline deployment::deployment(architecture a, precision p, const roofline& r, placement w, engine_settings e,
+                              std::optional<bytes> stored_weights)
+    : model(std::move(a)), pr(std::move(p)), where(std::move(w)), engine(std::move(e)), stored(stored_weights) {
+  if (where.parallel.devices() == 1 && r.devices() > 1) where.parallel.tp = r.devices();
+  roof_.emplace(r.devices() == 1 ? r : roofline(r.dev(), r.efficiency()));
+  check();
+}
+
+inline void deployment::check() const {
+  validate(engine);
+  validate_kv_format(engine, pr.kv);
+  if (stored) detail::require_non_negative("stored weights", stored->value());
+  if (!roof_) return;
+  validate(where.parallel, model);
+  if (where.offload) {
+    if (devices() > 1) throw std::invalid_argument("offload needs a single device (got " + std::to_string(devices()) + ")");
+    validate(*where.offload, model);
+  }
+}
 
 /// A deployment as asked for: every choice optional, never a sentinel.
 struct request {
@@ -19,6 +207,7 @@ struct request {
   std::optional<precision> file_formats;
   const device* dev = nullptr;  ///< null: a question without a device (kv)
   layout_request layout;
+  std::optional<offload_plan> offload;
   std::optional<numeric_format> weights;  ///< unset: the file's formats, else bf16
   std::optional<numeric_format> kv;       ///< unset: the file's KV format, else bf16
   std::optional<numeric_format> lm_head;  ///< also the embedding table's
@@ -28,74 +217,50 @@ struct request {
   std::optional<efficiency_profile> efficiency;
 };
 
-struct deployment {
-  const architecture* model = nullptr;
-  const device* dev = nullptr;  ///< null for device-free questions (kv)
-  int devices = 1;              ///< all devices of the plan
-  parallel_plan parallel;       ///< tp / pp / ep over them
-  precision pr;
-  engine_settings engine;
-  const model_source* source = nullptr;  ///< set when the model came from a file
-  efficiency_profile efficiency;         ///< the engine's profile on the device
-
-  /// The weights as the device holds them: a file's exact bytes when the
-  /// model came from one (else unset: counted from the architecture).
-  [[nodiscard]] std::optional<bytes> stored_weights() const {
-    return source != nullptr ? std::optional<bytes>(loaded_weight_bytes(*source, pr)) : std::nullopt;
-  }
-  /// The device under the engine's profile (one device: the parallel plan
-  /// spreads the work).
-  [[nodiscard]] roofline roof() const { return roofline(*dev, efficiency); }
-  /// fit_weights of this deployment at `context`. Needs a device.
-  [[nodiscard]] weights_fit fit(double context) const {
-    return fit_weights(*model, pr, *dev, parallel, context, engine, stored_weights());
-  }
-};
-
-/// The one place where a request's formats, layout, engine settings and
-/// efficiency profile are decided. Throws std::invalid_argument naming the
-/// field (layout, engine, a KV format the engine cannot hold, a layout the
-/// model cannot split into).
+/// The one place where a request's formats, layout, engine settings,
+/// efficiency profile and stored weight bytes are decided. Throws
+/// std::invalid_argument naming the field (layout, engine, a KV format the
+/// engine cannot hold, a layout the model cannot split into, an offload).
 inline deployment resolve(const request& r) {
   if (r.model == nullptr) throw std::invalid_argument("model is required");
-  deployment d;
-  d.model = r.model;
-  d.source = r.source;
-  d.dev = r.dev;
   const std::optional<precision> file = r.file_formats ? r.file_formats
                                         : r.source != nullptr ? std::optional<precision>(r.source->pr)
                                                               : std::nullopt;
   const numeric_format kv = r.kv ? *r.kv : file ? file->kv : find_format("bf16");
+  precision pr;
   if (file && !r.weights) {
-    d.pr = *file;  // the file's own formats, module by module
-    d.pr.kv = kv;
+    pr = *file;  // the file's own formats, module by module
+    pr.kv = kv;
   } else {
-    d.pr = precision::of(r.weights ? *r.weights : find_format("bf16"), kv);
+    pr = precision::of(r.weights ? *r.weights : find_format("bf16"), kv);
   }
   if (r.lm_head) {
-    d.pr.lm_head = *r.lm_head;
-    d.pr.embedding = *r.lm_head;
+    pr.lm_head = *r.lm_head;
+    pr.embedding = *r.lm_head;
   }
-  if (r.dev != nullptr) {
-    d.parallel = infer_layout(r.layout);
-    d.devices = d.parallel.devices();
-    d.engine = configure_engine(r.engine, *r.dev, r.engine_options);
-    d.efficiency = r.efficiency ? *r.efficiency : default_profile(*r.dev, d.engine.qualified_name());
-    validate(d.efficiency);
-  } else {
-    d.engine = configure_engine(r.engine, r.engine_options);
-  }
-  validate_kv_format(d.engine, d.pr.kv);
-  if (r.dev == nullptr) return d;
+  std::optional<bytes> stored;
+  if (r.source != nullptr) stored = stored_weight_bytes(*r.source, pr, !r.weights);
+  const auto with_source = [&](deployment d) {
+    if (r.source != nullptr) d.source = std::make_shared<const model_source>(*r.source);
+    return d;
+  };
+  if (r.dev == nullptr) return with_source(deployment(*r.model, pr, configure_engine(r.engine, r.engine_options)));
+  const parallel_plan p = infer_layout(r.layout);
+  engine_settings e = configure_engine(r.engine, *r.dev, r.engine_options);
+  efficiency_profile eff = r.efficiency ? *r.efficiency : default_profile(*r.dev, e.qualified_name());
+  validate(eff);
   try {
-    validate(d.parallel, *r.model);
-  } catch (const std::invalid_argument& e) {
+    return with_source(deployment(*r.model, pr, roofline(*r.dev, std::move(eff)), {p, r.offload}, std::move(e), stored));
+  } catch (const std::invalid_argument& ex) {
     // Say where a layout nobody asked for came from.
-    if (r.layout.tp || r.layout.pp || r.layout.ep || d.devices == 1) throw;
-    throw std::invalid_argument(std::string(e.what()) + "; tp defaults to the " + std::to_string(d.devices) +
+    const std::string what = ex.what();
+    if (r.layout.tp || r.layout.pp || r.layout.ep || p.devices() == 1 || what.rfind("offload", 0) == 0 ||
+        what.rfind("kv format", 0) == 0) {
+      throw;
+    }
+    throw std::invalid_argument(what + "; tp defaults to the " + std::to_string(p.devices()) +
                                 " devices: give tp, pp or ep");
   }
-  return d;
 }
 
 }  // namespace llmroof

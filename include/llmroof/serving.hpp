@@ -10,29 +10,23 @@
 #include <string>
 #include <vector>
 
+#include "llmroof/deployment.hpp"
 #include "llmroof/detail/search.hpp"
-#include "llmroof/memory_plan.hpp"
 #include "llmroof/metric.hpp"
-#include "llmroof/offload.hpp"
-#include "llmroof/parallel.hpp"
-#include "llmroof/phases.hpp"
 
 namespace llmroof {
 
-/// N users, each with a prompt and a context budget.
-struct scenario {
+/// What a deployment serves: N users, each with a prompt, an answer and a
+/// context budget. Holds nothing the deployment holds.
+struct workload {
   double users = 1;        ///< concurrent sequences
   double context = 4096;   ///< tokens each user may hold (prompt + answer)
   double prompt = 0;       ///< prompt tokens of a new request; 0 = min(context, 2048)
+  double output = 512;     ///< tokens generated per request (load model)
 
   /// The prompt a new request brings: `prompt`, or min(context, 2048) and at
   /// least one token when unset. The one place that default is decided.
   [[nodiscard]] double prompt_tokens() const { return prompt > 0 ? prompt : std::max(1.0, std::min(context, 2048.0)); }
-  double output = 512;     ///< tokens generated per request (load model)
-  engine_settings engine;
-  parallel_plan parallel;  ///< tp/pp/ep; a roofline over n devices means tp = n
-  std::optional<bytes> stored_weights;  ///< exact loaded bytes from a file, if known
-  std::optional<offload_plan> offload;  ///< part of the model in host RAM (one device only)
 };
 
 /// One point of the decode curve: every user at `context` cached tokens.
@@ -68,7 +62,7 @@ struct alternative {
 struct plan_result {
   memory_plan memory;
   phase_timing ttft;                  ///< prefill of the prompt, one user, empty cache
-  std::vector<curve_point> curve;     ///< from an empty context to scenario.context
+  std::vector<curve_point> curve;     ///< from an empty context to workload.context
   double prompt = 0;
   /// When the plan does not fit: each change alone (a smaller KV format the
   /// engine supports, 2 and 4 times the devices, fewer users, a shorter
@@ -84,133 +78,83 @@ inline std::vector<double> curve_contexts(double context) {
   return cs;
 }
 
-/// The parallel plan a scenario runs: its own, or tp = the roofline's devices.
-inline parallel_plan effective_plan(const scenario& s, const roofline& r) {
-  parallel_plan p = s.parallel;
-  if (p.devices() == 1 && r.devices() > 1) p.tp = r.devices();
-  return p;
-}
-
-/// Decode step of `batch` sequences at `context` for a scenario's plan.
-inline phase_timing scenario_decode(const architecture& a, const precision& pr, const roofline& r,
-                                    const parallel_plan& p, double batch, double context,
-                                    const std::optional<offload_plan>& off = std::nullopt) {
-  if (off) return decode_step_offload(a, pr, r, *off, batch, context);
-  if (p.devices() == 1) return decode_step(a, pr, r, batch, context);  // r's own devices (ideal aggregate)
-  return decode_step_parallel(a, pr, r.dev(), r.efficiency(), p, batch, context);
-}
-
-/// Prefill of one prompt for a scenario's plan (on the host too when offloaded).
-inline phase_timing scenario_prefill(const architecture& a, const precision& pr, const roofline& r,
-                                     const parallel_plan& p, double prompt,
-                                     const std::optional<offload_plan>& off = std::nullopt) {
-  if (off) return prefill_offload(a, pr, r, *off, prompt);
-  return prefill_parallel(a, pr, r.dev(), r.efficiency(), p, prompt);
-}
-
-/// Weight bytes the device holds under a scenario: the file's exact bytes if
-/// known, less what an offload keeps in host RAM (unset: counted).
-inline std::optional<bytes> device_weights(const architecture& a, const precision& pr, const scenario& s) {
-  if (!s.offload) return s.stored_weights;
-  return (s.stored_weights ? *s.stored_weights : weight_bytes(a, pr)) - host_weight_bytes(a, pr, *s.offload);
-}
-
 /// Throws std::invalid_argument naming the field: users a whole number in
 /// [1, 1e9], context in [1, 1e9] tokens, prompt a whole number in [0, 1e9]
-/// (0: the default), output in [1, 1e9], valid engine settings.
-inline void validate(const scenario& s) {
-  detail::require_whole("users", s.users);
-  detail::require_in("users", s.users, 1, 1e9);
-  detail::require_tokens("context", s.context);
-  if (s.context < 1) detail::fail("context", ">= 1 token", s.context);
-  detail::require_tokens("prompt", s.prompt);
-  detail::require_whole("prompt", s.prompt);
-  detail::require_in("output", s.output, 1, 1e9);
-  validate(s.engine);
+/// (0: the default), output in [1, 1e9].
+inline void validate(const workload& w) {
+  detail::require_whole("users", w.users);
+  detail::require_in("users", w.users, 1, 1e9);
+  detail::require_tokens("context", w.context);
+  if (w.context < 1) detail::fail("context", ">= 1 token", w.context);
+  detail::require_tokens("prompt", w.prompt);
+  detail::require_whole("prompt", w.prompt);
+  detail::require_in("output", w.output, 1, 1e9);
 }
 
-/// What would make scenario `s` on plan `p` fit, each change alone (see
-/// plan_result::alternatives); `now` is the scenario's own memory plan.
-inline std::vector<alternative> plan_alternatives(const architecture& a, const precision& pr, const roofline& r,
-                                                  const scenario& s, const parallel_plan& p,
-                                                  const std::optional<bytes>& stored, const memory_plan& now) {
+/// What would make workload `w` fit deployment `d`, each change alone (see
+/// plan_result::alternatives); `now` is the workload's own memory plan.
+inline std::vector<alternative> plan_alternatives(const deployment& d, const workload& w, const memory_plan& now) {
   std::vector<alternative> out;
-  // More devices drop an offload (it needs a single device): the devices hold
-  // all the weights. The other changes keep it.
-  const auto entry = [&](std::string change, const precision& x, const parallel_plan& q, double users, double context) {
-    const bool keeps_offload = q.devices() == p.devices();
-    const std::optional<bytes> held = keeps_offload ? stored : s.stored_weights;
-    const memory_plan m = plan_memory_parallel(a, x, r.dev(), q, users, context, s.engine, held);
-    out.push_back({std::move(change), m.fits, users, context, q.devices(), std::string(x.kv.name), m.max_sequences,
-                   scenario_decode(a, x, r, q, users, context, keeps_offload ? s.offload : std::nullopt)});
+  const auto entry = [&](std::string change, const deployment& x, double users, double context) {
+    const memory_plan m = x.memory(users, context);
+    out.push_back({std::move(change), m.fits, users, context, x.devices(), std::string(x.pr.kv.name), m.max_sequences,
+                   x.decode(users, context)});
   };
   for (const char* kv : {"fp8-e4m3", "q8_0", "q4_0"}) {
-    if (find_format(kv).bits >= pr.kv.bits || !kv_format_supported(s.engine.name, find_format(kv))) continue;
-    precision x = pr;
-    x.kv = find_format(kv);
-    entry(std::string("KV cache in ") + kv, x, p, s.users, s.context);
+    if (find_format(kv).bits >= d.pr.kv.bits || !kv_format_supported(d.engine.name, find_format(kv))) continue;
+    deployment x = d;
+    x.pr.kv = find_format(kv);
+    entry(std::string("KV cache in ") + kv, x, w.users, w.context);
   }
   for (int more : {2, 4}) {
-    parallel_plan q = p;
+    parallel_plan q = d.parallel();
     if (q.ep > 1) {
       q.ep *= more;
-      if (q.ep > a.moe.num_experts) continue;
+      if (q.ep > d.model.moe.num_experts) continue;
     } else {
       q.tp *= more;
     }
     q.devices_per_node = std::max(q.devices_per_node, q.devices());
+    // More devices drop an offload (it needs a single device): the devices
+    // hold all the weights. The other changes keep it.
+    const deployment x(d.model, d.pr, d.roof(), {q, std::nullopt}, d.engine, d.stored);
     entry(std::to_string(q.devices()) + " devices (" + (q.ep > 1 ? "EP " + std::to_string(q.ep) : "TP " + std::to_string(q.tp)) + ")",
-          pr, q, s.users, s.context);
+          x, w.users, w.context);
   }
-  if (now.weights_fit && now.max_sequences >= 1) entry("fewer users", pr, p, std::min(s.users, now.max_sequences), s.context);
-  if (now.weights_fit && now.max_context >= 1) entry("shorter context", pr, p, s.users, std::min(s.context, now.max_context));
+  if (now.weights_fit && now.max_sequences >= 1) entry("fewer users", d, std::min(w.users, now.max_sequences), w.context);
+  if (now.weights_fit && now.max_context >= 1) entry("shorter context", d, w.users, std::min(w.context, now.max_context));
   return out;
 }
 
-/// The memory plan of a scenario: its users at its context on the roofline's
-/// device, under its layout, engine and weights (less any offloaded to the
-/// host). Throws std::invalid_argument on invalid scenario fields.
-inline memory_plan scenario_memory(const architecture& a, const precision& pr, const roofline& r, const scenario& s) {
-  validate(s);
-  return plan_memory_parallel(a, pr, r.dev(), effective_plan(s, r), s.users, s.context, s.engine,
-                              device_weights(a, pr, s));
-}
-
-/// Throws std::invalid_argument on invalid scenario fields (see validate),
-/// engine settings or parallel plan.
-inline plan_result plan(const architecture& a, const precision& pr, const roofline& r,
-                        const scenario& s) {
-  validate(s);
-  const parallel_plan p = effective_plan(s, r);
-  if (s.offload && p.devices() > 1) throw std::invalid_argument("offload needs a single device (got " + std::to_string(p.devices()) + ")");
-  // Offloaded weights leave the device (the host must hold them).
-  const std::optional<bytes> stored = device_weights(a, pr, s);
+/// Throws std::invalid_argument on invalid workload fields (see validate).
+inline plan_result plan(const deployment& d, const workload& w) {
+  validate(w);
   plan_result out;
-  out.memory = scenario_memory(a, pr, r, s);
-  out.prompt = s.prompt_tokens();
-  out.ttft = scenario_prefill(a, pr, r, p, out.prompt, s.offload);
-  const roofline lo(r.dev(), slower(r.efficiency()), r.devices());
-  const roofline hi(r.dev(), faster(r.efficiency()), r.devices());
+  out.memory = d.memory(w.users, w.context);
+  out.prompt = w.prompt_tokens();
+  out.ttft = d.prefill(out.prompt);
+  const deployment lo = d.with_efficiency(slower(d.efficiency()));
+  const deployment hi = d.with_efficiency(faster(d.efficiency()));
   const double width = band_width(metric::decode_tps_per_seq);
-  for (double c : curve_contexts(s.context)) {
+  for (double c : curve_contexts(w.context)) {
     curve_point pt;
     pt.context = c;
-    pt.fits = plan_memory_parallel(a, pr, r.dev(), p, s.users, c, s.engine, stored).fits;
-    pt.single = scenario_decode(a, pr, r, p, 1, c, s.offload);
-    pt.all = scenario_decode(a, pr, r, p, s.users, c, s.offload);
-    const double low = 1.0 / scenario_decode(a, pr, lo, p, 1, c, s.offload).estimate.value();
-    const double high = 1.0 / scenario_decode(a, pr, hi, p, 1, c, s.offload).estimate.value();
+    pt.fits = d.memory(w.users, c).fits;
+    pt.single = d.decode(1, c);
+    pt.all = d.decode(w.users, c);
+    const double low = 1.0 / lo.decode(1, c).estimate.value();
+    const double high = 1.0 / hi.decode(1, c).estimate.value();
     pt.single_band = widen({low, high}, pt.single.tokens_per_s_estimate().value(), width);
     out.curve.push_back(pt);
   }
-  if (!out.memory.fits) out.alternatives = plan_alternatives(a, pr, r, s, p, stored, out.memory);
+  if (!out.memory.fits) out.alternatives = plan_alternatives(d, w, out.memory);
   return out;
 }
 
 // ---- load: arrivals, queueing, capacity ---------------------------------------
 
 /// Steady state of a server under Poisson arrivals of `rate` requests/s, each
-/// with scenario.prompt prompt tokens and scenario.output generated tokens.
+/// with workload.prompt prompt tokens and workload.output generated tokens.
 struct load_result {
   double rate = 0;             ///< requests/s offered
   bool stable = false;         ///< the server keeps up (utilisation < 1, memory holds)
@@ -251,30 +195,28 @@ struct load_result {
 /// 1 for open-loop (Poisson) arrivals; in a closed loop of N users a request
 /// meets the other N - 1 (the arrival theorem), (N - 1) / N, and never its own
 /// prefill: one user alone sees TTFT = per_request + S, TPOT = step(1).
-inline load_result serve_at_rate(const architecture& a, const precision& pr, const roofline& r, const scenario& s,
-                                 double rate, double interfering = 1) {
+inline load_result serve_at_rate(const deployment& d, const workload& s, double rate, double interfering = 1) {
   validate(s);
   detail::require_non_negative("rate", rate);
   detail::require_in("interfering", interfering, 0, 1);
-  const parallel_plan p = effective_plan(s, r);
   const double prompt = s.prompt_tokens();
   const double mean_context = prompt + s.output / 2;
-  const double handling = r.efficiency().per_request.value();
+  const double handling = d.efficiency().per_request.value();
   load_result out;
   out.rate = rate;
-  out.prefill = scenario_prefill(a, pr, r, p, prompt, s.offload).estimate;
+  out.prefill = d.prefill(prompt).estimate;
   const double S = out.prefill.value();
   out.prefill_share = rate * S;
   const double rho = interfering * out.prefill_share;
-  const double chunks = std::ceil(prompt / s.engine.max_batched_tokens);
+  const double chunks = std::ceil(prompt / d.engine.max_batched_tokens);
   double n = std::max(
-      1.0, rate * (handling + S + s.output * scenario_decode(a, pr, r, p, 1, mean_context, s.offload).estimate.value()));
+      1.0, rate * (handling + S + s.output * d.decode(1, mean_context).estimate.value()));
   bool ok = out.prefill_share < 1;
   bool converged = false;
   double tpot = 0, ttft = 0, wait = 0;
   // Users implied by n users decoding (Little's law), with TTFT and TPOT.
   const auto implied = [&](double users) {
-    const double step = scenario_decode(a, pr, r, p, std::max(1.0, users), mean_context, s.offload).estimate.value();
+    const double step = d.decode(std::max(1.0, users), mean_context).estimate.value();
     const double others = interfering * users;  // requests a new one finds decoding
     // Chunked prefill: the others' chunks ride in mixed steps that also
     // advance every decode (one weight read for both), each lasting its
@@ -284,7 +226,7 @@ inline load_result serve_at_rate(const architecture& a, const precision& pr, con
     const double mixed = std::max(S / chunks, step);
     tpot = 1 / (mixed_per_s + (1 - mixed_per_s * mixed) / step);
     wait = rho * S / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);
-    ttft = handling + wait + S + chunks * step * std::min(1.0, others / std::max(1.0, s.engine.max_batched_tokens));
+    ttft = handling + wait + S + chunks * step * std::min(1.0, others / std::max(1.0, d.engine.max_batched_tokens));
     return std::max(1.0, rate * (ttft + s.output * tpot));
   };
   // The damped iteration n <- (n + implied(n)) / 2 rises from below to the
@@ -331,8 +273,7 @@ inline load_result serve_at_rate(const architecture& a, const precision& pr, con
   out.tpot = make_seconds(tpot);
   out.ttft_wait = make_seconds(wait);
   out.ttft = make_seconds(ttft);
-  const bool fits = converged && plan_memory_parallel(a, pr, r.dev(), p, std::ceil(n), prompt + s.output, s.engine,
-                                                      device_weights(a, pr, s)).fits;
+  const bool fits = converged && d.memory(std::ceil(n), prompt + s.output).fits;
   out.keeps_up = ok && converged;
   out.stable = out.keeps_up && fits;
   return out;
@@ -340,18 +281,17 @@ inline load_result serve_at_rate(const architecture& a, const precision& pr, con
 
 /// Highest arrival rate (requests/s) that stays stable with a mean TTFT at or
 /// under `ttft_target` (0 = no TTFT target). Bisection over the rate.
-inline double max_rate(const architecture& a, const precision& pr, const roofline& r, const scenario& s,
-                       seconds ttft_target = make_seconds(0)) {
+inline double max_rate(const deployment& d, const workload& s, seconds ttft_target = make_seconds(0)) {
   detail::require_non_negative("ttft_target", ttft_target.value());
   const auto ok = [&](double rate) {
-    const load_result l = serve_at_rate(a, pr, r, s, rate);
+    const load_result l = serve_at_rate(d, s, rate);
     return l.stable && (ttft_target.value() <= 0 || l.ttft <= ttft_target);
   };
   if (!ok(1e-9)) return 0;
   return detail::last_true(ok, 0, 1, 1e7, false);
 }
 
-/// Steady state of N closed-loop users: each sends its next request (scenario
+/// Steady state of N closed-loop users: each sends its next request (workload
 /// prompt and output) as soon as the previous answer is complete, as `vllm bench
 /// serve --max-concurrency N`, sglang.bench_serving and AIPerf do.
 struct closed_loop_result {
@@ -368,7 +308,7 @@ struct closed_loop_result {
   [[nodiscard]] tokens_per_second tokens_per_s_per_user() const { return make_tokens(1) / tpot; }
 };
 
-/// Most requests of the scenario's shape (prompt + output tokens each) the
+/// Most requests of the workload's shape (prompt + output tokens each) the
 /// engine holds at once, and what caps them: "memory" (the KV cache) or
 /// "max_num_seqs". The one place that decision is made.
 struct engine_slots {
@@ -376,11 +316,10 @@ struct engine_slots {
   std::string limit;
 };
 
-inline engine_slots slots_for(const architecture& a, const precision& pr, const roofline& r, const scenario& s) {
-  const memory_plan m = plan_memory_parallel(a, pr, r.dev(), effective_plan(s, r), 1, s.prompt_tokens() + s.output,
-                                             s.engine, device_weights(a, pr, s));
-  return {std::min(m.max_sequences, s.engine.max_sequences),
-          m.max_sequences <= s.engine.max_sequences ? "memory" : "max_num_seqs"};
+inline engine_slots slots_for(const deployment& d, const workload& s) {
+  const memory_plan m = d.memory(1, s.prompt_tokens() + s.output);
+  return {std::min(m.max_sequences, d.engine.max_sequences),
+          m.max_sequences <= d.engine.max_sequences ? "memory" : "max_num_seqs"};
 }
 
 /// The rate λ that holds `active` requests in the engine solves Little's law
@@ -389,16 +328,15 @@ inline engine_slots slots_for(const architecture& a, const precision& pr, const 
 /// engine's slots wait; by Little's law again their wait is (N - active) / λ.
 /// When even the rate at which the engine saturates holds fewer than `active`,
 /// it runs at that rate and the rest queue ("compute").
-/// Throws std::invalid_argument on invalid scenario fields or unless concurrency
+/// Throws std::invalid_argument on invalid workload fields or unless concurrency
 /// is a whole number in [1, 1e6].
-inline closed_loop_result serve_closed_loop(const architecture& a, const precision& pr, const roofline& r,
-                                            const scenario& s, double concurrency) {
+inline closed_loop_result serve_closed_loop(const deployment& d, const workload& s, double concurrency) {
   validate(s);
   detail::require_whole("concurrency", concurrency);
   detail::require_in("concurrency", concurrency, 1, 1e6);
   closed_loop_result out;
   out.concurrency = concurrency;
-  const engine_slots held_at_once = slots_for(a, pr, r, s);
+  const engine_slots held_at_once = slots_for(d, s);
   out.slots = held_at_once.slots;
   if (out.slots < 1) {
     out.limit = "memory";
@@ -409,9 +347,9 @@ inline closed_loop_result serve_closed_loop(const architecture& a, const precisi
   if (out.active == 1) {
     // One user alone meets nobody (interfering 0): its rate is one request
     // per its own TTFT + output x TPOT, at which it is the one user inside.
-    const load_result alone = serve_at_rate(a, pr, r, s, 0, 0);
+    const load_result alone = serve_at_rate(d, s, 0, 0);
     out.requests_per_s = 1 / (alone.ttft + s.output * alone.tpot).value();
-    out.load = serve_at_rate(a, pr, r, s, out.requests_per_s, 0);
+    out.load = serve_at_rate(d, s, out.requests_per_s, 0);
     out.ttft = out.load.ttft;
     out.tpot = out.load.tpot;
     return out;
@@ -421,13 +359,13 @@ inline closed_loop_result serve_closed_loop(const architecture& a, const precisi
   // Requests in the engine at a rate, by Little's law on the open-loop times
   // (not floored at one user as the open-loop report is).
   const auto held = [&](double rate) {
-    const load_result l = serve_at_rate(a, pr, r, s, rate, interfering);
+    const load_result l = serve_at_rate(d, s, rate, interfering);
     return l.keeps_up ? rate * (l.ttft.value() + s.output * l.tpot.value()) : std::numeric_limits<double>::infinity();
   };
   // The highest rate that holds fewer than `active`: the engine holds them there
   // or stops keeping up just above it.
   double rate = detail::last_true([&](double x) { return held(x) < out.active; }, 0, 1e-3, 1e9, false, 80);
-  load_result l = serve_at_rate(a, pr, r, s, rate, interfering);
+  load_result l = serve_at_rate(d, s, rate, interfering);
   const double inside = rate * (l.ttft.value() + s.output * l.tpot.value());
   if (inside < out.active * (1 - 1e-3)) {
     // The engine saturates before it holds `active`: it serves at that rate and the rest wait.
@@ -445,13 +383,13 @@ inline closed_loop_result serve_closed_loop(const architecture& a, const precisi
 /// The closed loop a plan reports: `concurrency` when given; else, when no
 /// open-loop rate is asked for, the plan's users when there are 2 to 1e6 of
 /// them (the seed's "four users on one card" are four users in a loop).
-inline std::optional<double> loop_concurrency(const scenario& s, std::optional<double> concurrency, bool rate_given) {
+inline std::optional<double> loop_concurrency(const workload& s, std::optional<double> concurrency, bool rate_given) {
   if (concurrency || rate_given) return concurrency;
   if (s.users > 1 && s.users <= 1e6) return s.users;
   return std::nullopt;
 }
 
-/// The most a deployment serves of one request shape (scenario prompt and
+/// The most a deployment serves of one request shape (workload prompt and
 /// output) and what stops it serving more.
 struct saturation_result {
   double requests_per_s = 0;       ///< highest sustained request rate
@@ -468,18 +406,17 @@ struct saturation_result {
 /// Throughput grows with the users in the engine until the KV cache or
 /// max_num_seqs stops admitting more, or the engine's time saturates first:
 /// the closed loop with as many users as the engine has slots finds both.
-/// Throws std::invalid_argument on invalid scenario fields.
-inline saturation_result saturation(const architecture& a, const precision& pr, const roofline& r,
-                                    const scenario& s) {
+/// Throws std::invalid_argument on invalid workload fields.
+inline saturation_result saturation(const deployment& d, const workload& s) {
   validate(s);
-  const engine_slots held_at_once = slots_for(a, pr, r, s);
+  const engine_slots held_at_once = slots_for(d, s);
   const double slots = std::floor(std::min(held_at_once.slots, 1e6));
   saturation_result out;
   if (slots < 1) {
     out.limit = "kv_cache";
     return out;
   }
-  out.at = serve_closed_loop(a, pr, r, s, slots);
+  out.at = serve_closed_loop(d, s, slots);
   out.requests_per_s = out.at.requests_per_s;
   out.output_tokens_per_s = out.at.output_tokens_per_s(s.output);
   out.users = out.at.active;
@@ -491,8 +428,7 @@ inline saturation_result saturation(const architecture& a, const precision& pr, 
     out.limit = "prefill";
     return out;
   }
-  const phase_timing step = scenario_decode(a, pr, r, effective_plan(s, r), std::max(1.0, out.users),
-                                            s.prompt_tokens() + s.output / 2, s.offload);
+  const phase_timing step = d.decode(std::max(1.0, out.users), s.prompt_tokens() + s.output / 2);
   switch (step.limit()) {
     case bottleneck::memory: out.limit = "bandwidth"; break;
     case bottleneck::compute: out.limit = "compute"; break;
@@ -514,29 +450,28 @@ struct served_load {
   std::optional<saturation_result> most;
 };
 
-/// Serves the scenario's request shape (prompt, output) at `rate` requests/s
+/// Serves the workload's request shape (prompt, output) at `rate` requests/s
 /// or to `concurrency` closed-loop users; with neither, the plan's users when
 /// more than one (loop_concurrency). Throws std::invalid_argument when both
 /// are given, and on invalid fields.
-inline served_load serve_load(const architecture& a, const precision& pr, const roofline& r, const scenario& s,
-                              std::optional<double> rate, std::optional<double> concurrency,
+inline served_load serve_load(const deployment& d, const workload& s, std::optional<double> rate, std::optional<double> concurrency,
                               seconds ttft_target = make_seconds(1)) {
   if (rate && concurrency) throw std::invalid_argument("concurrency and rate are two load models; give one");
   served_load out;
   out.ttft_target = ttft_target;
   if (rate) {
-    out.open = serve_at_rate(a, pr, r, s, *rate);
-    out.max_rate_at_target = max_rate(a, pr, r, s, ttft_target);
-    out.max_rate = max_rate(a, pr, r, s);
+    out.open = serve_at_rate(d, s, *rate);
+    out.max_rate_at_target = max_rate(d, s, ttft_target);
+    out.max_rate = max_rate(d, s);
   }
-  if (auto n = loop_concurrency(s, concurrency, rate.has_value())) out.closed = serve_closed_loop(a, pr, r, s, *n);
-  if (out.open || out.closed) out.most = saturation(a, pr, r, s);
+  if (auto n = loop_concurrency(s, concurrency, rate.has_value())) out.closed = serve_closed_loop(d, s, *n);
+  if (out.open || out.closed) out.most = saturation(d, s);
   return out;
 }
 
 /// The most concurrent users (all at `context` cached tokens) such that each
 /// gets at least `min_tokens_per_s`, a new arrival's TTFT (prefill of
-/// scenario.prompt beside the running decodes) stays at or under
+/// workload.prompt beside the running decodes) stays at or under
 /// `ttft_target` (0 = none), and everything fits in memory.
 struct users_result {
   double users = 0;                        ///< 0 when not even one user meets the targets
@@ -544,27 +479,24 @@ struct users_result {
   seconds ttft = make_seconds(0);
   memory_plan memory;
   std::string limit;                       ///< what stops one more user: "tokens/s", "ttft", "memory"
-  /// Those users in a closed loop, each sending scenario prompt + output
+  /// Those users in a closed loop, each sending workload prompt + output
   /// tokens when the last answer completes (concurrency 0 when users is 0).
   closed_loop_result loop;
 };
 
-inline users_result max_users(const architecture& a, const precision& pr, const roofline& r, const scenario& s,
-                              tokens_per_second min_tokens_per_s, seconds ttft_target = make_seconds(0)) {
+inline users_result max_users(const deployment& d, const workload& s, tokens_per_second min_tokens_per_s, seconds ttft_target = make_seconds(0)) {
   validate(s);
   detail::require_non_negative("min_tokens_per_s", min_tokens_per_s.value());
-  const parallel_plan p = effective_plan(s, r);
   const double prompt = s.prompt_tokens();
-  const seconds prefill_alone = scenario_prefill(a, pr, r, p, prompt, s.offload).estimate;
-  const std::optional<bytes> stored = device_weights(a, pr, s);
+  const seconds prefill_alone = d.prefill(prompt).estimate;
   // The n-th user's request pays the engine's request handling, waits half the
   // step the others are running, and its prompt's chunks share their steps.
   const auto arrival_ttft = [&](double n, const phase_timing& step) {
-    return r.efficiency().per_request + (n > 1 ? 0.5 : 0.0) * step.estimate + prefill_alone +
-           std::ceil(prompt / s.engine.max_batched_tokens) * step.estimate;
+    return d.efficiency().per_request + (n > 1 ? 0.5 : 0.0) * step.estimate + prefill_alone +
+           std::ceil(prompt / d.engine.max_batched_tokens) * step.estimate;
   };
   const auto check = [&](double n, std::string* why) {
-    const phase_timing step = scenario_decode(a, pr, r, p, n, s.context, s.offload);
+    const phase_timing step = d.decode(n, s.context);
     if (1.0 / step.estimate.value() < min_tokens_per_s.value()) {
       if (why) *why = "tokens/s";
       return false;
@@ -574,7 +506,7 @@ inline users_result max_users(const architecture& a, const precision& pr, const 
       if (why) *why = "ttft";
       return false;
     }
-    if (!plan_memory_parallel(a, pr, r.dev(), p, n, s.context, s.engine, stored).fits) {
+    if (!d.memory(n, s.context).fits) {
       if (why) *why = "memory";
       return false;
     }
@@ -585,10 +517,10 @@ inline users_result max_users(const architecture& a, const precision& pr, const 
   const double lo = detail::last_true([&](double n) { return check(n, nullptr); }, 1, 2, 1e6, true);
   check(lo + 1, &out.limit);
   out.users = lo;
-  out.step = scenario_decode(a, pr, r, p, lo, s.context, s.offload);
+  out.step = d.decode(lo, s.context);
   out.ttft = arrival_ttft(lo, out.step);
-  out.memory = plan_memory_parallel(a, pr, r.dev(), p, lo, s.context, s.engine, stored);
-  if (lo <= 1e6) out.loop = serve_closed_loop(a, pr, r, s, lo);
+  out.memory = d.memory(lo, s.context);
+  if (lo <= 1e6) out.loop = serve_closed_loop(d, s, lo);
   return out;
 }
 

@@ -60,93 +60,63 @@ layout_request layout_from(const py::object& spec, int devices) {
   return l;
 }
 
-// A resolved deployment: the request's model and device held by value, so
-// that the deployment's pointers stay valid for the object's life.
+// A resolved deployment (it owns its values) and what it was made of.
 struct context {
-  architecture model;
-  std::optional<device> dev;  // unset: a question without a device (kv)
-  report::setup setup;
-  std::optional<roofline> roof;
-  std::optional<bytes> stored;  // the file's weight bytes, when the model came from one
-  py::tuple args;               // what make() was given (copies): the pickled state
-
-  context() = default;
-  context(const context&) = delete;  // `setup` points into this object
-  context& operator=(const context&) = delete;
-  ~context() = default;
-
-  void need_device() const {
-    if (!roof) throw std::invalid_argument("device is required for this question");
-  }
-  [[nodiscard]] const roofline& roofed() const {
-    need_device();
-    return *roof;
-  }
-  [[nodiscard]] scenario scenario_of() const {
-    scenario sc;
-    sc.engine = setup.engine;
-    sc.parallel = setup.parallel;
-    sc.stored_weights = stored;
-    return sc;
-  }
-  [[nodiscard]] weights_fit fit(double context_tokens) const {
-    need_device();
-    return fit_weights(model, setup.pr, *setup.dev, setup.parallel, context_tokens, setup.engine, stored);
-  }
-  [[nodiscard]] phase_timing decode_step_of(double batch, double context_tokens) const {
-    return scenario_decode(model, setup.pr, roofed(), setup.parallel, batch, context_tokens);
-  }
-  [[nodiscard]] phase_timing prefill_of(double prompt, double cached, double batch) const {
-    return setup.devices > 1
-               ? prefill_parallel(model, setup.pr, *setup.dev, roofed().efficiency(), setup.parallel, prompt, cached,
-                                  512, batch)
-               : prefill(model, setup.pr, roofed(), prompt, cached, batch);
-  }
+  deployment setup;
+  py::tuple args;  // what make() was given (copies): the pickled state
 };
+
+/// The file a model came from, as the Python Model describes it ({vision_params,
+/// tensors: {bytes}}): what resolve() needs to count its stored weights.
+model_source source_from(const py::dict& src, const architecture& a, const precision& file) {
+  model_source m;
+  m.arch = a;
+  m.pr = file;
+  if (src.contains("path") && !src["path"].is_none()) m.path = src["path"].cast<std::string>();
+  if (src.contains("vision_params") && !src["vision_params"].is_none()) {
+    m.vision_params = src["vision_params"].cast<double>();
+  }
+  if (src.contains("tensors") && !src["tensors"].is_none()) {
+    tensor_inventory t;
+    t.bytes[component::other] = src["tensors"]["bytes"].cast<double>();
+    m.tensors = t;
+  }
+  return m;
+}
 
 std::unique_ptr<context> make(const py::dict& model, const py::object& dev, const std::string& weights,
                               const std::string& kv, const py::object& lm_head, int devices, const py::object& profile,
                               const py::object& module_formats, const py::object& parallel, const std::string& engine,
                               const py::object& engine_options, const py::object& source) {
-  auto c = std::make_unique<context>();
-  c->model = arch_from_dict(model);
-  if (!dev.is_none()) c->dev = device_from_dict(dev.cast<py::dict>());
+  const architecture a = arch_from_dict(model);
+  std::optional<device> d;
+  if (!dev.is_none()) d = device_from_dict(dev.cast<py::dict>());
   request q;
-  q.model = &c->model;
-  q.dev = c->dev ? &*c->dev : nullptr;
+  q.model = &a;
+  q.dev = d ? &*d : nullptr;
   q.layout = layout_from(parallel, devices);
   q.kv = find_format(kv);
+  precision file = precision::of(find_format(weights), *q.kv);
   if (module_formats.is_none()) {
     q.weights = find_format(weights);
   } else {
-    precision file = precision::of(find_format(weights), *q.kv);
     apply_formats(file, module_formats);
     q.file_formats = file;
+  }
+  std::optional<model_source> src;
+  if (!source.is_none()) {
+    src = source_from(source.cast<py::dict>(), a, file);
+    q.source = &*src;
   }
   if (!lm_head.is_none()) q.lm_head = find_format(lm_head.cast<std::string>());
   q.engine = engine;
   q.engine_options = overrides_from(engine_options);
-  if (!profile.is_none() && c->dev) q.efficiency = profile_from_dict(*c->dev, profile, engine);
-  c->setup = resolve(q);
-  if (c->dev) c->roof.emplace(c->setup.roof());
-  if (!source.is_none()) {
-    // The weights as the command counts a file's (loaded_weight_bytes): its
-    // tensors' bytes unless other weights were named, else the architecture
-    // in the formats used plus the vision tower in 16 bits.
-    const auto src = source.cast<py::dict>();
-    const bool weights_named = module_formats.is_none();
-    const bool tensors = src.contains("tensors") && !src["tensors"].is_none();
-    if (tensors && !weights_named) {
-      c->stored = make_bytes(src["tensors"]["bytes"].cast<double>());
-    } else if (!tensors) {
-      const double vision = src.contains("vision_params") ? src["vision_params"].cast<double>() : 0.0;
-      c->stored = weight_bytes(c->model, c->setup.pr) + make_bytes(vision * 2.0);
-    }
-  }
+  if (!profile.is_none() && d) q.efficiency = profile_from_dict(*d, profile, engine);
   const auto copy = [](const py::object& o) { return o.is_none() ? o : o.attr("copy")(); };
-  c->args = py::make_tuple(copy(model), dev.is_none() ? dev : copy(dev), weights, kv, lm_head, devices, copy(profile),
-                           copy(module_formats), copy(parallel), engine, copy(engine_options), copy(source));
-  return c;
+  return std::make_unique<context>(context{
+      resolve(q), py::make_tuple(copy(model), dev.is_none() ? dev : copy(dev), weights, kv, lm_head, devices,
+                                 copy(profile), copy(module_formats), copy(parallel), engine, copy(engine_options),
+                                 copy(source))});
 }
 
 // A pickled deployment is resolved again from what it was made of, so that
@@ -161,7 +131,7 @@ std::optional<double> number(const py::object& v) {
   return v.is_none() ? std::nullopt : std::optional<double>(v.cast<double>());
 }
 
-std::optional<offload_plan> offload_from(const py::object& offload, const std::string& host, const architecture& a) {
+std::optional<offload_plan> offload_from(const py::object& offload, const py::object& host) {
   if (offload.is_none()) return std::nullopt;
   offload_plan op;
   if (py::isinstance<py::str>(offload)) {
@@ -173,8 +143,8 @@ std::optional<offload_plan> offload_from(const py::object& offload, const std::s
   } else {
     op.layers = offload.cast<double>();
   }
-  op.host = find_device(host);
-  validate(op, a);
+  // A catalog id, or a device's fields (a custom or JSON device, as the command's --host takes).
+  op.host = py::isinstance<py::str>(host) ? find_device(host.cast<std::string>()) : device_from_dict(host.cast<py::dict>());
   return op;
 }
 
@@ -227,7 +197,7 @@ void register_deployment(py::module_& m) {
           [](const context& c, double batch, double context_tokens) {
             detail::require_in("batch", batch, 1, 1e9);
             detail::require_in("context", context_tokens, 0, 1e9);
-            return c.decode_step_of(batch, context_tokens);
+            return c.setup.decode(batch, context_tokens);
           },
           py::arg("batch"), py::arg("context"))
       .def(
@@ -236,28 +206,29 @@ void register_deployment(py::module_& m) {
             detail::require_in("prompt", prompt, 1, 1e9);
             detail::require_tokens("cached", cached);
             detail::require_in("batch", batch, 1, 1e9);
-            return c.prefill_of(prompt, cached, batch);
+            return c.setup.prefill(prompt, cached, batch);
           },
           py::arg("prompt"), py::arg("cached"), py::arg("batch"))
       .def(
           "decode_report",
           [](const context& c, double batch, const std::vector<double>& contexts) {
-            if (contexts.size() != 1 && c.setup.devices > 1) {
+            const deployment& d = c.setup;
+            if (contexts.size() != 1 && d.devices() > 1) {
               throw std::invalid_argument("per-sequence contexts need a single device (got " +
-                                          std::to_string(c.setup.devices) + ")");
+                                          std::to_string(d.devices()) + ")");
             }
-            const phase_timing p = contexts.size() == 1 ? c.decode_step_of(batch, contexts[0])
-                                                        : decode_step(c.model, c.setup.pr, c.roofed(), contexts);
+            const phase_timing p = contexts.size() == 1 ? d.decode(batch, contexts[0])
+                                                        : decode_step(d.model, d.pr, d.roof(), contexts);
             double sum = 0;
             for (double x : contexts) sum += x;
             const double mean = contexts.empty() ? 0 : sum / static_cast<double>(contexts.size());
-            return to_python(report::decode_json(c.setup, c.roofed(), p.counts.sequences, mean, p));
+            return to_python(report::decode_json(d, d.roof(), p.counts.sequences, mean, p));
           },
           py::arg("batch"), py::arg("contexts"))
       .def(
           "prefill_report",
           [](const context& c, double prompt, double cached, double batch) {
-            return to_python(report::prefill_json(c.setup, batch, prompt, cached, c.prefill_of(prompt, cached, batch)));
+            return to_python(report::prefill_json(c.setup, batch, prompt, cached, c.setup.prefill(prompt, cached, batch)));
           },
           py::arg("prompt"), py::arg("cached"), py::arg("batch"))
       .def(
@@ -265,7 +236,7 @@ void register_deployment(py::module_& m) {
           [](const context& c, double context_tokens, double users) {
             detail::require_non_negative("context", context_tokens);
             detail::require_in("users", users, 1, 1e9);
-            const kv_breakdown kv = break_down_kv(c.model, c.setup.pr.kv, context_tokens, c.setup.engine.block_tokens);
+            const kv_breakdown kv = break_down_kv(c.setup.model, c.setup.pr.kv, context_tokens, c.setup.engine.block_tokens);
             return to_python(report::kv_json(c.setup, context_tokens, users, kv));
           },
           py::arg("context"), py::arg("users"))
@@ -273,26 +244,26 @@ void register_deployment(py::module_& m) {
           "memory",
           [](const context& c, double users, double context_tokens) {
             // What plan() finds of memory, alone.
-            scenario sc = c.scenario_of();
-            sc.users = users;
-            sc.context = context_tokens;
-            return scenario_memory(c.model, c.setup.pr, c.roofed(), sc);
+            workload w;
+            w.users = users;
+            w.context = context_tokens;
+            validate(w);
+            return c.setup.memory(users, context_tokens);
           },
           py::arg("users"), py::arg("context"))
       .def(
           "plan_report",
           [](const context& c, double users, double context_tokens, double prompt, const py::object& rate, double output,
-             double ttft_target, const py::object& offload, const std::string& host, const py::object& concurrency) {
-            scenario sc = c.scenario_of();
-            sc.users = users;
-            sc.context = context_tokens;
-            sc.prompt = prompt;
-            sc.offload = offload_from(offload, host, c.model);
-            const plan_result res = plan(c.model, c.setup.pr, c.roofed(), sc);
-            sc.output = output;
-            const served_load load = serve_load(c.model, c.setup.pr, c.roofed(), sc, number(rate), number(concurrency),
-                                                make_seconds(ttft_target));
-            return py::make_tuple(to_python(report::plan_json(c.setup, c.roofed(), res, load, output)), res.memory);
+             double ttft_target, const py::object& offload, const py::object& host, const py::object& concurrency) {
+            workload w;
+            w.users = users;
+            w.context = context_tokens;
+            w.prompt = prompt;
+            w.output = output;
+            const deployment d = c.setup.with_offload(offload_from(offload, host));
+            const plan_result res = plan(d, w);
+            const served_load load = serve_load(d, w, number(rate), number(concurrency), make_seconds(ttft_target));
+            return py::make_tuple(to_python(report::plan_json(d, d.roof(), res, load, output)), res.memory);
           },
           py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("rate"), py::arg("output"),
           py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"))
@@ -300,31 +271,31 @@ void register_deployment(py::module_& m) {
           "users_report",
           [](const context& c, double context_tokens, double prompt, double min_tokens_per_s, double ttft_target,
              double output) {
-            scenario sc = c.scenario_of();
-            sc.context = detail::require_non_negative("context", context_tokens);
-            sc.prompt = prompt;
-            sc.output = output;
-            const users_result u = max_users(c.model, c.setup.pr, c.roofed(), sc,
-                                             make_tokens_per_second(min_tokens_per_s), make_seconds(ttft_target));
-            return to_python(report::users_json(c.setup, context_tokens, min_tokens_per_s, ttft_target, u, sc.output));
+            workload w;
+            w.context = detail::require_non_negative("context", context_tokens);
+            w.prompt = prompt;
+            w.output = output;
+            const users_result u =
+                max_users(c.setup, w, make_tokens_per_second(min_tokens_per_s), make_seconds(ttft_target));
+            return to_python(report::users_json(c.setup, context_tokens, min_tokens_per_s, ttft_target, u, w.output));
           },
           py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"), py::arg("output"))
       .def(
           "moe_report",
           [](const context& c, double context_tokens, double max_batch) {
             detail::require_non_negative("context", context_tokens);
-            const moe_analysis an = analyze_moe(c.model, c.setup.pr, c.roofed(), context_tokens, max_batch, c.setup.parallel);
-            return to_python(report::moe_json(c.setup, an, c.fit(context_tokens)));
+            const moe_analysis an = analyze_moe(c.setup, context_tokens, max_batch);
+            return to_python(report::moe_json(c.setup, an, c.setup.fit(context_tokens)));
           },
           py::arg("context"), py::arg("max_batch"))
       .def(
           "compare_report",
           [](const context& a, const context& b, double context_tokens, double max_batch) {
             // Both sides decode on the first's device plan and engine, as the command's compare does.
-            b.need_device();
-            const model_comparison cmp = compare_decode(a.model, a.setup.pr, b.model, b.setup.pr, a.roofed(),
-                                                        context_tokens, max_batch, a.setup.parallel);
-            return to_python(report::compare_json(a.setup, b.setup, cmp, a.fit(context_tokens), b.fit(context_tokens)));
+            const deployment& first = a.setup;
+            const deployment second = b.setup.with_layout(layout_for(b.setup.model, first.parallel()));
+            const model_comparison cmp = compare_decode(first, second, context_tokens, max_batch);
+            return to_python(report::compare_json(first, b.setup, cmp, first.fit(context_tokens), b.setup.fit(context_tokens)));
           },
           py::arg("other"), py::arg("context"), py::arg("max_batch"));
 }

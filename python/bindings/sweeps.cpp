@@ -24,13 +24,8 @@ namespace {
 using column = Eigen::ArrayXd;
 
 struct combo {
-  architecture model;
-  device dev;
-  precision pr;
-  efficiency_profile profile;
-  parallel_plan plan;
+  deployment dep;
   double kv_budget;  // bytes per device; < 0 when the weights do not fit
-  engine_settings engine;
 };
 
 std::vector<combo> combos(const py::list& models, const py::list& devs, const py::list& weights,
@@ -53,9 +48,9 @@ std::vector<combo> combos(const py::list& models, const py::list& devs, const py
           q.engine = engine;
           q.engine_options = o;
           if (!profile.is_none()) q.efficiency = profile_from_dict(dv, profile, engine);
-          const deployment dep = resolve(q);
-          const memory_plan mp = plan_memory_parallel(a, dep.pr, dv, dep.parallel, 1, 0, dep.engine);
-          out.push_back({a, dv, dep.pr, dep.efficiency, dep.parallel, mp.kv_budget.value(), dep.engine});
+          deployment dep = resolve(q);
+          const double budget = dep.memory(1, 0).kv_budget.value();
+          out.push_back({std::move(dep), budget});
         }
       }
     }
@@ -128,7 +123,7 @@ class columns {
   std::vector<bool*> flags_at_;
 };
 
-// Calls body(combo, roofline, i, j) for point i of every combination (j: its
+// Calls body(combo, i, j) for point i of every combination (j: its
 // row in the flat output, combination-major), in contiguous blocks over
 // `threads` threads (0: one per hardware thread; Python passes the CPUs the
 // process may use). Rows are disjoint, so the threads share nothing they
@@ -136,16 +131,13 @@ class columns {
 template <class Body>
 void for_each_point(const std::vector<combo>& cs, Eigen::Index n, int threads, Body&& body) {
   detail::require_in("threads", threads, 0, 4096);
-  std::vector<roofline> roofs;
-  roofs.reserve(cs.size());
-  for (const combo& k : cs) roofs.emplace_back(k.dev, k.profile, 1);
   const Eigen::Index total = n * static_cast<Eigen::Index>(cs.size());
   const auto run = [&](Eigen::Index from, Eigen::Index to) {
     if (from >= to) return;
     std::size_t c = static_cast<std::size_t>(from / n);
     Eigen::Index i = from % n;
     for (Eigen::Index j = from; j < to; ++j) {
-      body(cs[c], roofs[c], i, j);
+      body(cs[c], i, j);
       if (++i == n) {
         i = 0;
         ++c;
@@ -197,14 +189,17 @@ py::dict sweep_decode(const std::vector<combo>& cs, const Eigen::Ref<const colum
                "kv_read_bytes_per_step", "flop_per_step", "tokens_per_s_per_user_estimate",
                "tokens_per_s_per_user_bound", "tokens_per_s_total_estimate"},
               {"fits", "compute_bound"}, batch.size() * static_cast<Eigen::Index>(cs.size()));
-  for_each_point(cs, batch.size(), threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
-    const phase_timing p = scenario_decode(k.model, k.pr, r, k.plan, batch[i], context[i]);
+  for_each_point(cs, batch.size(), threads, [&](const combo& k, Eigen::Index i, Eigen::Index j) {
+    const deployment& d = k.dep;
+    const phase_timing p = d.decode(batch[i], context[i]);
+    // One device: its KV budget against the batch's sequences (what memory()
+    // finds, without planning the rest again per point).
     const bool fit =
-        k.plan.devices() == 1
+        d.devices() == 1
             ? k.kv_budget >= 0 &&
-                  batch[i] * kv_bytes_per_sequence(k.model, k.pr.kv, context[i], k.engine.block_tokens).value() <=
+                  batch[i] * kv_bytes_per_sequence(d.model, d.pr.kv, context[i], d.engine.block_tokens).value() <=
                       k.kv_budget
-            : plan_memory_parallel(k.model, k.pr, k.dev, k.plan, batch[i], context[i], k.engine).fits;
+            : d.memory(batch[i], context[i]).fits;
     out.set(j, {batch[i], context[i], p.bound.value(), p.estimate.value(), p.counts.total_bytes().value(),
              p.counts.weight_bytes().value(), p.counts.kv_read_bytes().value(), p.counts.total_flop().value(),
              1.0 / p.estimate.value(), 1.0 / p.bound.value(), batch[i] / p.estimate.value()},
@@ -219,10 +214,8 @@ py::dict sweep_prefill(const std::vector<combo>& cs, const Eigen::Ref<const colu
   columns out({"prompt", "cached", "ttft_s_bound", "ttft_s_estimate", "flop", "bytes",
                "prefill_tokens_per_s_estimate"},
               {}, prompt.size() * static_cast<Eigen::Index>(cs.size()));
-  for_each_point(cs, prompt.size(), threads, [&](const combo& k, const roofline& r, Eigen::Index i, Eigen::Index j) {
-    const phase_timing p = k.plan.devices() == 1
-                               ? prefill(k.model, k.pr, r, prompt[i], cached[i])
-                               : prefill_parallel(k.model, k.pr, k.dev, k.profile, k.plan, prompt[i], cached[i]);
+  for_each_point(cs, prompt.size(), threads, [&](const combo& k, Eigen::Index i, Eigen::Index j) {
+    const phase_timing p = k.dep.prefill(prompt[i], cached[i]);
     out.set(j, {prompt[i], cached[i], p.bound.value(), p.estimate.value(), p.counts.total_flop().value(),
              p.counts.total_bytes().value(), prompt[i] / p.estimate.value()},
             {});

@@ -29,14 +29,13 @@ int cmd_moe(const options& o) {
   const setup s = make_setup(o, true);
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
-  const roofline r = s.roof();
-  const moe_analysis an = analyze_moe(*s.model, s.pr, r, context, max_batch, s.parallel);
+  const moe_analysis an = analyze_moe(s, context, max_batch);
   const weights_fit fit = s.fit(context);
   if (o.json) {
     std::cout << report::moe_json(s, an, fit).dump(2) << "\n";
     return 0;
   }
-  const architecture& a = *s.model;
+  const architecture& a = s.model;
   const param_counts& p = an.decode.first_params;
   std::printf("llmroof moe: %s on %s, weights %s, KV %s, every sequence at %s tokens\n", a.name.c_str(),
               device_label(s).c_str(), std::string(s.pr.weights.name).c_str(), std::string(s.pr.kv.name).c_str(),
@@ -83,7 +82,7 @@ int cmd_moe(const options& o) {
   }
   std::printf("\n  dense equivalent: same attention and layers, FFN %d wide (%.1fB params)", an.dense.ffn_size,
               an.decode.second_params.total() / 1e9);
-  if (s.parallel.ep > 1) {
+  if (s.parallel().ep > 1) {
     // Expert parallelism splits only experts: the twin takes the devices as TP (x PP).
     const parallel_plan& twin = an.decode.second_layout;
     std::printf(", on the same devices as TP %d%s", twin.tp, twin.pp > 1 ? (" x PP " + std::to_string(twin.pp)).c_str() : "");
@@ -107,20 +106,19 @@ int cmd_compare(const options& o) {
   const setup b = make_setup(o, true, o.models[1]);
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
-  const roofline r = a.roof();
-  const model_comparison c = compare_decode(*a.model, a.pr, *b.model, b.pr, r, context, max_batch, a.parallel);
+  const model_comparison c = compare_decode(a, b.with_layout(layout_for(b.model, a.parallel())), context, max_batch);
   const weights_fit fit_a = a.fit(context), fit_b = b.fit(context);
   if (o.json) {
     std::cout << report::compare_json(a, b, c, fit_a, fit_b).dump(2) << "\n";
     return 0;
   }
-  const std::string na = a.model->id;
-  const std::string nb = b.model->id;
+  const std::string na = a.model.id;
+  const std::string nb = b.model.id;
   std::printf("llmroof compare: %s vs %s on %s, weights %s / %s, every sequence at %s tokens\n", na.c_str(),
               nb.c_str(), device_label(a).c_str(), std::string(a.pr.weights.name).c_str(),
               std::string(b.pr.weights.name).c_str(), thousands(context).c_str());
   for (const auto& [side, fit, p] : {std::tuple{&a, &fit_a, c.first_params}, std::tuple{&b, &fit_b, c.second_params}}) {
-    std::printf("  %-24s %7.1fB total, %6.2fB active; weights %s: %s\n", side->model->id.c_str(), p.total() / 1e9,
+    std::printf("  %-24s %7.1fB total, %6.2fB active; weights %s: %s\n", side->model.id.c_str(), p.total() / 1e9,
                 p.active() / 1e9, gib(fit->weights).c_str(),
                 fit->fits ? "fits" : ("does NOT fit, short by " + gib(fit->short_by)).c_str());
   }

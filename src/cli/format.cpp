@@ -29,9 +29,9 @@ std::string ctx_label(double c) {
 }
 
 std::string device_label(const setup& s) {
-  std::string out = std::to_string(s.devices) + " x " + s.dev->name;
-  const auto& p = s.parallel;
-  if (s.devices > 1) {
+  std::string out = std::to_string(s.devices()) + " x " + s.dev().name;
+  const auto& p = s.parallel();
+  if (s.devices() > 1) {
     out += p.ep > 1 ? " (EP " + std::to_string(p.ep) + ")"
                     : " (TP " + std::to_string(p.tp) + (p.pp > 1 ? ", PP " + std::to_string(p.pp) : "") + ")";
     if (p.nodes() > 1) out += ", " + std::to_string(p.nodes()) + " nodes";

@@ -366,6 +366,16 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
   if (auto t = o.get("max-num-batched-tokens")) eo.max_batched_tokens = parse_count("max-num-batched-tokens", *t);
   if (auto n = o.get("max-num-seqs")) eo.max_sequences = parse_count("max-num-seqs", *n);
   if (auto l = o.get("max-model-len")) eo.max_model_len = parse_count("max-model-len", *l);
+  if (auto off = o.get("offload")) {
+    offload_plan op;
+    if (*off == "experts") {
+      op.experts = true;
+    } else {
+      op.layers = parse_number("offload", *off, 0, 1);
+    }
+    if (auto h = o.get("host")) op.host = device_of(*h);
+    q.offload = op;
+  }
   q.engine = o.get("engine").value_or("vllm");
   return resolve(q);
 }

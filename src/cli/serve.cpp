@@ -12,28 +12,12 @@ namespace llmroof::cli {
 
 int cmd_plan(const options& o) {
   const setup s = make_setup(o, true);
-  scenario sc;
+  workload sc;
   sc.users = parse_count("users", o.get("users").value_or("1"));
   sc.context = parse_tokens("context", o.get("context").value_or("4096"));
   if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
-  sc.engine = s.engine;
-  sc.parallel = s.parallel;
-  if (s.source != nullptr && (!o.get("weights") || !s.source->tensors)) {
-    sc.stored_weights = loaded_weight_bytes(*s.source, s.pr);
-  }
-  if (auto off = o.get("offload")) {
-    offload_plan op;
-    if (*off == "experts") {
-      op.experts = true;
-    } else {
-      op.layers = parse_number("offload", *off, 0, 1);
-    }
-    if (auto h = o.get("host")) op.host = device_of(*h);
-    validate(op, *s.model);
-    sc.offload = op;
-  }
-  const roofline r = s.roof();
-  const plan_result res = plan(*s.model, s.pr, r, sc);
+  const roofline& r = s.roof();
+  const plan_result res = plan(s, sc);
   const memory_plan& m = res.memory;
 
   if (auto out = o.get("output")) sc.output = parse_count("output", *out);
@@ -41,24 +25,24 @@ int cmd_plan(const options& o) {
   const auto concurrency =
       o.get("concurrency") ? std::optional<double>(parse_count("concurrency", *o.get("concurrency"))) : std::nullopt;
   const double ttft_target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
-  const served_load load = serve_load(*s.model, s.pr, r, sc, rate, concurrency, make_seconds(ttft_target));
+  const served_load load = serve_load(s, sc, rate, concurrency, make_seconds(ttft_target));
   if (o.json) {
     std::cout << report::plan_json(s, r, res, load, sc.output).dump(2) << "\n";
     return 0;
   }
 
   const double users = sc.users;
-  std::printf("llmroof plan: %s on %s\n", s.model->name.c_str(), device_label(s).c_str());
+  std::printf("llmroof plan: %s on %s\n", s.model.name.c_str(), device_label(s).c_str());
   std::printf("weights %s (%.4g bits), KV %s (%.4g bits), lm_head %s; engine %s, memory utilisation %.2f, KV blocks of %d tokens\n\n",
               std::string(s.pr.weights.name).c_str(), s.pr.weights.bits,
               std::string(s.pr.kv.name).c_str(), s.pr.kv.bits,
-              std::string(s.pr.lm_head.name).c_str(), sc.engine.name.c_str(),
-              sc.engine.memory_utilization, sc.engine.block_tokens);
-  if (sc.offload) {
+              std::string(s.pr.lm_head.name).c_str(), s.engine.name.c_str(),
+              s.engine.memory_utilization, s.engine.block_tokens);
+  if (s.offload()) {
     std::printf("offload: %s on the host %s (%.0f GB/s): %s of weights in host RAM\n",
-                sc.offload->experts ? "routed experts" : (fmt("%.0f%%", 100 * sc.offload->layers) + " of the layers").c_str(),
-                sc.offload->host.name.c_str(), in_GBps(sc.offload->host.bandwidth),
-                gib(host_weight_bytes(*s.model, s.pr, *sc.offload)).c_str());
+                s.offload()->experts ? "routed experts" : (fmt("%.0f%%", 100 * s.offload()->layers) + " of the layers").c_str(),
+                s.offload()->host.name.c_str(), in_GBps(s.offload()->host.bandwidth),
+                gib(host_weight_bytes(s.model, s.pr, *s.offload())).c_str());
   }
   if (s.source != nullptr) {
     std::printf("model read from %s (%s)%s\n", s.source->path.c_str(), s.source->arch.family.c_str(),
@@ -68,26 +52,26 @@ int cmd_plan(const options& o) {
     for (const auto& w : s.source->warnings) std::printf("note: %s\n", w.c_str());
     std::printf("\n");
   }
-  std::printf("Memory%s (1 GiB = 2^30 B, 1 GB = 1e9 B)\n", s.devices > 1 ? " per device" : "");
+  std::printf("Memory%s (1 GiB = 2^30 B, 1 GB = 1e9 B)\n", s.devices() > 1 ? " per device" : "");
   std::printf("  %-34s %12s\n", "capacity", gib(m.capacity).c_str());
-  std::printf("  %-34s %12s\n", ("usable (x " + fmt("%.2f", sc.engine.memory_utilization) + ")").c_str(), gib(m.usable).c_str());
+  std::printf("  %-34s %12s\n", ("usable (x " + fmt("%.2f", s.engine.memory_utilization) + ")").c_str(), gib(m.usable).c_str());
   std::printf("  %-34s %12s  (%s)\n", "weights", gib(m.weights).c_str(), gb(m.weights).c_str());
-  std::printf("  %-34s %12s\n", sc.engine.name == "vllm" ? "non-torch memory" : "runtime reserve", gib(m.reserve).c_str());
+  std::printf("  %-34s %12s\n", s.engine.name == "vllm" ? "non-torch memory" : "runtime reserve", gib(m.reserve).c_str());
   std::printf("  %-34s %12s  (%s tokens, %s sequences profiled)\n", "activation peak", gib(m.activations).c_str(),
-              thousands(sc.engine.max_batched_tokens).c_str(), thousands(sc.engine.max_sequences).c_str());
+              thousands(s.engine.max_batched_tokens).c_str(), thousands(s.engine.max_sequences).c_str());
   std::printf("  %-34s %12s  (%s tokens in %s blocks of %d)\n", "KV budget", gib(m.kv_budget).c_str(),
-              thousands(m.kv_tokens).c_str(), thousands(m.kv_blocks).c_str(), sc.engine.block_tokens);
+              thousands(m.kv_tokens).c_str(), thousands(m.kv_blocks).c_str(), s.engine.block_tokens);
   std::printf("  %-34s %12s B  (%.1f KiB)\n", "KV cache per token", thousands(m.kv_per_token.value()).c_str(), m.kv_per_token.value() / 1024);
   std::printf("  %-34s %12s\n", ("KV per user at " + thousands(sc.context) + " tokens").c_str(), gib(m.kv_per_sequence).c_str());
   std::printf("  %-34s %12s\n", ("KV for " + thousands(users) + " users").c_str(), gib(m.kv_needed).c_str());
   if (!m.weights_fit) {
     std::printf("\n  The weights alone do NOT fit: short by %s (%s); %s would refuse to start.\n",
                 gib(make_bytes(-m.kv_budget.value())).c_str(), gb(make_bytes(-m.kv_budget.value())).c_str(),
-                sc.engine.name.c_str());
+                s.engine.name.c_str());
   } else if (!m.starts) {
     std::printf("\n  %s would refuse to start: one sequence of %s tokens needs %s of KV, %s available; "
                 "longest max_model_len that starts: %s tokens.\n",
-                sc.engine.name.c_str(), thousands(m.max_model_len).c_str(),
+                s.engine.name.c_str(), thousands(m.max_model_len).c_str(),
                 gib(make_bytes(m.kv_per_token.value() * m.max_model_len)).c_str(), gib(m.kv_budget).c_str(),
                 thousands(m.longest_start).c_str());
   } else if (sc.context > m.max_model_len) {
@@ -109,8 +93,8 @@ int cmd_plan(const options& o) {
     }
     std::printf("  Longest context that fits %s users: %s tokens", thousands(users).c_str(),
                 thousands(m.max_context).c_str());
-    if (s.model->max_context > 0 && m.max_context > s.model->max_context) {
-      std::printf(" (the model supports %s)", thousands(s.model->max_context).c_str());
+    if (s.model.max_context > 0 && m.max_context > s.model.max_context) {
+      std::printf(" (the model supports %s)", thousands(s.model.max_context).c_str());
     }
     std::printf("\n");
   }
@@ -151,7 +135,7 @@ int cmd_plan(const options& o) {
                 thousands(sc.output).c_str());
     std::printf("  %s in the engine (%s slots: KV for %s tokens each, max_num_seqs %s), limit: %s\n",
                 fmt("%.1f", c.active).c_str(), thousands(c.slots).c_str(), thousands(sc.prompt_tokens() + sc.output).c_str(),
-                thousands(sc.engine.max_sequences).c_str(), c.limit.c_str());
+                thousands(s.engine.max_sequences).c_str(), c.limit.c_str());
     std::printf("  TTFT %s (waiting for a slot %s), TPOT %s = %.1f tokens/s per user; %.3g requests/s, %.0f output "
                 "tokens/s total\n", ms(c.ttft).c_str(), ms(c.queue_wait).c_str(), ms(c.tpot).c_str(),
                 c.tokens_per_s_per_user().value(), c.requests_per_s, c.output_tokens_per_s(sc.output));
@@ -186,14 +170,14 @@ int cmd_decode(const options& o) {
   const setup s = make_setup(o, true);
   const double batch = parse_count("batch", o.get("batch").value_or("1"));
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
-  const roofline r = s.roof();
-  const phase_timing p = scenario_decode(*s.model, s.pr, r, s.parallel, batch, context);
+  const roofline& r = s.roof();
+  const phase_timing p = s.decode(batch, context);
   if (o.json) {
     std::cout << report::decode_json(s, r, batch, context, p).dump(2) << "\n";
     return 0;
   }
   std::printf("llmroof decode: %s on %s, batch %s at %s cached tokens, weights %s, KV %s\n\n",
-              s.model->name.c_str(), device_label(s).c_str(), thousands(batch).c_str(),
+              s.model.name.c_str(), device_label(s).c_str(), thousands(batch).c_str(),
               thousands(context).c_str(), std::string(s.pr.weights.name).c_str(),
               std::string(s.pr.kv.name).c_str());
   print_ops(p);
@@ -201,7 +185,7 @@ int cmd_decode(const options& o) {
               ms(p.bound).c_str(), std::string(to_string(p.limit())).c_str(), gb(p.counts.total_bytes()).c_str());
   std::printf("  per user: %.1f tokens/s estimate, %.1f bound; total %.1f tokens/s estimate\n",
               1.0 / p.estimate.value(), 1.0 / p.bound.value(), p.tokens_per_s_estimate().value());
-  std::printf("  ridge point (%s): %.1f FLOP/B\n", std::string(to_string(s.dev->effective_math(s.pr.weights.math))).c_str(),
+  std::printf("  ridge point (%s): %.1f FLOP/B\n", std::string(to_string(s.dev().effective_math(s.pr.weights.math))).c_str(),
               r.ridge(s.pr.weights.math).value());
   return 0;
 }
@@ -211,16 +195,13 @@ int cmd_prefill(const options& o) {
   const double batch = parse_count("batch", o.get("batch").value_or("1"));
   const double prompt = parse_count("prompt", o.get("prompt").value_or("2048"));
   const double cached = parse_tokens("context", o.get("context").value_or("0"));
-  const roofline r = s.roof();
-  const phase_timing p = s.devices > 1 ? prefill_parallel(*s.model, s.pr, *s.dev, r.efficiency(), s.parallel, prompt, cached,
-                                                                          512, batch)
-                                       : prefill(*s.model, s.pr, r, prompt, cached, batch);
+  const phase_timing p = s.prefill(prompt, cached, batch);
   if (o.json) {
     std::cout << report::prefill_json(s, batch, prompt, cached, p).dump(2) << "\n";
     return 0;
   }
   std::printf("llmroof prefill: %s on %s, %s x %s prompt tokens after %s cached, weights %s\n\n",
-              s.model->name.c_str(), device_label(s).c_str(), thousands(batch).c_str(),
+              s.model.name.c_str(), device_label(s).c_str(), thousands(batch).c_str(),
               thousands(prompt).c_str(), thousands(cached).c_str(), std::string(s.pr.weights.name).c_str());
   print_ops(p);
   std::printf("\n  time to first token: estimate %s, bound %s (%s-bound)\n", ms(p.estimate).c_str(),
@@ -234,7 +215,7 @@ int cmd_kv(const options& o) {
   const setup s = make_setup(o, false);
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double users = parse_count("users", o.get("users").value_or("1"));
-  const architecture& a = *s.model;
+  const architecture& a = s.model;
   const kv_breakdown kv = break_down_kv(a, s.pr.kv, context, s.engine.block_tokens);
   if (o.json) {
     std::cout << report::kv_json(s, context, users, kv).dump(2) << "\n";
@@ -263,22 +244,18 @@ int cmd_kv(const options& o) {
 
 int cmd_users(const options& o) {
   const setup s = make_setup(o, true);
-  scenario sc;
+  workload sc;
   sc.context = parse_tokens("context", o.get("context").value_or("4096"));
   if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
   if (auto out = o.get("output")) sc.output = parse_count("output", *out);
-  sc.engine = s.engine;
-  sc.parallel = s.parallel;
-  if (s.source != nullptr && (!o.get("weights") || !s.source->tensors)) sc.stored_weights = loaded_weight_bytes(*s.source, s.pr);
   const double tps = parse_number("tps", o.get("tps").value_or("10"), 0, 1e9);
   const double ttft = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 0.0;
-  const roofline r = s.roof();
-  const users_result u = max_users(*s.model, s.pr, r, sc, make_tokens_per_second(tps), make_seconds(ttft));
+  const users_result u = max_users(s, sc, make_tokens_per_second(tps), make_seconds(ttft));
   if (o.json) {
     std::cout << report::users_json(s, sc.context, tps, ttft, u, sc.output).dump(2) << "\n";
     return 0;
   }
-  std::printf("llmroof users: %s on %s, weights %s, KV %s, every user at %s tokens\n", s.model->name.c_str(),
+  std::printf("llmroof users: %s on %s, weights %s, KV %s, every user at %s tokens\n", s.model.name.c_str(),
               device_label(s).c_str(), std::string(s.pr.weights.name).c_str(), std::string(s.pr.kv.name).c_str(),
               thousands(sc.context).c_str());
   std::printf("  targets: at least %.1f tokens/s per user%s\n", tps,
@@ -304,9 +281,8 @@ int cmd_users(const options& o) {
   if (std::find(ns.begin(), ns.end(), u.users) == ns.end()) ns.push_back(u.users);
   std::sort(ns.begin(), ns.end());
   for (double n : ns) {
-    const phase_timing step = scenario_decode(*s.model, s.pr, r, sc.parallel, n, sc.context);
-    const bool fits = plan_memory_parallel(*s.model, s.pr, *s.dev, sc.parallel, n, sc.context, sc.engine,
-                                           sc.stored_weights).fits;
+    const phase_timing step = s.decode(n, sc.context);
+    const bool fits = s.memory(n, sc.context).fits;
     std::printf("  %8s %16.1f %16.0f %8s%s\n", thousands(n).c_str(), 1.0 / step.estimate.value(),
                 n / step.estimate.value(), fits ? "yes" : "no", n == u.users ? "   <- most users" : "");
   }

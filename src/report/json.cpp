@@ -89,18 +89,18 @@ json engine_json(const engine_settings& e) {
 }
 
 json setup_json(const setup& s) {
-  json j = {{"model", s.model->id},
+  json j = {{"model", s.model.id},
             {"weights", s.pr.weights.name},
             {"kv", s.pr.kv.name},
             {"lm_head", s.pr.lm_head.name}};
-  if (s.dev != nullptr) {
-    j["device"] = s.dev->id;
-    j["devices"] = s.devices;
-    j["parallel"] = {{"tp", s.parallel.tp},
-                     {"pp", s.parallel.pp},
-                     {"ep", s.parallel.ep},
-                     {"nodes", s.parallel.nodes()},
-                     {"devices_per_node", s.parallel.devices_per_node}};
+  if (s.has_device()) {
+    j["device"] = s.dev().id;
+    j["devices"] = s.devices();
+    j["parallel"] = {{"tp", s.parallel().tp},
+                     {"pp", s.parallel().pp},
+                     {"ep", s.parallel().ep},
+                     {"nodes", s.parallel().nodes()},
+                     {"devices_per_node", s.parallel().devices_per_node}};
     j["engine"] = s.engine.name;
     j["engine_settings"] = engine_json(s.engine);
   }
@@ -400,7 +400,7 @@ json moe_table_json(const std::vector<moe_model_row>& rows) {
 }
 
 json moe_json(const setup& s, const moe_analysis& m, const weights_fit& fit) {
-  const architecture& a = *s.model;
+  const architecture& a = s.model;
   const model_comparison& c = m.decode;
   json rows = json::array();
   for (std::size_t i = 0; i < c.batches.size(); ++i) {
@@ -456,14 +456,14 @@ json compare_json(const setup& a, const setup& b, const model_comparison& c, con
                     {"second_total_tokens_per_s_estimate", c.batches[i] / c.second[i].estimate.value()}});
   }
   json first = setup_json(a);
-  first["parameters"] = params_json(*a.model, c.first_params);
+  first["parameters"] = params_json(a.model, c.first_params);
   first["fit"] = fit_json(fit_a);
   json second = setup_json(b);
-  second["parameters"] = params_json(*b.model, c.second_params);
+  second["parameters"] = params_json(b.model, c.second_params);
   second["fit"] = fit_json(fit_b);
   return {{"schema", "llmroof.compare/1"},
-          {"device", a.dev->id},
-          {"devices", a.devices},
+          {"device", a.dev().id},
+          {"devices", a.devices()},
           {"context", c.context},
           {"first", first},
           {"second", second},

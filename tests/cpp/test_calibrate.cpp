@@ -295,13 +295,13 @@ TEST_CASE("fixed-concurrency rows (NIM/AIPerf) are predicted as a closed loop, f
   const auto it = std::find_if(loop.begin(), loop.end(), [](const measurement& m) { return m.id == "M0710"; });
   REQUIRE(it != loop.end());
   const efficiency_profile e = default_profile(it->dev, "tensorrt-llm");
-  scenario s;
+  workload s;
   s.prompt = 5000;
   s.output = 500;
   s.context = 5500;
-  s.engine = configure_engine("tensorrt-llm", it->dev);
-  s.parallel = it->plan;
-  const closed_loop_result c = serve_closed_loop(it->arch, it->pr, roofline(it->dev, e), s, 100);
+  const deployment d(it->arch, it->pr, roofline(it->dev, e), {it->plan, std::nullopt},
+                     configure_engine("tensorrt-llm", it->dev));
+  const closed_loop_result c = serve_closed_loop(d, s, 100);
   CHECK(predict(*it, e) == doctest::Approx(1e3 * c.ttft.value()));
   CHECK(c.queue_wait.value() > 0);  // beyond the KV slots, requests wait
   // Under load the rows are predicted, never fitted: of the 27, only the six

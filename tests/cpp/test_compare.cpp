@@ -19,7 +19,8 @@ TEST_CASE("DeepSeek-V3: 671B total and 37B active at the published precision") {
 TEST_CASE("GLM-4.5-Air beats Devstral-Small-2 at batch 1 in AWQ on an RTX Pro 6000, then stops") {
   const precision awq = precision::of(find_format("awq-int4"), find_format("bf16"));
   const roofline r(find_device("rtx-pro-6000-blackwell"));
-  const model_comparison c = compare_decode(find_model("glm-4.5-air"), awq, find_model("devstral-small-2-24b"), awq, r, 4096);
+  const model_comparison c =
+      compare_decode(deployment(find_model("glm-4.5-air"), awq, r), deployment(find_model("devstral-small-2-24b"), awq, r), 4096);
   CHECK(c.first[0].estimate < c.second[0].estimate);  // batch 1: GLM faster
   REQUIRE(c.speed_crossover);
   CHECK(*c.speed_crossover > 1);
@@ -57,7 +58,7 @@ TEST_CASE("the dense equivalent has the MoE model's total, and the MoE advantage
 
 TEST_CASE("analyze_moe: routing per batch, the dense twin and the weights crossover") {
   const auto [a, pr, r] = on("qwen3-30b-a3b", "h100-sxm");  // 128 routed experts, top-8
-  const moe_analysis m = analyze_moe(a, pr, r, 4096, 1024);
+  const moe_analysis m = analyze_moe(deployment(a, pr, r), 4096, 1024);
   REQUIRE(m.routing.size() == m.decode.batches.size());
   // One token touches its 8 experts exactly; two touch 128 x (1 - (120/128)^2) = 15.5 on average.
   CHECK(m.routing[0].experts_per_layer == doctest::Approx(8));
@@ -73,7 +74,7 @@ TEST_CASE("analyze_moe: routing per batch, the dense twin and the weights crosso
   const double x = *m.weights_crossover;
   CHECK(weights(a, x) >= 0.99 * weights(m.dense, x));
   CHECK(weights(a, x - 1) < 0.99 * weights(m.dense, x - 1));
-  CHECK_THROWS_WITH_AS(analyze_moe(find_model("llama-3-8b"), pr, r, 4096),
+  CHECK_THROWS_WITH_AS(analyze_moe(deployment(find_model("llama-3-8b"), pr, r), 4096),
                        "model 'llama-3-8b' is dense: 'moe' needs a Mixture-of-Experts model", std::invalid_argument);
 }
 
@@ -102,7 +103,7 @@ TEST_CASE("analyze_moe under expert parallelism: the dense twin is tensor parall
   const parallel_plan w = layout_for(dense_equivalent(find_model("deepseek-v3"), true), wide);
   CHECK(w.tp == 16);
   CHECK(w.pp == 9);
-  const moe_analysis m = analyze_moe(a, pr, r, 4096, 64, ep);
+  const moe_analysis m = analyze_moe(deployment(a, pr, r, {ep, std::nullopt}), 4096, 64);
   CHECK(m.decode.second_layout.tp == q.tp);
   // bf16 twin of ~30.5B split over 2 devices: ~30.5 GB read per device per step.
   const double twin_bytes = m.decode.second[0].counts.weight_bytes().value();
@@ -113,15 +114,16 @@ TEST_CASE("analyze_moe under expert parallelism: the dense twin is tensor parall
         doctest::Approx(count_decode_parallel(a, pr, r.dev(), ep, 1, 4096).weight_bytes().value()));
 }
 
-TEST_CASE("fit_weights: the memory plan's answer for the weights alone") {
+TEST_CASE("deployment fit: the memory plan's answer for the weights alone") {
   const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
   const engine_settings e = find_engine("vllm");
-  const weights_fit small = fit_weights(find_model("llama-3-8b"), pr, find_device("h100-sxm"), {}, 4096, e);
+  const roofline h100(find_device("h100-sxm"));
+  const weights_fit small = deployment(find_model("llama-3-8b"), pr, h100, {}, e).fit(4096);
   CHECK(small.fits);
   CHECK(small.short_by.value() == 0);
   CHECK(small.max_users > 1);
   const memory_plan m = plan_memory_parallel(find_model("deepseek-v3"), pr, find_device("h100-sxm"), {}, 1, 4096, e);
-  const weights_fit big = fit_weights(find_model("deepseek-v3"), pr, find_device("h100-sxm"), {}, 4096, e);
+  const weights_fit big = deployment(find_model("deepseek-v3"), pr, h100, {}, e).fit(4096);
   CHECK_FALSE(big.fits);
   // 1.34 TB of BF16 weights on 80 GB: short by what the KV budget overruns.
   CHECK(big.short_by.value() == doctest::Approx(-m.kv_budget.value()));
@@ -133,6 +135,6 @@ TEST_CASE("fit_weights: the memory plan's answer for the weights alone") {
   CHECK(small.holds(room));
   CHECK_FALSE(small.holds(room + 1));
   CHECK_FALSE(big.holds(1));
-  const weights_fit empty = fit_weights(find_model("llama-3-8b"), pr, find_device("h100-sxm"), {}, 0, e);
+  const weights_fit empty = deployment(find_model("llama-3-8b"), pr, h100, {}, e).fit(0);
   CHECK(empty.holds(1e6));
 }

@@ -31,8 +31,8 @@ TEST_CASE("resolve: formats, engine profile and layout decided once") {
   CHECK(d.pr.weights.name == "bf16");
   CHECK(d.pr.kv.name == "bf16");
   CHECK(d.engine.name == "vllm");
-  CHECK(d.devices == 1);
-  CHECK(d.efficiency.memory == default_profile(*q.dev, "vllm").memory);
+  CHECK(d.devices() == 1);
+  CHECK(d.efficiency().memory == default_profile(*q.dev, "vllm").memory);
   // A file's formats, module by module, unless weights are named; its KV format unless kv is.
   precision file = precision::of(find_format("awq-int4"), find_format("fp8-e4m3"));
   file.lm_head = find_format("bf16");
@@ -47,7 +47,7 @@ TEST_CASE("resolve: formats, engine profile and layout decided once") {
   CHECK(g.pr.kv.name == "bf16");
   // The engine's traits come with it: llama.cpp multiplies quantized weights in int8.
   q.engine = "llama.cpp";
-  CHECK(resolve(q).efficiency.quantized_path == kernel_path::int8_dot);
+  CHECK(resolve(q).efficiency().quantized_path == kernel_path::int8_dot);
   // A layout nobody asked for says where it came from.
   q.layout.devices_per_node = 6;
   CHECK_THROWS_WITH_AS(resolve(q),

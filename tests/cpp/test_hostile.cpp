@@ -15,19 +15,20 @@
 using namespace llmroof;
 using llmroof::test::on;
 
-TEST_CASE("scenario limits: context, users, prompt") {
+TEST_CASE("workload limits: context, users, prompt") {
   const auto [a, pr, r] = on("llama-3.1-8b", "h100-sxm");
-  scenario s;
+  const deployment d(a, pr, r);
+  workload s;
   s.context = 1e300;
-  CHECK_THROWS_WITH_AS(plan(a, pr, r, s), "context must be <= 1e9 tokens (got 1e+300)", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(plan(d, s), "context must be <= 1e9 tokens (got 1e+300)", std::invalid_argument);
   s.context = 0;
-  CHECK_THROWS_WITH_AS(plan(a, pr, r, s), "context must be >= 1 token (got 0)", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(plan(d, s), "context must be >= 1 token (got 0)", std::invalid_argument);
   s.context = 4096;
   s.users = 1.5;
-  CHECK_THROWS_WITH_AS(plan(a, pr, r, s), "users must be a whole number (got 1.5)", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(plan(d, s), "users must be a whole number (got 1.5)", std::invalid_argument);
   s.users = 1;
   s.prompt = 0.5;
-  CHECK_THROWS_WITH_AS(plan(a, pr, r, s), "prompt must be a whole number (got 0.5)", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(plan(d, s), "prompt must be a whole number (got 0.5)", std::invalid_argument);
 }
 
 TEST_CASE("tensor parallel layouts must split the heads") {
@@ -100,16 +101,17 @@ TEST_CASE("property: plans hold finite, non-negative numbers over random valid a
     const architecture& a = ms[pick(ms.size())];
     const device& d = ds[pick(ds.size())];
     if (d.klass == device_class::cpu) continue;
-    scenario s;
-    s.engine = find_engine(engines[pick(engines.size())]);
+    workload s;
+    const engine_settings e = find_engine(engines[pick(engines.size())]);
     s.users = i % 5 == 0 ? 1e9 : log_uniform(1, 1e4);
     s.context = i % 7 == 0 ? 1e9 : log_uniform(1, 1e7);
     const int tp = 1 << pick(4);
-    s.parallel.tp = tp;
-    s.parallel.devices_per_node = 8;
+    parallel_plan where;
+    where.tp = tp;
+    where.devices_per_node = 8;
     const precision pr = precision::of(find_format(ws[pick(ws.size())]), find_format(kvs[pick(kvs.size())]));
     try {
-      const plan_result p = plan(a, pr, roofline(d, default_profile(d, s.engine.name)), s);
+      const plan_result p = plan(deployment(a, pr, roofline(d, default_profile(d, e.name)), {where, std::nullopt}, e), s);
       ++planned;
       const memory_plan& m = p.memory;
       for (double v : {m.capacity.value(), m.usable.value(), m.weights.value(), m.reserve.value(),

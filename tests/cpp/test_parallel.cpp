@@ -138,29 +138,29 @@ TEST_CASE("engines turn memory into KV budgets their own way") {
 
 TEST_CASE("load: light traffic sees the bare prefill; capacity grows with the TTFT target") {
   const architecture& a = find_model("llama-3.1-8b");
-  const roofline r(find_device("h100-sxm"));
-  scenario s;
+  const deployment d(a, precision{}, roofline(find_device("h100-sxm")));
+  workload s;
   s.prompt = 1024;
   s.output = 256;
-  const load_result light = serve_at_rate(a, precision{}, r, s, 0.01);
+  const load_result light = serve_at_rate(d, s, 0.01);
   CHECK(light.stable);
   CHECK(light.ttft.value() == doctest::Approx(light.prefill.value()).epsilon(0.01));
   // Little's law: N = rate x (TTFT + output x TPOT).
   CHECK(light.users == doctest::Approx(std::max(1.0, 0.01 * (light.ttft.value() + 256 * light.tpot.value()))).epsilon(1e-3));
-  const double cap_tight = max_rate(a, precision{}, r, s, make_seconds(0.1));
-  const double cap_loose = max_rate(a, precision{}, r, s, make_seconds(2.0));
+  const double cap_tight = max_rate(d, s, make_seconds(0.1));
+  const double cap_loose = max_rate(d, s, make_seconds(2.0));
   CHECK(cap_tight > 0);
   CHECK(cap_loose >= cap_tight);
-  CHECK_FALSE(serve_at_rate(a, precision{}, r, s, cap_loose * 4).stable);
+  CHECK_FALSE(serve_at_rate(d, s, cap_loose * 4).stable);
 }
 
 TEST_CASE("max users meets the targets, and one more does not") {
   const architecture& a = find_model("llama-3.1-8b");
   const roofline r(find_device("h100-sxm"));
-  scenario s;
+  workload s;
   s.context = 8192;
   // At 30 t/s the KV cache binds first (51 users of 1 GiB each); at 35 t/s the speed does.
-  const users_result u = max_users(a, precision{}, r, s, make_tokens_per_second(35), make_seconds(1));
+  const users_result u = max_users(deployment(a, precision{}, r), s, make_tokens_per_second(35), make_seconds(1));
   REQUIRE(u.users > 1);
   CHECK(1.0 / u.step.estimate.value() >= 35);
   CHECK(u.limit == "tokens/s");
@@ -214,12 +214,11 @@ TEST_CASE("offload: host layers at host bandwidth, experts in RAM, CPU-only devi
   }
   CHECK(crossed);
   // A plan with the experts offloaded fits a 12 GiB card the model alone does not.
-  scenario s;
+  workload s;
   s.context = 8192;
-  s.engine = find_engine("llama.cpp");
-  CHECK_FALSE(plan(a, q4, roofline(gpu), s).memory.weights_fit);
-  s.offload = experts;
-  CHECK(plan(a, q4, roofline(gpu), s).memory.fits);
+  const deployment whole(a, q4, roofline(gpu), {}, find_engine("llama.cpp"));
+  CHECK_FALSE(plan(whole, s).memory.weights_fit);
+  CHECK(plan(whole.with_offload(experts), s).memory.fits);
   offload_plan bad;
   bad.layers = 1.5;
   CHECK_THROWS_WITH_AS(validate(bad, a), "offload.layers must be in [0, 1] (got 1.5)", std::invalid_argument);

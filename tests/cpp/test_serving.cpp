@@ -12,11 +12,12 @@ using namespace llmroof;
 using llmroof::test::on;
 
 TEST_CASE("seed plan: curve from an empty context to 128k, fits flags and TTFT") {
-  scenario s;
+  workload s;
   s.users = 4;
   s.context = 131072;
-  const auto p = plan(find_model("devstral-small-2-24b"), precision::of(find_format("fp8"), find_format("bf16")),
-                      roofline(find_device("rtx-pro-6000-blackwell")), s);
+  const auto p = plan(deployment(find_model("devstral-small-2-24b"), precision::of(find_format("fp8"), find_format("bf16")),
+                                 roofline(find_device("rtx-pro-6000-blackwell"))),
+                      s);
   REQUIRE(p.curve.size() >= 3);
   CHECK(p.curve.front().context == 0);
   CHECK(p.curve.back().context == 131072);
@@ -27,27 +28,30 @@ TEST_CASE("seed plan: curve from an empty context to 128k, fits flags and TTFT")
   CHECK(p.prompt == 2048);
 }
 
-TEST_CASE("scenario memory: the plan's memory alone, and offloaded weights leave the device") {
+TEST_CASE("deployment memory: the plan's memory alone, and offloaded weights leave the device") {
   const auto [a, pr, r] = on("devstral-small-2-24b", "rtx-pro-6000-blackwell", "fp8");
-  scenario s;
+  const deployment d(a, pr, r);
+  workload s;
   s.users = 4;
   s.context = 131072;
-  const memory_plan m = scenario_memory(a, pr, r, s);
+  const memory_plan m = d.memory(s.users, s.context);
   // bf16 KV: 40 layers x 8 KV heads x 128 x 2 (K and V) x 2 B = 163,840 B per token.
   CHECK(m.kv_per_token.value() == 163840);
-  const memory_plan in_plan = plan(a, pr, r, s).memory;
+  const memory_plan in_plan = plan(d, s).memory;
   CHECK(m.kv_budget == in_plan.kv_budget);
   CHECK(m.max_context == in_plan.max_context);
   CHECK(m.fits == in_plan.fits);
   // Half the layers in host RAM: the device holds fewer weight bytes.
-  scenario off = s;
   offload_plan half;
   half.layers = 0.5;
-  off.offload = half;
-  CHECK(scenario_memory(a, pr, r, off).weights < m.weights);
-  scenario none = s;
+  const deployment off = d.with_offload(half);
+  CHECK(off.memory(s.users, s.context).weights < m.weights);
+  // Half of the 24.0B weights in fp8 stay on the host: the device holds the rest.
+  CHECK((m.weights - off.memory(s.users, s.context).weights).value() ==
+        doctest::Approx(host_weight_bytes(a, pr, half).value()));
+  workload none = s;
   none.users = 0;
-  CHECK_THROWS_AS(scenario_memory(a, pr, r, none), std::invalid_argument);
+  CHECK_THROWS_AS(plan(d, none), std::invalid_argument);
 }
 
 TEST_CASE("property: per-user tokens/s never rise with more users; total never falls") {
@@ -73,52 +77,52 @@ TEST_CASE("closed loop: N users by Little's law, a queue beyond the engine's slo
   const precision pr = precision::of(find_format("fp8"), find_format("fp8-e4m3"));
   const device& h100 = find_device("h100-sxm");
   const roofline r(h100, default_profile(h100, "tensorrt-llm"));  // as the command builds it for h100-sxm:2
-  scenario s;
+  parallel_plan tp2;
+  tp2.tp = 2;
+  tp2.devices_per_node = 2;
+  const deployment dep(a, pr, r, {tp2, std::nullopt}, configure_engine("tensorrt-llm", h100));
+  workload s;
   s.prompt = 5000;
   s.output = 500;
   s.context = 5500;
-  s.engine = configure_engine("tensorrt-llm", h100);
-  s.parallel.tp = 2;
-  s.parallel.devices_per_node = 2;
-  const closed_loop_result one = serve_closed_loop(a, pr, r, s, 1);
+  const closed_loop_result one = serve_closed_loop(dep, s, 1);
   // One user: one request in the engine; Little: 1 = rate x (TTFT + 500 x TPOT).
   CHECK(one.active == doctest::Approx(1));
   CHECK(one.requests_per_s * (one.ttft.value() + 500 * one.tpot.value()) == doctest::Approx(1).epsilon(1e-3));
   CHECK(one.limit == "none");
   CHECK(one.queue_wait.value() == 0);
   // 25 users: every one inside, each step slower, more served in total.
-  const closed_loop_result some = serve_closed_loop(a, pr, r, s, 25);
+  const closed_loop_result some = serve_closed_loop(dep, s, 25);
   CHECK(some.active == doctest::Approx(25));
   CHECK(some.tpot > one.tpot);
   CHECK(some.output_tokens_per_s(500) > one.output_tokens_per_s(500));
   // 250 users: the KV cache holds `slots` requests of 5,500 tokens; the rest wait
   // (250 - slots) / rate, and the engine runs as it would with `slots` users.
-  const closed_loop_result many = serve_closed_loop(a, pr, r, s, 250);
+  const closed_loop_result many = serve_closed_loop(dep, s, 250);
   REQUIRE(many.slots > 25);
   REQUIRE(many.slots < 250);
   CHECK(many.limit == "memory");
   CHECK(many.active == doctest::Approx(many.slots));
   CHECK(many.queue_wait.value() == doctest::Approx((250 - many.slots) / many.requests_per_s));
   CHECK(many.ttft.value() == doctest::Approx(many.load.ttft.value() + many.queue_wait.value()));
-  const closed_loop_result at_slots = serve_closed_loop(a, pr, r, s, many.slots);
+  const closed_loop_result at_slots = serve_closed_loop(dep, s, many.slots);
   CHECK(at_slots.tpot.value() == doctest::Approx(many.tpot.value()));
-  CHECK_THROWS_WITH_AS(serve_closed_loop(a, pr, r, s, 0), "concurrency must be in [1, 1000000] (got 0)",
+  CHECK_THROWS_WITH_AS(serve_closed_loop(dep, s, 0), "concurrency must be in [1, 1000000] (got 0)",
                        std::invalid_argument);
 }
 
 TEST_CASE("property: closed-loop throughput never falls and TTFT never improves as users are added") {
   const architecture& a = find_model("llama-3.1-8b");
   const device& d = find_device("rtx-4090");
-  const roofline r(d);
-  scenario s;
+  const deployment dep(a, precision{}, roofline(d), {}, configure_engine("vllm", d));
+  workload s;
   s.prompt = 1000;
   s.output = 200;
   s.context = 1200;
-  s.engine = configure_engine("vllm", d);
   double last_total = 0;
   double last_ttft = 0;
   for (double n : {1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0}) {
-    const closed_loop_result c = serve_closed_loop(a, precision{}, r, s, n);
+    const closed_loop_result c = serve_closed_loop(dep, s, n);
     CAPTURE(n);
     CHECK(std::isfinite(c.ttft.value()));
     CHECK(c.output_tokens_per_s(200) >= last_total * (1 - 1e-6));
@@ -137,24 +141,24 @@ struct served {
   const architecture& a = find_model("llama-3.1-8b");
   const device& d = find_device("h100-sxm");
   roofline r{d};
-  scenario s;
+  deployment dep{a, precision{}, r, {}, configure_engine("vllm", d)};
+  workload s;
   served() {
     s.prompt = 2000;
     s.output = 200;
     s.context = 2200;
-    s.engine = configure_engine("vllm", d);
   }
 };
 }  // namespace
 
 TEST_CASE("overhead: one closed-loop user pays the request handling and its own prefill, nothing else") {
   served x;
-  const double S = scenario_prefill(x.a, precision{}, x.r, {}, 2000).estimate.value();
-  const double step = scenario_decode(x.a, precision{}, x.r, {}, 1, 2100).estimate.value();
+  const double S = x.dep.prefill(2000).estimate.value();
+  const double step = x.dep.decode(1, 2100).estimate.value();
   REQUIRE(S == doctest::Approx(42.6960e-3).epsilon(1e-5));
   REQUIRE(step == doctest::Approx(7.21589e-3).epsilon(1e-5));
   REQUIRE(x.r.efficiency().per_request.value() == 5e-3);  // the class default (src/profiles.cpp)
-  const closed_loop_result one = serve_closed_loop(x.a, precision{}, x.r, x.s, 1);
+  const closed_loop_result one = serve_closed_loop(x.dep, x.s, 1);
   // TTFT = 5 ms + 42.6960 ms = 47.6960 ms: no queue, no step to wait for.
   CHECK(one.ttft.value() == doctest::Approx(47.6960e-3).epsilon(1e-5));
   // TPOT = step(1) = 7.21589 ms: its own prefill came before its decode.
@@ -164,14 +168,14 @@ TEST_CASE("overhead: one closed-loop user pays the request handling and its own 
   // Without request handling TTFT is the prefill alone.
   efficiency_profile bare = x.r.efficiency();
   bare.per_request = make_seconds(0);
-  CHECK(serve_closed_loop(x.a, precision{}, roofline(x.d, bare), x.s, 1).ttft.value() == doctest::Approx(S));
+  CHECK(serve_closed_loop(x.dep.with_efficiency(bare), x.s, 1).ttft.value() == doctest::Approx(S));
 }
 
 TEST_CASE("overhead: an open-loop arrival queues behind prefills (M/D/1) and half the running step; chunks ride with decodes") {
   served x;
-  const load_result l = serve_at_rate(x.a, precision{}, x.r, x.s, 2.0);
+  const load_result l = serve_at_rate(x.dep, x.s, 2.0);
   REQUIRE(l.stable);
-  const double step = scenario_decode(x.a, precision{}, x.r, {}, l.users, 2100).estimate.value();
+  const double step = x.dep.decode(l.users, 2100).estimate.value();
   // 2 requests/s x 42.6960 ms: rho = 0.0853920 of the device in prefill.
   CHECK(l.prefill_share == doctest::Approx(0.0853920).epsilon(1e-5));
   // Little's law settles at 3.33976 users decoding, step 7.51345 ms.
@@ -191,27 +195,27 @@ TEST_CASE("overhead: an open-loop arrival queues behind prefills (M/D/1) and hal
   CHECK(l.ttft.value() == doctest::Approx(53.4489e-3).epsilon(1e-5));
   // Chunks of 1,000 tokens: two mixed steps of 21.3480 ms per prompt, the same
   // share of the device in mixed steps, more steps per second, a faster TPOT.
-  scenario small = x.s;
+  deployment small = x.dep;
   small.engine.max_batched_tokens = 1000;
-  CHECK(serve_at_rate(x.a, precision{}, x.r, small, 2.0).tpot < l.tpot);
+  CHECK(serve_at_rate(small, x.s, 2.0).tpot < l.tpot);
 }
 
 TEST_CASE("open loop: the users reported are a fixed point of Little's law, found in few steps or none") {
   served x;
-  const double S = scenario_prefill(x.a, precision{}, x.r, {}, 2000).estimate.value();
+  const double S = x.dep.prefill(2000).estimate.value();
   for (double rate : {0.5, 2.0, 5.0, 10.0, 20.0}) {
     CAPTURE(rate);
-    const load_result l = serve_at_rate(x.a, precision{}, x.r, x.s, rate);
+    const load_result l = serve_at_rate(x.dep, x.s, rate);
     REQUIRE(l.keeps_up);
     // N = rate x (TTFT(N) + 200 x TPOT(N)), at least one user: the times
     // belong to the users reported (0.5/s implies 0.76, floored at 1).
     const double little = rate * (l.ttft.value() + 200 * l.tpot.value());
     CHECK(l.users == doctest::Approx(std::max(1.0, little)).epsilon(1e-12));
-    const load_result again = serve_at_rate(x.a, precision{}, x.r, x.s, rate);
+    const load_result again = serve_at_rate(x.dep, x.s, rate);
     CHECK(again.users == l.users);  // deterministic
   }
   // Past rate x S = 1 the prefills alone take the whole device: no fixed point.
-  const load_result over = serve_at_rate(x.a, precision{}, x.r, x.s, 1.01 / S);
+  const load_result over = serve_at_rate(x.dep, x.s, 1.01 / S);
   CHECK_FALSE(over.keeps_up);
   CHECK_FALSE(over.stable);
 }
@@ -228,15 +232,14 @@ TEST_CASE("open loop: the fixed point search never passes the smallest fixed poi
       CAPTURE(model);
       const architecture& a = find_model(model);
       const device& d = find_device(dev);
-      const roofline r(d, default_profile(d, "vllm"));
-      scenario s;
-      s.engine = configure_engine("vllm", d);
-      const double S = scenario_prefill(a, pr, r, {}, s.prompt_tokens()).estimate.value();
+      const deployment dep(a, pr, roofline(d, default_profile(d, "vllm")), {}, configure_engine("vllm", d));
+      const workload s;
+      const double S = dep.prefill(s.prompt_tokens()).estimate.value();
       bool was_stable = true;
       double users = 0;
       for (int i = 0; i <= 200; ++i) {
         const double rate = (0.40 + 0.45 * i / 200) / S;
-        const load_result l = serve_at_rate(a, pr, r, s, rate);
+        const load_result l = serve_at_rate(dep, s, rate);
         CAPTURE(rate * S);
         if (was_stable && l.keeps_up) {
           // More arrivals, more users inside (Little's law with slower steps).
@@ -251,11 +254,9 @@ TEST_CASE("open loop: the fixed point search never passes the smallest fixed poi
   }
   const architecture& a = find_model("llama-3.1-8b");
   const device& d = find_device("mi300x");
-  const roofline r(d, default_profile(d, "vllm"));
-  scenario s;
-  s.engine = configure_engine("vllm", d);
-  const double S = scenario_prefill(a, precision{}, r, {}, 2048).estimate.value();
-  const load_result l = serve_at_rate(a, precision{}, r, s, 0.69 / S);
+  const deployment dep(a, precision{}, roofline(d, default_profile(d, "vllm")), {}, configure_engine("vllm", d));
+  const double S = dep.prefill(2048).estimate.value();
+  const load_result l = serve_at_rate(dep, workload{}, 0.69 / S);
   CHECK(l.stable);
   CHECK(l.users == doctest::Approx(327.36).epsilon(1e-4));
 }
@@ -263,63 +264,63 @@ TEST_CASE("open loop: the fixed point search never passes the smallest fixed poi
 TEST_CASE("saturation: the most a deployment serves and what binds") {
   served x;
   // 190 requests of 2,200 tokens fill the KV cache before the engine saturates.
-  const saturation_result kv = saturation(x.a, precision{}, x.r, x.s);
+  const saturation_result kv = saturation(x.dep, x.s);
   CHECK(kv.limit == "kv_cache");
   CHECK(kv.users == doctest::Approx(kv.at.slots));
   CHECK(kv.output_tokens_per_s == doctest::Approx(200 * kv.requests_per_s));
   // It is the closed loop at the engine's slots, and more users add nothing.
-  const closed_loop_result more = serve_closed_loop(x.a, precision{}, x.r, x.s, 2 * kv.at.slots);
+  const closed_loop_result more = serve_closed_loop(x.dep, x.s, 2 * kv.at.slots);
   CHECK(more.requests_per_s == doctest::Approx(kv.requests_per_s));
   // max_num_seqs 4 binds first.
-  scenario four = x.s;
+  deployment four = x.dep;
   four.engine.max_sequences = 4;
-  CHECK(saturation(x.a, precision{}, x.r, four).limit == "max_num_seqs");
+  CHECK(saturation(four, x.s).limit == "max_num_seqs");
   // 32k-token prompts with one output token: prefill fills the device long
   // before the KV cache (each prefill alone takes most of a second).
-  scenario longp = x.s;
+  workload longp = x.s;
   longp.prompt = 32000;
   longp.output = 1;
   longp.context = 32001;
-  const saturation_result pre = saturation(x.a, precision{}, x.r, longp);
+  const saturation_result pre = saturation(x.dep, longp);
   CHECK(pre.limit == "prefill");
   CHECK(pre.users < pre.at.slots);
 }
 
 TEST_CASE("users in a loop: the plan's users when no load model is given, max_users' answer as a loop") {
   served x;
-  scenario s = x.s;
+  workload s = x.s;
   s.users = 4;
   CHECK(loop_concurrency(s, std::nullopt, false) == 4.0);   // the seed: four users in a loop
   CHECK(!loop_concurrency(s, std::nullopt, true));          // an open-loop rate instead
   CHECK(loop_concurrency(s, 9.0, false) == 9.0);            // asked for
   s.users = 1;
   CHECK(!loop_concurrency(s, std::nullopt, false));         // one user: the plan's own TTFT and curve
-  const users_result u = max_users(x.a, precision{}, x.r, x.s, make_tokens_per_second(20));
+  const users_result u = max_users(x.dep, x.s, make_tokens_per_second(20));
   REQUIRE(u.users > 1);
-  const closed_loop_result loop = serve_closed_loop(x.a, precision{}, x.r, x.s, u.users);
+  const closed_loop_result loop = serve_closed_loop(x.dep, x.s, u.users);
   CHECK(u.loop.concurrency == u.users);
   CHECK(u.loop.ttft.value() == loop.ttft.value());
   CHECK(u.loop.tpot.value() == loop.tpot.value());
-  CHECK(max_users(x.a, precision{}, x.r, x.s, make_tokens_per_second(1e6)).loop.concurrency == 0);
+  CHECK(max_users(x.dep, x.s, make_tokens_per_second(1e6)).loop.concurrency == 0);
 }
 
 TEST_CASE("served load: one load model at a time, saturation beside it, nothing without load") {
   served x;
-  const served_load open = serve_load(x.a, precision{}, x.r, x.s, 2.0, std::nullopt);
+  const served_load open = serve_load(x.dep, x.s, 2.0, std::nullopt);
   REQUIRE(open.open);
   CHECK(!open.closed);
-  CHECK(open.open->ttft.value() == serve_at_rate(x.a, precision{}, x.r, x.s, 2.0).ttft.value());
-  CHECK(open.max_rate == max_rate(x.a, precision{}, x.r, x.s));
-  CHECK(open.max_rate_at_target == max_rate(x.a, precision{}, x.r, x.s, make_seconds(1)));
+  CHECK(open.open->ttft.value() == serve_at_rate(x.dep, x.s, 2.0).ttft.value());
+  CHECK(open.max_rate == max_rate(x.dep, x.s));
+  CHECK(open.max_rate_at_target == max_rate(x.dep, x.s, make_seconds(1)));
   REQUIRE(open.most);
-  CHECK(open.most->requests_per_s == saturation(x.a, precision{}, x.r, x.s).requests_per_s);
-  const served_load loop = serve_load(x.a, precision{}, x.r, x.s, std::nullopt, 8.0);
+  CHECK(open.most->requests_per_s == saturation(x.dep, x.s).requests_per_s);
+  const served_load loop = serve_load(x.dep, x.s, std::nullopt, 8.0);
   REQUIRE(loop.closed);
-  CHECK(loop.closed->tpot.value() == serve_closed_loop(x.a, precision{}, x.r, x.s, 8).tpot.value());
+  CHECK(loop.closed->tpot.value() == serve_closed_loop(x.dep, x.s, 8).tpot.value());
   CHECK(loop.most);
-  const served_load none = serve_load(x.a, precision{}, x.r, x.s, std::nullopt, std::nullopt);  // one user
+  const served_load none = serve_load(x.dep, x.s, std::nullopt, std::nullopt);  // one user
   CHECK((!none.open && !none.closed && !none.most));
-  CHECK_THROWS_WITH_AS(serve_load(x.a, precision{}, x.r, x.s, 1.0, 4.0), "concurrency and rate are two load models; give one",
+  CHECK_THROWS_WITH_AS(serve_load(x.dep, x.s, 1.0, 4.0), "concurrency and rate are two load models; give one",
                        std::invalid_argument);
 }
 
