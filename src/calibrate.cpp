@@ -544,13 +544,6 @@ double median_ape(const std::vector<cv_prediction>& p, bool decode) {
   return e.empty() ? std::nan("") : median(e);
 }
 
-std::string engine_of_class(std::string_view engine_class) {
-  if (engine_class.rfind("llama.cpp", 0) == 0) {
-    return engine_class.find("@2024") != std::string_view::npos ? "llama.cpp@2024" : "llama.cpp";
-  }
-  return std::string(engine_class);
-}
-
 cv_prediction predict_with_band(const measurement& m, const efficiency_profile& e) {
   // The band always holds the estimate: queueing (closed loops) and clamped
   // shares can make the one-sigma profiles land on the same side of it.

@@ -1,8 +1,13 @@
-// Serving-engine profiles: how each turns device memory into a KV budget, and
-// the defaults that size activations and paging.
+// The engine table (engine.hpp): one row per engine, how each turns device
+// memory into a KV budget, the defaults that size activations and paging, the
+// KV formats it offers, its versions, and the kernel classes it runs
+// (engine_profile.hpp).
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "llmroof/engine_profile.hpp"
 #include "llmroof/memory_plan.hpp"
 
 namespace llmroof {
@@ -10,53 +15,194 @@ namespace llmroof {
 namespace {
 
 // Designated initializers name only what differs from vLLM's defaults (the
-// struct's), in the struct's member order.
-std::vector<engine_settings> build() {
+// struct's), in the struct's member order. One row per engine_id, in order.
+std::vector<engine_row> build() {
   const bytes gib = make_bytes(gibi);
+  // vLLM's kv_cache_dtype: auto (the model's 16-bit type), fp8, fp8_e4m3, fp8_e5m2.
+  const std::vector<std::string_view> vllm_kv{"fp32", "bf16", "fp16", "fp8", "fp8-e4m3", "fp8-e5m2"};
+  // llama.cpp --cache-type-k/-v: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1.
+  const std::vector<std::string_view> ggml_kv{"fp32", "bf16", "fp16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"};
+  const engine_row vllm{.defaults = {},
+                        .kv_formats = vllm_kv,
+                        .versions = {},
+                        .numbered_versions = true,
+                        .kernels = engine_id::vllm,
+                        .spellings = {"vLLM"},
+                        .reserve_label = "non-torch memory"};
   // SGLang: mem_fraction_static is chosen by GPU size, 0.88 on 80-96 GB parts;
   // page_size 1; chunked_prefill_size 8192 on large GPUs; CUDA graphs outside.
   // The 1 GiB reserve is the CUDA context and workspaces held when it measures.
-  const engine_settings sglang{.name = "sglang", .model = memory_model::static_fraction, .memory_utilization = 0.88,
-                               .runtime_reserve = gib, .mxfp4_expert_pad = 1, .block_tokens = 1,
-                               .max_batched_tokens = 8192, .max_sequences = 256, .sampler_copies = 1,
-                               .device_sized_batches = false,
-                               .source = "SGLang server arguments (mem_fraction_static, page_size, chunked_prefill_size)"};
+  const engine_row sglang{
+      .defaults = {.id = engine_id::sglang, .model = memory_model::static_fraction, .memory_utilization = 0.88,
+                   .runtime_reserve = gib, .mxfp4_expert_pad = 1, .block_tokens = 1, .max_batched_tokens = 8192,
+                   .max_sequences = 256, .sampler_copies = 1, .device_sized_batches = false,
+                   .source = "SGLang server arguments (mem_fraction_static, page_size, chunked_prefill_size)"},
+      .kv_formats = vllm_kv,
+      .versions = {},
+      .numbered_versions = false,
+      .kernels = engine_id::sglang,
+      .spellings = {"SGLang"}};
   // TensorRT-LLM: kv_cache_free_gpu_memory_fraction 0.9 of the memory free
-  // after weights and activations; tokens_per_block 32; max_num_tokens 8192.
-  const engine_settings trt{
-      .name = "tensorrt-llm", .model = memory_model::fraction_of_free, .memory_utilization = 0.9,
-      .runtime_reserve = gib, .mxfp4_expert_pad = 1, .block_tokens = 32, .max_batched_tokens = 8192,
-      .max_sequences = 256, .sampler_copies = 1, .device_sized_batches = false,
-      .source = "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction, tokens_per_block, max_num_tokens"};
+  // after weights and activations; tokens_per_block 32; max_num_tokens 8192;
+  // KV cache quantization adds int8 and nvfp4. Its 2023 releases launched
+  // kernels one by one (no CUDA graphs); the memory plan is the same.
+  const engine_row trt{
+      .defaults = {.id = engine_id::tensorrt_llm, .model = memory_model::fraction_of_free, .memory_utilization = 0.9,
+                   .runtime_reserve = gib, .mxfp4_expert_pad = 1, .block_tokens = 32, .max_batched_tokens = 8192,
+                   .max_sequences = 256, .sampler_copies = 1, .device_sized_batches = false,
+                   .source = "TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction, tokens_per_block, max_num_tokens"},
+      .kv_formats = {"fp32", "bf16", "fp16", "fp8", "fp8-e4m3", "fp8-e5m2", "int8", "nvfp4"},
+      .versions = {"2023"},
+      .numbered_versions = false,
+      .kernels = engine_id::tensorrt_llm,
+      .spellings = {"TensorRT-LLM", "NIM"}};
   // llama.cpp: the whole device; the KV cache is allocated for n_ctx up front
   // (padded to 256 cells), the compute buffer is sized by n_ubatch 512; CUDA
   // context ~0.5 GiB; one fp32 logits row per output; GGUF tensors load as
-  // stored (no MXFP4 padding).
-  const engine_settings llama{
-      .name = "llama.cpp", .model = memory_model::exact, .memory_utilization = 1.0,
-      .runtime_reserve = make_bytes(0.5 * gibi), .mxfp4_expert_pad = 1, .block_tokens = 256,
-      .max_batched_tokens = 512, .max_sequences = 1, .sampler_copies = 1, .device_sized_batches = false,
-      .source = "llama.cpp common arguments (n_ctx padding 256, n_ubatch 512, n_parallel 1)"};
-  engine_settings ollama = llama;
-  ollama.name = "ollama";
-  ollama.source = "Ollama runs llama.cpp with its defaults (num_ctx 4096, OLLAMA_NUM_PARALLEL 1)";
+  // stored (no MXFP4 padding). 2024 builds dequantized to FP16 for cuBLAS,
+  // current ones multiply quantized weights in int8: the kernels changed, not
+  // the memory plan.
+  const engine_row llama{
+      .defaults = {.id = engine_id::llama_cpp, .model = memory_model::exact, .memory_utilization = 1.0,
+                   .runtime_reserve = make_bytes(0.5 * gibi), .mxfp4_expert_pad = 1, .block_tokens = 256,
+                   .max_batched_tokens = 512, .max_sequences = 1, .sampler_copies = 1, .device_sized_batches = false,
+                   .source = "llama.cpp common arguments (n_ctx padding 256, n_ubatch 512, n_parallel 1)"},
+      .kv_formats = ggml_kv,
+      .versions = {"2024"},
+      .numbered_versions = false,
+      .kernels = engine_id::llama_cpp,
+      .spellings = {"llama.cpp"}};
+  engine_row ollama = llama;
+  ollama.defaults.id = engine_id::ollama;
+  ollama.defaults.source = "Ollama runs llama.cpp with its defaults (num_ctx 4096, OLLAMA_NUM_PARALLEL 1)";
+  ollama.spellings = {"Ollama"};
   // mlx-lm: unified memory, the GPU share set by gpu_visible_fraction (Metal's
   // working-set limit); prefills in steps of 2048 tokens; grows its KV cache in
-  // steps of 256.
-  const engine_settings mlx{
-      .name = "mlx", .model = memory_model::exact, .memory_utilization = 1.0,
-      .runtime_reserve = make_bytes(0.25 * gibi), .mxfp4_expert_pad = 1, .block_tokens = 256,
-      .max_batched_tokens = 2048, .max_sequences = 1, .sampler_copies = 1, .device_sized_batches = false,
-      .source = "mlx-lm generate (prefill_step_size 2048, KVCache step 256)"};
-  return {engine_settings{}, sglang, trt, llama, ollama, mlx};
+  // steps of 256; 16-bit caches or its quantized cache (close to q8_0/q4_0).
+  const engine_row mlx{
+      .defaults = {.id = engine_id::mlx, .model = memory_model::exact, .memory_utilization = 1.0,
+                   .runtime_reserve = make_bytes(0.25 * gibi), .mxfp4_expert_pad = 1, .block_tokens = 256,
+                   .max_batched_tokens = 2048, .max_sequences = 1, .sampler_copies = 1, .device_sized_batches = false,
+                   .source = "mlx-lm generate (prefill_step_size 2048, KVCache step 256)"},
+      .kv_formats = {"fp32", "bf16", "fp16", "q8_0", "q4_0"},
+      .versions = {},
+      .numbered_versions = false,
+      .kernels = engine_id::mlx,
+      .spellings = {"MLX"}};
+  return {vllm, sglang, trt, llama, ollama, mlx};
+}
+
+// Which kernels an engine version runs on a device family: the key fitted
+// profiles (profiles_fitted.inc) and measured rows (calibrate.hpp) use, and
+// the traits that are facts of the engine's code, never fitted.
+//  - llama.cpp on CUDA: 16-bit GEMMs through cuBLAS with CUBLAS_COMPUTE_16F
+//    (FP16 accumulate); quantized weights through MMQ, int8 dot products
+//    (current builds: ggml-cuda/mmq.cuh, the default wherever INT8 tensor
+//    cores or DP4A exist), or dequantized to FP16 for cuBLAS on cards with
+//    FP16 tensor cores (2024 builds before MMQ became the default, b3200s).
+//  - llama.cpp 2024 builds: attention unfused (-fa was opt-in); measured rows
+//    that say "flash-attn on" override it (calibrate.cpp predict).
+//  - llama.cpp Metal, MLX: dequantize in the GEMM kernel, 16-bit math.
+//  - vLLM, SGLang, TensorRT-LLM: each format on its own roof.
+//  - SGLang: host work overlapped with the kernels (host_overlap).
+// llama.cpp's versions differ in kernel traits alone, so one version's fitted
+// efficiencies serve another without points of its own; TensorRT-LLM's 2023
+// releases also streamed weights at a lower cap: their fit does not carry.
+std::vector<kernel_class> build_classes() {
+  using kp = kernel_path;
+  return {
+      {"vllm", engine_id::vllm, "", "", false, true, host_overlap::serial, kp::native, false},
+      {"sglang", engine_id::sglang, "", "", false, true, host_overlap::overlapped, kp::native, false},
+      {"tensorrt-llm", engine_id::tensorrt_llm, "current", "", false, true, host_overlap::serial, kp::native, false},
+      {"tensorrt-llm@2023", engine_id::tensorrt_llm, "2023", "", false, true, host_overlap::serial, kp::native, false},
+      {"llama.cpp-cuda", engine_id::llama_cpp, "current", "cuda", true, true, host_overlap::serial, kp::int8_dot, true},
+      {"llama.cpp-cuda@2024", engine_id::llama_cpp, "2024", "cuda", true, false, host_overlap::serial, kp::dequantize,
+       true},
+      {"llama.cpp-metal", engine_id::llama_cpp, "", "metal", false, true, host_overlap::serial, kp::dequantize, true},
+      {"mlx", engine_id::mlx, "", "", false, true, host_overlap::serial, kp::dequantize, false},
+  };
 }
 
 }  // namespace
 
+const std::vector<engine_row>& engine_table() {
+  static const std::vector<engine_row> table = build();
+  return table;
+}
+
+const engine_row& engine_row_of(engine_id e) { return engine_table().at(static_cast<std::size_t>(e)); }
+
+bool engine_spelled(std::string_view backend, engine_id e) {
+  const auto& spellings = engine_row_of(e).spellings;
+  return std::any_of(spellings.begin(), spellings.end(),
+                     [&](std::string_view s) { return backend.find(s) != std::string_view::npos; });
+}
+
 std::vector<std::string> engine_names() {
   std::vector<std::string> out;
-  for (const auto& e : build()) out.push_back(e.name);
+  for (const auto& e : engine_table()) out.emplace_back(e.defaults.name());
   return out;
+}
+
+bool kv_format_supported(engine_id engine, const numeric_format& kv) {
+  const auto& offered = engine_row_of(engine).kv_formats;
+  return std::find(offered.begin(), offered.end(), std::string_view(kv.name)) != offered.end();
+}
+
+bool is_kv_format(const numeric_format& kv) {
+  return std::any_of(engine_table().begin(), engine_table().end(),
+                     [&](const engine_row& r) { return kv_format_supported(r.defaults.id, kv); });
+}
+
+void validate_kv_format(const engine_settings& e, const numeric_format& kv) {
+  if (kv.bits <= 0 || !std::isfinite(kv.bits)) detail::fail("kv format bits", "> 0", kv.bits);
+  if (!is_kv_format(kv)) {
+    throw std::invalid_argument("kv format '" + std::string(kv.name) +
+                                "' is a weight format, not a KV cache format (bf16, fp16, fp8, int8, nvfp4, q8_0, q4_0 ...)");
+  }
+  if (!kv_format_supported(e.id, kv)) {
+    std::string offered;
+    for (std::string_view f : engine_row_of(e.id).kv_formats) offered += (offered.empty() ? "" : ", ") + std::string(f);
+    throw std::invalid_argument("kv format '" + std::string(kv.name) + "' is not a KV cache type of engine '" +
+                                std::string(e.name()) + "' (it offers " + offered + ")");
+  }
+}
+
+const std::vector<kernel_class>& kernel_classes() {
+  static const std::vector<kernel_class> table = build_classes();
+  return table;
+}
+
+const kernel_class* find_kernel_class(std::string_view key) {
+  for (const kernel_class& k : kernel_classes()) {
+    if (k.key == key) return &k;
+  }
+  return nullptr;
+}
+
+const kernel_class* find_kernel_class(engine_id engine, std::string_view version, std::string_view backend) {
+  const engine_id runs = engine_row_of(engine).kernels;
+  for (const kernel_class& k : kernel_classes()) {
+    if (k.engine != runs || k.backend != backend) continue;
+    if (k.version.empty() || k.version == version) return &k;
+  }
+  return nullptr;
+}
+
+const kernel_class* kernel_class_of(const device& d, const engine_settings& e) {
+  // The engines that run one backend everywhere take it; llama.cpp's depends
+  // on the device: Metal on Apple, CUDA on NVIDIA (other vendors: none yet).
+  if (const kernel_class* k = find_kernel_class(e.id, e.version, "")) return k;
+  if (d.vendor == "Apple") return find_kernel_class(e.id, e.version, "metal");
+  if (d.vendor == "NVIDIA") return find_kernel_class(e.id, e.version, "cuda");
+  return nullptr;
+}
+
+std::string engine_of_class(std::string_view key) {
+  const kernel_class* k = find_kernel_class(key);
+  if (k == nullptr) return std::string(key);
+  const std::string name(to_string(k->engine));
+  return k->version.empty() || k->version == "current" ? name : name + "@" + std::string(k->version);
 }
 
 /// vLLM's sampler at start-up: fp32 vocabulary-wide tensors alive at its
@@ -83,24 +229,22 @@ engine_settings find_engine(std::string_view name) {
     key = key.substr(0, at);
     if (version.empty()) throw std::invalid_argument("engine version after '@' is empty (got '" + std::string(name) + "')");
   }
-  for (auto& e : build()) {
-    if (e.name != key) continue;
+  for (const engine_row& r : engine_table()) {
+    if (r.defaults.name() != key) continue;
+    engine_settings e = r.defaults;
     e.version = version;
-    if (e.name == "vllm") {
-      if (version != "current" && !(version[0] >= '0' && version[0] <= '9')) {
+    if (version == "current") return e;
+    if (r.numbered_versions) {
+      if (!(version[0] >= '0' && version[0] <= '9')) {
         throw std::invalid_argument("engine version must be a release like 0.10 or 'current' (got '" + version + "')");
       }
       e.sampler_copies = vllm_sampler_copies(version);
+      return e;
     }
-    if (e.name == "tensorrt-llm" && version != "current" && version != "2023") {
-      // Kernels and scheduling changed (engines launched kernel by kernel in
-      // 2023, CUDA graphs and the PyTorch backend now), not the memory plan.
-      throw std::invalid_argument("engine version of tensorrt-llm must be 2023 or 'current' (got '" + version + "')");
-    }
-    if ((e.name == "llama.cpp" || e.name == "ollama") && version != "current" && version != "2024") {
-      // The kernels changed, not the memory plan: 2024 builds dequantized to
-      // FP16 for cuBLAS, current ones multiply quantized weights in int8.
-      throw std::invalid_argument("engine version of " + e.name + " must be 2024 or 'current' (got '" + version + "')");
+    if (std::find(r.versions.begin(), r.versions.end(), version) == r.versions.end()) {
+      std::string takes;
+      for (std::string_view v : r.versions) takes += std::string(v) + " or ";
+      throw std::invalid_argument("engine version of " + key + " must be " + takes + "'current' (got '" + version + "')");
     }
     return e;
   }

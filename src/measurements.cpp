@@ -209,7 +209,8 @@ measurement_set read_measurements(const std::string& path) {
     m.arch = find_model(*mid);
     m.dev = find_device(*dev);
     m.notes = notes;
-    const auto pr = formats(get("weight_format"), get("kv_format"), m.arch, has(backend, "llama.cpp"));
+    const bool ggml = engine_spelled(backend, engine_id::llama_cpp);
+    const auto pr = formats(get("weight_format"), get("kv_format"), m.arch, ggml);
     if (!pr) {
       skip("weight format '" + get("weight_format") + "' is not mapped");
       continue;
@@ -247,18 +248,20 @@ measurement_set read_measurements(const std::string& path) {
     // 180 tokens/s at batch 128, M0581): per GPU too.
     m.per_device = has(get("unit"), "/GPU") ||
                    (has(get("notes"), "unclear whether this is per GPU") && n > 1);
-    if (has(backend, "llama.cpp")) {
+    // The engine and its kernel class (engine.hpp, src/engines.cpp), the first
+    // engine the backend names in this order.
+    const auto key = [](engine_id e, std::string_view version, std::string_view backend_kind) {
+      return std::string(find_kernel_class(e, version, backend_kind)->key);
+    };
+    if (ggml) {
       // Builds of 2024 (and older) dequantized to FP16 for cuBLAS and had
       // flash attention opt-in (-fa): rows that do not say it ran materialize
       // the score matrix. Current builds (build numbers, 2025-26 dates, "MMQ")
       // take the int8 quantized-matmul path and turn -fa on by themselves
       // (-fa auto) unless the row says "FA off".
       const bool old_build = (has(backend, "2024") || has(backend, "2023")) && !has(backend, "MMQ");
-      if (has(backend, "Metal")) {
-        m.engine = "llama.cpp-metal";
-      } else {
-        m.engine = old_build ? "llama.cpp-cuda@2024" : "llama.cpp-cuda";
-      }
+      const std::string_view version = old_build ? "2024" : "current";
+      m.engine = key(engine_id::llama_cpp, version, has(backend, "Metal") ? "metal" : "cuda");
       m.plan.pp = n;  // llama.cpp splits layers across GPUs (a pipeline)
       const auto said = [&](const char* state) {
         for (const char* how : {"flash-attn ", "FA ", "-fa "}) {
@@ -270,13 +273,13 @@ measurement_set read_measurements(const std::string& path) {
       const bool said_on = said("on");
       const bool said_off = said("off");
       m.fused_attention = said_on || (!old_build && !said_off);
-    } else if (has(backend, "TensorRT-LLM") || has(backend, "NIM")) {
+    } else if (engine_spelled(backend, engine_id::tensorrt_llm)) {
       // NIM picks a TensorRT-LLM profile for FP8 on H100 unless told otherwise.
       // The 2023 releases (v0.5-v0.7: TensorRT engines, static or early
       // in-flight batching, kernels launched one by one without CUDA graphs)
       // are their own version, as llama.cpp's 2024 builds are.
       const bool early = has(backend, "v0.5") || has(backend, "v0.6") || has(backend, "v0.7");
-      m.engine = early ? "tensorrt-llm@2023" : "tensorrt-llm";
+      m.engine = key(engine_id::tensorrt_llm, early ? "2023" : "current", "");
       if (has(backend, "EP8") && m.arch.is_moe()) {
         m.plan.ep = n;
       } else {
@@ -291,11 +294,11 @@ measurement_set read_measurements(const std::string& path) {
       if (m.closed_loop && starts(get("kv_format"), "not stated") && m.pr.weights.math == math_format::fp8) {
         m.pr.kv = find_format("fp8-e4m3");
       }
-    } else if (has(backend, "vLLM")) {
-      m.engine = "vllm";
+    } else if (engine_spelled(backend, engine_id::vllm)) {
+      m.engine = key(engine_id::vllm, "current", "");
       m.plan.tp = n;
-    } else if (has(backend, "MLX")) {
-      m.engine = "mlx";
+    } else if (engine_spelled(backend, engine_id::mlx)) {
+      m.engine = key(engine_id::mlx, "current", "");
     } else {
       skip("engine '" + backend.substr(0, 40) + "' is not mapped");
       continue;

@@ -105,30 +105,12 @@ double band_width(metric m) {
   return 0;
 }
 
-namespace {
-
-// `engine` may carry a version (llama.cpp@2024): the kernels changed with it.
-// find_engine checks the name and version (and lowers their case) once.
-std::string engine_class(const device& d, std::string_view name) {
-  const engine_settings es = find_engine(name);
-  const std::string& engine = es.name;
-  const std::string& version = es.version;
-  if (engine == "llama.cpp" || engine == "ollama") {
-    if (d.vendor == "Apple") return "llama.cpp-metal";
-    if (d.vendor != "NVIDIA") return "";
-    return version == "2024" ? "llama.cpp-cuda@2024" : "llama.cpp-cuda";
-  }
-  if (engine == "tensorrt-llm") return version == "2023" ? "tensorrt-llm@2023" : "tensorrt-llm";
-  if (engine == "mlx" || engine == "vllm" || engine == "sglang") return std::string(engine);
-  return "";
-}
-
-}  // namespace
-
 efficiency_profile default_profile(const device& d, std::string_view engine) {
   efficiency_profile e = default_profile(d);
-  const std::string cls = engine_class(d, engine);
-  if (cls.empty()) return e;
+  // find_engine checks the name and version (and lowers their case) once.
+  const kernel_class* k = kernel_class_of(d, find_engine(engine));
+  if (k == nullptr) return e;
+  const std::string cls(k->key);
   apply_kernel_traits(e, cls);
   // An engine version without fitted points takes the other version's fit
   // (the kernel traits above differ, the efficiencies on each path do not).

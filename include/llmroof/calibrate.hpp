@@ -17,7 +17,7 @@
 
 #include "llmroof/metric.hpp"
 #include "llmroof/parallel.hpp"
-#include "llmroof/serving.hpp"
+#include "llmroof/load.hpp"
 #include "llmroof/engine_profile.hpp"
 
 namespace llmroof {
@@ -197,10 +197,6 @@ std::array<double, metric_count> conformal_widths(const std::vector<cv_predictio
 
 /// Writes `w` as the rows of src/band_widths.inc (the file band_width reads).
 void write_band_widths(std::ostream& out, const std::array<double, metric_count>& w);
-
-/// The engine name default_profile takes for a measured row's engine class
-/// (llama.cpp-cuda -> llama.cpp, llama.cpp-cuda@2024 -> llama.cpp@2024).
-std::string engine_of_class(std::string_view engine_class);
 
 /// Every row predicted with the profiles llmroof ships (default_profile of
 /// its device and engine: no fitting, no cross-validation), with the band of

@@ -36,6 +36,8 @@ struct model_comparison {
 /// max_batch < 1, or a deployment without a device.
 inline model_comparison compare_decode(const deployment& a, const deployment& b, double context,
                                        double max_batch = 1024) {
+  a.require_device();
+  b.require_device();
   detail::require_tokens("context", context);
   detail::require_in("max_batch", max_batch, 1, 1e7);
   model_comparison out;
@@ -85,6 +87,7 @@ struct moe_analysis {
 /// in layout_for). Throws std::invalid_argument for a dense model, context < 0
 /// or max_batch < 1.
 inline moe_analysis analyze_moe(const deployment& d, double context, double max_batch = 1024) {
+  d.require_device();
   const architecture& a = d.model;
   const precision& pr = d.pr;
   if (!a.is_moe()) throw std::invalid_argument("model '" + a.id + "' is dense: 'moe' needs a Mixture-of-Experts model");

@@ -103,8 +103,12 @@ class deployment {
   /// One device under the engine's profile (the parallel plan spreads the
   /// work). Throws std::invalid_argument on a device-free deployment.
   [[nodiscard]] const roofline& roof() const {
-    if (!roof_) throw std::invalid_argument("device is required for this question");
+    require_device();
     return *roof_;
+  }
+  /// Throws std::invalid_argument on a device-free deployment.
+  void require_device() const {
+    if (!roof_) throw std::invalid_argument("device is required for this question");
   }
   [[nodiscard]] const device& dev() const { return roof().dev(); }
   [[nodiscard]] const efficiency_profile& efficiency() const { return roof().efficiency(); }
@@ -211,7 +215,7 @@ struct request {
   std::optional<numeric_format> weights;  ///< unset: the file's formats, else bf16
   std::optional<numeric_format> kv;       ///< unset: the file's KV format, else bf16
   std::optional<numeric_format> lm_head;  ///< also the embedding table's
-  std::string engine = "vllm";            ///< name[@version] (find_engine)
+  std::string engine{to_string(default_engine)};  ///< name[@version] (find_engine)
   engine_overrides engine_options;
   /// Unset: default_profile(device, engine), the engine's fitted or class profile.
   std::optional<efficiency_profile> efficiency;

@@ -8,41 +8,58 @@
 #include <string_view>
 #include <vector>
 
+#include "llmroof/engine.hpp"
 #include "llmroof/roofline.hpp"
 
 namespace llmroof {
 
-/// Sets the kernel traits of an engine class (llama.cpp-cuda,
-/// llama.cpp-cuda@2024, llama.cpp-metal, tensorrt-llm, vllm, mlx; "" for
-/// none) on `e`: they are facts of the engine's code, never fitted.
-///  - llama.cpp on CUDA: 16-bit GEMMs through cuBLAS with CUBLAS_COMPUTE_16F
-///    (FP16 accumulate); quantized weights through MMQ, int8 dot products
-///    (current builds: ggml-cuda/mmq.cuh, the default wherever INT8 tensor
-///    cores or DP4A exist), or dequantized to FP16 for cuBLAS on cards with
-///    FP16 tensor cores (2024 builds before MMQ became the default, b3200s).
-///  - llama.cpp Metal, MLX: dequantize in the GEMM kernel, 16-bit math.
-///  - llama.cpp 2024 builds: attention unfused (-fa was opt-in); measured rows
-///    that say "flash-attn on" override it (calibrate.cpp predict).
-///  - vLLM, SGLang, TensorRT-LLM: each format on its own roof.
-///  - SGLang: host work overlapped with the kernels (host_overlap).
-inline void apply_kernel_traits(efficiency_profile& e, std::string_view engine_class) {
-  const bool cuda = engine_class.rfind("llama.cpp-cuda", 0) == 0;
-  e.fp16_accumulate = cuda;
-  // Flash attention was opt-in (-fa) in 2024 builds; current ones turn it on (-fa auto).
-  e.fused_attention = engine_class != "llama.cpp-cuda@2024";
-  e.overlap = engine_class == "sglang" ? host_overlap::overlapped : host_overlap::serial;
-  e.quantized_path = engine_class == "llama.cpp-cuda"                           ? kernel_path::int8_dot
-                     : cuda || engine_class == "llama.cpp-metal" || engine_class == "mlx" ? kernel_path::dequantize
-                                                                                         : kernel_path::native;
+/// Which kernels an engine version runs on a device family (a row of the
+/// engine table, src/engines.cpp): the key of fitted profiles and measured
+/// rows, and the kernel traits that are facts of the engine's code, never fitted.
+struct kernel_class {
+  std::string_view key;      ///< "llama.cpp-cuda@2024"
+  engine_id engine;          ///< whose kernels (Ollama runs llama.cpp's)
+  std::string_view version;  ///< "" any version
+  std::string_view backend;  ///< "" one backend everywhere; "cuda", "metal"
+  bool fp16_accumulate = false;
+  bool fused_attention = true;
+  host_overlap overlap = host_overlap::serial;
+  kernel_path quantized_path = kernel_path::native;
+  /// Whether its versions differ in kernel traits alone, so that one
+  /// version's fitted efficiencies serve another without points of its own.
+  bool versions_share_efficiencies = false;
+};
+
+/// Every kernel class, in the table's order.
+const std::vector<kernel_class>& kernel_classes();
+/// The class with this key, or null.
+const kernel_class* find_kernel_class(std::string_view key);
+/// The class an engine version runs on a backend ("" for engines with one), or null.
+const kernel_class* find_kernel_class(engine_id engine, std::string_view version, std::string_view backend);
+/// The class an engine runs on a device, or null (llama.cpp off NVIDIA and Apple).
+const kernel_class* kernel_class_of(const device& d, const engine_settings& e);
+/// The engine name (with its version) a class key belongs to: what
+/// find_engine takes (llama.cpp-cuda@2024 -> llama.cpp@2024); the key itself
+/// when no class has it.
+std::string engine_of_class(std::string_view key);
+
+/// Sets the kernel traits of kernel class `key` on `e` ("" or an unknown
+/// key: native paths, fused attention, serial host work).
+inline void apply_kernel_traits(efficiency_profile& e, std::string_view key) {
+  const kernel_class* k = find_kernel_class(key);
+  const kernel_class none{};
+  const kernel_class& c = k != nullptr ? *k : none;
+  e.fp16_accumulate = c.fp16_accumulate;
+  e.fused_attention = c.fused_attention;
+  e.overlap = c.overlap;
+  e.quantized_path = c.quantized_path;
 }
 
-/// Whether an engine class's versions differ in kernel traits alone, so that
-/// one version's fitted efficiencies serve another without points of its own:
-/// llama.cpp's did (2024 builds dequantized, current ones multiply in int8).
-/// TensorRT-LLM's 2023 releases also launched kernels one by one and streamed
-/// weights at a lower cap: their fit does not carry to current releases.
-inline bool versions_share_efficiencies(std::string_view engine_class) {
-  return engine_class.rfind("llama.cpp", 0) == 0;
+/// Whether a class's versions share efficiencies (llama.cpp's do: 2024
+/// builds dequantized, current ones multiply in int8).
+inline bool versions_share_efficiencies(std::string_view key) {
+  const kernel_class* k = find_kernel_class(key);
+  return k != nullptr && k->versions_share_efficiencies;
 }
 
 /// The engine keys whose fit `engine_class` takes, in order: its own; then,

@@ -19,5 +19,6 @@
 #include "llmroof/offload.hpp"        // IWYU pragma: export
 #include "llmroof/calibrate.hpp"      // IWYU pragma: export
 #include "llmroof/readers.hpp"        // IWYU pragma: export
+#include "llmroof/engine.hpp"         // IWYU pragma: export
 #include "llmroof/deployment.hpp"     // IWYU pragma: export
 #include "llmroof/version.hpp"        // IWYU pragma: export

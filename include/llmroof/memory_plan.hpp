@@ -13,98 +13,12 @@
 #include "llmroof/detail/search.hpp"
 #include "llmroof/architecture.hpp"
 #include "llmroof/device.hpp"
+#include "llmroof/engine.hpp"
 #include "llmroof/kv_cache.hpp"
 #include "llmroof/ops.hpp"
 #include "llmroof/units.hpp"
 
 namespace llmroof {
-
-/// How an engine turns device memory into a KV-cache budget.
-enum class memory_model : std::uint8_t {
-  /// vLLM: utilisation x capacity holds weights, profiled activations and KV.
-  fraction_of_total,
-  /// SGLang: mem_fraction_static x capacity holds weights and KV; activations
-  /// and CUDA graphs live in the rest.
-  static_fraction,
-  /// TensorRT-LLM: the KV cache takes a fraction of the memory left free
-  /// after weights and activations (kv_cache_free_gpu_memory_fraction).
-  fraction_of_free,
-  /// llama.cpp, Ollama, MLX: no fraction; everything allocated exactly.
-  exact,
-};
-
-/// Serving-engine settings that decide memory. Defaults are current vLLM's
-/// (V1 engine); see find_engine and configure_engine for the others.
-struct engine_settings {
-  std::string name = "vllm";
-  /// Behaviour version ("current" unless the user asked for an older one, `vllm@0.10`).
-  std::string version = "current";
-  /// `name`, or `name@version` for an older version: what default_profile takes.
-  [[nodiscard]] std::string qualified_name() const { return version == "current" ? name : name + "@" + version; }
-  memory_model model = memory_model::fraction_of_total;
-  /// Share of device memory the engine may use (vLLM gpu_memory_utilization, default 0.9).
-  double memory_utilization = 0.9;
-  /// Memory the engine counts against its budget besides weights, activations and KV,
-  /// per device. vLLM: the non-torch memory its profiler measures, 0.13-0.14 GiB on one
-  /// H100 (engine_memory.csv, llm-d rows ML-012..ML-020).
-  bytes runtime_reserve = make_bytes(0.13 * gibi);
-  /// Added per device when a model spans several devices: NCCL and custom all-reduce
-  /// buffers. vLLM on 2 x H100: non-torch 0.54-0.55 GiB, 0.42 GiB over one GPU (ML-014, ML-021).
-  bytes collective_reserve = make_bytes(0.42 * gibi);
-  /// Added per device when the ranks span nodes: NCCL's network transport keeps
-  /// more buffers than NVLink/PCIe peers. vLLM 0.10.1.1 with Ray over two and four
-  /// nodes of A100s: 0.7-1.0 GiB beyond the single-node figure (ML-003, ML-006).
-  bytes inter_node_reserve = make_bytes(0.72 * gibi);
-  /// Expert FFN rows per rank are padded to a multiple of this for the MXFP4
-  /// MoE kernels (vLLM mxfp4.py rounds intermediate_size_per_partition up to 256):
-  /// gpt-oss loads 64.38 GiB on one H100, not the 60.7 its tensors hold (ML-013).
-  int mxfp4_expert_pad = 256;
-  /// Tokens per KV block (vLLM block_size default 16); sequences round up.
-  int block_tokens = 16;
-  /// Tokens of the largest forward pass (vLLM max_num_batched_tokens); sets the
-  /// activation peak the engine profiles at start-up.
-  double max_batched_tokens = 8192;
-  /// Sequences the sampler is profiled with (vLLM max_num_seqs).
-  double max_sequences = 1024;
-  /// fp32 vocabulary-wide tensors alive at the sampler's profiled peak, per sequence:
-  /// logits plus the copies sorting, softmax and penalties make. Fitted per vLLM
-  /// version on engine_memory.csv (see configure_engine); 1 for engines that keep
-  /// only the logits.
-  double sampler_copies = 9.7;
-  /// Longest sequence the engine admits (vLLM max_model_len); it refuses to start
-  /// when one such sequence cannot fit. Unset: the model's context length.
-  std::optional<double> max_model_len = std::nullopt;
-  /// vLLM picks max_num_seqs and max_num_batched_tokens by GPU (configure_engine).
-  bool device_sized_batches = true;
-  std::string source = "vLLM EngineArgs defaults (docs.vllm.ai, engine arguments); memory profiler (gpu_worker.py)";
-};
-
-/// What a user may set about an engine; unset fields keep the engine's own
-/// default for the device. Never sentinels: "not given" is an empty optional.
-struct engine_overrides {
-  std::optional<double> memory_utilization;
-  std::optional<int> block_tokens;
-  std::optional<double> max_batched_tokens;
-  std::optional<double> max_sequences;
-  std::optional<double> max_model_len = std::nullopt;
-};
-
-/// Built-in engine profiles: vllm, sglang, tensorrt-llm, llama.cpp, ollama,
-/// mlx, with their memory models and defaults (each with its source). A name
-/// may carry a version, `vllm@0.10`. Throws std::invalid_argument listing the
-/// closest names when unknown.
-engine_settings find_engine(std::string_view name);
-
-/// Names of the built-in engine profiles.
-std::vector<std::string> engine_names();
-
-/// The one place an engine's settings are decided for a device: the engine's
-/// defaults (vLLM sizes max_num_seqs and max_num_batched_tokens by GPU), then
-/// the user's overrides. Throws std::invalid_argument naming a bad field.
-engine_settings configure_engine(std::string_view name, const device& d, const engine_overrides& o = {});
-
-/// The same without a device (KV sizing only): the engine's defaults, then the overrides.
-engine_settings configure_engine(std::string_view name, const engine_overrides& o = {});
 
 /// Share of a device's memory its runtime can allocate. macOS lets Metal wire
 /// about 75% of unified memory (recommendedMaxWorkingSetSize; llama.cpp and
@@ -116,58 +30,6 @@ inline double gpu_visible_fraction(const device& d) {
   if (d.vendor == "Apple") return 0.75;
   if (d.vendor == "NVIDIA" && d.klass != device_class::cpu) return 0.99;
   return 1.0;
-}
-
-/// Throws std::invalid_argument naming the first field out of range.
-inline void validate(const engine_settings& e) {
-  detail::require_in_open_closed("engine.memory_utilization", e.memory_utilization, 0, 1);
-  detail::require_non_negative("engine.runtime_reserve", e.runtime_reserve.value());
-  detail::require_in("engine.block_tokens", e.block_tokens, 1, 1 << 20);
-  detail::require_in("engine.max_batched_tokens", e.max_batched_tokens, 1, 1e9);
-  detail::require_in("engine.max_sequences", e.max_sequences, 1, 1e9);
-  detail::require_in("engine.sampler_copies", e.sampler_copies, 0, 100);
-  detail::require_non_negative("engine.collective_reserve", e.collective_reserve.value());
-  if (e.max_model_len) detail::require_in("engine.max_model_len", *e.max_model_len, 1, 1e9);
-}
-
-/// Can `engine` store its KV cache in `kv`? Each engine offers a fixed set
-/// of cache dtypes (vLLM/SGLang kv_cache_dtype: auto, fp8*; TensorRT-LLM
-/// adds int8 and nvfp4; llama.cpp/Ollama --cache-type-k: f32, f16, bf16,
-/// q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl; MLX: 16 bit or its quantized cache,
-/// close to q8_0/q4_0). Weight-only formats (awq, gptq, int8-wo, GGUF mixes)
-/// are never a KV format. An empty engine name means "any engine".
-inline bool kv_format_supported(std::string_view engine, const numeric_format& kv) {
-  const std::string_view n = kv.name;
-  const auto in = [&](std::initializer_list<std::string_view> names) {
-    for (auto x : names) {
-      if (x == n) return true;
-    }
-    return false;
-  };
-  const bool any = in({"fp32", "bf16", "fp16", "fp8", "fp8-e4m3", "fp8-e5m2", "int8", "nvfp4", "q8_0", "q4_0", "q4_1",
-                       "q5_0", "q5_1", "iq4_nl"});
-  if (!any) return false;
-  if (engine.empty()) return true;
-  if (engine == "vllm" || engine == "sglang") return in({"fp32", "bf16", "fp16", "fp8", "fp8-e4m3", "fp8-e5m2"});
-  if (engine == "tensorrt-llm") return in({"fp32", "bf16", "fp16", "fp8", "fp8-e4m3", "fp8-e5m2", "int8", "nvfp4"});
-  if (engine == "llama.cpp" || engine == "ollama") {
-    return in({"fp32", "bf16", "fp16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"});
-  }
-  if (engine == "mlx") return in({"fp32", "bf16", "fp16", "q8_0", "q4_0"});
-  return true;
-}
-
-/// Throws std::invalid_argument unless `engine` can hold a KV cache in `kv`.
-inline void validate_kv_format(const engine_settings& e, const numeric_format& kv) {
-  if (kv.bits <= 0 || !std::isfinite(kv.bits)) detail::fail("kv format bits", "> 0", kv.bits);
-  if (!kv_format_supported("", kv)) {
-    throw std::invalid_argument("kv format '" + std::string(kv.name) +
-                                "' is a weight format, not a KV cache format (bf16, fp16, fp8, int8, nvfp4, q8_0, q4_0 ...)");
-  }
-  if (!kv_format_supported(e.name, kv)) {
-    throw std::invalid_argument("kv format '" + std::string(kv.name) + "' is not a KV cache type of engine '" + e.name +
-                                "'" + (e.name == "vllm" || e.name == "sglang" ? " (it offers bf16, fp16 and fp8)" : ""));
-  }
 }
 
 /// Where a model is split: tensor-parallel ranks share each layer, expert

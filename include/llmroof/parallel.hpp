@@ -50,7 +50,7 @@ struct layout_request {
 };
 
 /// The parallel plan of a layout: tensor parallel over every device when no
-/// degree is given; tp = devices / pp when only pp is. Throws
+/// degree is given; tp = devices / pp when only pp (or ep 1) is. Throws
 /// std::invalid_argument naming the field when a count is out of range or the
 /// degrees do not multiply to the devices.
 inline parallel_plan infer_layout(const layout_request& r) {
@@ -69,8 +69,9 @@ inline parallel_plan infer_layout(const layout_request& r) {
   detail::require_in("tp", p.tp, 1, 65536);
   detail::require_in("pp", p.pp, 1, 65536);
   detail::require_in("ep", p.ep, 1, 65536);
-  if (!r.tp && !r.pp && !r.ep) p.tp = total;
-  if (!r.tp && r.pp && !r.ep) p.tp = std::max(1, total / p.pp);
+  // Tensor parallel over what pipeline stages leave, unless experts are
+  // split (ep 1, given or not, splits none: `--ep 1` on 8 devices is TP 8).
+  if (!r.tp && p.ep == 1) p.tp = std::max(1, total / p.pp);
   if (p.devices() != total) {
     throw std::invalid_argument(
         p.ep > 1 ? "ep (" + std::to_string(p.ep) + ") must equal the devices (" + std::to_string(total) + ")"

@@ -27,7 +27,7 @@ device device_from_dict(const py::dict& d);
 py::dict device_to_dict(const device& d);
 /// The engine's default profile on `dev` (default_profile(dev, engine)), with
 /// the fields of `d` (a dict or None) overriding it.
-efficiency_profile profile_from_dict(const device& dev, const py::object& d, std::string_view engine = "vllm");
+efficiency_profile profile_from_dict(const device& dev, const py::object& d, std::string_view engine);
 py::dict profile_to_dict(const efficiency_profile& e);
 /// A report (the command's JSON) as Python objects: dict, list, str, int,
 /// float, bool, None; what every `*_report` returns, so no JSON text crosses.

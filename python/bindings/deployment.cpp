@@ -112,9 +112,12 @@ std::unique_ptr<context> make(const py::dict& model, const py::object& dev, cons
   q.engine = engine;
   q.engine_options = overrides_from(engine_options);
   if (!profile.is_none() && d) q.efficiency = profile_from_dict(*d, profile, engine);
+  deployment resolved = resolve(q);
+  // The source decided the stored bytes; reports take the Model's own (Python adds it).
+  resolved.source = nullptr;
   const auto copy = [](const py::object& o) { return o.is_none() ? o : o.attr("copy")(); };
   return std::make_unique<context>(context{
-      resolve(q), py::make_tuple(copy(model), dev.is_none() ? dev : copy(dev), weights, kv, lm_head, devices,
+      std::move(resolved), py::make_tuple(copy(model), dev.is_none() ? dev : copy(dev), weights, kv, lm_head, devices,
                                  copy(profile), copy(module_formats), copy(parallel), engine, copy(engine_options),
                                  copy(source))});
 }

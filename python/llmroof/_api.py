@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, NoReturn, Sequen
 import numpy as np
 
 from . import _core
+from . import _rows as _rows_module
 from ._rows import (
     Alternative,
     ClosedLoop,
@@ -41,6 +42,7 @@ from ._rows import (
     SkippedRow,
     SweepDecodeOptions,
     SweepOptions,
+    UsersPoint,
     WeightsFit,
 )
 
@@ -407,6 +409,10 @@ class Model:
 
 
 ModelLike = Union[str, Model]
+# PlanLoad's host is a Device too: its forward reference resolves here (the
+# rows module cannot import this one).
+setattr(_rows_module, "Device", Device)
+
 DeviceLike = Union[str, Device]
 
 
@@ -425,6 +431,13 @@ def _device(d: DeviceLike) -> Device:
         # an id or vendor name, "custom:memory=...,..." or a device JSON file
         return Device(_core.catalog.device_from_spec(_text("device", d)))
     raise TypeError(f"device must be a catalog id or a Device (got {type(d).__name__})")
+
+
+def _host(h: object) -> dict[str, Any]:
+    """The offload host's fields, resolved as the command's --host is."""
+    if isinstance(h, (str, Device)):
+        return dict(_device(h).fields)
+    raise TypeError(f"host must be a catalog id or a Device (got {type(h).__name__})")
 
 
 def _parallel(devices: int, tp: int | None, pp: int, ep: int, nodes: int, link: str | None,
@@ -703,13 +716,17 @@ class Users(_Report):
     (``llmroof users --json``, schema ``llmroof.users/1``)."""
 
     max_users = _Field(float, "Most users meeting both targets (0: not even one).")
-    limit = _Field(str, "What stops one more user: tokens/s, ttft, kv_cache, ...")
+    limit = _Field(str, "What stops one more user: tokens/s, ttft or memory (the weights and their KV do not fit).")
     ttft_s = _Field(float, "Time to first token of the last user admitted, s.")
     per_user_tokens_per_s_estimate = _Field(float, "Tokens/s each of max_users decodes.")
     total_tokens_per_s_estimate = _Field(float, "Tokens/s of all max_users together.")
     context = _Field(float, "Tokens each user holds.")
     min_tokens_per_s_per_user = _Field(float, "The tokens/s target.")
     ttft_target_s = _Field(float, "The TTFT target, s.")
+    curve = _Field(_rows(UsersPoint), "Per-user and total tokens/s at 1, 2, 4, ... users and at max_users, "
+                                      "with whether the deployment holds them.")
+
+    curve_frame = _frame("curve", "One row per number of users.")
 
     @property
     def closed_loop(self) -> ClosedLoop | None:
@@ -923,7 +940,7 @@ def _plan_args(
     output: float = 512,
     ttft_target_s: float = 1.0,
     offload: float | str | None = None,
-    host: str = "ryzen-9-7950x",
+    host: DeviceLike = "ryzen-9-7950x",
 ) -> tuple[Any, ...]:
     """A plan's load (:class:`PlanLoad`), checked, in the order
     Deployment.plan_report takes it: the one place its defaults are decided."""
@@ -935,7 +952,7 @@ def _plan_args(
         _number("output", output, minimum=1),
         _number("ttft_target_s", ttft_target_s, minimum=0),
         offload if isinstance(offload, str) or offload is None else _number("offload", offload),
-        _text("host", host),
+        _host(host),
         None if concurrency is None else _number("concurrency", concurrency, minimum=1),
     )
 
@@ -957,8 +974,10 @@ section then gives ``ttft_s``, ``tpot_s``, ``output_tokens_per_s``,
 Without ``rate`` or ``concurrency``, more than one of ``users`` are that
 closed loop (as the command's plan prints it)."""),
     ("offload, host", """llama.cpp-style placement on one device: a share of the layers in
-[0, 1], or ``"experts"`` (routed experts), in the RAM of ``host`` (a CPU
-device id), computed there at its DRAM bandwidth."""),
+[0, 1], or ``"experts"`` (routed experts), in the RAM of ``host`` (a CPU:
+an id, a vendor name, ``"custom:..."``, a device JSON file or a
+:class:`Device`, as the command's ``--host``), computed there at its DRAM
+bandwidth."""),
     ("weights, kv", """Storage formats of the weights and the KV cache (``Format.names()``);
 default: the model file's own formats, else bf16."""),
     ("lm_head", "Format of lm_head and embeddings; default bf16 for quantized checkpoints."),

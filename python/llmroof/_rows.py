@@ -6,7 +6,10 @@ pin them to the reports."""
 
 from __future__ import annotations
 
-from typing import Literal, Sequence, TypedDict
+from typing import TYPE_CHECKING, Literal, Sequence, TypedDict
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._api import Device  # _api sets it here at import, for get_type_hints
 
 __all__ = [
     "Alternative",
@@ -38,6 +41,7 @@ __all__ = [
     "SweepOptions",
     "TensorTotal",
     "Tensors",
+    "UsersPoint",
     "WeightsFit",
 ]
 
@@ -56,6 +60,15 @@ class CurvePoint(TypedDict):
     total_tokens_per_s_estimate: float
     tpot_s_estimate: float
     bottleneck: str
+
+
+class UsersPoint(TypedDict):
+    """One point of :attr:`Users.curve`: n users at the context (tokens/s)."""
+
+    users: float
+    per_user_tokens_per_s_estimate: float
+    total_tokens_per_s_estimate: float
+    fits: bool
 
 
 class OpRow(TypedDict):
@@ -445,7 +458,7 @@ class PlanLoad(TypedDict, total=False):
     output: float
     ttft_target_s: float
     offload: float | str | None
-    host: str
+    host: str | Device
 
 
 class PlanOptions(PlanLoad, EngineOptions, total=False):

@@ -144,7 +144,7 @@ int cmd_list(const options& o) {
     std::printf("%-14s %6s %7s %10s %9s %9s  %s\n", "engine", "util", "block", "batched", "seqs", "reserve", "source");
     for (const auto& n : engine_names()) {
       const engine_settings e = find_engine(n);
-      std::printf("%-14s %6.2f %7d %10.0f %9.0f %5.2f GiB  %s\n", e.name.c_str(), e.memory_utilization, e.block_tokens,
+      std::printf("%-14s %6.2f %7d %10.0f %9.0f %5.2f GiB  %s\n", std::string(e.name()).c_str(), e.memory_utilization, e.block_tokens,
                   e.max_batched_tokens, e.max_sequences, in_GiB(e.runtime_reserve), e.source.c_str());
     }
     std::printf("\nvLLM sizes max_num_batched_tokens and max_num_seqs by GPU (8192 and 1024 on GPUs of >= 70 GiB\n"

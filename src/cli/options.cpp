@@ -376,7 +376,7 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
     if (auto h = o.get("host")) op.host = device_of(*h);
     q.offload = op;
   }
-  q.engine = o.get("engine").value_or("vllm");
+  if (auto e = o.get("engine")) q.engine = *e;
   return resolve(q);
 }
 

@@ -36,7 +36,7 @@ int cmd_plan(const options& o) {
   std::printf("weights %s (%.4g bits), KV %s (%.4g bits), lm_head %s; engine %s, memory utilisation %.2f, KV blocks of %d tokens\n\n",
               std::string(s.pr.weights.name).c_str(), s.pr.weights.bits,
               std::string(s.pr.kv.name).c_str(), s.pr.kv.bits,
-              std::string(s.pr.lm_head.name).c_str(), s.engine.name.c_str(),
+              std::string(s.pr.lm_head.name).c_str(), std::string(s.engine.name()).c_str(),
               s.engine.memory_utilization, s.engine.block_tokens);
   if (s.offload()) {
     std::printf("offload: %s on the host %s (%.0f GB/s): %s of weights in host RAM\n",
@@ -56,7 +56,7 @@ int cmd_plan(const options& o) {
   std::printf("  %-34s %12s\n", "capacity", gib(m.capacity).c_str());
   std::printf("  %-34s %12s\n", ("usable (x " + fmt("%.2f", s.engine.memory_utilization) + ")").c_str(), gib(m.usable).c_str());
   std::printf("  %-34s %12s  (%s)\n", "weights", gib(m.weights).c_str(), gb(m.weights).c_str());
-  std::printf("  %-34s %12s\n", s.engine.name == "vllm" ? "non-torch memory" : "runtime reserve", gib(m.reserve).c_str());
+  std::printf("  %-34s %12s\n", std::string(engine_row_of(s.engine.id).reserve_label).c_str(), gib(m.reserve).c_str());
   std::printf("  %-34s %12s  (%s tokens, %s sequences profiled)\n", "activation peak", gib(m.activations).c_str(),
               thousands(s.engine.max_batched_tokens).c_str(), thousands(s.engine.max_sequences).c_str());
   std::printf("  %-34s %12s  (%s tokens in %s blocks of %d)\n", "KV budget", gib(m.kv_budget).c_str(),
@@ -67,11 +67,11 @@ int cmd_plan(const options& o) {
   if (!m.weights_fit) {
     std::printf("\n  The weights alone do NOT fit: short by %s (%s); %s would refuse to start.\n",
                 gib(make_bytes(-m.kv_budget.value())).c_str(), gb(make_bytes(-m.kv_budget.value())).c_str(),
-                s.engine.name.c_str());
+                std::string(s.engine.name()).c_str());
   } else if (!m.starts) {
     std::printf("\n  %s would refuse to start: one sequence of %s tokens needs %s of KV, %s available; "
                 "longest max_model_len that starts: %s tokens.\n",
-                s.engine.name.c_str(), thousands(m.max_model_len).c_str(),
+                std::string(s.engine.name()).c_str(), thousands(m.max_model_len).c_str(),
                 gib(make_bytes(m.kv_per_token.value() * m.max_model_len)).c_str(), gib(m.kv_budget).c_str(),
                 thousands(m.longest_start).c_str());
   } else if (sc.context > m.max_model_len) {
@@ -135,7 +135,7 @@ int cmd_plan(const options& o) {
                 thousands(sc.output).c_str());
     std::printf("  %s in the engine (%s slots: KV for %s tokens each, max_num_seqs %s), limit: %s\n",
                 fmt("%.1f", c.active).c_str(), thousands(c.slots).c_str(), thousands(sc.prompt_tokens() + sc.output).c_str(),
-                thousands(s.engine.max_sequences).c_str(), c.limit.c_str());
+                thousands(s.engine.max_sequences).c_str(), std::string(to_string(c.limit)).c_str());
     std::printf("  TTFT %s (waiting for a slot %s), TPOT %s = %.1f tokens/s per user; %.3g requests/s, %.0f output "
                 "tokens/s total\n", ms(c.ttft).c_str(), ms(c.queue_wait).c_str(), ms(c.tpot).c_str(),
                 c.tokens_per_s_per_user().value(), c.requests_per_s, c.output_tokens_per_s(sc.output));
@@ -157,7 +157,7 @@ int cmd_plan(const options& o) {
   }
   if (const auto& most = load.most) {
     std::printf("  saturation: %.3g requests/s, %.0f output tokens/s with %s requests in the engine; limit: %s\n",
-                most->requests_per_s, most->output_tokens_per_s, fmt("%.1f", most->users).c_str(), most->limit.c_str());
+                most->requests_per_s, most->output_tokens_per_s, fmt("%.1f", most->users).c_str(), std::string(to_string(most->limit)).c_str());
   }
   const phase_timing& empty = res.curve.front().single;
   std::printf("\nAn empty-context decode step reads %s per token (weights %s); at %s tokens the KV cache adds %s.\n",
@@ -261,10 +261,10 @@ int cmd_users(const options& o) {
   std::printf("  targets: at least %.1f tokens/s per user%s\n", tps,
               ttft > 0 ? (", TTFT at most " + ms(make_seconds(ttft))).c_str() : "");
   if (u.users == 0) {
-    std::printf("  not even one user meets the targets (limit: %s)\n", u.limit.c_str());
+    std::printf("  not even one user meets the targets (limit: %s)\n", std::string(to_string(u.limit)).c_str());
     return 0;
   }
-  std::printf("  most users: %s (one more breaks: %s)\n", thousands(u.users).c_str(), u.limit.c_str());
+  std::printf("  most users: %s (one more breaks: %s)\n", thousands(u.users).c_str(), std::string(to_string(u.limit)).c_str());
   std::printf("  each gets %.1f tokens/s, %.0f tokens/s in total; a new arrival waits %s for its first token\n",
               1.0 / u.step.estimate.value(), u.users / u.step.estimate.value(), ms(u.ttft).c_str());
   if (u.loop.concurrency > 0) {
@@ -276,15 +276,9 @@ int cmd_users(const options& o) {
   }
   // The curve against users: what each user and the server get.
   std::printf("\n  %8s %16s %16s %8s\n", "users", "t/s per user", "t/s total", "fits");
-  std::vector<double> ns;
-  for (double n = 1; n < u.users * 2 && n <= 4096; n *= 2) ns.push_back(n);
-  if (std::find(ns.begin(), ns.end(), u.users) == ns.end()) ns.push_back(u.users);
-  std::sort(ns.begin(), ns.end());
-  for (double n : ns) {
-    const phase_timing step = s.decode(n, sc.context);
-    const bool fits = s.memory(n, sc.context).fits;
-    std::printf("  %8s %16.1f %16.0f %8s%s\n", thousands(n).c_str(), 1.0 / step.estimate.value(),
-                n / step.estimate.value(), fits ? "yes" : "no", n == u.users ? "   <- most users" : "");
+  for (const users_point& p : u.curve) {
+    std::printf("  %8s %16.1f %16.0f %8s%s\n", thousands(p.users).c_str(), p.tokens_per_s_per_user(),
+                p.tokens_per_s_total(), p.fits ? "yes" : "no", p.users == u.users ? "   <- most users" : "");
   }
   return 0;
 }

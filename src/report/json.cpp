@@ -74,7 +74,7 @@ json model_source_json(const model_source& m) {
 }
 
 json engine_json(const engine_settings& e) {
-  json j = {{"name", e.name},
+  json j = {{"name", e.name()},
             {"version", e.version},
             {"memory_utilization", e.memory_utilization},
             {"block_tokens", e.block_tokens},
@@ -101,7 +101,7 @@ json setup_json(const setup& s) {
                      {"ep", s.parallel().ep},
                      {"nodes", s.parallel().nodes()},
                      {"devices_per_node", s.parallel().devices_per_node}};
-    j["engine"] = s.engine.name;
+    j["engine"] = s.engine.name();
     j["engine_settings"] = engine_json(s.engine);
   }
   if (s.source != nullptr) j["model_source"] = model_source_json(*s.source);
@@ -289,7 +289,7 @@ json saturation_json(const saturation_result& s) {
   return {{"requests_per_s", s.requests_per_s},
           {"output_tokens_per_s", s.output_tokens_per_s},
           {"users", s.users},
-          {"limit", s.limit}};
+          {"limit", to_string(s.limit)}};
 }
 }  // namespace
 
@@ -298,7 +298,7 @@ json closed_loop_json(const closed_loop_result& c, double output) {
           {"concurrency", c.concurrency},
           {"active", c.active},
           {"slots", c.slots},
-          {"limit", c.limit},
+          {"limit", to_string(c.limit)},
           {"requests_per_s", c.requests_per_s},
           {"queue_wait_s", c.queue_wait.value()},
           {"ttft_s", c.ttft.value()},
@@ -378,12 +378,20 @@ json users_json(const setup& s, double context, double min_tokens_per_s, double 
   j["min_tokens_per_s_per_user"] = min_tokens_per_s;
   j["ttft_target_s"] = ttft_target_s;
   j["max_users"] = u.users;
-  j["limit"] = u.limit;
+  j["limit"] = to_string(u.limit);
   j["ttft_s"] = u.ttft.value();
   j["per_user_tokens_per_s_estimate"] = u.users > 0 ? 1.0 / u.step.estimate.value() : 0.0;
   j["total_tokens_per_s_estimate"] = u.users > 0 ? u.users / u.step.estimate.value() : 0.0;
   // Those users in a closed loop of `output`-token answers (null when none qualifies).
   j["closed_loop"] = u.loop.concurrency > 0 ? closed_loop_json(u.loop, output) : json(nullptr);
+  json curve = json::array();
+  for (const users_point& p : u.curve) {
+    curve.push_back({{"users", p.users},
+                     {"per_user_tokens_per_s_estimate", p.tokens_per_s_per_user()},
+                     {"total_tokens_per_s_estimate", p.tokens_per_s_total()},
+                     {"fits", p.fits}});
+  }
+  j["curve"] = curve;
   return j;
 }
 

@@ -79,7 +79,7 @@ NIM = ["--model", "llama-3.3-70b", "--device", "h100-sxm:2", "--weights", "fp8",
 loads = {c: json.loads(run("plan", *NIM, "--concurrency", str(c), "--json").stdout)["load"] for c in (1, 25, 250)}
 check("closed loop fields", all(k in loads[1] for k in ("ttft_s", "tpot_s", "output_tokens_per_s", "requests_per_s")), loads[1])
 check("closed loop: more users, slower steps", loads[1]["tpot_s"] < loads[25]["tpot_s"] < loads[250]["tpot_s"], loads)
-check("closed loop: beyond the KV slots they queue", loads[250]["limit"] == "memory" and loads[250]["queue_wait_s"] > 10, loads[250])
+check("closed loop: beyond the KV slots they queue", loads[250]["limit"] == "kv_cache" and loads[250]["queue_wait_s"] > 10, loads[250])
 r = run("plan", *NIM, "--concurrency", "4")
 check("closed loop text", "Closed loop: 4 users" in r.stdout and "output tokens/s total" in r.stdout, r.stdout)
 # Saturation: the same at 25 and 250 users (the engine's slots bind), equal to the loop at 250.

@@ -13,6 +13,10 @@ TEST_CASE("infer_layout: tensor parallel over every device unless told otherwise
   CHECK(plan(8, 2, {}, {}, {}).tp == 16);  // 2 nodes x 8
   const parallel_plan pp = plan(8, 1, {}, 2, {});  // pp alone: tp = 8 / 2
   CHECK((pp.tp == 4 && pp.pp == 2));
+  // ep 1 splits no experts: the devices are tensor parallel, as with nothing given.
+  CHECK(plan(8, 1, {}, {}, 1).tp == 8);
+  const parallel_plan pp_ep1 = plan(8, 1, {}, 2, 1);
+  CHECK((pp_ep1.tp == 4 && pp_ep1.pp == 2 && pp_ep1.ep == 1));
   const parallel_plan ep = plan(8, 1, {}, {}, 8);
   CHECK((ep.ep == 8 && ep.tp == 1 && ep.devices() == 8));
   CHECK_THROWS_WITH_AS(plan(8, 1, 4, {}, {}), "tp x pp (4 x 1 = 4) must equal the devices (8)", std::invalid_argument);
@@ -30,7 +34,7 @@ TEST_CASE("resolve: formats, engine profile and layout decided once") {
   const deployment d = resolve(q);
   CHECK(d.pr.weights.name == "bf16");
   CHECK(d.pr.kv.name == "bf16");
-  CHECK(d.engine.name == "vllm");
+  CHECK(d.engine.id == engine_id::vllm);
   CHECK(d.devices() == 1);
   CHECK(d.efficiency().memory == default_profile(*q.dev, "vllm").memory);
   // A file's formats, module by module, unless weights are named; its KV format unless kv is.

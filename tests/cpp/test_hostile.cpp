@@ -46,11 +46,17 @@ TEST_CASE("tensor parallel layouts must split the heads") {
 }
 
 TEST_CASE("KV formats per role and engine") {
-  CHECK(kv_format_supported("vllm", find_format("fp8")));
-  CHECK_FALSE(kv_format_supported("vllm", find_format("q4_0")));
-  CHECK_FALSE(kv_format_supported("sglang", find_format("q4_0")));
-  CHECK(kv_format_supported("llama.cpp", find_format("q4_0")));
-  CHECK_FALSE(kv_format_supported("", find_format("awq-int4")));
+  CHECK(kv_format_supported(engine_id::vllm, find_format("fp8")));
+  CHECK_FALSE(kv_format_supported(engine_id::vllm, find_format("q4_0")));
+  CHECK_FALSE(kv_format_supported(engine_id::sglang, find_format("q4_0")));
+  CHECK(kv_format_supported(engine_id::llama_cpp, find_format("q4_0")));
+  CHECK(kv_format_supported(engine_id::tensorrt_llm, find_format("nvfp4")));
+  CHECK_FALSE(is_kv_format(find_format("awq-int4")));
+  CHECK(is_kv_format(find_format("q5_1")));
+  CHECK_THROWS_WITH_AS(validate_kv_format(find_engine("sglang"), find_format("q4_0")),
+                       "kv format 'q4_0' is not a KV cache type of engine 'sglang' (it offers fp32, bf16, fp16, fp8, "
+                       "fp8-e4m3, fp8-e5m2)",
+                       std::invalid_argument);
   CHECK_THROWS_WITH_AS(validate_kv_format(engine_settings{}, find_format("awq-int4")),
                        "kv format 'awq-int4' is a weight format, not a KV cache format (bf16, fp16, fp8, int8, nvfp4, "
                        "q8_0, q4_0 ...)",
@@ -111,7 +117,7 @@ TEST_CASE("property: plans hold finite, non-negative numbers over random valid a
     where.devices_per_node = 8;
     const precision pr = precision::of(find_format(ws[pick(ws.size())]), find_format(kvs[pick(kvs.size())]));
     try {
-      const plan_result p = plan(deployment(a, pr, roofline(d, default_profile(d, e.name)), {where, std::nullopt}, e), s);
+      const plan_result p = plan(deployment(a, pr, roofline(d, default_profile(d, e.name())), {where, std::nullopt}, e), s);
       ++planned;
       const memory_plan& m = p.memory;
       for (double v : {m.capacity.value(), m.usable.value(), m.weights.value(), m.reserve.value(),

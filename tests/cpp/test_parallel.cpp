@@ -129,7 +129,11 @@ TEST_CASE("engines turn memory into KV budgets their own way") {
   // llama.cpp allocates exactly: everything but weights, 0.5 GiB and its compute buffer.
   CHECK(lc.kv_budget.value() == doctest::Approx(79.2 * gibi - lc.weights.value() - 0.5 * gibi - lc.activations.value()));
   CHECK(lc.kv_budget > v.kv_budget);
-  CHECK(find_engine("Ollama").name == "ollama");
+  CHECK(find_engine("Ollama").id == engine_id::ollama);
+  CHECK_THROWS_WITH_AS(find_engine("sglang@0.4"), "engine version of sglang must be 'current' (got '0.4')",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(find_engine("llama.cpp@2023"), "engine version of llama.cpp must be 2024 or 'current' (got '2023')",
+                       std::invalid_argument);
   CHECK_THROWS_WITH_AS(find_engine("vlm"), "unknown engine 'vlm'; closest: vllm, mlx, ollama", std::invalid_argument);
   // Apple: Metal wires about 75% of unified memory: 192 GiB -> 144 GiB.
   const memory_plan mac = plan_memory(a, precision{}, find_device("m2-ultra-76c"), 1, 0, find_engine("mlx"));
@@ -163,7 +167,7 @@ TEST_CASE("max users meets the targets, and one more does not") {
   const users_result u = max_users(deployment(a, precision{}, r), s, make_tokens_per_second(35), make_seconds(1));
   REQUIRE(u.users > 1);
   CHECK(1.0 / u.step.estimate.value() >= 35);
-  CHECK(u.limit == "tokens/s");
+  CHECK(u.limit == serving_limit::tokens_per_s);
   CHECK(1.0 / decode_step(a, precision{}, r, u.users + 1, 8192).estimate.value() < 35);
 }
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "llmroof/compare.hpp"
+#include "llmroof/serving.hpp"
 #include "llmroof/engine_profile.hpp"
 #include "setup.hpp"
 
@@ -89,7 +90,7 @@ TEST_CASE("closed loop: N users by Little's law, a queue beyond the engine's slo
   // One user: one request in the engine; Little: 1 = rate x (TTFT + 500 x TPOT).
   CHECK(one.active == doctest::Approx(1));
   CHECK(one.requests_per_s * (one.ttft.value() + 500 * one.tpot.value()) == doctest::Approx(1).epsilon(1e-3));
-  CHECK(one.limit == "none");
+  CHECK(one.limit == serving_limit::none);
   CHECK(one.queue_wait.value() == 0);
   // 25 users: every one inside, each step slower, more served in total.
   const closed_loop_result some = serve_closed_loop(dep, s, 25);
@@ -101,7 +102,7 @@ TEST_CASE("closed loop: N users by Little's law, a queue beyond the engine's slo
   const closed_loop_result many = serve_closed_loop(dep, s, 250);
   REQUIRE(many.slots > 25);
   REQUIRE(many.slots < 250);
-  CHECK(many.limit == "memory");
+  CHECK(many.limit == serving_limit::kv_cache);
   CHECK(many.active == doctest::Approx(many.slots));
   CHECK(many.queue_wait.value() == doctest::Approx((250 - many.slots) / many.requests_per_s));
   CHECK(many.ttft.value() == doctest::Approx(many.load.ttft.value() + many.queue_wait.value()));
@@ -265,7 +266,7 @@ TEST_CASE("saturation: the most a deployment serves and what binds") {
   served x;
   // 190 requests of 2,200 tokens fill the KV cache before the engine saturates.
   const saturation_result kv = saturation(x.dep, x.s);
-  CHECK(kv.limit == "kv_cache");
+  CHECK(kv.limit == serving_limit::kv_cache);
   CHECK(kv.users == doctest::Approx(kv.at.slots));
   CHECK(kv.output_tokens_per_s == doctest::Approx(200 * kv.requests_per_s));
   // It is the closed loop at the engine's slots, and more users add nothing.
@@ -274,7 +275,7 @@ TEST_CASE("saturation: the most a deployment serves and what binds") {
   // max_num_seqs 4 binds first.
   deployment four = x.dep;
   four.engine.max_sequences = 4;
-  CHECK(saturation(four, x.s).limit == "max_num_seqs");
+  CHECK(saturation(four, x.s).limit == serving_limit::max_num_seqs);
   // 32k-token prompts with one output token: prefill fills the device long
   // before the KV cache (each prefill alone takes most of a second).
   workload longp = x.s;
@@ -282,7 +283,7 @@ TEST_CASE("saturation: the most a deployment serves and what binds") {
   longp.output = 1;
   longp.context = 32001;
   const saturation_result pre = saturation(x.dep, longp);
-  CHECK(pre.limit == "prefill");
+  CHECK(pre.limit == serving_limit::prefill);
   CHECK(pre.users < pre.at.slots);
 }
 

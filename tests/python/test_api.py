@@ -329,6 +329,11 @@ def test_typed_rows_hold_exactly_the_keys_of_their_reports() -> None:
     assert list(seed.alternatives_frame()["change"]) == [a["change"] for a in seed.alternatives]
     u = llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20)
     check(llmroof.ClosedLoop, [u.closed_loop])
+    check(llmroof.UsersPoint, u.curve)
+    # 1, 2, 4, ... below twice the answer, and the answer: the last point holds it, one more users' step is slower.
+    assert [p["users"] for p in u.curve][:3] == [1, 2, 4] and u.curve[-1]["users"] >= u.max_users
+    assert any(p["users"] == u.max_users and p["fits"] for p in u.curve)
+    assert list(u.curve_frame()["users"]) == [p["users"] for p in u.curve]
     m = llmroof.moe(model="qwen3-30b-a3b", device="h100-sxm", max_batch=16)
     check(llmroof.MoeParameters, [m.parameters])
     check(llmroof.MoeBatch, m.batches)

@@ -1,0 +1,63 @@
+// What would make a deployment hold a workload it does not: each change
+// alone (a smaller KV format the engine holds, more devices, fewer users, a
+// shorter context), with its fit and speed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "llmroof/deployment.hpp"
+#include "llmroof/workload.hpp"
+
+namespace llmroof {
+
+/// One change that could make a plan fit, with its fit and speed.
+struct alternative {
+  std::string change;  ///< "KV cache in fp8-e4m3", "2 devices (TP 2)", "fewer users", "shorter context"
+  bool fits = false;
+  double users = 0;
+  double context = 0;
+  int devices = 1;
+  std::string kv;      ///< KV format name
+  double max_users_at_context = 0;
+  phase_timing step;   ///< all `users` decoding at `context`
+  [[nodiscard]] double per_user_tokens_per_s() const { return 1.0 / step.estimate.value(); }
+  [[nodiscard]] double total_tokens_per_s() const { return users / step.estimate.value(); }
+};
+
+/// What would make workload `w` fit deployment `d`, each change alone (see
+/// plan_result::alternatives); `now` is the workload's own memory plan.
+inline std::vector<alternative> plan_alternatives(const deployment& d, const workload& w, const memory_plan& now) {
+  std::vector<alternative> out;
+  const auto entry = [&](std::string change, const deployment& x, double users, double context) {
+    const memory_plan m = x.memory(users, context);
+    out.push_back({std::move(change), m.fits, users, context, x.devices(), std::string(x.pr.kv.name), m.max_sequences,
+                   x.decode(users, context)});
+  };
+  for (const char* kv : {"fp8-e4m3", "q8_0", "q4_0"}) {
+    if (find_format(kv).bits >= d.pr.kv.bits || !kv_format_supported(d.engine.id, find_format(kv))) continue;
+    deployment x = d;
+    x.pr.kv = find_format(kv);
+    entry(std::string("KV cache in ") + kv, x, w.users, w.context);
+  }
+  for (int more : {2, 4}) {
+    parallel_plan q = d.parallel();
+    if (q.ep > 1) {
+      q.ep *= more;
+      if (q.ep > d.model.moe.num_experts) continue;
+    } else {
+      q.tp *= more;
+    }
+    q.devices_per_node = std::max(q.devices_per_node, q.devices());
+    // More devices drop an offload (it needs a single device): the devices
+    // hold all the weights. The other changes keep it.
+    const deployment x(d.model, d.pr, d.roof(), {q, std::nullopt}, d.engine, d.stored);
+    entry(std::to_string(q.devices()) + " devices (" + (q.ep > 1 ? "EP " + std::to_string(q.ep) : "TP " + std::to_string(q.tp)) + ")",
+          x, w.users, w.context);
+  }
+  if (now.weights_fit && now.max_sequences >= 1) entry("fewer users", d, std::min(w.users, now.max_sequences), w.context);
+  if (now.weights_fit && now.max_context >= 1) entry("shorter context", d, w.users, std::min(w.context, now.max_context));
+  return out;
+}
+
+}  // namespace llmroof

@@ -1,0 +1,170 @@
+// Serving engines: one enum and one row per engine (its versions, memory
+// defaults, the KV-cache formats it can hold, whose kernels it runs, how
+// measured data spells it). Engine names are parsed once, by find_engine;
+// nothing else compares them. Adding an engine: a row in src/engines.cpp (and
+// its kernel classes in the same file), its tests, docs/architecture.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmroof/detail/check.hpp"
+#include "llmroof/detail/enum_names.hpp"
+#include "llmroof/device.hpp"
+#include "llmroof/formats.hpp"
+#include "llmroof/units.hpp"
+
+namespace llmroof {
+
+enum class engine_id : std::uint8_t { vllm, sglang, tensorrt_llm, llama_cpp, ollama, mlx };
+
+inline constexpr std::array<std::string_view, 6> engine_id_names{"vllm",      "sglang", "tensorrt-llm",
+                                                                 "llama.cpp", "ollama", "mlx"};
+
+constexpr std::string_view to_string(engine_id e) { return detail::enum_name(e, engine_id_names); }
+
+/// The engine a deployment runs when none is named: vLLM, the most deployed
+/// open serving engine (and the one the memory data were measured on).
+inline constexpr engine_id default_engine = engine_id::vllm;
+
+/// How an engine turns device memory into a KV-cache budget.
+enum class memory_model : std::uint8_t {
+  /// vLLM: utilisation x capacity holds weights, profiled activations and KV.
+  fraction_of_total,
+  /// SGLang: mem_fraction_static x capacity holds weights and KV; activations
+  /// and CUDA graphs live in the rest.
+  static_fraction,
+  /// TensorRT-LLM: the KV cache takes a fraction of the memory left free
+  /// after weights and activations (kv_cache_free_gpu_memory_fraction).
+  fraction_of_free,
+  /// llama.cpp, Ollama, MLX: no fraction; everything allocated exactly.
+  exact,
+};
+
+/// Serving-engine settings that decide memory. Defaults are current vLLM's
+/// (V1 engine); see find_engine and configure_engine for the others.
+struct engine_settings {
+  engine_id id = engine_id::vllm;
+  /// Behaviour version ("current" unless the user asked for an older one, `vllm@0.10`).
+  std::string version = "current";
+  [[nodiscard]] std::string_view name() const { return to_string(id); }
+  /// `name`, or `name@version` for an older version: what default_profile takes.
+  [[nodiscard]] std::string qualified_name() const {
+    return version == "current" ? std::string(name()) : std::string(name()) + "@" + version;
+  }
+  memory_model model = memory_model::fraction_of_total;
+  /// Share of device memory the engine may use (vLLM gpu_memory_utilization, default 0.9).
+  double memory_utilization = 0.9;
+  /// Memory the engine counts against its budget besides weights, activations and KV,
+  /// per device. vLLM: the non-torch memory its profiler measures, 0.13-0.14 GiB on one
+  /// H100 (engine_memory.csv, llm-d rows ML-012..ML-020).
+  bytes runtime_reserve = make_bytes(0.13 * gibi);
+  /// Added per device when a model spans several devices: NCCL and custom all-reduce
+  /// buffers. vLLM on 2 x H100: non-torch 0.54-0.55 GiB, 0.42 GiB over one GPU (ML-014, ML-021).
+  bytes collective_reserve = make_bytes(0.42 * gibi);
+  /// Added per device when the ranks span nodes: NCCL's network transport keeps
+  /// more buffers than NVLink/PCIe peers. vLLM 0.10.1.1 with Ray over two and four
+  /// nodes of A100s: 0.7-1.0 GiB beyond the single-node figure (ML-003, ML-006).
+  bytes inter_node_reserve = make_bytes(0.72 * gibi);
+  /// Expert FFN rows per rank are padded to a multiple of this for the MXFP4
+  /// MoE kernels (vLLM mxfp4.py rounds intermediate_size_per_partition up to 256):
+  /// gpt-oss loads 64.38 GiB on one H100, not the 60.7 its tensors hold (ML-013).
+  int mxfp4_expert_pad = 256;
+  /// Tokens per KV block (vLLM block_size default 16); sequences round up.
+  int block_tokens = 16;
+  /// Tokens of the largest forward pass (vLLM max_num_batched_tokens); sets the
+  /// activation peak the engine profiles at start-up.
+  double max_batched_tokens = 8192;
+  /// Sequences the sampler is profiled with (vLLM max_num_seqs).
+  double max_sequences = 1024;
+  /// fp32 vocabulary-wide tensors alive at the sampler's profiled peak, per sequence:
+  /// logits plus the copies sorting, softmax and penalties make. Fitted per vLLM
+  /// version on engine_memory.csv (see configure_engine); 1 for engines that keep
+  /// only the logits.
+  double sampler_copies = 9.7;
+  /// Longest sequence the engine admits (vLLM max_model_len); it refuses to start
+  /// when one such sequence cannot fit. Unset: the model's context length.
+  std::optional<double> max_model_len = std::nullopt;
+  /// vLLM picks max_num_seqs and max_num_batched_tokens by GPU (configure_engine).
+  bool device_sized_batches = true;
+  std::string source = "vLLM EngineArgs defaults (docs.vllm.ai, engine arguments); memory profiler (gpu_worker.py)";
+};
+
+/// What a user may set about an engine; unset fields keep the engine's own
+/// default for the device. Never sentinels: "not given" is an empty optional.
+struct engine_overrides {
+  std::optional<double> memory_utilization;
+  std::optional<int> block_tokens;
+  std::optional<double> max_batched_tokens;
+  std::optional<double> max_sequences;
+  std::optional<double> max_model_len = std::nullopt;
+};
+
+/// One engine: everything the library knows of it, in one row.
+struct engine_row {
+  engine_settings defaults;  ///< memory model and defaults, with their source
+  /// KV-cache dtypes it offers (vLLM/SGLang kv_cache_dtype; llama.cpp --cache-type-k).
+  std::vector<std::string_view> kv_formats;
+  /// Versions it takes besides "current" (each changes kernels or memory); any
+  /// release number when `numbered_versions`.
+  std::vector<std::string_view> versions;
+  bool numbered_versions = false;
+  /// Whose kernels it runs (Ollama: llama.cpp's).
+  engine_id kernels = engine_id::vllm;
+  /// How measured data names it (a backend string containing one of these).
+  std::vector<std::string_view> spellings;
+  /// What the memory plan calls its runtime reserve.
+  std::string_view reserve_label = "runtime reserve";
+};
+
+/// Every engine, in engine_id order.
+const std::vector<engine_row>& engine_table();
+/// The row of `e`.
+const engine_row& engine_row_of(engine_id e);
+/// Whether a measured backend string names engine `e` (one of its spellings).
+bool engine_spelled(std::string_view backend, engine_id e);
+
+/// Built-in engine profiles: vllm, sglang, tensorrt-llm, llama.cpp, ollama,
+/// mlx, with their memory models and defaults (each with its source). A name
+/// may carry a version, `vllm@0.10`. Throws std::invalid_argument listing the
+/// closest names when unknown, or naming the versions it takes.
+engine_settings find_engine(std::string_view name);
+
+/// Names of the built-in engine profiles.
+std::vector<std::string> engine_names();
+
+/// The one place an engine's settings are decided for a device: the engine's
+/// defaults (vLLM sizes max_num_seqs and max_num_batched_tokens by GPU), then
+/// the user's overrides. Throws std::invalid_argument naming a bad field.
+engine_settings configure_engine(std::string_view name, const device& d, const engine_overrides& o = {});
+
+/// The same without a device (KV sizing only): the engine's defaults, then the overrides.
+engine_settings configure_engine(std::string_view name, const engine_overrides& o = {});
+
+/// Throws std::invalid_argument naming the first field out of range.
+inline void validate(const engine_settings& e) {
+  detail::require_in_open_closed("engine.memory_utilization", e.memory_utilization, 0, 1);
+  detail::require_non_negative("engine.runtime_reserve", e.runtime_reserve.value());
+  detail::require_in("engine.block_tokens", e.block_tokens, 1, 1 << 20);
+  detail::require_in("engine.max_batched_tokens", e.max_batched_tokens, 1, 1e9);
+  detail::require_in("engine.max_sequences", e.max_sequences, 1, 1e9);
+  detail::require_in("engine.sampler_copies", e.sampler_copies, 0, 100);
+  detail::require_non_negative("engine.collective_reserve", e.collective_reserve.value());
+  if (e.max_model_len) detail::require_in("engine.max_model_len", *e.max_model_len, 1, 1e9);
+}
+
+/// Whether `kv` is a KV-cache format of any engine (weight-only formats such
+/// as awq, gptq, int8-wo and GGUF mixes never are).
+bool is_kv_format(const numeric_format& kv);
+
+/// Can `engine` store its KV cache in `kv`? (its row's kv_formats)
+bool kv_format_supported(engine_id engine, const numeric_format& kv);
+
+/// Throws std::invalid_argument unless `e` can hold a KV cache in `kv`.
+void validate_kv_format(const engine_settings& e, const numeric_format& kv);
+
+}  // namespace llmroof

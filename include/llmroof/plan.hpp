@@ -1,0 +1,75 @@
+// A plan: a workload's users on a deployment, what each of them sees (time
+// to first token, tokens/s per user and in total against context) and
+// whether the KV cache holds them, with what would make it fit.
+#pragma once
+
+#include <vector>
+
+#include "llmroof/alternatives.hpp"
+#include "llmroof/deployment.hpp"
+#include "llmroof/metric.hpp"
+#include "llmroof/workload.hpp"
+
+namespace llmroof {
+
+/// One point of the decode curve: every user at `context` cached tokens.
+struct curve_point {
+  double context = 0;
+  bool fits = false;                 ///< all users at this context fit in memory
+  phase_timing single;               ///< one user alone
+  phase_timing all;                  ///< all users decoding together
+  /// One user's tokens/s under the profile one standard error slower and one
+  /// faster, never narrower than band_width(metric::decode_tps_per_seq).
+  band single_band;
+  [[nodiscard]] tokens_per_second per_user_estimate() const {
+    return make_tokens(1) / all.estimate;
+  }
+  [[nodiscard]] tokens_per_second per_user_bound() const { return make_tokens(1) / all.bound; }
+  [[nodiscard]] tokens_per_second total_estimate() const { return all.tokens_per_s_estimate(); }
+};
+
+struct plan_result {
+  memory_plan memory;
+  phase_timing ttft;                  ///< prefill of the prompt, one user, empty cache
+  std::vector<curve_point> curve;     ///< from an empty context to workload.context
+  double prompt = 0;
+  /// When the plan does not fit: each change alone (a smaller KV format the
+  /// engine supports, 2 and 4 times the devices, fewer users, a shorter
+  /// context); empty when it fits.
+  std::vector<alternative> alternatives;
+};
+
+/// Contexts of the decode curve: 0, then powers of two from 1024, then `context`.
+inline std::vector<double> curve_contexts(double context) {
+  std::vector<double> cs{0};
+  for (double c = 1024; c < context; c *= 2) cs.push_back(c);
+  if (context > 0) cs.push_back(context);
+  return cs;
+}
+
+/// Throws std::invalid_argument on invalid workload fields (see validate).
+inline plan_result plan(const deployment& d, const workload& w) {
+  validate(w);
+  plan_result out;
+  out.memory = d.memory(w.users, w.context);
+  out.prompt = w.prompt_tokens();
+  out.ttft = d.prefill(out.prompt);
+  const deployment lo = d.with_efficiency(slower(d.efficiency()));
+  const deployment hi = d.with_efficiency(faster(d.efficiency()));
+  const double width = band_width(metric::decode_tps_per_seq);
+  for (double c : curve_contexts(w.context)) {
+    curve_point pt;
+    pt.context = c;
+    pt.fits = d.memory(w.users, c).fits;
+    pt.single = d.decode(1, c);
+    pt.all = d.decode(w.users, c);
+    const double low = 1.0 / lo.decode(1, c).estimate.value();
+    const double high = 1.0 / hi.decode(1, c).estimate.value();
+    pt.single_band = widen({low, high}, pt.single.tokens_per_s_estimate().value(), width);
+    out.curve.push_back(pt);
+  }
+  if (!out.memory.fits) out.alternatives = plan_alternatives(d, w, out.memory);
+  return out;
+}
+
+}  // namespace llmroof

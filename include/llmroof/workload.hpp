@@ -1,0 +1,37 @@
+// What a deployment serves: users, their context budget, and the shape of a
+// request (prompt and answer tokens). Planning, load and capacity read it.
+#pragma once
+
+#include <algorithm>
+
+#include "llmroof/detail/check.hpp"
+
+namespace llmroof {
+
+/// What a deployment serves: N users, each with a prompt, an answer and a
+/// context budget. Holds nothing the deployment holds.
+struct workload {
+  double users = 1;        ///< concurrent sequences
+  double context = 4096;   ///< tokens each user may hold (prompt + answer)
+  double prompt = 0;       ///< prompt tokens of a new request; 0 = min(context, 2048)
+  double output = 512;     ///< tokens generated per request (load model)
+
+  /// The prompt a new request brings: `prompt`, or min(context, 2048) and at
+  /// least one token when unset. The one place that default is decided.
+  [[nodiscard]] double prompt_tokens() const { return prompt > 0 ? prompt : std::max(1.0, std::min(context, 2048.0)); }
+};
+
+/// Throws std::invalid_argument naming the field: users a whole number in
+/// [1, 1e9], context in [1, 1e9] tokens, prompt a whole number in [0, 1e9]
+/// (0: the default), output in [1, 1e9].
+inline void validate(const workload& w) {
+  detail::require_whole("users", w.users);
+  detail::require_in("users", w.users, 1, 1e9);
+  detail::require_tokens("context", w.context);
+  if (w.context < 1) detail::fail("context", ">= 1 token", w.context);
+  detail::require_tokens("prompt", w.prompt);
+  detail::require_whole("prompt", w.prompt);
+  detail::require_in("output", w.output, 1, 1e9);
+}
+
+}  // namespace llmroof
