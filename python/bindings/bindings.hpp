@@ -36,5 +36,8 @@ py::object to_python(const report::json& j);
 /// max_num_seqs, max_num_batched_tokens, max_model_len} (or None): the keys
 /// present override the engine's defaults; another key is an error.
 engine_overrides overrides_from(const py::object& spec);
+/// The deployment a compiled `_core.deployment.Deployment` holds (a reference
+/// into it). Throws pybind11::cast_error for anything else.
+const deployment& deployment_of(const py::handle& compiled);
 
 }  // namespace llmroof::python

@@ -153,6 +153,8 @@ std::optional<offload_plan> offload_from(const py::object& offload, const py::ob
 
 }  // namespace
 
+const deployment& deployment_of(const py::handle& compiled) { return compiled.cast<const context&>().setup; }
+
 engine_overrides overrides_from(const py::object& spec) {
   engine_overrides o;
   if (spec.is_none()) return o;

@@ -1,4 +1,5 @@
-// Vectorised sweeps: every (model, device, weights, kv) combination times
+// Vectorised sweeps: every compiled deployment (the Python layer resolves one
+// per model, device, weights and kv combination) times
 // every point of flat (batch, context) or (prompt, context) arrays, computed
 // with the GIL released into numpy arrays, split over threads.
 #include <pybind11/eigen.h>
@@ -28,32 +29,14 @@ struct combo {
   double kv_budget;  // bytes per device; < 0 when the weights do not fit
 };
 
-std::vector<combo> combos(const py::list& models, const py::list& devs, const py::list& weights,
-                          const py::list& kvs, int devices, const py::object& profile, const std::string& engine,
-                          const engine_overrides& o) {
+// The compiled deployments of a sweep (llmroof._core.deployment.Deployment,
+// resolved as decode and prefill resolve them), each with its KV budget.
+std::vector<combo> combos(const py::list& deployments) {
   std::vector<combo> out;
-  for (const auto& m : models) {
-    const architecture a = arch_from_dict(m.cast<py::dict>());
-    for (const auto& d : devs) {
-      const device dv = device_from_dict(d.cast<py::dict>());
-      for (const auto& w : weights) {
-        for (const auto& k : kvs) {
-          // The deployment as plan, decode and prefill resolve it.
-          request q;
-          q.model = &a;
-          q.dev = &dv;
-          q.layout.devices_per_node = devices;
-          q.weights = find_format(w.cast<std::string>());
-          q.kv = find_format(k.cast<std::string>());
-          q.engine = engine;
-          q.engine_options = o;
-          if (!profile.is_none()) q.efficiency = profile_from_dict(dv, profile, engine);
-          deployment dep = resolve(q);
-          const double budget = dep.memory(1, 0).kv_budget.value();
-          out.push_back({std::move(dep), budget});
-        }
-      }
-    }
+  for (const auto& d : deployments) {
+    const deployment& dep = deployment_of(d);
+    dep.require_device();
+    out.push_back({dep, dep.memory(1, 0).kv_budget.value()});
   }
   return out;
 }
@@ -248,20 +231,17 @@ void register_sweeps(py::module_& m) {
 
   m.def(
       "sweep",
-      [](const std::string& phase, const py::list& models, const py::list& devs, const py::list& weights,
-         const py::list& kvs, const Eigen::Ref<const column>& x, const Eigen::Ref<const column>& y, int devices,
-         const py::object& profile, const std::string& engine, const py::object& settings, int threads) {
+      [](const std::string& phase, const py::list& deployments, const Eigen::Ref<const column>& x,
+         const Eigen::Ref<const column>& y, int threads) {
         if (phase != "decode" && phase != "prefill") {
           throw std::invalid_argument("phase must be decode or prefill (got '" + phase + "')");
         }
         const bool decode = phase == "decode";
         check_axes(x, decode ? "batch" : "prompt", 1, y, decode ? "context" : "cached", 0);
-        const auto cs = combos(models, devs, weights, kvs, devices, profile, engine, overrides_from(settings));
+        const auto cs = combos(deployments);
         return decode ? sweep_decode(cs, x, y, threads) : sweep_prefill(cs, x, y, threads);
       },
-      py::arg("phase"), py::arg("models"), py::arg("devices"), py::arg("weights"), py::arg("kvs"), py::arg("x"),
-      py::arg("y"), py::arg("n_devices"), py::arg("profile"), py::arg("engine"), py::arg("settings"),
-      py::arg("threads"));
+      py::arg("phase"), py::arg("deployments"), py::arg("x"), py::arg("y"), py::arg("threads"));
 }
 
 }  // namespace llmroof::python

@@ -1569,38 +1569,54 @@ def _sweep(
     device: object,
     axes: dict[str, object],
     *,
-    weights: str | Sequence[str] = "bf16",
-    kv: str | Sequence[str] = "bf16",
-    devices: int = 1,
+    weights: str | Sequence[str] | None = None,
+    kv: str | Sequence[str] | None = None,
+    lm_head: str | None = None,
     engine: str = "vllm",
+    devices: int = 1,
+    tp: int | None = None,
+    pp: int = 1,
+    ep: int = 1,
+    nodes: int = 1,
+    link: str | None = None,
+    inter_link: str | None = None,
     efficiency: Efficiency | None = None,
     threads: int | None = None,
     memory_utilization: float | None = None,
     block_tokens: int | None = None,
 ) -> pd.DataFrame:
-    """A sweep's frame: the combination labels (the core computes combos in
-    model, device, weights, kv order), then the core's columns (the grid axes
-    repeated per combination, the results, the flags). The one place the
-    sweeps' keywords (:class:`SweepDecodeOptions`) get their defaults."""
+    """A sweep's frame: the combination labels (model, device, weights, kv, in
+    that order), then the core's columns (the grid axes repeated per
+    combination, the results, the flags). Each combination is the deployment
+    decode and prefill compile (a file's own formats and bytes, the layout,
+    the engine). The one place the sweeps' keywords
+    (:class:`SweepDecodeOptions`) get their defaults."""
     import pandas as pd
 
     models = [_model(x) for x in _as_list("model", model)]
     devs = [_device(x) for x in _as_list("device", device)]
-    ws = [_format_name("weights", x) for x in _as_list("weights", weights)]
-    kvs = [_format_name("kv", x) for x in _as_list("kv", kv)]
+    ws: list[str | None] = [None] if weights is None else [_format_name("weights", x) for x in _as_list("weights", weights)]
+    kvs: list[str | None] = [None] if kv is None else [_format_name("kv", x) for x in _as_list("kv", kv)]
     x, y = _grid(**axes).values()
-    settings = _settings(memory_utilization=memory_utilization, block_tokens=block_tokens)
-    out = _core.sweeps.sweep(phase, [m.fields for m in models], [d.fields for d in devs], ws, kvs, x, y,
-                             _devices(devices), efficiency, _text("engine", engine), settings, _threads(threads))
+    combos = [(m, d, w, k) for m in models for d in devs for w in ws for k in kvs]
+    compiled = [_compile(m, d, weights=w, kv=k, lm_head=lm_head, engine=engine, devices=devices, tp=tp, pp=pp, ep=ep,
+                         nodes=nodes, link=link, inter_link=inter_link, efficiency=efficiency,
+                         memory_utilization=memory_utilization, block_tokens=block_tokens)
+                for m, d, w, k in combos]
+    out = _core.sweeps.sweep(phase, compiled, x, y, _threads(threads))
     # The core's number columns are the rows of one block: the frame holds it
     # as its one float block, uncopied (a million points: ~12 ms less).
     frame = pd.DataFrame(out["values"].T, columns=out["names"], copy=False)
-    combos = [(m.id, d.id, w, k) for m in models for d in devs for w in ws for k in kvs]
+    def formats_of(m: Model, w: str | None, k: str | None) -> tuple[str, str]:
+        name, kv_name, mods = _formats(m, w, k)
+        return (str(mods["weights"]["name"]) if mods is not None else name), kv_name
+
+    labels_of = [(m.id, d.id, *formats_of(m, w, k)) for m, d, w, k in combos]
     for pos, name in enumerate(["model", "device", "weights", "kv"]):
         # Categorical columns: one small table of labels plus integer codes,
         # so a million-row frame costs no million Python strings. The core's
         # rows run combination by combination, x.size points each.
-        labels = [c[pos] for c in combos]
+        labels = [c[pos] for c in labels_of]
         categories = list(dict.fromkeys(labels))
         codes = np.repeat(np.asarray([categories.index(x) for x in labels], dtype=np.int32), x.size)
         frame.insert(pos, name, pd.Series(pd.Categorical.from_codes(codes, categories=pd.Index(categories))))
@@ -1611,9 +1627,11 @@ def _sweep(
 
 # What each sweep keyword means (as _OPTION_DOCS for the single questions).
 _SWEEP_DOCS = (
-    ("weights, kv", "Formats, one or a list each (default bf16); every combination is swept."),
-    ("devices", "Devices in tensor parallel (>= 1)."),
-    ("engine", "As in :func:`decode`: the efficiency profile, kernel traits and memory settings."),
+    ("weights, kv", """Formats, one or a list each (default: a model file's own formats, else
+bf16); every combination is swept."""),
+    ("lm_head, engine, devices, tp, pp, ep, nodes, link, inter_link", """As in :func:`decode`: each combination is the deployment
+:func:`decode` and :func:`prefill` resolve (layout, links, engine profile,
+kernel traits and memory settings)."""),
     ("efficiency", "Override fields of the engine's efficiency profile on each device (:class:`Efficiency`)."),
     ("threads", """Threads of the compiled sweep (default: one per CPU this process may use;
 each thread takes at least 16,384 points, so smaller grids run on fewer)."""),

@@ -466,16 +466,13 @@ class PlanOptions(PlanLoad, EngineOptions, total=False):
     deployment."""
 
 
-class SweepOptions(TypedDict, total=False):
+class SweepOptions(LayoutOptions, total=False):
     """What :func:`sweep_prefill` takes beside the models, devices and its two
-    axes: formats (one or a list each; every combination is swept), devices,
-    engine, profile and threads."""
+    axes: formats (one or a list each; every combination is swept), the
+    deployment's layout and engine (:class:`LayoutOptions`) and threads."""
 
-    weights: str | Sequence[str]
-    kv: str | Sequence[str]
-    devices: int
-    engine: str
-    efficiency: Efficiency | None
+    weights: str | Sequence[str] | None
+    kv: str | Sequence[str] | None
     threads: int | None
 
 

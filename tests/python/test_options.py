@@ -35,7 +35,7 @@ DEFAULTS = dict(weights=None, kv=None, lm_head=None, engine="vllm", devices=1, t
                 max_num_batched_tokens=None, max_model_len=None,
                 users=1, context=4096, prompt=None, rate=None, concurrency=None, output=512, ttft_target_s=1.0,
                 offload=None, host="ryzen-9-7950x", threads=None)
-SWEEP_DEFAULTS = dict(DEFAULTS, weights="bf16", kv="bf16")  # every combination of named formats
+SWEEP_DEFAULTS = DEFAULTS  # a sweep's combination is the deployment decode() resolves (issue 29, V4)
 
 
 def test_the_groups_are_the_commands() -> None:

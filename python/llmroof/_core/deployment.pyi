@@ -54,7 +54,7 @@ class Deployment:
         output: float,
         ttft_target: float,
         offload: float | str | None,
-        host: str,
+        host: str | Mapping[str, Any],
         concurrency: float | None,
     ) -> tuple[dict[str, Any], MemoryPlan]: ...
     def users_report(

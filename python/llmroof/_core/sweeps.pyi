@@ -1,8 +1,9 @@
-from collections.abc import Mapping
 from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
+
+from .deployment import Deployment
 
 class _SweepColumns(TypedDict):
     """What `sweep` hands over: the number columns as the rows of one block
@@ -13,16 +14,9 @@ class _SweepColumns(TypedDict):
 
 def sweep(
     phase: str,
-    models: list[dict[str, Any]],
-    devices: list[dict[str, Any]],
-    weights: list[str],
-    kvs: list[str],
+    deployments: list[Deployment],
     x: npt.NDArray[np.float64],
     y: npt.NDArray[np.float64],
-    n_devices: int,
-    profile: Mapping[str, Any] | None,
-    engine: str,
-    settings: Mapping[str, float] | None,
     threads: int,
 ) -> _SweepColumns: ...
 def time_decode_ns(model: dict[str, Any], device: dict[str, Any], weights: str, batch: float, n: int) -> float: ...
