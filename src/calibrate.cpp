@@ -621,4 +621,36 @@ validation validate(const std::vector<measurement>& rows, bool refit) {
   return v;
 }
 
+std::string likely_reason(const measurement& m, double ratio) {
+  // Tokens/s metrics over-predict above 1; times (TTFT, TPOT, latency) below.
+  const bool time_metric = m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::e2e_latency_s;
+  const bool too_fast = time_metric ? ratio < 1 : ratio > 1;
+  if (m.notes.find("uncertain") != std::string::npos || m.notes.find("not clear") != std::string::npos) {
+    return "the source marks this reading as uncertain";
+  }
+  if (m.closed_loop) {
+    return too_fast ? "fixed-concurrency benchmark: request handling and prefill interference under in-flight "
+                      "batching are not modelled"
+                    : "fixed-concurrency benchmark: the queue forms later than the KV slots predict";
+  }
+  if (m.plan.pp > 1 && !decode_metric(m.what)) {
+    return "llama.cpp layer split over " + std::to_string(m.plan.pp) +
+           " GPUs: the prompt pipelines far less than micro-batching allows (70B Q4_K_M on 4 GPUs prefills no "
+           "faster than on one)";
+  }
+  if (m.plan.pp > 1) return "llama.cpp layer split over " + std::to_string(m.plan.pp) + " GPUs: per-GPU overheads and PCIe hops beyond the model";
+  if (m.includes_prefill) return "throughput over the whole static-batch run (prefill, scheduling) measured end to end";
+  if (!decode_metric(m.what) && m.prompt + m.depth >= 4096) {
+    return "long prompt: attention cost depends on the kernel (FlashAttention or not) more than on the roofs";
+  }
+  if (decode_metric(m.what) && m.batch == 1 && too_fast && m.dev.memory_kind_of() == memory_kind::hbm) {
+    return "batch-1 decode GEMMs on HBM stream ~1.1 TB/s whatever the peak (llama.cpp on A100/H100, TensorRT-LLM 0.5 "
+           "on H100): short kernels keep too few bytes in flight; the points this engine's fit saw do not show it";
+  }
+  if (m.arch.is_moe()) return "MoE kernels (routing, grouped GEMMs) reach less than dense kernels";
+  if (m.dev.vendor == "Apple") return "this Apple GPU reaches a different share of its bandwidth than its class";
+  return too_fast ? "predicted too fast: this device/engine pair reaches less than its group's efficiency"
+                  : "predicted too slow: this device/engine pair beats its group's efficiency";
+}
+
 }  // namespace llmroof

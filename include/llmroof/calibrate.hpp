@@ -243,4 +243,9 @@ validation validate(const std::vector<measurement>& rows, bool refit);
 /// satisfies `pred` (NaN when there are none).
 double median_ape(const std::vector<cv_prediction>& p, bool decode);
 
+/// Why a row's prediction is off, in a sentence a reader can act on:
+/// `ratio` is predicted / measured (tokens/s over-predict above 1, times
+/// below). What `validate` reports beside each row.
+std::string likely_reason(const measurement& m, double ratio);
+
 }  // namespace llmroof

@@ -2,6 +2,7 @@
 // validation of fitted or shipped profiles, as the command's JSON reports.
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
 
 #include "bindings.hpp"
@@ -21,12 +22,18 @@ void register_calibrate(py::module_& m) {
 
   m.def(
       "validate_report",
-      [](const std::string& path, bool refit) {
+      [](const std::string& path, bool refit, const std::optional<std::string>& report_dir) {
         const measurement_set set = read_measurements(path);
         if (set.rows.empty()) throw std::invalid_argument(path + ": no row could be mapped (see calibrate's skipped rows)");
-        return to_python(report::validate_json(set, validate(set.rows, refit), refit));
+        const validation val = validate(set.rows, refit);
+        if (report_dir) {
+          // The command's --report: the same Markdown and CSV.
+          report::write_validation_report(*report_dir, report::validation_markdown(set, val, refit, path),
+                                          report::predictions_csv(val.best()));
+        }
+        return to_python(report::validate_json(set, val, refit));
       },
-      py::arg("path"), py::arg("refit"));
+      py::arg("path"), py::arg("refit"), py::arg("report_dir") = std::nullopt);
 }
 
 }  // namespace llmroof::python

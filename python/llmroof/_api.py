@@ -1493,7 +1493,8 @@ def calibrate(path: str | os.PathLike[str], *, scope: str = "engine-kind") -> Ca
     return Calibration(_core.calibrate.calibrate_report(os.fspath(path), _text("scope", scope)))
 
 
-def validate(path: str | os.PathLike[str], *, refit: bool = False) -> pd.DataFrame:
+def validate(path: str | os.PathLike[str], *, refit: bool = False,
+             report: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """Predict every row of a points file (the column layout of
     calibration.csv, docs/calibration.md) and compare with what was measured.
 
@@ -1508,13 +1509,17 @@ def validate(path: str | os.PathLike[str], *, refit: bool = False) -> pd.DataFra
         ``llmroof validate`` chooses. Either way each prediction carries its
         band (``low``, ``high``: the profile one standard error slower and
         faster).
+    report
+        A folder to write ``report.md`` (MdAPE by scope, metric and engine;
+        the worst points with their likely reasons; the rows not mapped) and
+        ``predictions.csv`` into, as ``llmroof validate --report DIR`` does.
 
     Returns
     -------
     pandas.DataFrame
         One row per mapped point: id, source, engine, device, devices,
         memory_kind, model, weights, metric, batch, prompt, measured,
-        predicted, low, high, ape. ``attrs`` holds the headline MdAPEs
+        predicted, low, high, ape, likely_reason (why it is off, in words). ``attrs`` holds the headline MdAPEs
         (``scopes``; ``metrics`` with band coverage) and the rows that could not be mapped
         (``skipped_rows``), as ``llmroof validate --json`` reports them.
     """
@@ -1522,9 +1527,9 @@ def validate(path: str | os.PathLike[str], *, refit: bool = False) -> pd.DataFra
 
     if not isinstance(refit, bool):
         raise TypeError(f"refit must be a bool (got {type(refit).__name__})")
-    report = _core.calibrate.validate_report(os.fspath(path), refit)
-    frame = pd.DataFrame(report.pop("rows"))
-    frame.attrs.update(report)
+    out = _core.calibrate.validate_report(os.fspath(path), refit, None if report is None else os.fspath(report))
+    frame = pd.DataFrame(out.pop("rows"))
+    frame.attrs.update(out)
     return frame
 
 

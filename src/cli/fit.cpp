@@ -62,42 +62,6 @@ int cmd_calibrate(const options& o) {
   return 0;
 }
 
-namespace {
-
-std::string likely_reason(const measurement& m, double ratio) {
-  // Tokens/s metrics over-predict above 1; times (TTFT, TPOT, latency) below.
-  const bool time_metric = m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::e2e_latency_s;
-  const bool too_fast = time_metric ? ratio < 1 : ratio > 1;
-  if (m.notes.find("uncertain") != std::string::npos || m.notes.find("not clear") != std::string::npos) {
-    return "the source marks this reading as uncertain";
-  }
-  if (m.closed_loop) {
-    return too_fast ? "fixed-concurrency benchmark: request handling and prefill interference under in-flight "
-                      "batching are not modelled"
-                    : "fixed-concurrency benchmark: the queue forms later than the KV slots predict";
-  }
-  if (m.plan.pp > 1 && !decode_metric(m.what)) {
-    return "llama.cpp layer split over " + std::to_string(m.plan.pp) +
-           " GPUs: the prompt pipelines far less than micro-batching allows (70B Q4_K_M on 4 GPUs prefills no "
-           "faster than on one)";
-  }
-  if (m.plan.pp > 1) return "llama.cpp layer split over " + std::to_string(m.plan.pp) + " GPUs: per-GPU overheads and PCIe hops beyond the model";
-  if (m.includes_prefill) return "throughput over the whole static-batch run (prefill, scheduling) measured end to end";
-  if (!decode_metric(m.what) && m.prompt + m.depth >= 4096) {
-    return "long prompt: attention cost depends on the kernel (FlashAttention or not) more than on the roofs";
-  }
-  if (decode_metric(m.what) && m.batch == 1 && too_fast && m.dev.memory_kind_of() == memory_kind::hbm) {
-    return "batch-1 decode GEMMs on HBM stream ~1.1 TB/s whatever the peak (llama.cpp on A100/H100, TensorRT-LLM 0.5 "
-           "on H100): short kernels keep too few bytes in flight; the points this engine's fit saw do not show it";
-  }
-  if (m.arch.is_moe()) return "MoE kernels (routing, grouped GEMMs) reach less than dense kernels";
-  if (m.dev.vendor == "Apple") return "this Apple GPU reaches a different share of its bandwidth than its class";
-  return too_fast ? "predicted too fast: this device/engine pair reaches less than its group's efficiency"
-                  : "predicted too slow: this device/engine pair beats its group's efficiency";
-}
-
-}  // namespace
-
 int cmd_validate(const options& o) {
   if (o.sub.empty()) throw usage_error("validate needs a points file: llmroof validate points.csv");
   const measurement_set set = read_measurements(o.sub);
@@ -122,101 +86,13 @@ int cmd_validate(const options& o) {
     f.flush();
     if (!f) throw usage_error("--write-bands: writing '" + *out + "' failed (disk full?)");
   }
-  std::ostringstream md;
-  md << "# llmroof validation against " << o.sub << "\n\n"
-     << set.rows.size() << " points mapped, " << set.skipped.size() << " skipped (listed below). ";
-  if (refit) {
-    md << "Leave-one-source-out cross-validation: every source's points are predicted by profiles fitted to the "
-       << "other sources only. The chosen scope has the lowest sum of single-stream decode and prefill MdAPE; within "
-       << "0.1 point the lower MdAPE over all decode points, then the finer scope (its extra groups hold one source "
-       << "each, which this validation cannot score).\n\n";
-  } else {
-    md << "Every point predicted with the profiles llmroof ships (--no-refit: no fitting, no cross-validation): "
-       << "what it answers out of the box.\n\n";
-  }
-  md << "| profiles | decode MdAPE | single-stream decode MdAPE | prefill MdAPE |\n|---|---|---|---|\n";
-  for (const auto& r : val.scopes) {
-    md << "| " << r.name << (&r == best && refit ? " (chosen)" : "") << " | " << fmt("%.1f%%", 100 * r.decode)
-       << " | " << fmt("%.1f%%", 100 * r.single) << " | " << fmt("%.1f%%", 100 * r.prefill) << " |\n";
-  }
-  md << "\n## By metric (" << best->name << ")\n\nBand coverage: the share of points whose measurement lies inside "
-     << "the band (the profile one standard error slower to one faster, widened to the metric's 68th-percentile "
-     << "error on the other sources' points).\n\n"
-     << "| metric | points | MdAPE | band coverage |\n|---|---|---|---|\n";
-  for (const metric_summary& x : best->metrics) {
-    md << "| " << to_string(x.what) << " | " << x.points << " | " << fmt("%.1f%%", 100 * x.mdape) << " | "
-       << fmt("%.0f%%", 100 * x.band_coverage) << " |\n";
-  }
-  // The two headline figures per engine.
-  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> engines;
-  for (const auto& p : best->predictions) {
-    if (p.row->what == metric::decode_tps_per_seq && p.row->batch == 1) engines[p.row->engine].first.push_back(p.error());
-    if (p.row->what == metric::prefill_tps) engines[p.row->engine].second.push_back(p.error());
-  }
-  const auto cell = [](const std::vector<double>& v) {
-    return v.empty() ? std::string("- | -") : std::to_string(v.size()) + " | " + fmt("%.1f%%", 100 * median(v));
-  };
-  md << "\n## Single-stream decode and prefill tokens/s per engine (" << best->name << ")\n\n"
-     << "| engine | single-stream decode points | MdAPE | prefill points | MdAPE |\n|---|---|---|---|---|\n";
-  for (const auto& [eng, v] : engines) md << "| " << eng << " | " << cell(v.first) << " | " << cell(v.second) << " |\n";
-  // Breakdown of the chosen scope by metric, engine and memory kind.
-  std::map<std::string, std::vector<double>> groups;
-  for (const auto& p : best->predictions) {
-    groups[std::string(to_string(p.row->what)) + " | " + p.row->engine + " | " +
-           std::string(to_string(p.row->dev.memory_kind_of()))]
-        .push_back(p.error());
-  }
-  md << "\n## By metric, engine and memory kind (" << best->name << ")\n\n"
-     << "| metric | engine | memory | points | MdAPE | worst APE |\n|---|---|---|---|---|---|\n";
-  for (const auto& [k, v] : groups) {
-    md << "| " << k << " | " << v.size() << " | " << fmt("%.1f%%", 100 * median(v)) << " | "
-       << fmt("%.0f%%", 100 * *std::max_element(v.begin(), v.end())) << " |\n";
-  }
-  // The worst ten overall, then per engine, each with its likely reason.
-  const auto worst_table = [&](const std::string& title, const std::string& engine) {
-    std::vector<const cv_prediction*> worst;
-    for (const auto& p : best->predictions) {
-      if (engine.empty() || p.row->engine == engine) worst.push_back(&p);
-    }
-    std::sort(worst.begin(), worst.end(), [](auto* a, auto* b) { return a->error() > b->error(); });
-    md << "\n## " << title << "\n\n| id | device | model | metric | measured | predicted | error | likely reason |\n"
-       << "|---|---|---|---|---|---|---|---|\n";
-    for (std::size_t i = 0; i < worst.size() && i < 10; ++i) {
-      const auto& p = *worst[i];
-      md << "| " << p.row->id << " | " << p.row->dev.id << " x" << p.row->plan.devices() << " | " << p.row->arch.id
-         << " " << p.row->pr.weights.name << " | " << to_string(p.row->what) << " | " << fmt("%.4g", p.row->value)
-         << " | " << fmt("%.4g", p.predicted) << " | " << fmt("%.0f%%", 100 * p.error()) << " | "
-         << likely_reason(*p.row, p.predicted / p.row->value) << " |\n";
-    }
-  };
-  worst_table("Worst ten points", "");
-  std::set<std::string> engine_names;
-  for (const auto& p : best->predictions) engine_names.insert(p.row->engine);
-  for (const auto& e : engine_names) worst_table("Worst ten points of " + e, e);
-  md << "\n## Rows not mapped\n\n| id | reason |\n|---|---|\n";
-  for (const auto& s : set.skipped) md << "| " << s.id << " | " << s.reason << " |\n";
-  if (auto dir = o.get("report")) {
-    const auto md_path = std::filesystem::path(*dir) / "report.md";
-    std::ofstream md_file(md_path);
-    md_file << md.str();
-    md_file.flush();
-    if (!md_file) throw usage_error("--report: cannot write '" + md_path.string() + "'");
-    const auto csv_path = std::filesystem::path(*dir) / "predictions.csv";
-    std::ofstream csv(csv_path);
-    csv << "id,engine,device,memory_kind,model,metric,measured,predicted,low,high,ape\n";
-    for (const auto& p : best->predictions) {
-      csv << p.row->id << "," << p.row->engine << "," << p.row->dev.id << "," << to_string(p.row->dev.memory_kind_of())
-          << "," << p.row->arch.id << "," << to_string(p.row->what) << "," << p.row->value << "," << p.predicted << ","
-          << fmt("%.6g", p.low) << "," << fmt("%.6g", p.high) << "," << p.error() << "\n";
-    }
-    csv.flush();
-    if (!csv) throw usage_error("--report: cannot write '" + csv_path.string() + "'");
-  }
+  const std::string md = report::validation_markdown(set, val, refit, o.sub);
+  if (auto dir = o.get("report")) report::write_validation_report(*dir, md, report::predictions_csv(val.best()));
   if (o.json) {
     std::cout << report::validate_json(set, val, refit).dump(2) << "\n";
     return 0;
   }
-  std::cout << md.str();
+  std::cout << md;
   return 0;
 }
 

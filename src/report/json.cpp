@@ -356,7 +356,8 @@ json validate_json(const measurement_set& set, const validation& v, bool refit) 
                     {"devices", m.plan.devices()}, {"memory_kind", to_string(m.dev.memory_kind_of())},
                     {"model", m.arch.id}, {"weights", m.pr.weights.name}, {"metric", to_string(m.what)},
                     {"batch", m.batch}, {"prompt", m.prompt}, {"measured", m.value}, {"predicted", p.predicted},
-                    {"low", num(p.low)}, {"high", num(p.high)}, {"ape", p.error()}});
+                    {"low", num(p.low)}, {"high", num(p.high)}, {"ape", p.error()},
+                    {"likely_reason", likely_reason(m, p.predicted / m.value)}});
   }
   json metrics = json::object();
   for (const metric_summary& x : v.best().metrics) {

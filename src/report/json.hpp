@@ -59,6 +59,13 @@ json calibrate_json(const measurement_set& set, profile_scope scope, const profi
 /// errors, MdAPE and band coverage per metric, and every row of the chosen
 /// (or shipped) predictions with its band.
 json validate_json(const measurement_set& set, const validation& v, bool refit);
+/// The validation report as Markdown (`source`: the points file's name).
+std::string validation_markdown(const measurement_set& set, const validation& v, bool refit, const std::string& source);
+/// The chosen scope's predictions, one CSV row each, with the likely reason.
+std::string predictions_csv(const validation_scope& best);
+/// Writes report.md and predictions.csv into `dir` (created if missing).
+/// Throws std::invalid_argument naming the folder or file it cannot write.
+void write_validation_report(const std::string& dir, const std::string& markdown, const std::string& csv);
 /// "llmroof.users/1": the most users meeting a tokens/s and a TTFT target.
 json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u,
                 double output);

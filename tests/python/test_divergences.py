@@ -116,3 +116,17 @@ def test_v5_the_users_curve_is_in_the_report(cli: str) -> None:
     rows = [line.split() for line in text.splitlines() if line.strip()[:1].isdigit() and len(line.split()) >= 4]
     assert [float(r[0].replace(",", "")) for r in rows] == [p["users"] for p in u.curve]
     assert np.allclose([float(r[1]) for r in rows], [p["per_user_tokens_per_s_estimate"] for p in u.curve], atol=0.05)
+
+
+def test_v6_validate_gives_each_row_its_likely_reason_and_writes_the_report(cli: str, tmp_path: Path) -> None:
+    points = str(Path(__file__).resolve().parents[2] / "data" / "measured" / "calibration.csv")
+    out = run(cli, "validate", points, "--no-refit", "--report", str(tmp_path / "cli"))
+    frame = llmroof.validate(points, report=tmp_path / "py")
+    assert list(frame["likely_reason"]) == [r["likely_reason"] for r in out["rows"]]
+    assert all(isinstance(r, str) and r for r in frame["likely_reason"])
+    for name in ("report.md", "predictions.csv"):
+        assert (tmp_path / "cli" / name).read_text() == (tmp_path / "py" / name).read_text()
+    csv = (tmp_path / "py" / "predictions.csv").read_text().splitlines()
+    assert csv[0].endswith(",ape,likely_reason") and len(csv) == len(frame) + 1
+    with pytest.raises(ValueError, match="report: cannot create the folder"):
+        llmroof.validate(points, report=tmp_path / "py" / "report.md" / "x")

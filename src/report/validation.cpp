@@ -1,0 +1,138 @@
+// The validation report (report.md) and its predictions (predictions.csv):
+// what `llmroof validate --report DIR` writes and Python's
+// llmroof.validate(report=DIR) writes, from the same functions.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "report/json.hpp"
+
+namespace llmroof::report {
+
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string validation_markdown(const measurement_set& set, const validation& val, bool refit,
+                                const std::string& source) {
+  const validation_scope* best = &val.best();
+  std::ostringstream md;
+  md << "# llmroof validation against " << source << "\n\n"
+     << set.rows.size() << " points mapped, " << set.skipped.size() << " skipped (listed below). ";
+  if (refit) {
+    md << "Leave-one-source-out cross-validation: every source's points are predicted by profiles fitted to the "
+       << "other sources only. The chosen scope has the lowest sum of single-stream decode and prefill MdAPE; within "
+       << "0.1 point the lower MdAPE over all decode points, then the finer scope (its extra groups hold one source "
+       << "each, which this validation cannot score).\n\n";
+  } else {
+    md << "Every point predicted with the profiles llmroof ships (--no-refit: no fitting, no cross-validation): "
+       << "what it answers out of the box.\n\n";
+  }
+  md << "| profiles | decode MdAPE | single-stream decode MdAPE | prefill MdAPE |\n|---|---|---|---|\n";
+  for (const auto& r : val.scopes) {
+    md << "| " << r.name << (&r == best && refit ? " (chosen)" : "") << " | " << fmt("%.1f%%", 100 * r.decode)
+       << " | " << fmt("%.1f%%", 100 * r.single) << " | " << fmt("%.1f%%", 100 * r.prefill) << " |\n";
+  }
+  md << "\n## By metric (" << best->name << ")\n\nBand coverage: the share of points whose measurement lies inside "
+     << "the band (the profile one standard error slower to one faster, widened to the metric's 68th-percentile "
+     << "error on the other sources' points).\n\n"
+     << "| metric | points | MdAPE | band coverage |\n|---|---|---|---|\n";
+  for (const metric_summary& x : best->metrics) {
+    md << "| " << to_string(x.what) << " | " << x.points << " | " << fmt("%.1f%%", 100 * x.mdape) << " | "
+       << fmt("%.0f%%", 100 * x.band_coverage) << " |\n";
+  }
+  // The two headline figures per engine.
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> engines;
+  for (const auto& p : best->predictions) {
+    if (p.row->what == metric::decode_tps_per_seq && p.row->batch == 1) engines[p.row->engine].first.push_back(p.error());
+    if (p.row->what == metric::prefill_tps) engines[p.row->engine].second.push_back(p.error());
+  }
+  const auto cell = [](const std::vector<double>& v) {
+    return v.empty() ? std::string("- | -") : std::to_string(v.size()) + " | " + fmt("%.1f%%", 100 * median(v));
+  };
+  md << "\n## Single-stream decode and prefill tokens/s per engine (" << best->name << ")\n\n"
+     << "| engine | single-stream decode points | MdAPE | prefill points | MdAPE |\n|---|---|---|---|---|\n";
+  for (const auto& [eng, v] : engines) md << "| " << eng << " | " << cell(v.first) << " | " << cell(v.second) << " |\n";
+  // Breakdown of the chosen scope by metric, engine and memory kind.
+  std::map<std::string, std::vector<double>> groups;
+  for (const auto& p : best->predictions) {
+    groups[std::string(to_string(p.row->what)) + " | " + p.row->engine + " | " +
+           std::string(to_string(p.row->dev.memory_kind_of()))]
+        .push_back(p.error());
+  }
+  md << "\n## By metric, engine and memory kind (" << best->name << ")\n\n"
+     << "| metric | engine | memory | points | MdAPE | worst APE |\n|---|---|---|---|---|---|\n";
+  for (const auto& [k, v] : groups) {
+    md << "| " << k << " | " << v.size() << " | " << fmt("%.1f%%", 100 * median(v)) << " | "
+       << fmt("%.0f%%", 100 * *std::max_element(v.begin(), v.end())) << " |\n";
+  }
+  // The worst ten overall, then per engine, each with its likely reason.
+  const auto worst_table = [&](const std::string& title, const std::string& engine) {
+    std::vector<const cv_prediction*> worst;
+    for (const auto& p : best->predictions) {
+      if (engine.empty() || p.row->engine == engine) worst.push_back(&p);
+    }
+    std::sort(worst.begin(), worst.end(), [](auto* a, auto* b) { return a->error() > b->error(); });
+    md << "\n## " << title << "\n\n| id | device | model | metric | measured | predicted | error | likely reason |\n"
+       << "|---|---|---|---|---|---|---|---|\n";
+    for (std::size_t i = 0; i < worst.size() && i < 10; ++i) {
+      const auto& p = *worst[i];
+      md << "| " << p.row->id << " | " << p.row->dev.id << " x" << p.row->plan.devices() << " | " << p.row->arch.id
+         << " " << p.row->pr.weights.name << " | " << to_string(p.row->what) << " | " << fmt("%.4g", p.row->value)
+         << " | " << fmt("%.4g", p.predicted) << " | " << fmt("%.0f%%", 100 * p.error()) << " | "
+         << likely_reason(*p.row, p.predicted / p.row->value) << " |\n";
+    }
+  };
+  worst_table("Worst ten points", "");
+  std::set<std::string> engine_names;
+  for (const auto& p : best->predictions) engine_names.insert(p.row->engine);
+  for (const auto& e : engine_names) worst_table("Worst ten points of " + e, e);
+  md << "\n## Rows not mapped\n\n| id | reason |\n|---|---|\n";
+  for (const auto& s : set.skipped) md << "| " << s.id << " | " << s.reason << " |\n";
+  return md.str();
+}
+
+std::string predictions_csv(const validation_scope& best) {
+  std::ostringstream csv;
+  csv << "id,engine,device,memory_kind,model,metric,measured,predicted,low,high,ape,likely_reason\n";
+  for (const auto& p : best.predictions) {
+    // The reason is free text: quoted, its quotes doubled (RFC 4180).
+    std::string why = likely_reason(*p.row, p.predicted / p.row->value);
+    for (std::size_t at = why.find('"'); at != std::string::npos; at = why.find('"', at + 2)) why.insert(at, "\"");
+    csv << p.row->id << "," << p.row->engine << "," << p.row->dev.id << "," << to_string(p.row->dev.memory_kind_of())
+        << "," << p.row->arch.id << "," << to_string(p.row->what) << "," << p.row->value << "," << p.predicted << ","
+        << fmt("%.6g", p.low) << "," << fmt("%.6g", p.high) << "," << p.error() << ",\"" << why << "\"\n";
+  }
+  return csv.str();
+}
+
+void write_validation_report(const std::string& dir, const std::string& markdown, const std::string& csv) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir, ec)) {
+    throw std::invalid_argument("report: cannot create the folder '" + dir + "'" + (ec ? " (" + ec.message() + ")" : ""));
+  }
+  for (const auto& [name, text] : {std::pair<const char*, const std::string&>{"report.md", markdown},
+                                   std::pair<const char*, const std::string&>{"predictions.csv", csv}}) {
+    const auto path = std::filesystem::path(dir) / name;
+    std::ofstream f(path);
+    f << text;
+    f.flush();
+    if (!f) throw std::invalid_argument("report: cannot write '" + path.string() + "'");
+  }
+}
+
+}  // namespace llmroof::report
