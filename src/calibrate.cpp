@@ -485,13 +485,23 @@ void widen_band(cv_prediction& p, double w) {
 }  // namespace
 
 std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, profile_scope scope) {
+  // Folds: one per source (leave-one-source-out) while rows x folds stays
+  // within max_cv_row_folds (and never fewer than min_cv_folds); past that,
+  // sources in name order take the folds in turn, so a validation's work is
+  // bounded whatever the file holds.
+  std::map<std::string, std::size_t> fold_of;
+  for (const auto& m : rows) fold_of.emplace(m.source, 0);
+  const std::size_t folds = cv_folds(rows.size(), fold_of.size());
+  std::size_t next = 0;
+  for (auto& [src, fold] : fold_of) fold = next++ % folds;
   std::map<std::string, std::vector<const measurement*>> by_source;
-  for (const auto& m : rows) by_source[m.source].push_back(&m);
+  for (const auto& m : rows) by_source[std::to_string(fold_of[m.source])].push_back(&m);
+  const auto fold_key = [&](const measurement& m) { return std::to_string(fold_of.at(m.source)); };
   std::vector<cv_prediction> out;
   for (const auto& [src, held] : by_source) {
     std::vector<measurement> train;
     for (const auto& m : rows) {
-      if (m.source != src) train.push_back(m);
+      if (fold_key(m) != src) train.push_back(m);
     }
     const profile_table t = fit_profiles(train, scope);
     for (const measurement* m : held) out.push_back(predict_with_band(*m, t.for_row(m->dev, m->engine)));
@@ -501,11 +511,11 @@ std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, 
   for (const auto& [src, held] : by_source) {
     std::vector<cv_prediction> others;
     for (const auto& p : out) {
-      if (p.row->source != src) others.push_back(p);
+      if (fold_key(*p.row) != src) others.push_back(p);
     }
     widths[src] = conformal_widths(others);
   }
-  for (auto& p : out) widen_band(p, widths[p.row->source][static_cast<std::size_t>(p.row->what)]);
+  for (auto& p : out) widen_band(p, widths[fold_key(*p.row)][static_cast<std::size_t>(p.row->what)]);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // Devices a user brings: the inline `custom:` form, JSON files with the fields
 // of `llmroof list devices --json`, and the one entry point for device strings.
 #include <cctype>
+#include <cstdint>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 
 #include "llmroof/detail/check.hpp"
 #include "llmroof/device.hpp"
+#include "readers/common.hpp"
 
 namespace llmroof {
 
@@ -33,9 +35,13 @@ const std::vector<unit>& units_of(measure q) {
   static const std::vector<unit> memory = {{"B", 1},           {"KB", 1e3},         {"MB", 1e6},
                                            {"GB", 1e9},        {"TB", 1e12},        {"KiB", 1024.0},
                                            {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
-  static const std::vector<unit> bandwidth = {{"B/s", 1},          {"KB/s", 1e3},   {"MB/s", 1e6},
-                                              {"GB/s", 1e9},       {"TB/s", 1e12},  {"MiB/s", 1048576.0},
-                                              {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0}};
+  // Bytes are B, bits b (8 to a byte): links are sold in Gb/s (400 Gb/s
+  // InfiniBand NDR is 50 GB/s).
+  static const std::vector<unit> bandwidth = {
+      {"B/s", 1},           {"KB/s", 1e3},       {"MB/s", 1e6},     {"GB/s", 1e9},     {"TB/s", 1e12},
+      {"KiB/s", 1024.0},    {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0},
+      {"b/s", 0.125},       {"Kb/s", 125.0},     {"Mb/s", 1.25e5},  {"Gb/s", 1.25e8},  {"Tb/s", 1.25e11},
+      {"bps", 0.125},       {"Kbps", 125.0},     {"Mbps", 1.25e5},  {"Gbps", 1.25e8},  {"Tbps", 1.25e11}};
   static const std::vector<unit> rate = {
       {"FLOPS", 1},   {"FLOP/s", 1},   {"GF", 1e9},      {"GFLOPS", 1e9},  {"GFLOP/s", 1e9}, {"TF", 1e12},
       {"TFLOPS", 1e12}, {"TFLOP/s", 1e12}, {"PF", 1e15}, {"PFLOPS", 1e15}, {"PFLOP/s", 1e15}, {"OPS", 1},
@@ -58,6 +64,32 @@ const char* example_of(measure q) {
     case measure::power: return "W";
   }
   return "";
+}
+
+/// Physical range of each measure (base units), said in the message: wide
+/// enough for any accelerator or CPU of the catalog and of the next decade,
+/// narrow enough that a slip of units (1e-9 GiB, 1e30 B/s) is refused rather
+/// than planned into "-0 users" or "inf ms".
+struct range {
+  double lo, hi;
+  const char* said;
+};
+
+range range_of(measure q) {
+  switch (q) {
+    case measure::memory: return {64.0 * 1048576.0, 64.0 * 1099511627776.0, "[64 MiB, 64 TiB]"};
+    case measure::bandwidth: return {1e8, 1e15, "[0.1 GB/s, 1 PB/s]"};
+    case measure::rate: return {1e8, 1e19, "[0.1 GFLOP/s, 10 EFLOP/s]"};
+    case measure::power: return {0, 1e5, "[0, 100 kW]"};
+  }
+  return {0, 0, ""};
+}
+
+void require_physical(const std::string& where, const std::string& field, double v, measure q, const std::string& got) {
+  const range r = range_of(q);
+  if (!(v >= r.lo && v <= r.hi)) {
+    throw std::invalid_argument(where + ": " + field + " must be in " + r.said + " (got '" + got + "')");
+  }
 }
 
 std::string trim(std::string_view s) {
@@ -84,17 +116,36 @@ double parse_quantity(const std::string& where, const std::string& field, std::s
     throw std::invalid_argument(where + ": " + field + " must have a unit like " + example_of(q) + " (got '" + t +
                                 "')");
   }
+  // The prefix's case is free (gb/s, GB/s); B (bytes) and b (bits) are not.
+  const auto same_unit = [](std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const bool byte_or_bit = b[i] == 'B' || b[i] == 'b';
+      if (byte_or_bit ? a[i] != b[i] : std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
+        return false;
+      }
+    }
+    return true;
+  };
   for (const auto& x : units_of(q)) {
-    if (detail::to_lower(u) == detail::to_lower(x.name)) {
+    if (same_unit(u, x.name)) {
       const double out = v * x.factor;
       if (!std::isfinite(out) || out < 0 || (out == 0 && q != measure::power)) {
         throw std::invalid_argument(where + ": " + field + " must be > 0 (got '" + t + "')");
       }
+      require_physical(where, field, out, q, t);
       return out;
     }
   }
   std::string known;
   for (const auto& x : units_of(q)) known += (known.empty() ? "" : ", ") + std::string(x.name);
+  for (const auto& x : units_of(q)) {
+    if (detail::to_lower(u) == detail::to_lower(x.name)) {
+      // Only B/b differs: say which is which.
+      throw std::invalid_argument(where + ": " + field + " has unit '" + u + "': B is bytes, b is bits (did you mean '" +
+                                  x.name + "'?)");
+    }
+  }
   throw std::invalid_argument(where + ": " + field + " has unit '" + u + "', which is not one of " + known);
 }
 
@@ -159,6 +210,11 @@ device parse_custom_device(std::string_view spec) {
     if (std::find(given.begin(), given.end(), key) != given.end()) {
       throw std::invalid_argument(where + ": " + key + " is given twice");
     }
+    // fp16 and bf16 name the one 16-bit rate.
+    const std::string other = key == "fp16" ? "bf16" : key == "bf16" ? "fp16" : "";
+    if (!other.empty() && std::find(given.begin(), given.end(), other) != given.end()) {
+      throw std::invalid_argument(where + ": bf16 and fp16 both set the 16-bit rate: give one");
+    }
     given.push_back(key);
     const auto rate = [&](math_format m) {
       d.peaks[idx(m)] = make_flops_per_second(parse_quantity(where, key, value, measure::rate));
@@ -210,6 +266,8 @@ device parse_device_json(std::string_view text, std::string_view where_) {
     if (v.is_number()) {
       const double x = v.get<double>();
       if (!std::isfinite(x) || x < 0) throw std::invalid_argument(where + ": " + k + " must be >= 0 (got " + detail::show(x) + ")");
+      // 0 is how `list devices --json` prints a rate or link the device lacks.
+      if (x > 0) require_physical(where, k, x, q, detail::show(x));
       return x;
     }
     if (v.is_string()) return parse_quantity(where, k, v.get<std::string>(), q);
@@ -259,11 +317,15 @@ device parse_device_json(std::string_view text, std::string_view where_) {
 }
 
 device read_device_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("device file " + path + ": cannot be read");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_device_json(ss.str(), path);
+  // The readers' guard: a regular file (never a FIFO or /dev/zero) of at most
+  // max_device_file_bytes: one device's fields are a few hundred bytes.
+  constexpr std::uint64_t max_device_file_bytes = 1ull << 20;
+  std::uint64_t size = 0;
+  const auto raw = readers::read_prefix(path, max_device_file_bytes + 1, &size);
+  if (size > max_device_file_bytes) {
+    throw std::invalid_argument(path + ": larger than 1 MiB (limit for a device file)");
+  }
+  return parse_device_json(std::string(raw.begin(), raw.end()), path);
 }
 
 std::string device_json(const device& d) {

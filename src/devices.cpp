@@ -201,7 +201,10 @@ std::vector<const device_names*> narrow(std::vector<const device_names*> c, cons
   return c;
 }
 
-std::vector<const device_names*> resolve(std::string_view text) {
+// `lenient`: a dataset's name may carry words no catalog name uses ("Server
+// Edition", "not stated"), dropped as a last pass; a user's name must match
+// with every word ("h100-sxmx" is no H100 SXM).
+std::vector<const device_names*> resolve(std::string_view text, bool lenient) {
   const auto& index = name_index();
   const std::string key = detail::to_lower(text);
   for (const auto& n : index) {
@@ -232,7 +235,7 @@ std::vector<const device_names*> resolve(std::string_view text) {
     }
     if (plain.size() == 1) c = plain;
   }
-  if (c.empty()) {
+  if (c.empty() && lenient) {
     // 3. without words no catalog name uses ("Server Edition", "not stated").
     std::set<std::string> known;
     for (const auto& n : index) {
@@ -261,12 +264,12 @@ const std::vector<device>& devices() {
 
 std::vector<std::string> match_devices(std::string_view name) {
   std::vector<std::string> ids;
-  for (const auto* n : resolve(name)) ids.push_back(n->dev->id);
+  for (const auto* n : resolve(name, true)) ids.push_back(n->dev->id);
   return ids;
 }
 
 const device& find_device(std::string_view name) {
-  const auto c = resolve(name);
+  const auto c = resolve(name, false);
   if (c.size() == 1) return *c.front()->dev;
   if (c.size() > 1) {
     std::string msg = "device '" + std::string(name) + "' is ambiguous: it matches " + std::to_string(c.size()) +

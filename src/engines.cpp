@@ -28,7 +28,8 @@ std::vector<engine_row> build() {
                         .numbered_versions = true,
                         .kernels = engine_id::vllm,
                         .spellings = {"vLLM"},
-                        .reserve_label = "non-torch memory"};
+                        .reserve_label = "non-torch memory",
+                        .refuses_context_beyond_positions = true};
   // SGLang: mem_fraction_static is chosen by GPU size, 0.88 on 80-96 GB parts;
   // page_size 1; chunked_prefill_size 8192 on large GPUs; CUDA graphs outside.
   // The 1 GiB reserve is the CUDA context and workspaces held when it measures.
@@ -41,7 +42,9 @@ std::vector<engine_row> build() {
       .versions = {},
       .numbered_versions = false,
       .kernels = engine_id::sglang,
-      .spellings = {"SGLang"}};
+      .spellings = {"SGLang"},
+      .reserve_label = "runtime reserve",
+      .refuses_context_beyond_positions = true};
   // TensorRT-LLM: kv_cache_free_gpu_memory_fraction 0.9 of the memory free
   // after weights and activations; tokens_per_block 32; max_num_tokens 8192;
   // KV cache quantization adds int8 and nvfp4. Its 2023 releases launched

@@ -243,6 +243,20 @@ validation validate(const std::vector<measurement>& rows, bool refit);
 /// satisfies `pred` (NaN when there are none).
 double median_ape(const std::vector<cv_prediction>& p, bool decode);
 
+/// Cross-validation folds: one per source (leave-one-source-out) while rows x
+/// folds stays within max_cv_row_folds, else as many as that allows and at
+/// least min_cv_folds, sources sharing folds in turn. The shipped data (621
+/// rows, 15 sources) and the third release beside them (1,386 rows, ~67
+/// sources) keep one fold per source; a file of a row per source does not
+/// cost a fit per row.
+inline constexpr std::size_t max_cv_row_folds = 150000;
+inline constexpr std::size_t min_cv_folds = 16;
+
+inline std::size_t cv_folds(std::size_t rows, std::size_t sources) {
+  const std::size_t affordable = std::max<std::size_t>(min_cv_folds, rows > 0 ? max_cv_row_folds / rows : sources);
+  return std::max<std::size_t>(1, std::min(sources, affordable));
+}
+
 /// Why a row's prediction is off, in a sentence a reader can act on:
 /// `ratio` is predicted / measured (tokens/s over-predict above 1, times
 /// below). What `validate` reports beside each row.

@@ -194,6 +194,12 @@ inline deployment::deployment(architecture a, precision p, const roofline& r, pl
 inline void deployment::check() const {
   validate(engine);
   validate_kv_format(engine, pr.kv);
+  if (engine.max_model_len && model.max_context > 0 && *engine.max_model_len > model.max_context &&
+      engine_row_of(engine.id).refuses_context_beyond_positions) {
+    throw std::invalid_argument("max_model_len (" + detail::show(*engine.max_model_len) + ") is beyond the " +
+                                detail::show(model.max_context) + " positions of '" + model.id +
+                                "' (max_position_embeddings): " + std::string(engine.name()) + " refuses to start");
+  }
   if (stored) detail::require_non_negative("stored weights", stored->value());
   if (!roof_) return;
   validate(where.parallel, model);

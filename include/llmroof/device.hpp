@@ -120,11 +120,14 @@ const std::vector<device>& devices();
 /// words; "40-core" = "40c"; "mobile" = "laptop"); a memory size ("24GB") or
 /// type ("HBM3") in the name only chooses among variants. Throws
 /// std::invalid_argument listing the candidates when the name is ambiguous,
-/// the closest ids when nothing matches.
+/// the closest ids when nothing matches; every word of the name must match
+/// ("h100-sxmx" is refused, not read as an H100 SXM).
 const device& find_device(std::string_view name);
 
 /// Ids of the catalog devices `name` matches: one when it resolves, several
-/// when it is ambiguous, none when nothing matches.
+/// when it is ambiguous, none when nothing matches. Lenient as a dataset's
+/// names need: words no catalog name uses ("Server Edition") are dropped
+/// when nothing matches with them.
 std::vector<std::string> match_devices(std::string_view name);
 
 /// A device from the inline form `custom:memory=24GiB,bandwidth=936GB/s,

@@ -119,6 +119,12 @@ struct engine_row {
   std::vector<std::string_view> spellings;
   /// What the memory plan calls its runtime reserve.
   std::string_view reserve_label = "runtime reserve";
+  /// Whether it refuses a max_model_len beyond the model's positions
+  /// (max_position_embeddings): vLLM ("User-specified max_model_len is
+  /// greater than the derived max_model_len", unless
+  /// VLLM_ALLOW_LONG_MAX_MODEL_LEN) and SGLang (unless
+  /// SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN); llama.cpp warns and runs.
+  bool refuses_context_beyond_positions = false;
 };
 
 /// Every engine, in engine_id order.

@@ -22,14 +22,25 @@ struct load_result {
   double rate = 0;             ///< requests/s offered
   bool stable = false;         ///< the server keeps up (utilisation < 1, memory holds)
   bool keeps_up = false;       ///< the queue is bounded, memory aside
-  double users = 0;            ///< mean concurrent sequences (Little's law)
+  /// Mean requests in the server, rate x (TTFT + output x TPOT) by Little's
+  /// law: below one at light load (0.01 requests/s holds 0.01 x 3.7 s), 0 idle.
+  double users = 0;
+  /// Mean sequences decoding: rate x output x TPOT (the rest wait for their
+  /// first token), at most `users`.
+  double decoding = 0;
   double prefill_share = 0;    ///< share of device time spent in prefill
   seconds prefill = make_seconds(0);     ///< one prompt's prefill, alone
   seconds ttft_wait = make_seconds(0);   ///< mean queueing before the prefill starts
   seconds ttft = make_seconds(0);        ///< wait + prefill stretched by running decodes
   seconds tpot = make_seconds(0);        ///< time per output token while N users decode
-  [[nodiscard]] tokens_per_second tokens_per_s_per_user() const { return make_tokens(1) / tpot; }
-  [[nodiscard]] tokens_per_second tokens_per_s_total() const { return make_tokens(users) / tpot; }
+  [[nodiscard]] tokens_per_second tokens_per_s_per_user() const {
+    return tpot.value() > 0 ? make_tokens(1) / tpot : make_tokens(0) / make_seconds(1);
+  }
+  /// Output tokens/s of the server: the decoding sequences' steps, which is
+  /// rate x output once it keeps up (never more: no more tokens are asked).
+  [[nodiscard]] tokens_per_second tokens_per_s_total() const {
+    return tpot.value() > 0 ? make_tokens(decoding) / tpot : make_tokens(0) / make_seconds(1);
+  }
 };
 
 /// First-order serving model, documented in README "Load":
@@ -72,15 +83,16 @@ inline load_result serve_at_rate(const deployment& d, const workload& s, double 
   out.prefill_share = rate * S;
   const double rho = interfering * out.prefill_share;
   const double chunks = std::ceil(prompt / d.engine.max_batched_tokens);
-  double n = std::max(
-      1.0, rate * (handling + S + s.output * d.decode(1, mean_context).estimate.value()));
+  // Requests in the server, fractional at light load (a step still runs at
+  // least one sequence): Little's law from one sequence's times.
+  double n = rate * (handling + S + s.output * d.decode(1, mean_context).estimate.value());
   bool ok = out.prefill_share < 1;
   bool converged = false;
   double tpot = 0, ttft = 0, wait = 0;
   // Users implied by n users decoding (Little's law), with TTFT and TPOT.
   const auto implied = [&](double users) {
     const double step = d.decode(std::max(1.0, users), mean_context).estimate.value();
-    const double others = interfering * users;  // requests a new one finds decoding
+    const double others = interfering * users;  // requests a new one finds (below one: the chance it finds one)
     // Chunked prefill: the others' chunks ride in mixed steps that also
     // advance every decode (one weight read for both), each lasting its
     // chunk's prefill or at least a decode step; pure decode steps fill the
@@ -90,7 +102,7 @@ inline load_result serve_at_rate(const deployment& d, const workload& s, double 
     tpot = 1 / (mixed_per_s + (1 - mixed_per_s * mixed) / step);
     wait = rho * S / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);
     ttft = handling + wait + S + chunks * step * std::min(1.0, others / std::max(1.0, d.engine.max_batched_tokens));
-    return std::max(1.0, rate * (ttft + s.output * tpot));
+    return rate * (ttft + s.output * tpot);
   };
   // The damped iteration n <- (n + implied(n)) / 2 rises from below to the
   // smallest fixed point when one exists (and runs away when none does).
@@ -133,10 +145,11 @@ inline load_result serve_at_rate(const deployment& d, const workload& s, double 
     last = n = damped;
   }
   out.users = n;
+  out.decoding = std::min(out.users, rate * s.output * tpot);
   out.tpot = make_seconds(tpot);
   out.ttft_wait = make_seconds(wait);
   out.ttft = make_seconds(ttft);
-  const bool fits = converged && d.memory(std::ceil(n), prompt + s.output).fits;
+  const bool fits = converged && d.memory(std::max(1.0, std::ceil(n)), prompt + s.output).fits;
   out.keeps_up = ok && converged;
   out.stable = out.keeps_up && fits;
   return out;
@@ -168,7 +181,10 @@ struct closed_loop_result {
   double requests_per_s = 0;
   serving_limit limit = serving_limit::none;  ///< none, kv_cache (its slots), max_num_seqs, compute (it saturates)
   [[nodiscard]] double output_tokens_per_s(double output) const { return requests_per_s * output; }
-  [[nodiscard]] tokens_per_second tokens_per_s_per_user() const { return make_tokens(1) / tpot; }
+  /// 0 when nothing is served (not one request fits).
+  [[nodiscard]] tokens_per_second tokens_per_s_per_user() const {
+    return tpot.value() > 0 ? make_tokens(1) / tpot : make_tokens(0) / make_seconds(1);
+  }
 };
 
 /// Most requests of the workload's shape (prompt + output tokens each) the

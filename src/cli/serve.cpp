@@ -136,16 +136,22 @@ int cmd_plan(const options& o) {
     std::printf("  %s in the engine (%s slots: KV for %s tokens each, max_num_seqs %s), limit: %s\n",
                 fmt("%.1f", c.active).c_str(), thousands(c.slots).c_str(), thousands(sc.prompt_tokens() + sc.output).c_str(),
                 thousands(s.engine.max_sequences).c_str(), std::string(to_string(c.limit)).c_str());
-    std::printf("  TTFT %s (waiting for a slot %s), TPOT %s = %.1f tokens/s per user; %.3g requests/s, %.0f output "
-                "tokens/s total\n", ms(c.ttft).c_str(), ms(c.queue_wait).c_str(), ms(c.tpot).c_str(),
-                c.tokens_per_s_per_user().value(), c.requests_per_s, c.output_tokens_per_s(sc.output));
+    if (c.slots < 1) {
+      std::printf("  not one request of %s tokens fits: nothing is served\n",
+                  thousands(sc.prompt_tokens() + sc.output).c_str());
+    } else {
+      std::printf("  TTFT %s (waiting for a slot %s), TPOT %s = %.1f tokens/s per user; %.3g requests/s, %.0f output "
+                  "tokens/s total\n", ms(c.ttft).c_str(), ms(c.queue_wait).c_str(), ms(c.tpot).c_str(),
+                  c.tokens_per_s_per_user().value(), c.requests_per_s, c.output_tokens_per_s(sc.output));
+    }
   }
   if (const auto& open = load.open) {
     std::printf("\nLoad: %.3g requests/s, each %s prompt + %s output tokens (M/D/1 prefill queue, Little's law)\n",
                 open->rate, thousands(sc.prompt_tokens()).c_str(), thousands(sc.output).c_str());
     if (open->stable) {
-      std::printf("  steady state: %.1f concurrent users, utilisation %.0f%% of the %.3g requests/s capacity, "
-                  "prefill share %.0f%%\n", open->users, load.max_rate > 0 ? 100 * open->rate / load.max_rate : 100.0, load.max_rate,
+      // Little's users are fractional at light load (0.01 requests/s: 0.0377).
+      std::printf("  steady state: %s concurrent users, utilisation %.0f%% of the %.3g requests/s capacity, "
+                  "prefill share %.0f%%\n", fmt(open->users >= 10 ? "%.1f" : "%.3g", open->users).c_str(), load.max_rate > 0 ? 100 * open->rate / load.max_rate : 100.0, load.max_rate,
                   100 * open->prefill_share);
       std::printf("  TTFT %s (queueing %s), TPOT %s = %.1f tokens/s per user, %.0f tokens/s total\n",
                   ms(open->ttft).c_str(), ms(open->ttft_wait).c_str(), ms(open->tpot).c_str(),

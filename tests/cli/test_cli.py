@@ -73,6 +73,18 @@ check("engine settings reported", base["engine_settings"]["max_sequences"] == 10
 old = json.loads(run("plan", "--model", "llama-3.1-8b", "--device", "a100-80gb-sxm", "--engine", "vllm@0.10", "--json").stdout)
 check("vllm@0.10 on A100: 256 sequences, 2048 tokens", old["engine_settings"]["max_sequences"] == 256 and old["engine_settings"]["max_batched_tokens"] == 2048 and old["engine_settings"]["version"] == "0.10", old["engine_settings"])
 
+# Open loop below one user (issue 34): Little's users are fractional, the output is what
+# the arrivals ask for (rate x output), an idle server serves nothing.
+light = json.loads(run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--rate", "0.01", "--output", "512",
+                       "--json").stdout)["load"]
+check("open loop 0.01/s: a fraction of a user", 0 < light["users"] < 0.1 and
+      abs(light["users"] - 0.01 * (light["ttft_s"] + 512 * light["tpot_s"])) < 1e-12, light)
+check("open loop 0.01/s: 5.12 output tokens/s", abs(light["tokens_per_s_total"] - 5.12) < 1e-9, light)
+idle = json.loads(run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--rate", "0", "--json").stdout)["load"]
+check("open loop idle", idle["users"] == 0 and idle["tokens_per_s_total"] == 0 and idle["stable"], idle)
+r = run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--rate", "0.01")
+check("open loop text: fractional users", "steady state: 0.03" in r.stdout and ", 5 tokens/s total" in r.stdout, r.stdout)
+
 # Closed loop (issue 18): N users each sending the next request when the last completes.
 NIM = ["--model", "llama-3.3-70b", "--device", "h100-sxm:2", "--weights", "fp8", "--kv", "fp8-e4m3",
        "--engine", "tensorrt-llm", "--prompt", "5000", "--output", "500", "--context", "5500"]

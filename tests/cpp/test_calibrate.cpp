@@ -229,7 +229,35 @@ TEST_CASE("malformed points files are rejected with the line") {
   CHECK_THROWS_WITH_AS(read_measurements(path.string()), (path.string() + ": line 1: missing column 'device'").c_str(),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(read_measurements("/nonexistent.csv"), "/nonexistent.csv: no such file", std::invalid_argument);
+  // A value written as a number that is not finite is a broken row, named.
+  const std::string header =
+      "id,source,device,n_devices,backend,model,weight_format,kv_format,batch,prompt_tokens,context_depth,gen_tokens,"
+      "metric,value,unit,notes\n";
+  for (const char* value : {"inf", "nan", "1e999", "-inf"}) {
+    CAPTURE(value);
+    std::ofstream(path) << header << "M1,s,RTX 4090,1,llama.cpp,Llama-3.1-8B,Q4_K_M,f16,1,512,0,128,decode_tps_per_seq,"
+                        << value << ",tok/s,\n";
+    CHECK_THROWS_WITH_AS(read_measurements(path.string()),
+                         (path.string() + ": line 2: value '" + value + "' is not a finite number").c_str(),
+                         std::invalid_argument);
+  }
+  std::ofstream(path) << header << "M1,s,RTX 4090,1,llama.cpp,Llama-3.1-8B,Q4_K_M,f16,inf,512,0,128,decode_tps_per_seq,"
+                      << "100,tok/s,\n";
+  CHECK_THROWS_WITH_AS(read_measurements(path.string()), (path.string() + ": line 2: batch 'inf' is not a finite number").c_str(),
+                       std::invalid_argument);
   std::filesystem::remove(path);
+}
+
+TEST_CASE("cross-validation folds: one per source while rows x folds stays bounded, then shared in turn") {
+  // 621 rows of 15 sources: leave-one-source-out. 1,386 of 67: still.
+  CHECK(cv_folds(621, 15) == 15);
+  CHECK(cv_folds(1386, 67) == 67);
+  // 5,000 rows of 5,000 sources: 150,000 / 5,000 = 30 folds, not 5,000 fits.
+  CHECK(cv_folds(5000, 5000) == 30);
+  CHECK(cv_folds(100000, 100000) == min_cv_folds);
+  CHECK(cv_folds(10, 3) == 3);
+  // Past the bound the folds are shared: the files that would cost a fit per
+  // row are timed by benchmarks/validate_limits.sh, not run here.
 }
 
 TEST_CASE("a measured decode runs at its mean cached context") {

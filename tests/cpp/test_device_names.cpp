@@ -33,7 +33,6 @@ TEST_CASE("vendor spellings resolve to the catalog id") {
       {"GeForce RTX 4090 Mobile", "rtx-4090-laptop"}, {"RTX 3080 Laptop 16GB", "rtx-3080-laptop"},
       // workstation and datacenter
       {"RTX A4000", "rtx-a4000"}, {"A2000", "rtx-a2000-12gb"}, {"RTX 6000 Ada", "rtx-6000-ada"},
-      {"NVIDIA RTX PRO 6000 Blackwell Server Edition 96GB", "rtx-pro-6000-blackwell"},
       {"H100 80GB HBM3", "h100-sxm"}, {"NVIDIA H100 PCIe 80GB", "h100-pcie"}, {"H100 SXM", "h100-sxm"},
       {"NVIDIA A100 SXM 80GB", "a100-80gb-sxm"}, {"A100 40GB PCIe", "a100-40gb-pcie"}, {"NVIDIA H200 141GB", "h200"},
       {"Tesla V100 SXM2 32GB", "v100-sxm2-32gb"}, {"Tesla T4", "t4"}, {"Jetson Orin Nano 8GB", "jetson-orin-nano-8gb"},
@@ -42,7 +41,7 @@ TEST_CASE("vendor spellings resolve to the catalog id") {
       // Apple
       {"M3 Max 40-core", "m3-max-40c"}, {"Apple M3 Max 40-Core GPU 64GB", "m3-max-40c"},
       {"Apple M2 Ultra 76-Core GPU 192GB", "m2-ultra-76c"}, {"M1 Max 24-core", "m1-max-24c"},
-      {"Apple M4 Max (64GB; GPU core count not stated)", "m4-max-40c"}, {"Apple M1 7-Core GPU 8GB", "m1-7c"},
+      {"Apple M1 7-Core GPU 8GB", "m1-7c"},
       {"M4 Pro", "m4-pro-20c"}, {"M5", "m5-10c"},
       // AMD
       {"Radeon RX 7900 XTX", "rx-7900-xtx"}, {"RX 7900 XT", "rx-7900-xt"}, {"RX 9070 XT", "rx-9070-xt"},
@@ -63,6 +62,18 @@ TEST_CASE("vendor spellings resolve to the catalog id") {
     ++n;
   }
   CHECK(n >= 40);
+}
+
+TEST_CASE("a user's name matches with every word; a dataset's may drop words no catalog name uses") {
+  // A near miss is refused with the closest ids, as for models (it used to
+  // plan an H100 SXM, the unknown word dropped).
+  CHECK_THROWS_WITH_AS(find_device("h100-sxmx"), "unknown device 'h100-sxmx'; closest: h100-sxm, h800-sxm5, p100-sxm2",
+                       std::invalid_argument);
+  CHECK_THROWS_AS(find_device("NVIDIA RTX PRO 6000 Blackwell Server Edition 96GB"), std::invalid_argument);
+  // Measured datasets' names carry such words; their reader resolves them leniently.
+  CHECK(match_devices("NVIDIA RTX PRO 6000 Blackwell Server Edition 96GB") ==
+        std::vector<std::string>{"rtx-pro-6000-blackwell"});
+  CHECK(match_devices("Apple M4 Max (64GB; GPU core count not stated)") == std::vector<std::string>{"m4-max-40c"});
 }
 
 TEST_CASE("ids used before the generated scheme keep working") {
@@ -119,11 +130,30 @@ TEST_CASE("inline custom device: one-line errors name the field") {
        "custom device: class must be datacenter, workstation, consumer, unified or cpu (got 'gpu')"},
       {"custom:memory=24GiB,memory=2GiB", "custom device: memory is given twice"},
       {"custom:memory", "custom device: 'memory' must be KEY=VALUE (e.g. memory=24GiB)"},
+      // Bits are not bytes: a unit whose B/b is the other one is named.
+      {"custom:memory=24Gib,bandwidth=936GB/s,bf16=71TF",
+       "custom device: memory has unit 'Gib': B is bytes, b is bits (did you mean 'GiB'?)"},
+      // The 16-bit rate named twice, once each way.
+      {"custom:memory=24GiB,bandwidth=936GB/s,bf16=71TF,fp16=80TF",
+       "custom device: bf16 and fp16 both set the 16-bit rate: give one"},
+      // Physical ranges, said in the message.
+      {"custom:memory=1e-9GiB,bandwidth=936GB/s,bf16=71TF",
+       "custom device: memory must be in [64 MiB, 64 TiB] (got '1e-9GiB')"},
+      {"custom:memory=24GiB,bandwidth=1e30B/s,bf16=71TF",
+       "custom device: bandwidth must be in [0.1 GB/s, 1 PB/s] (got '1e30B/s')"},
+      {"custom:memory=24GiB,bandwidth=936GB/s,bf16=1e30TF",
+       "custom device: bf16 must be in [0.1 GFLOP/s, 10 EFLOP/s] (got '1e30TF')"},
   };
   for (const auto& [spec, msg] : bad) {
     CAPTURE(spec);
     CHECK_THROWS_WITH_AS(parse_custom_device(spec), msg, std::invalid_argument);
   }
+  // 900 Gb/s is 112.5 GB/s (900e9 / 8 B/s); 7.2 Tbps 900 GB/s; GiB/s binary.
+  CHECK(parse_custom_device("custom:memory=24GiB,bandwidth=900Gb/s,bf16=71TF").bandwidth.value() == 112.5e9);
+  CHECK(parse_custom_device("custom:memory=24GiB,bandwidth=7.2Tbps,bf16=71TF").bandwidth.value() == doctest::Approx(900e9));
+  CHECK(parse_custom_device("custom:memory=24GiB,bandwidth=900gb/s,bf16=71TF").bandwidth.value() == 112.5e9);
+  CHECK(parse_custom_device("custom:memory=24GiB,bandwidth=1GiB/s,bf16=71TF").bandwidth.value() == 1073741824.0);
+  CHECK(parse_custom_device("custom:memory=24GiB,bandwidth=936GB/s,fp16=71TF").peak(math_format::bf16).value() == 71e12);
   CHECK_THROWS_WITH_AS(parse_custom_device("custom:memory=24GiB,bandwidth=936GB/s,bf16=71TF,colour=red"),
                        doctest::Contains("custom device: unknown field 'colour'"), std::invalid_argument);
 }
@@ -151,7 +181,10 @@ TEST_CASE("a device JSON round trip keeps every number; missing fields are named
   CHECK_THROWS_WITH_AS(parse_device_json(R"({"memory_bytes": 1e9, "bandwith_bytes_per_s": 1e9})", "x.json"),
                        "device file x.json: unknown field 'bandwith_bytes_per_s'", std::invalid_argument);
   CHECK_THROWS_AS(parse_device_json("{", "x.json"), std::invalid_argument);
-  CHECK_THROWS_WITH_AS(read_device_json("/nonexistent/d.json"), "device file /nonexistent/d.json: cannot be read",
+  // Device files pass the readers' guard: the model files' messages.
+  CHECK_THROWS_WITH_AS(read_device_json("/nonexistent/d.json"), "/nonexistent/d.json: no such file",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(read_device_json("/dev/zero"), "/dev/zero: is a device, not a regular file",
                        std::invalid_argument);
 }
 

@@ -31,6 +31,25 @@ TEST_CASE("workload limits: context, users, prompt") {
   CHECK_THROWS_WITH_AS(plan(d, s), "prompt must be a whole number (got 0.5)", std::invalid_argument);
 }
 
+TEST_CASE("max_model_len beyond the model's positions: refused where the engine refuses to start") {
+  // Llama-3.1-8B: 131,072 positions (max_position_embeddings).
+  request q;
+  q.model = &find_model("llama-3.1-8b");
+  q.dev = &find_device("h100-sxm");
+  q.engine_options.max_model_len = 1310720;
+  CHECK_THROWS_WITH_AS(resolve(q),
+                       "max_model_len (1310720) is beyond the 131072 positions of 'llama-3.1-8b' "
+                       "(max_position_embeddings): vllm refuses to start",
+                       std::invalid_argument);
+  q.engine = "sglang";
+  CHECK_THROWS_AS(resolve(q), std::invalid_argument);
+  q.engine = "llama.cpp";  // warns (n_ctx_train < n_ctx) and runs
+  CHECK(resolve(q).engine.max_model_len == 1310720);
+  q.engine = "vllm";
+  q.engine_options.max_model_len = 131072;  // the model's own length starts
+  CHECK_NOTHROW(resolve(q));
+}
+
 TEST_CASE("tensor parallel layouts must split the heads") {
   const architecture& a = find_model("llama-3.1-8b");  // 32 heads, 8 KV heads
   parallel_plan p;

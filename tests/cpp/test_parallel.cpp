@@ -150,7 +150,16 @@ TEST_CASE("load: light traffic sees the bare prefill; capacity grows with the TT
   CHECK(light.stable);
   CHECK(light.ttft.value() == doctest::Approx(light.prefill.value()).epsilon(0.01));
   // Little's law: N = rate x (TTFT + output x TPOT).
-  CHECK(light.users == doctest::Approx(std::max(1.0, 0.01 * (light.ttft.value() + 256 * light.tpot.value()))).epsilon(1e-3));
+  CHECK(light.users == doctest::Approx(0.01 * (light.ttft.value() + 256 * light.tpot.value())).epsilon(1e-12));
+  CHECK(light.users < 0.1);  // 0.01/s x ~2 s in the system: a fiftieth of a user
+  // 0.01 requests/s of 256 tokens: 2.56 output tokens/s, not one user's step rate.
+  CHECK(light.tokens_per_s_total().value() == doctest::Approx(2.56).epsilon(1e-12));
+  // Idle: no users, no tokens, the bare prefill as the first token's time.
+  const load_result idle = serve_at_rate(d, s, 0);
+  CHECK(idle.stable);
+  CHECK(idle.users == 0);
+  CHECK(idle.tokens_per_s_total().value() == 0);
+  CHECK(idle.ttft.value() == doctest::Approx(idle.prefill.value() + d.efficiency().per_request.value()));
   const double cap_tight = max_rate(d, s, make_seconds(0.1));
   const double cap_loose = max_rate(d, s, make_seconds(2.0));
   CHECK(cap_tight > 0);

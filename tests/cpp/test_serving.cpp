@@ -208,10 +208,13 @@ TEST_CASE("open loop: the users reported are a fixed point of Little's law, foun
     CAPTURE(rate);
     const load_result l = serve_at_rate(x.dep, x.s, rate);
     REQUIRE(l.keeps_up);
-    // N = rate x (TTFT(N) + 200 x TPOT(N)), at least one user: the times
-    // belong to the users reported (0.5/s implies 0.76, floored at 1).
+    // N = rate x (TTFT(N) + 200 x TPOT(N)): the times belong to the users
+    // reported (0.5/s holds 0.76 on average, a step still runs one sequence).
     const double little = rate * (l.ttft.value() + 200 * l.tpot.value());
-    CHECK(l.users == doctest::Approx(std::max(1.0, little)).epsilon(1e-12));
+    CHECK(l.users == doctest::Approx(little).epsilon(1e-12));
+    // The output the arrivals ask for, no more: rate x 200 tokens/s.
+    CHECK(l.tokens_per_s_total().value() == doctest::Approx(rate * 200).epsilon(1e-12));
+    CHECK(l.decoding <= l.users);
     const load_result again = serve_at_rate(x.dep, x.s, rate);
     CHECK(again.users == l.users);  // deterministic
   }

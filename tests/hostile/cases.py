@@ -81,6 +81,28 @@ CLI: list[tuple[str, list[str], str]] = [
     ("tps -1", ["users", *M, "--tps", "-1"], "--tps must be >= 0 and <= 1000000000 (got -1)"),
     ("bad report path", ["validate", "{D}/points.csv", "--report", "{D}/file/sub"],
      "--report: cannot create the folder '{D}/file/sub'"),
+    # Second round (issue 34): device files guarded as model files are.
+    ("device fifo", [*P[:3], "--device", "{D}/device_fifo.json"], "device_fifo.json: is a FIFO, not a regular file"),
+    ("device /dev/zero", [*P[:3], "--device", "{D}/device_zero.json"], "device_zero.json: is a device, not a regular file"),
+    ("device 2 MiB", [*P[:3], "--device", "{D}/device_big.json"], "larger than 1 MiB (limit for a device file)"),
+    # Units: bits are not bytes; one rate named twice; physical ranges.
+    ("memory in bits", [*P[:3], "--device", "custom:memory=24Gib,bandwidth=936GB/s,bf16=71TF"],
+     "memory has unit 'Gib': B is bytes, b is bits (did you mean 'GiB'?)"),
+    ("bf16 and fp16", [*P[:3], "--device", "custom:memory=24GiB,bandwidth=936GB/s,bf16=71TF,fp16=80TF"],
+     "bf16 and fp16 both set the 16-bit rate: give one"),
+    ("memory 1e-9 GiB", [*P[:3], "--device", "custom:memory=1e-9GiB,bandwidth=936GB/s,bf16=71TF"],
+     "memory must be in [64 MiB, 64 TiB] (got '1e-9GiB')"),
+    ("bandwidth 1e30", [*P[:3], "--device", "custom:memory=24GiB,bandwidth=1e30B/s,bf16=71TF"],
+     "bandwidth must be in [0.1 GB/s, 1 PB/s] (got '1e30B/s')"),
+    # Near-miss names resolve to nothing, with the closest ids.
+    ("device h100-sxmx", [*P[:3], "--device", "h100-sxmx"], "unknown device 'h100-sxmx'; closest: h100-sxm"),
+    # Beyond the model's positions, as vLLM refuses it.
+    ("max-model-len 10x", [*P, "--max-model-len", "1310720"],
+     "max_model_len (1310720) is beyond the 131072 positions of 'llama-3.1-8b' (max_position_embeddings): "
+     "vllm refuses to start"),
+    # Calibration: a value that is not finite names its row.
+    ("calibrate inf", ["calibrate", "{D}/inf_value.csv"], "inf_value.csv: line 2: value 'inf' is not a finite number"),
+    ("validate inf", ["validate", "{D}/inf_value.csv"], "inf_value.csv: line 2: value 'inf' is not a finite number"),
 ]
 
 # (name, python source of one call on `llmroof` as `r` and the corpus as D,
@@ -124,4 +146,16 @@ PYTHON: list[tuple[str, str, str, str]] = [
      "efficiency must be a dict or None (got int)"),
     ("devices str", "r.plan(model='llama-3.1-8b', device='h100-sxm', devices='8')", "TypeError",
      "devices must be an int (got str)"),
+    # Second round (issue 34).
+    ("device fifo", "r.plan(model='llama-3.1-8b', device=D + '/device_fifo.json')", "ValueError",
+     "device_fifo.json: is a FIFO, not a regular file"),
+    ("device /dev/zero", "r.Device.from_json(D + '/device_zero.json')", "ValueError",
+     "device_zero.json: is a device, not a regular file"),
+    ("fp8 1e30 TF", "r.Device(memory='24GiB', bandwidth='936GB/s', bf16='71TF', fp8='1e30TF')", "ValueError",
+     "fp8 must be in [0.1 GFLOP/s, 10 EFLOP/s] (got '1e30TF')"),
+    ("device h100-sxmx", "r.plan(model='llama-3.1-8b', device='h100-sxmx')", "ValueError",
+     "unknown device 'h100-sxmx'; closest: h100-sxm"),
+    ("max_model_len 10x", "r.plan(model='llama-3.1-8b', device='h100-sxm', max_model_len=1310720)", "ValueError",
+     "is beyond the 131072 positions of 'llama-3.1-8b'"),
+    ("calibrate inf", "r.calibrate(D + '/inf_value.csv')", "ValueError", "line 2: value 'inf' is not a finite number"),
 ]

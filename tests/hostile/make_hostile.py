@@ -10,6 +10,7 @@ cannot hold them.
 """
 from __future__ import annotations
 
+import csv
 import json
 import os
 import struct
@@ -143,6 +144,21 @@ def make(out: Path) -> None:
         os.symlink("loop.json", loop)
     (out / "folder.json").mkdir(exist_ok=True)
     (out / "file").write_text("x")
+
+    # Devices a user brings (second round): a FIFO and /dev/zero named .json;
+    # a file past the size limit; rows whose numbers are not finite.
+    dev_fifo = out / "device_fifo.json"
+    if not dev_fifo.exists():
+        os.mkfifo(dev_fifo)
+    zero = out / "device_zero.json"
+    if not zero.is_symlink():
+        os.symlink("/dev/zero", zero)
+    (out / "device_big.json").write_text("{" + " " * (2 << 20) + "}")
+    with points.open(newline="") as f:
+        header, first = list(csv.reader(f))[:2]
+    first[header.index("value")] = "inf"
+    with (out / "inf_value.csv").open("w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows([header, first])
 
 
 def main() -> None:
