@@ -1576,26 +1576,16 @@ def _sweep(
     *,
     weights: str | Sequence[str] | None = None,
     kv: str | Sequence[str] | None = None,
-    lm_head: str | None = None,
-    engine: str = "vllm",
-    devices: int = 1,
-    tp: int | None = None,
-    pp: int = 1,
-    ep: int = 1,
-    nodes: int = 1,
-    link: str | None = None,
-    inter_link: str | None = None,
-    efficiency: Efficiency | None = None,
     threads: int | None = None,
-    memory_utilization: float | None = None,
-    block_tokens: int | None = None,
+    **deployment: Any,
 ) -> pd.DataFrame:
     """A sweep's frame: the combination labels (model, device, weights, kv, in
     that order), then the core's columns (the grid axes repeated per
     combination, the results, the flags). Each combination is the deployment
     decode and prefill compile (a file's own formats and bytes, the layout,
-    the engine). The one place the sweeps' keywords
-    (:class:`SweepDecodeOptions`) get their defaults."""
+    the engine): ``deployment`` are :func:`_compile`'s keywords, with its
+    defaults. The one place the sweeps' own keywords (formats as lists,
+    threads) get theirs."""
     import pandas as pd
 
     models = [_model(x) for x in _as_list("model", model)]
@@ -1604,10 +1594,7 @@ def _sweep(
     kvs: list[str | None] = [None] if kv is None else [_format_name("kv", x) for x in _as_list("kv", kv)]
     x, y = _grid(**axes).values()
     combos = [(m, d, w, k) for m in models for d in devs for w in ws for k in kvs]
-    compiled = [_compile(m, d, weights=w, kv=k, lm_head=lm_head, engine=engine, devices=devices, tp=tp, pp=pp, ep=ep,
-                         nodes=nodes, link=link, inter_link=inter_link, efficiency=efficiency,
-                         memory_utilization=memory_utilization, block_tokens=block_tokens)
-                for m, d, w, k in combos]
+    compiled = [_compile(m, d, weights=w, kv=k, **deployment) for m, d, w, k in combos]
     out = _core.sweeps.sweep(phase, compiled, x, y, _threads(threads))
     # The core's number columns are the rows of one block: the frame holds it
     # as its one float block, uncopied (a million points: ~12 ms less).
@@ -1651,7 +1638,7 @@ def _threads(threads: int | None) -> int:
     return _integer("threads", threads, minimum=1, maximum=4096)
 
 
-@_takes(SweepDecodeOptions, source=(_sweep,), docs=_SWEEP_DOCS)
+@_takes(SweepDecodeOptions, source=(_compile, _sweep), docs=_SWEEP_DOCS)
 def sweep_decode(
     *,
     model: ModelLike | Sequence[ModelLike],
@@ -1686,7 +1673,7 @@ def sweep_decode(
     return _sweep("decode", model, device, {"batch": batch, "context": context}, **options)
 
 
-@_takes(SweepOptions, source=(_sweep,), docs=_SWEEP_DOCS)
+@_takes(SweepOptions, source=(_compile, _sweep), docs=_SWEEP_DOCS)
 def sweep_prefill(
     *,
     model: ModelLike | Sequence[ModelLike],

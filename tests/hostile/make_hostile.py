@@ -136,29 +136,32 @@ def make(out: Path) -> None:
     (out / "header_only.csv").write_text(cols + "\n")
     points = Path(__file__).resolve().parents[2] / "data" / "measured" / "calibration.csv"
     (out / "points.csv").write_text("".join(points.read_text().splitlines(keepends=True)[:60]))
-    fifo = out / "fifo.json"
-    if not fifo.exists():
-        os.mkfifo(fifo)
-    loop = out / "loop.json"
-    if not loop.is_symlink():
-        os.symlink("loop.json", loop)
+    _fifo(out / "fifo.json")
+    _link(out / "loop.json", "loop.json")
     (out / "folder.json").mkdir(exist_ok=True)
     (out / "file").write_text("x")
 
     # Devices a user brings (second round): a FIFO and /dev/zero named .json;
     # a file past the size limit; rows whose numbers are not finite.
-    dev_fifo = out / "device_fifo.json"
-    if not dev_fifo.exists():
-        os.mkfifo(dev_fifo)
-    zero = out / "device_zero.json"
-    if not zero.is_symlink():
-        os.symlink("/dev/zero", zero)
+    _fifo(out / "device_fifo.json")
+    _link(out / "device_zero.json", "/dev/zero")
     (out / "device_big.json").write_text("{" + " " * (2 << 20) + "}")
     with points.open(newline="") as f:
         header, first = list(csv.reader(f))[:2]
     first[header.index("value")] = "inf"
     with (out / "inf_value.csv").open("w", newline="") as f:
         csv.writer(f, lineterminator="\n").writerows([header, first])
+
+
+def _fifo(path: Path) -> None:
+    if not path.exists():
+        os.mkfifo(path)
+
+
+def _link(path: Path, target: str) -> None:
+    """A symbolic link (kept when a reused corpus has it)."""
+    if not path.is_symlink():
+        os.symlink(target, path)
 
 
 def main() -> None:

@@ -67,10 +67,12 @@ def test_each_keyword_has_one_type_in_its_typed_dict_and_where_its_default_is_de
     from llmroof import _api
 
     sources = {llmroof.EngineOptions: (_api._compile,), llmroof.PlanLoad: (_api._plan_args,),
-               llmroof.SweepDecodeOptions: (_api._sweep,)}
-    for options, (source,) in sources.items():
+               llmroof.SweepDecodeOptions: (_api._sweep, _api._compile)}  # a sweep's deployment is _compile's
+    for options, found_in in sources.items():
         declared = typing.get_type_hints(options)
-        decided = typing.get_type_hints(source, localns={"pd": pd})  # pandas is imported only for type checks there
+        decided: dict[str, Any] = {}
+        for source in reversed(found_in):  # the first source's own types win
+            decided.update(typing.get_type_hints(source, localns={"pd": pd}))  # pandas is imported only for type checks
         for name, kind in declared.items():
             assert decided[name] == kind, (options.__name__, name, kind, decided[name])
 

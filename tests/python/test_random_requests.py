@@ -13,22 +13,11 @@ import pytest
 
 import llmroof
 
-SIGNED = {"kv_budget_bytes", "headroom_bytes", "shortfall_bytes"}  # a budget may be negative: it says by how much
+from test_plan_properties import SIGNED, numbers  # noqa: E402  (one walk of a report's numbers)
+
 MODELS = llmroof.Model.ids()
-DEVICES = [d for d in llmroof.Device.ids()]
+DEVICES = llmroof.Device.ids()
 N = 10_000
-
-
-def numbers(x: Any, path: str = "") -> list[tuple[str, float]]:
-    if isinstance(x, bool):
-        return []
-    if isinstance(x, (int, float)):
-        return [(path, float(x))]
-    if isinstance(x, dict):
-        return [n for k, v in x.items() for n in numbers(v, f"{path}.{k}")]
-    if isinstance(x, list):
-        return [n for i, v in enumerate(x) for n in numbers(v, f"{path}[{i}]")]
-    return []
 
 
 def custom_device(rng: random.Random) -> str:
