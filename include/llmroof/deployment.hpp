@@ -40,16 +40,6 @@ struct weights_fit {
   [[nodiscard]] bool holds(double sequences) const { return fits && (context <= 0 || sequences <= max_users); }
 };
 
-/// The weights a deployment loads from a model file: the file's exact tensor
-/// bytes when it runs in the file's own formats and the file lists them;
-/// otherwise (re-quantized with other weights, or a config.json without
-/// tensors) the architecture counted in `pr` plus the vision tower in 16 bits
-/// (loaded, never decoded). The one place this rule is written.
-inline bytes stored_weight_bytes(const model_source& m, const precision& pr, bool own_formats) {
-  if (own_formats && m.tensors) return make_bytes(m.tensors->total_bytes());
-  return weight_bytes(m.arch, pr) + make_bytes(m.vision_params * 2.0);
-}
-
 namespace detail {
 
 // The one dispatcher between one device, a parallel plan and an offload
@@ -83,7 +73,7 @@ class deployment {
   precision pr;
   placement where;
   engine_settings engine;
-  /// Weight bytes as loaded (a model file's, stored_weight_bytes); unset:
+  /// Weight bytes as loaded (a model file's, loaded_weight_bytes); unset:
   /// counted from the architecture in `pr`.
   std::optional<bytes> stored;
   /// The file the model came from, if any (shared, never changed).
@@ -249,7 +239,7 @@ inline deployment resolve(const request& r) {
     pr.embedding = *r.lm_head;
   }
   std::optional<bytes> stored;
-  if (r.source != nullptr) stored = stored_weight_bytes(*r.source, pr, !r.weights);
+  if (r.source != nullptr) stored = loaded_weight_bytes(*r.source, pr, !r.weights);
   const auto with_source = [&](deployment d) {
     if (r.source != nullptr) d.source = std::make_shared<const model_source>(*r.source);
     return d;

@@ -132,10 +132,13 @@ tensor_inventory inventory(const std::vector<safetensors_tensor>& tensors);
 model_source read_safetensors_model(const std::string& path);
 
 /// Bytes an engine loads for a model read from a file: the exact tensor bytes
-/// when the file lists them, else the counted weights in `pr` plus the vision
-/// tower in bf16 (it is loaded, though never decoded).
-inline bytes loaded_weight_bytes(const model_source& m, const precision& pr) {
-  if (m.tensors) return make_bytes(m.tensors->total_bytes());
+/// when it runs in the file's own formats (`own_formats`) and the file lists
+/// them; else (re-quantized with other weights, or a config.json without
+/// tensors) the weights counted in `pr` plus the vision tower in bf16 (it is
+/// loaded, though never decoded). The one place this rule is written:
+/// resolve() decides a deployment's stored bytes with it.
+inline bytes loaded_weight_bytes(const model_source& m, const precision& pr, bool own_formats = true) {
+  if (own_formats && m.tensors) return make_bytes(m.tensors->total_bytes());
   return weight_bytes(m.arch, pr) + make_bytes(m.vision_params * 2.0);
 }
 
