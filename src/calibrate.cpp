@@ -2,7 +2,10 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <thread>
 
 #include "llmroof/calibrate.hpp"
 #include "llmroof/detail/enum_names.hpp"
@@ -23,15 +26,6 @@ phase_timing measured_decode_step(const measurement& m, const efficiency_profile
 
 namespace {
 
-seconds decode_time(const measurement& m, const efficiency_profile& e, double batch, double context) {
-  return measured_decode_step(m, e, batch, context).estimate;
-}
-
-seconds prefill_time(const measurement& m, const efficiency_profile& e, double prompt, double cached, double batch) {
-  // A batch's prompts in one pass, each attending to its own tokens only.
-  return detail::prefill_on(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt}, prompt, cached, batch).estimate;
-}
-
 // Whether a point's linear layers run on an FP8 or FP4 tensor roof under its
 // engine's kernel path: the share low_precision applies to them.
 bool low_precision_gemms(const measurement& m) {
@@ -46,9 +40,64 @@ bool low_precision_gemms(const measurement& m) {
   return k == math_format::fp8 || k == math_format::fp4;
 }
 
-}  // namespace
+// Times a point's steps through the dispatcher.
+struct direct_timer {
+  const measurement& m;
+  [[nodiscard]] seconds decode(const efficiency_profile& e, double batch, double context) const {
+    return measured_decode_step(m, e, batch, context).estimate;
+  }
+  [[nodiscard]] seconds prefill(const efficiency_profile& e, double prompt, double cached, double batch) const {
+    // A batch's prompts in one pass, each attending to its own tokens only.
+    return detail::prefill_on(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt}, prompt, cached, batch).estimate;
+  }
+};
 
-double predict(const measurement& m, const efficiency_profile& profile) {
+// A point's profile-independent work, done once per fit: its device's
+// roofline and the op counts of each step shape it is timed at. A fit times
+// every point some hundreds of times under profiles that differ only in the
+// fitted numbers; counting, and building a roofline (device strings, link
+// lookups) per call, were most of a validation's time.
+class cached_timer {
+ public:
+  explicit cached_timer(const measurement& m) : m_(&m), roof_(m.dev, efficiency_profile{}) {}
+
+  [[nodiscard]] const measurement& row() const { return *m_; }
+
+  seconds decode(const efficiency_profile& e, double batch, double context) {
+    const measurement& m = *m_;
+    return time(e, {false, batch, context, 0},
+                [&] { return detail::count_decode_on(m.arch, m.pr, m.dev, m.plan, batch, context); });
+  }
+  seconds prefill(const efficiency_profile& e, double prompt, double cached, double batch) {
+    const measurement& m = *m_;
+    return time(e, {true, prompt, cached, batch},
+                [&] { return detail::count_prefill_on(m.arch, m.pr, m.dev, m.plan, prompt, cached, batch); });
+  }
+
+ private:
+  struct shape {
+    bool prefill = false;
+    double x = 0, y = 0, z = 0;
+    [[nodiscard]] bool operator==(const shape&) const = default;
+  };
+  template <class Count>
+  seconds time(const efficiency_profile& e, const shape& s, Count count) {
+    roof_.set_efficiency(e);
+    for (const auto& [k, c] : counted_) {
+      if (k == s) return detail::time_on(c, roof_, m_->plan).estimate;
+    }
+    counted_.emplace_back(s, count());
+    return detail::time_on(counted_.back().second, roof_, m_->plan).estimate;
+  }
+
+  const measurement* m_;
+  roofline roof_;
+  std::vector<std::pair<shape, pipelined_counts>> counted_;
+};
+
+// A point's prediction under a profile, its steps timed by `t`.
+template <class Timer>
+double predict_with(const measurement& m, const efficiency_profile& profile, Timer& t) {
   const double n = m.plan.devices();
   // Kernel traits belong to the engine, whichever group's profile is used
   // (copied only when they differ: fits call this millions of times).
@@ -79,35 +128,39 @@ double predict(const measurement& m, const efficiency_profile& profile) {
     return c.output_tokens_per_s(s.output);
   }
   switch (m.what) {
-    case metric::decode_tps_per_seq: {
-      const double ctx = m.mean_decode_context();
-      return 1.0 / decode_time(m, e, m.batch, ctx).value();
-    }
+    case metric::decode_tps_per_seq:
+      return 1.0 / t.decode(e, m.batch, m.mean_decode_context()).value();
     case metric::decode_tps_total: {
-      const double ctx = m.mean_decode_context();
-      const double step = decode_time(m, e, m.batch, ctx).value();
+      const double step = t.decode(e, m.batch, m.mean_decode_context()).value();
       double total = m.batch / step;
       if (m.includes_prefill && m.gen > 0) {
-        const double pre = prefill_time(m, e, std::max(1.0, m.prompt), m.depth, m.batch).value();
+        const double pre = t.prefill(e, std::max(1.0, m.prompt), m.depth, m.batch).value();
         total = m.batch * m.gen / (e.per_request.value() + pre + m.gen * step);
       }
       return m.per_device ? total / n : total;
     }
     case metric::prefill_tps:
-      return m.prompt * m.batch / prefill_time(m, e, m.prompt, m.depth, m.batch).value();
+      return m.prompt * m.batch / t.prefill(e, m.prompt, m.depth, m.batch).value();
     case metric::ttft_ms:
-      return 1e3 * (e.per_request + prefill_time(m, e, std::max(1.0, m.prompt), m.depth, m.batch)).value();
+      return 1e3 * (e.per_request + t.prefill(e, std::max(1.0, m.prompt), m.depth, m.batch)).value();
     case metric::tpot_ms:
-      return 1e3 * decode_time(m, e, m.batch, m.mean_decode_context()).value();
+      return 1e3 * t.decode(e, m.batch, m.mean_decode_context()).value();
     case metric::e2e_latency_s: {
       // An offline batch larger than the KV cache holds runs in waves.
       const double per_wave = m.max_concurrent >= 1 ? std::min(m.batch, m.max_concurrent) : m.batch;
       const double waves = std::ceil(m.batch / per_wave);
-      const double pre = prefill_time(m, e, std::max(1.0, m.prompt), m.depth, per_wave).value();
-      return waves * (e.per_request.value() + pre + m.gen * decode_time(m, e, per_wave, m.mean_decode_context()).value());
+      const double pre = t.prefill(e, std::max(1.0, m.prompt), m.depth, per_wave).value();
+      return waves * (e.per_request.value() + pre + m.gen * t.decode(e, per_wave, m.mean_decode_context()).value());
     }
   }
   return 0;
+}
+
+}  // namespace
+
+double predict(const measurement& m, const efficiency_profile& profile) {
+  direct_timer t{m};
+  return predict_with(m, profile, t);
 }
 
 namespace {
@@ -153,10 +206,10 @@ struct packing {
   }
 };
 
-Eigen::VectorXd residuals(const std::vector<measurement>& rows, const efficiency_profile& e) {
+Eigen::VectorXd residuals(std::vector<cached_timer>& rows, const efficiency_profile& e) {
   Eigen::VectorXd r(static_cast<Eigen::Index>(rows.size()));
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    r[static_cast<Eigen::Index>(i)] = std::log(predict(rows[i], e) / rows[i].value);
+    r[static_cast<Eigen::Index>(i)] = std::log(predict_with(rows[i].row(), e, rows[i]) / rows[i].row().value);
   }
   return r;
 }
@@ -173,8 +226,16 @@ calibration_result calibrate(const std::vector<measurement>& rows, const efficie
   for (const auto& m : rows) {
     if (!(m.value > 0) || !std::isfinite(m.value)) detail::fail("measurement " + m.id + " value", "> 0", m.value);
   }
-  Eigen::VectorXd x = pk.pack(start);
-  Eigen::VectorXd r = residuals(rows, pk.unpack(x, start));
+  // The profile's name and source ride along unchanged: kept out of the
+  // hundreds of copies a fit makes.
+  efficiency_profile base = start;
+  base.name.clear();
+  base.source.clear();
+  std::vector<cached_timer> timers;
+  timers.reserve(rows.size());
+  for (const auto& m : rows) timers.emplace_back(m);
+  Eigen::VectorXd x = pk.pack(base);
+  Eigen::VectorXd r = residuals(timers, pk.unpack(x, base));
   double cost = r.squaredNorm();
   double lambda = 1e-3;
   Eigen::MatrixXd jac(r.size(), p);
@@ -183,7 +244,7 @@ calibration_result calibrate(const std::vector<measurement>& rows, const efficie
       Eigen::VectorXd h = at;
       const double step = 1e-5 * std::max(1.0, std::fabs(at[j]));
       h[j] += step;
-      jac.col(j) = (residuals(rows, pk.unpack(h, start)) - r0) / step;
+      jac.col(j) = (residuals(timers, pk.unpack(h, base)) - r0) / step;
     }
   };
   for (int it = 0; it < 100; ++it) {
@@ -196,7 +257,7 @@ calibration_result calibrate(const std::vector<measurement>& rows, const efficie
       a.diagonal() += lambda * (jtj.diagonal().array() + 1e-12).matrix();
       const Eigen::VectorXd dx = a.ldlt().solve(-g);
       const Eigen::VectorXd xn = x + dx;
-      const Eigen::VectorXd rn = residuals(rows, pk.unpack(xn, start));
+      const Eigen::VectorXd rn = residuals(timers, pk.unpack(xn, base));
       const double cn = rn.squaredNorm();
       if (std::isfinite(cn) && cn < cost) {
         const double gain = cost - cn;
@@ -484,7 +545,20 @@ void widen_band(cv_prediction& p, double w) {
 
 }  // namespace
 
-std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, profile_scope scope) {
+profile_table profile_table::at_scope(profile_scope s) const {
+  profile_table t;
+  t.scope = s;
+  for (const auto& [key, fit] : fits) {
+    const profile_scope own = key.empty()                          ? profile_scope::global
+                              : key.find('/') != std::string::npos ? profile_scope::engine_and_class
+                                                                   : profile_scope::engine;
+    if (static_cast<int>(own) <= static_cast<int>(s)) t.fits.emplace(key, fit);
+  }
+  return t;
+}
+
+std::vector<std::vector<cv_prediction>> cross_validate(const std::vector<measurement>& rows,
+                                                       const std::vector<profile_scope>& scopes) {
   // Folds: one per source (leave-one-source-out) while rows x folds stays
   // within max_cv_row_folds (and never fewer than min_cv_folds); past that,
   // sources in name order take the folds in turn, so a validation's work is
@@ -494,29 +568,67 @@ std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, 
   const std::size_t folds = cv_folds(rows.size(), fold_of.size());
   std::size_t next = 0;
   for (auto& [src, fold] : fold_of) fold = next++ % folds;
-  std::map<std::string, std::vector<const measurement*>> by_source;
-  for (const auto& m : rows) by_source[std::to_string(fold_of[m.source])].push_back(&m);
-  const auto fold_key = [&](const measurement& m) { return std::to_string(fold_of.at(m.source)); };
-  std::vector<cv_prediction> out;
-  for (const auto& [src, held] : by_source) {
+  std::vector<std::vector<const measurement*>> held(folds);
+  for (const auto& m : rows) held[fold_of.at(m.source)].push_back(&m);
+  profile_scope finest = profile_scope::defaults;
+  for (profile_scope s : scopes) finest = std::max(finest, s);
+  // Each fold fits once, at the finest scope (its table holds the coarser
+  // scopes' fits too); the folds are independent, so they share the cores.
+  std::vector<profile_table> tables(folds);
+  const auto fit_fold = [&](std::size_t f) {
     std::vector<measurement> train;
     for (const auto& m : rows) {
-      if (fold_key(m) != src) train.push_back(m);
+      if (fold_of.at(m.source) != f) train.push_back(m);
     }
-    const profile_table t = fit_profiles(train, scope);
-    for (const measurement* m : held) out.push_back(predict_with_band(*m, t.for_row(m->dev, m->engine)));
-  }
-  // Each source's bands take the conformal widths of the others' predictions.
-  std::map<std::string, std::array<double, metric_count>> widths;
-  for (const auto& [src, held] : by_source) {
-    std::vector<cv_prediction> others;
-    for (const auto& p : out) {
-      if (fold_key(*p.row) != src) others.push_back(p);
+    tables[f] = fit_profiles(train, finest);
+  };
+  const std::size_t workers = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, folds);
+  std::atomic<std::size_t> next_fold{0};
+  std::vector<std::exception_ptr> failed(workers);
+  {
+    std::vector<std::jthread> pool;
+    for (std::size_t w = 0; w < workers; ++w) {
+      pool.emplace_back([&, w] {
+        try {
+          for (std::size_t f = next_fold++; f < folds; f = next_fold++) fit_fold(f);
+        } catch (...) {
+          failed[w] = std::current_exception();
+        }
+      });
     }
-    widths[src] = conformal_widths(others);
   }
-  for (auto& p : out) widen_band(p, widths[fold_key(*p.row)][static_cast<std::size_t>(p.row->what)]);
+  for (const auto& e : failed) {
+    if (e) std::rethrow_exception(e);
+  }
+  std::vector<std::vector<cv_prediction>> out;
+  for (profile_scope s : scopes) {
+    std::vector<cv_prediction> p;
+    std::vector<std::size_t> fold_of_p;
+    for (std::size_t f = 0; f < folds; ++f) {
+      const profile_table t = tables[f].at_scope(s);
+      for (const measurement* m : held[f]) {
+        p.push_back(predict_with_band(*m, t.for_row(m->dev, m->engine)));
+        fold_of_p.push_back(f);
+      }
+    }
+    // Each fold's bands take the conformal widths of the others' predictions.
+    for (std::size_t f = 0; f < folds; ++f) {
+      std::vector<cv_prediction> others;
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        if (fold_of_p[i] != f) others.push_back(p[i]);
+      }
+      const auto w = conformal_widths(others);
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        if (fold_of_p[i] == f) widen_band(p[i], w[static_cast<std::size_t>(p[i].row->what)]);
+      }
+    }
+    out.push_back(std::move(p));
+  }
   return out;
+}
+
+std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, profile_scope scope) {
+  return std::move(cross_validate(rows, std::vector<profile_scope>{scope}).front());
 }
 
 std::array<double, metric_count> conformal_widths(const std::vector<cv_prediction>& p) {
@@ -615,9 +727,11 @@ validation validate(const std::vector<measurement>& rows, bool refit) {
     v.scopes.push_back(summarize("shipped", predict_shipped(rows)));
     return v;
   }
-  for (profile_scope sc :
-       {profile_scope::defaults, profile_scope::global, profile_scope::engine, profile_scope::engine_and_class}) {
-    v.scopes.push_back(summarize(std::string(to_string(sc)), cross_validate(rows, sc)));
+  const std::vector<profile_scope> scopes{profile_scope::defaults, profile_scope::global, profile_scope::engine,
+                                          profile_scope::engine_and_class};
+  std::vector<std::vector<cv_prediction>> held_out = cross_validate(rows, scopes);
+  for (std::size_t i = 0; i < scopes.size(); ++i) {
+    v.scopes.push_back(summarize(std::string(to_string(scopes[i])), std::move(held_out[i])));
   }
   // Within 0.1 point the lower decode MdAPE, then the finer scope, whose extra
   // groups hold a single source each, which leave-one-source-out cannot score.

@@ -159,6 +159,9 @@ struct profile_table {
   /// exists, else the device class default.
   [[nodiscard]] efficiency_profile for_row(const device& d, const std::string& engine) const;
   [[nodiscard]] const calibration_result* fit_for(const device& d, const std::string& engine) const;
+  /// The table a fit at scope `s` (no finer than this one's) would have
+  /// made: the fits of `s` and the scopes coarser than it.
+  [[nodiscard]] profile_table at_scope(profile_scope s) const;
 };
 
 profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope scope);
@@ -189,6 +192,11 @@ cv_prediction predict_with_band(const measurement& m, const efficiency_profile& 
 /// the conformal width of the other sources' predictions of its metric (a
 /// source never sets its own band).
 std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, profile_scope scope);
+
+/// cross_validate at each of `scopes` over the same folds, fitting each fold
+/// once (at the finest scope asked for) and the folds in parallel.
+std::vector<std::vector<cv_prediction>> cross_validate(const std::vector<measurement>& rows,
+                                                       const std::vector<profile_scope>& scopes);
 
 /// Split-conformal band widths of predictions `p` (see band_width): per
 /// metric the 68th percentile of |ln(predicted / measured)|; a metric with

@@ -42,14 +42,33 @@ struct weights_fit {
 
 namespace detail {
 
+// What a step counts on one device or under a parallel plan: independent of
+// the profile, so a fit counts each point's shapes once and times them under
+// every profile it tries (calibrate.cpp).
+inline pipelined_counts count_decode_on(const architecture& a, const precision& pr, const device& d,
+                                        const parallel_plan& p, double batch, double context) {
+  if (p.devices() == 1) return {count_decode(a, pr, batch, context)};
+  return {count_decode_parallel(a, pr, d, p, batch, context)};
+}
+
+inline pipelined_counts count_prefill_on(const architecture& a, const precision& pr, const device& d,
+                                         const parallel_plan& p, double prompt, double cached, double batch) {
+  if (p.devices() == 1) return {count_prefill(a, pr, prompt, cached, batch)};
+  return count_prefill_parallel(a, pr, d, p, prompt, cached, 512, batch);
+}
+
 // The one dispatcher between one device, a parallel plan and an offload
-// (deployment::decode/prefill; calibration's fits call it with the profile
-// they try, without building a deployment per point).
+// (deployment::decode/prefill; calibration's fits share its counting). A plan
+// of several devices is timed per device.
+inline phase_timing time_on(pipelined_counts c, const roofline& r, const parallel_plan& p) {
+  if (p.devices() == 1 || r.devices() == 1) return time_pipelined(std::move(c), r);
+  return time_pipelined(std::move(c), roofline(r.dev(), r.efficiency(), 1));
+}
+
 inline phase_timing decode_on(const architecture& a, const precision& pr, const roofline& r, const placement& w,
                               double batch, double context) {
   if (w.offload) return decode_step_offload(a, pr, r, *w.offload, batch, context);
-  if (w.parallel.devices() == 1) return decode_step(a, pr, r, batch, context);
-  return decode_step_parallel(a, pr, r.dev(), r.efficiency(), w.parallel, batch, context);
+  return time_on(count_decode_on(a, pr, r.dev(), w.parallel, batch, context), r, w.parallel);
 }
 
 inline phase_timing prefill_on(const architecture& a, const precision& pr, const roofline& r, const placement& w,
@@ -58,8 +77,7 @@ inline phase_timing prefill_on(const architecture& a, const precision& pr, const
     if (batch != 1) detail::fail("batch", "1 for an offloaded prefill", batch);
     return prefill_offload(a, pr, r, *w.offload, prompt, cached);
   }
-  if (w.parallel.devices() == 1) return prefill(a, pr, r, prompt, cached, batch);
-  return prefill_parallel(a, pr, r.dev(), r.efficiency(), w.parallel, prompt, cached, 512, batch);
+  return time_on(count_prefill_on(a, pr, r.dev(), w.parallel, prompt, cached, batch), r, w.parallel);
 }
 
 }  // namespace detail

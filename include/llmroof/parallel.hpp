@@ -241,14 +241,35 @@ inline phase_timing decode_step_parallel(const architecture& a, const precision&
   return time_phase(count_decode_parallel(a, pr, d, p, batch, context), r);
 }
 
-/// Timed prefill under a parallel plan: TP splits like decode; PP pipelines
+/// Ops of a phase and the factor a pipeline's fill stretches its time by.
+struct pipelined_counts {
+  op_counts counts;
+  double fill = 1;
+};
+
+/// Times pipelined counts on one device's roofline.
+inline phase_timing time_pipelined(pipelined_counts c, const roofline& r) {
+  phase_timing t = time_phase(std::move(c.counts), r);
+  if (c.fill != 1) {
+    t.bound = c.fill * t.bound;
+    t.estimate = c.fill * t.estimate;
+    t.memory_time = c.fill * t.memory_time;
+    t.compute_time = c.fill * t.compute_time;
+  }
+  return t;
+}
+
+/// Per-device ops of a prefill under a parallel plan, and the factor its
+/// time stretches by while a pipeline fills (1 without one): TP splits like
+/// decode; PP pipelines
 /// the prompt in micro-batches (llama.cpp n_ubatch 512, the default); under EP
 /// one rank prefills the prompt with its experts spread over the ranks.
 /// `batch` prompts of `prompt` tokens each go in one pass (each attends to
-/// its own tokens).
-inline phase_timing prefill_parallel(const architecture& a, const precision& pr, const device& d,
-                                     const efficiency_profile& e, const parallel_plan& p, double prompt,
-                                     double cached = 0, double micro_batch = 512, double batch = 1) {
+/// its own tokens). The counts do not depend on the profile: a fit counts
+/// once and times many profiles (time_pipelined).
+inline pipelined_counts count_prefill_parallel(const architecture& a, const precision& pr, const device& d,
+                                               const parallel_plan& p, double prompt, double cached = 0,
+                                               double micro_batch = 512, double batch = 1) {
   validate(p, a);
   op_counts c = count_prefill(a, pr, prompt, cached, batch);
   const double n = p.ep > 1 ? p.ep : p.tp;
@@ -298,18 +319,21 @@ inline phase_timing prefill_parallel(const architecture& a, const precision& pr,
                           detail::link_for(p, d, p.tp * p.pp), 1),
           op_kind::p2p);
   }
-  phase_timing t = time_phase(c, roofline(d, e, 1));
+  pipelined_counts out{std::move(c)};
   if (stages > 1) {
     // m micro-batches through `stages` stages: (m + stages - 1) stage-slots of
     // 1/m of one stage's work each.
     const double m = std::max(1.0, std::ceil(all_tokens / micro_batch));
-    const double fill = (m + stages - 1) / m;
-    t.bound = fill * t.bound;
-    t.estimate = fill * t.estimate;
-    t.memory_time = fill * t.memory_time;
-    t.compute_time = fill * t.compute_time;
+    out.fill = (m + stages - 1) / m;
   }
-  return t;
+  return out;
+}
+
+/// Timed prefill under a parallel plan, per device (count_prefill_parallel).
+inline phase_timing prefill_parallel(const architecture& a, const precision& pr, const device& d,
+                                     const efficiency_profile& e, const parallel_plan& p, double prompt,
+                                     double cached = 0, double micro_batch = 512, double batch = 1) {
+  return time_pipelined(count_prefill_parallel(a, pr, d, p, prompt, cached, micro_batch, batch), roofline(d, e, 1));
 }
 
 /// Memory of one device under the plan, for `users` sequences of `context`.

@@ -216,6 +216,12 @@ class roofline {
   /// FLOP per byte where the compute and memory roofs meet.
   [[nodiscard]] flops_per_byte ridge(math_format m) const { return peak(m) / bandwidth(); }
 
+  /// Replaces the profile; throws std::invalid_argument as the constructor does.
+  void set_efficiency(efficiency_profile e) {
+    validate(e);
+    eff_ = std::move(e);
+  }
+
   /// The link communication ops cross (parallel plans set it per collective).
   [[nodiscard]] const link_spec& link() const { return link_; }
   void set_link(link_spec l) {

@@ -260,6 +260,37 @@ TEST_CASE("cross-validation folds: one per source while rows x folds stays bound
   // row are timed by benchmarks/validate_limits.sh, not run here.
 }
 
+TEST_CASE("validating several scopes fits each fold once: the held-out predictions of one scope at a time") {
+  const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
+  // The first 160 rows (several sources and engines) keep the debug build quick.
+  const std::vector<measurement> rows(set.rows.begin(), set.rows.begin() + 160);
+  const profile_table fine = fit_profiles(rows, profile_scope::engine_and_class);
+  const profile_table coarse = fit_profiles(rows, profile_scope::engine);
+  const profile_table view = fine.at_scope(profile_scope::engine);
+  REQUIRE(view.fits.size() == coarse.fits.size());
+  CHECK(view.fits.size() < fine.fits.size());
+  for (const auto& [key, fit] : coarse.fits) {
+    CAPTURE(key);
+    REQUIRE(view.fits.count(key) == 1);
+    CHECK(view.fits.at(key).profile.memory == fit.profile.memory);
+  }
+  CHECK(fine.at_scope(profile_scope::defaults).fits.empty());
+  const std::vector<profile_scope> scopes{profile_scope::defaults, profile_scope::engine,
+                                          profile_scope::engine_and_class};
+  const auto together = cross_validate(rows, scopes);
+  REQUIRE(together.size() == scopes.size());
+  for (std::size_t i = 0; i < scopes.size(); ++i) {
+    const auto alone = cross_validate(rows, scopes[i]);
+    REQUIRE(alone.size() == together[i].size());
+    for (std::size_t j = 0; j < alone.size(); ++j) {
+      CAPTURE(alone[j].row->id);
+      CHECK(alone[j].row == together[i][j].row);
+      CHECK(alone[j].predicted == together[i][j].predicted);  // the same fits, bit for bit
+      CHECK(alone[j].low == together[i][j].low);
+    }
+  }
+}
+
 TEST_CASE("a measured decode runs at its mean cached context") {
   measurement m;
   m.depth = 4096;
