@@ -554,4 +554,43 @@ const architecture& find_model(std::string_view name) {
   detail::fail_unknown("model", name, all_ids);
 }
 
+namespace {
+
+// The publishers' own quantized checkpoints: each quantization_config is
+// copied from the repository's config.json (copies in tests/data/hf-configs,
+// named by the repository; test_model_catalog reads each file and checks
+// that it gives the same formats). Models published in 16 bits are absent.
+struct checkpoint_row {
+  const char* model;
+  const char* repo;
+  const char* quantization_config;
+};
+
+constexpr const char* deepseek_fp8 =
+    R"({"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8", "weight_block_size": [128, 128]})";
+constexpr const char* gpt_oss_mxfp4 =
+    R"({"modules_to_not_convert": ["model.layers.*.self_attn", "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"], "quant_method": "mxfp4"})";
+
+constexpr checkpoint_row checkpoints[] = {
+    {"deepseek-v3", "deepseek-ai/DeepSeek-V3", deepseek_fp8},
+    {"deepseek-r1", "deepseek-ai/DeepSeek-R1", deepseek_fp8},
+    {"deepseek-v3.1", "deepseek-ai/DeepSeek-V3.1", deepseek_fp8},  // plus "scale_fmt": "ue8m0": the same bytes
+    {"deepseek-v3.2", "deepseek-ai/DeepSeek-V3.2", deepseek_fp8},  // likewise
+    {"kimi-k2", "moonshotai/Kimi-K2-Instruct", deepseek_fp8},
+    {"kimi-k2.5", "moonshotai/Kimi-K2.5",
+     R"({"config_groups": {"group_0": {"input_activations": null, "targets": ["Linear"], "weights": {"group_size": 32, "num_bits": 4, "strategy": "group", "symmetric": true, "type": "int"}}}, "ignore": ["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*", "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"], "quant_method": "compressed-tensors"})"},
+    {"gpt-oss-20b", "openai/gpt-oss-20b", gpt_oss_mxfp4},
+    {"gpt-oss-120b", "openai/gpt-oss-120b", gpt_oss_mxfp4},
+};
+
+}  // namespace
+
+std::optional<published_checkpoint> published_formats(const architecture& a) {
+  for (const checkpoint_row& c : checkpoints) {
+    if (a.id != c.model) continue;
+    if (auto pr = quantization_formats(c.quantization_config, a, c.repo)) return published_checkpoint{c.repo, *pr};
+  }
+  return std::nullopt;
+}
+
 }  // namespace llmroof

@@ -1,6 +1,6 @@
 // What would make a deployment hold a workload it does not: each change
-// alone (a smaller KV format the engine holds, more devices, fewer users, a
-// shorter context), with its fit and speed.
+// alone (a smaller weight or KV format the engine runs, a larger memory
+// share, more devices, fewer users, a shorter context), with its fit and speed.
 #pragma once
 
 #include <string>
@@ -13,11 +13,12 @@ namespace llmroof {
 
 /// One change that could make a plan fit, with its fit and speed.
 struct alternative {
-  std::string change;  ///< "KV cache in fp8-e4m3", "2 devices (TP 2)", "fewer users", "shorter context"
+  std::string change;  ///< "weights in fp8", "KV cache in fp8-e4m3", "memory utilisation 0.95", "2 devices (TP 2)", "fewer users", "shorter context"
   bool fits = false;
   double users = 0;
   double context = 0;
   int devices = 1;
+  std::string weights; ///< weight format name (the linear layers' or, for MoE models, the experts')
   std::string kv;      ///< KV format name
   double max_users_at_context = 0;
   phase_timing step;   ///< all `users` decoding at `context`
@@ -31,14 +32,38 @@ inline std::vector<alternative> plan_alternatives(const deployment& d, const wor
   std::vector<alternative> out;
   const auto entry = [&](std::string change, const deployment& x, double users, double context) {
     const memory_plan m = x.memory(users, context);
-    out.push_back({std::move(change), m.fits, users, context, x.devices(), std::string(x.pr.kv.name), m.max_sequences,
-                   x.decode(users, context)});
+    out.push_back({std::move(change), m.fits, users, context, x.devices(),
+                   std::string(x.model.is_moe() ? x.pr.experts_format().name : x.pr.weights.name),
+                   std::string(x.pr.kv.name), m.max_sequences, x.decode(users, context)});
   };
   for (const char* kv : {"fp8-e4m3", "q8_0", "q4_0"}) {
     if (find_format(kv).bits >= d.pr.kv.bits || !kv_format_supported(d.engine.id, find_format(kv))) continue;
     deployment x = d;
     x.pr.kv = find_format(kv);
     entry(std::string("KV cache in ") + kv, x, w.users, w.context);
+  }
+  // Weight formats the engine runs at well under the bits stored now (a
+  // checkpoint in that format: its tensors, so a file's own bytes no longer apply).
+  const double stored_bits = (d.model.is_moe() ? d.pr.experts_format() : d.pr.weights).bits;
+  int offered = 0;
+  for (std::string_view name : engine_row_of(d.engine.id).weight_formats) {
+    const numeric_format& f = find_format(name);
+    if (f.bits > 0.8 * stored_bits || offered == 2) continue;
+    precision pr = precision::of(f, d.pr.kv);
+    std::optional<bytes> stored;
+    if (d.source) stored = loaded_weight_bytes(*d.source, pr, false);
+    const deployment x(d.model, pr, d.roof(), d.where, d.engine, stored);
+    entry("weights in " + std::string(name), x, w.users, w.context);
+    ++offered;
+  }
+  // vLLM's gpu_memory_utilization (SGLang's mem_fraction_static) raised to
+  // 0.95: what vLLM's own error asks for when no KV cache fits, and the value
+  // gpt-oss-120b started with on one H100 (data/memory/engine_memory.csv ML-013).
+  if (d.engine.memory_utilization < 0.95 && d.engine.model != memory_model::exact) {
+    engine_settings e = d.engine;
+    e.memory_utilization = 0.95;
+    const deployment x(d.model, d.pr, d.roof(), d.where, e, d.stored);
+    entry("memory utilisation 0.95", x, w.users, w.context);
   }
   for (int more : {2, 4}) {
     parallel_plan q = d.parallel();

@@ -96,6 +96,11 @@ class deployment {
   std::optional<bytes> stored;
   /// The file the model came from, if any (shared, never changed).
   std::shared_ptr<const model_source> source;
+  /// Where `pr`'s weight formats came from (resolve): "asked", "file" (the
+  /// model file's own), "checkpoint" (the publisher's, named in
+  /// `checkpoint`) or "default" (bf16: a model published in 16 bits).
+  std::string formats_from = "default";
+  std::string checkpoint;
 
   /// A device-free deployment (KV-cache questions). Throws
   /// std::invalid_argument on invalid engine settings or a KV format the engine cannot hold.
@@ -226,7 +231,7 @@ struct request {
   const device* dev = nullptr;  ///< null: a question without a device (kv)
   layout_request layout;
   std::optional<offload_plan> offload;
-  std::optional<numeric_format> weights;  ///< unset: the file's formats, else bf16
+  std::optional<numeric_format> weights;  ///< unset: the file's formats, else the published checkpoint's, else bf16
   std::optional<numeric_format> kv;       ///< unset: the file's KV format, else bf16
   std::optional<numeric_format> lm_head;  ///< also the embedding table's
   std::string engine{to_string(default_engine)};  ///< name[@version] (find_engine)
@@ -241,9 +246,12 @@ struct request {
 /// engine cannot hold, a layout the model cannot split into, an offload).
 inline deployment resolve(const request& r) {
   if (r.model == nullptr) throw std::invalid_argument("model is required");
-  const std::optional<precision> file = r.file_formats ? r.file_formats
-                                        : r.source != nullptr ? std::optional<precision>(r.source->pr)
-                                                              : std::nullopt;
+  std::optional<precision> file = r.file_formats ? r.file_formats
+                                  : r.source != nullptr ? std::optional<precision>(r.source->pr)
+                                                        : std::nullopt;
+  // A catalog model without a file is planned in its publisher's checkpoint.
+  std::optional<published_checkpoint> published;
+  if (!file && !r.weights && (published = published_formats(*r.model))) file = published->pr;
   const numeric_format kv = r.kv ? *r.kv : file ? file->kv : find_format("bf16");
   precision pr;
   if (file && !r.weights) {
@@ -260,6 +268,8 @@ inline deployment resolve(const request& r) {
   if (r.source != nullptr) stored = loaded_weight_bytes(*r.source, pr, !r.weights);
   const auto with_source = [&](deployment d) {
     if (r.source != nullptr) d.source = std::make_shared<const model_source>(*r.source);
+    d.formats_from = r.weights ? "asked" : published ? "checkpoint" : file ? "file" : "default";
+    if (published && !r.weights) d.checkpoint = published->repo;
     return d;
   };
   if (r.dev == nullptr) return with_source(deployment(*r.model, pr, configure_engine(r.engine, r.engine_options)));

@@ -109,6 +109,10 @@ struct engine_row {
   engine_settings defaults;  ///< memory model and defaults, with their source
   /// KV-cache dtypes it offers (vLLM/SGLang kv_cache_dtype; llama.cpp --cache-type-k).
   std::vector<std::string_view> kv_formats;
+  /// Quantized weight formats people run it with, larger first: what "what
+  /// would make it fit" offers (vLLM/SGLang/TensorRT-LLM: FP8 and AWQ
+  /// checkpoints; llama.cpp: the GGUF quants its README lists first).
+  std::vector<std::string_view> weight_formats;
   /// Versions it takes besides "current" (each changes kernels or memory); any
   /// release number when `numbered_versions`.
   std::vector<std::string_view> versions;

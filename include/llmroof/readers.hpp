@@ -142,6 +142,25 @@ inline bytes loaded_weight_bytes(const model_source& m, const precision& pr, boo
   return weight_bytes(m.arch, pr) + make_bytes(m.vision_params * 2.0);
 }
 
+/// The formats a config.json's `quantization_config` (its JSON text) leaves
+/// model `a` in, module by module, as read_hf_config reads them; empty when
+/// it names no weight format. Throws std::invalid_argument naming `name`.
+std::optional<precision> quantization_formats(std::string_view quantization_config, const architecture& a,
+                                              std::string_view name);
+
+/// The publisher's own checkpoint of a catalog model, where it is not stored
+/// in 16 bits: its repository and its formats (its quantization_config).
+struct published_checkpoint {
+  std::string repo;
+  precision pr;
+};
+
+/// The checkpoint catalog model `a` (by id) is published in, when that is
+/// not 16-bit (DeepSeek-V3 FP8, gpt-oss MXFP4 experts, Kimi K2.5 INT4
+/// experts); empty otherwise. What resolve() plans when no weight format is
+/// asked for.
+std::optional<published_checkpoint> published_formats(const architecture& a);
+
 /// Any of the above by what `path` is: a .gguf file, a .safetensors file or
 /// index, a config.json, or a folder (config.json plus safetensors if any).
 model_source read_model(const std::string& path);

@@ -96,9 +96,10 @@ std::unique_ptr<context> make(const py::dict& model, const py::object& dev, cons
   q.dev = d ? &*d : nullptr;
   q.layout = layout_from(parallel, devices);
   q.kv = find_format(kv);
-  precision file = precision::of(find_format(weights), *q.kv);
+  // No weight format named: resolve() decides (the published checkpoint's, else bf16).
+  precision file = precision::of(find_format(weights.empty() ? "bf16" : weights), *q.kv);
   if (module_formats.is_none()) {
-    q.weights = find_format(weights);
+    if (!weights.empty()) q.weights = find_format(weights);
   } else {
     apply_formats(file, module_formats);
     q.file_formats = file;
@@ -197,6 +198,8 @@ void register_deployment(py::module_& m) {
            py::arg("devices"), py::arg("profile"), py::arg("module_formats"), py::arg("parallel"), py::arg("engine"),
            py::arg("engine_options"), py::arg("source"))
       .def(py::pickle([](const context& c) { return c.args; }, &unpickle))
+      .def_property_readonly("weights", [](const context& c) { return std::string(c.setup.pr.weights.name); })
+      .def_property_readonly("formats_from", [](const context& c) { return c.setup.formats_from; })
       .def(
           "decode",
           [](const context& c, double batch, double context_tokens) {

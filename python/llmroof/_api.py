@@ -876,9 +876,10 @@ def _format_name(name: str, value: object) -> str:
 
 def _formats(m: Model, weights: str | None, kv: str | None) -> tuple[str, str, ModuleFormats | None]:
     """Weight and KV format names, and the file's per-module formats when the
-    caller named no weight format."""
+    caller named no weight format ("" for a catalog model: the core plans its
+    published checkpoint's formats, else bf16)."""
     fmts = None if m.source is None else m.source["formats"]  # read only here: no copy as Model.formats hands out
-    w = _format_name("weights", weights) if weights is not None else "bf16"
+    w = _format_name("weights", weights) if weights is not None else ""
     if kv is not None:
         k = _format_name("kv", kv)
     elif fmts is not None and fmts["kv"]["name"] in Format.names():
@@ -979,7 +980,8 @@ an id, a vendor name, ``"custom:..."``, a device JSON file or a
 :class:`Device`, as the command's ``--host``), computed there at its DRAM
 bandwidth."""),
     ("weights, kv", """Storage formats of the weights and the KV cache (``Format.names()``);
-default: the model file's own formats, else bf16."""),
+default: the model file's own formats, else the published checkpoint's (gpt-oss MXFP4
+experts, DeepSeek-V3 FP8, Kimi K2.5 INT4 experts), else bf16; the KV cache bf16."""),
     ("lm_head", "Format of lm_head and embeddings; default bf16 for quantized checkpoints."),
     ("engine", """``vllm``, ``sglang``, ``tensorrt-llm``, ``llama.cpp``, ``ollama`` or ``mlx``:
 its efficiency profile and kernel traits, and how device memory becomes KV
@@ -1441,7 +1443,7 @@ def compare(
         A catalog id or a :class:`Device`.
     weights, kv
         Formats: ``weights`` one for both or one per model; each defaults to
-        the model file's own, else bf16.
+        the model file's own, else the published checkpoint's, else bf16.
     context, max_batch
         Cached tokens per sequence; the largest batch of the table.
     {options}
@@ -1599,11 +1601,7 @@ def _sweep(
     # The core's number columns are the rows of one block: the frame holds it
     # as its one float block, uncopied (a million points: ~12 ms less).
     frame = pd.DataFrame(out["values"].T, columns=out["names"], copy=False)
-    def formats_of(m: Model, w: str | None, k: str | None) -> tuple[str, str]:
-        name, kv_name, mods = _formats(m, w, k)
-        return (str(mods["weights"]["name"]) if mods is not None else name), kv_name
-
-    labels_of = [(m.id, d.id, *formats_of(m, w, k)) for m, d, w, k in combos]
+    labels_of = [(m.id, d.id, c.weights, _formats(m, w, k)[1]) for (m, d, w, k), c in zip(combos, compiled)]
     for pos, name in enumerate(["model", "device", "weights", "kv"]):
         # Categorical columns: one small table of labels plus integer codes,
         # so a million-row frame costs no million Python strings. The core's
@@ -1620,7 +1618,7 @@ def _sweep(
 # What each sweep keyword means (as _OPTION_DOCS for the single questions).
 _SWEEP_DOCS = (
     ("weights, kv", """Formats, one or a list each (default: a model file's own formats, else
-bf16); every combination is swept."""),
+the published checkpoint's, else bf16); every combination is swept."""),
     ("lm_head, engine, devices, tp, pp, ep, nodes, link, inter_link", """As in :func:`decode`: each combination is the deployment
 :func:`decode` and :func:`prefill` resolve (layout, links, engine profile,
 kernel traits and memory settings)."""),

@@ -148,14 +148,15 @@ class OpenLoop(_Saturated):
 
 class Alternative(TypedDict):
     """One change to a plan that does not fit, alone (:attr:`Plan.alternatives`):
-    whether it then fits, its users, context, devices and KV format, and the
-    speed it would give."""
+    whether it then fits, its users, context, devices, weight and KV formats,
+    and the speed it would give."""
 
     change: str
     fits: bool
     users: float
     context: float
     devices: int
+    weights: str
     kv: str
     max_users_at_context: float
     per_user_tokens_per_s_estimate: float

@@ -88,6 +88,11 @@ std::string gb(bytes b);
 std::string ms(seconds t);
 std::string ctx_label(double c);
 std::string device_label(const setup& s);
+/// The weight format with the modules stored otherwise: "mxfp4 (attention
+/// bf16)"; with `bits`, "mxfp4 (4.25 bits; attention bf16)".
+std::string weights_label(const precision& pr, bool bits = false);
+/// One line naming the published checkpoint whose formats are planned ("" otherwise).
+std::string formats_note(const setup& s);
 void print_ops(const phase_timing& p);
 
 // ---- the jobs: one entry point each, returning the exit code -----------------

@@ -38,7 +38,7 @@ int cmd_moe(const options& o) {
   const architecture& a = s.model;
   const param_counts& p = an.decode.first_params;
   std::printf("llmroof moe: %s on %s, weights %s, KV %s, every sequence at %s tokens\n", a.name.c_str(),
-              device_label(s).c_str(), std::string(s.pr.weights.name).c_str(), std::string(s.pr.kv.name).c_str(),
+              device_label(s).c_str(), weights_label(s.pr).c_str(), std::string(s.pr.kv.name).c_str(),
               thousands(context).c_str());
   std::printf("  %.1fB total, %.2fB active (%.1f%%): %d routed experts, top-%d, %d shared\n", p.total() / 1e9,
               p.active() / 1e9, 100 * p.active() / p.total(), a.moe.num_experts, a.moe.experts_per_token,
@@ -115,8 +115,8 @@ int cmd_compare(const options& o) {
   const std::string na = a.model.id;
   const std::string nb = b.model.id;
   std::printf("llmroof compare: %s vs %s on %s, weights %s / %s, every sequence at %s tokens\n", na.c_str(),
-              nb.c_str(), device_label(a).c_str(), std::string(a.pr.weights.name).c_str(),
-              std::string(b.pr.weights.name).c_str(), thousands(context).c_str());
+              nb.c_str(), device_label(a).c_str(), weights_label(a.pr).c_str(),
+              weights_label(b.pr).c_str(), thousands(context).c_str());
   for (const auto& [side, fit, p] : {std::tuple{&a, &fit_a, c.first_params}, std::tuple{&b, &fit_b, c.second_params}}) {
     std::printf("  %-24s %7.1fB total, %6.2fB active; weights %s: %s\n", side->model.id.c_str(), p.total() / 1e9,
                 p.active() / 1e9, gib(fit->weights).c_str(),

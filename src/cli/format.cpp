@@ -28,6 +28,24 @@ std::string ctx_label(double c) {
   return thousands(c);
 }
 
+std::string weights_label(const precision& pr, bool bits) {
+  std::string others = bits ? fmt("%.4g bits", pr.weights.bits) : "";
+  for (const auto& [module, f] : {std::pair{"attention", &pr.attention_format()}, std::pair{"ffn", &pr.ffn_format()},
+                                  std::pair{"experts", &pr.experts_format()}}) {
+    if (f->name == pr.weights.name) continue;
+    others += std::string(others.empty() ? "" : (bits && others.find(';') == std::string::npos ? "; " : ", ")) + module +
+              " " + std::string(f->name);
+  }
+  return std::string(pr.weights.name) + (others.empty() ? "" : " (" + others + ")");
+}
+
+std::string formats_note(const setup& s) {
+  if (s.formats_from != "checkpoint") return "";
+  return "formats of the published checkpoint " + s.checkpoint + ": " + weights_label(s.pr) + ", embedding " +
+         std::string(s.pr.embedding.name) + ", lm_head " + std::string(s.pr.lm_head.name) +
+         " (--weights to plan another)\n";
+}
+
 std::string device_label(const setup& s) {
   std::string out = std::to_string(s.devices()) + " x " + s.dev().name;
   const auto& p = s.parallel();

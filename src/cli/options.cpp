@@ -25,7 +25,7 @@ constexpr option_doc option_docs[] = {
     {"device", "ID[:N]", "catalog id or vendor name (\"GeForce RTX 4090 24GB\"), a device JSON file (fields of "
                          "'list devices --json'), or custom:memory=24GiB,bandwidth=936GB/s,bf16=71TF[,fp32=,fp8=,int8=TOPS,"
                          "fp4=,class=,vendor=,memory_type=]; N devices in tensor parallel (default 1)"},
-    {"weights", "FMT", "weight format (default bf16): bf16, fp8, awq-int4, nvfp4, q4_k_m, ..."},
+    {"weights", "FMT", "weight format: bf16, fp8, awq-int4, nvfp4, q4_k_m, ... (default: a model file's own, else the published checkpoint's, else bf16)"},
     {"kv", "FMT", "KV-cache format (default bf16)"},
     {"lm-head", "FMT", "format of lm_head and embeddings (default: bf16 for quantized checkpoints)"},
     {"users", "N", "concurrent users (default 1)"},

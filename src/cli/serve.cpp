@@ -33,11 +33,10 @@ int cmd_plan(const options& o) {
 
   const double users = sc.users;
   std::printf("llmroof plan: %s on %s\n", s.model.name.c_str(), device_label(s).c_str());
-  std::printf("weights %s (%.4g bits), KV %s (%.4g bits), lm_head %s; engine %s, memory utilisation %.2f, KV blocks of %d tokens\n\n",
-              std::string(s.pr.weights.name).c_str(), s.pr.weights.bits,
-              std::string(s.pr.kv.name).c_str(), s.pr.kv.bits,
+  std::printf("weights %s, KV %s (%.4g bits), lm_head %s; engine %s, memory utilisation %.2f, KV blocks of %d tokens\n%s\n",
+              weights_label(s.pr, true).c_str(), std::string(s.pr.kv.name).c_str(), s.pr.kv.bits,
               std::string(s.pr.lm_head.name).c_str(), std::string(s.engine.name()).c_str(),
-              s.engine.memory_utilization, s.engine.block_tokens);
+              s.engine.memory_utilization, s.engine.block_tokens, formats_note(s).c_str());
   if (s.offload()) {
     std::printf("offload: %s on the host %s (%.0f GB/s): %s of weights in host RAM\n",
                 s.offload()->experts ? "routed experts" : (fmt("%.0f%%", 100 * s.offload()->layers) + " of the layers").c_str(),
@@ -184,7 +183,7 @@ int cmd_decode(const options& o) {
   }
   std::printf("llmroof decode: %s on %s, batch %s at %s cached tokens, weights %s, KV %s\n\n",
               s.model.name.c_str(), device_label(s).c_str(), thousands(batch).c_str(),
-              thousands(context).c_str(), std::string(s.pr.weights.name).c_str(),
+              thousands(context).c_str(), weights_label(s.pr).c_str(),
               std::string(s.pr.kv.name).c_str());
   print_ops(p);
   std::printf("\n  step: estimate %s, bound %s (%s-bound); reads %s per step\n", ms(p.estimate).c_str(),
@@ -208,7 +207,7 @@ int cmd_prefill(const options& o) {
   }
   std::printf("llmroof prefill: %s on %s, %s x %s prompt tokens after %s cached, weights %s\n\n",
               s.model.name.c_str(), device_label(s).c_str(), thousands(batch).c_str(),
-              thousands(prompt).c_str(), thousands(cached).c_str(), std::string(s.pr.weights.name).c_str());
+              thousands(prompt).c_str(), thousands(cached).c_str(), weights_label(s.pr).c_str());
   print_ops(p);
   std::printf("\n  time to first token: estimate %s, bound %s (%s-bound)\n", ms(p.estimate).c_str(),
               ms(p.bound).c_str(), std::string(to_string(p.limit())).c_str());
@@ -262,7 +261,7 @@ int cmd_users(const options& o) {
     return 0;
   }
   std::printf("llmroof users: %s on %s, weights %s, KV %s, every user at %s tokens\n", s.model.name.c_str(),
-              device_label(s).c_str(), std::string(s.pr.weights.name).c_str(), std::string(s.pr.kv.name).c_str(),
+              device_label(s).c_str(), weights_label(s.pr).c_str(), std::string(s.pr.kv.name).c_str(),
               thousands(sc.context).c_str());
   std::printf("  targets: at least %.1f tokens/s per user%s\n", tps,
               ttft > 0 ? (", TTFT at most " + ms(make_seconds(ttft))).c_str() : "");

@@ -155,7 +155,8 @@ inline bool glob_match(std::string_view pat, std::string_view s) {
 }
 
 /// Translates the regex subset that quantization ignore lists use into a glob:
-/// literals, `.`, `.*`, `\.`, `\d`, `\d+`, `^`, `$`; matched from the start like
+/// literals, `.`, `.*`, `\.`, `\d`, `\d+`, `^`, `$` (and groups of
+/// alternatives, expanded first); matched from the start like
 /// Python's re.match. Anything else is refused: a general regex engine
 /// backtracks exponentially on hostile patterns (the fuzzer found one), a glob
 /// matches in linear time.
@@ -185,17 +186,63 @@ inline std::string regex_subset_to_glob(std::string_view file, const std::string
         g += e;
       } else {
         fail(file, std::string("quantization_config ignore pattern: unsupported regex construct '\\") + e +
-                       "' (supported: literals, ., .*, \\., \\d, \\d+, ^, $)");
+                       "' (supported: literals, ., .*, \\., \\d, \\d+, ^, $, (a|b))");
       }
     } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '/' || c == ':') {
       g += c;
     } else {
       fail(file, std::string("quantization_config ignore pattern: unsupported regex construct '") + c +
-                     "' (supported: literals, ., .*, \\., \\d, \\d+, ^, $)");
+                     "' (supported: literals, ., .*, \\., \\d, \\d+, ^, $, (a|b))");
     }
   }
   if (!anchored_end) g += '*';
   return g;
+}
+
+/// Expands the alternation groups of a regex, "(a|b)" or "(?:a|b)" (not
+/// nested, no quantifier after them), into one regex per choice: Kimi K2.5
+/// ignores "re:.*mlp\\.(gate|up|gate_up|down)_proj.*". At most 64 regexes.
+inline std::vector<std::string> expand_alternatives(std::string_view file, const std::string& pat) {
+  std::vector<std::string> out{""};
+  for (std::size_t i = 0; i < pat.size(); ++i) {
+    const char c = pat[i];
+    if (c == '\\' && i + 1 < pat.size()) {
+      for (auto& o : out) o += pat.substr(i, 2);
+      ++i;
+      continue;
+    }
+    if (c == ')' || c == '|') {
+      fail(file, std::string("quantization_config ignore pattern: '") + c + "' outside a group");
+    }
+    if (c != '(') {
+      for (auto& o : out) o += c;
+      continue;
+    }
+    std::size_t start = i + 1;
+    if (pat.compare(start, 2, "?:") == 0) start += 2;
+    const std::size_t end = pat.find(')', start);
+    if (end == std::string::npos) fail(file, "quantization_config ignore pattern: a group never closes");
+    const std::string body = pat.substr(start, end - start);
+    if (body.find('(') != std::string::npos) fail(file, "quantization_config ignore pattern: nested groups are not supported");
+    if (end + 1 < pat.size() && std::string_view("?*+{").find(pat[end + 1]) != std::string_view::npos) {
+      fail(file, "quantization_config ignore pattern: a quantifier after a group is not supported");
+    }
+    std::vector<std::string> choices;
+    std::size_t from = 0;
+    for (std::size_t bar = body.find('|'); ; bar = body.find('|', from)) {
+      choices.push_back(body.substr(from, bar == std::string::npos ? std::string::npos : bar - from));
+      if (bar == std::string::npos) break;
+      from = bar + 1;
+    }
+    if (out.size() * choices.size() > 64) fail(file, "quantization_config ignore pattern: more than 64 alternatives");
+    std::vector<std::string> next;
+    for (const auto& o : out) {
+      for (const auto& ch : choices) next.push_back(o + ch);
+    }
+    out = std::move(next);
+    i = end;
+  }
+  return out;
 }
 
 /// An ignore list (compressed-tensors, modelopt, HF modules_to_not_convert)
@@ -225,7 +272,7 @@ class ignore_list {
       if (e.rfind("re:", 0) == 0) {
         const std::string pat = e.substr(3);
         if (pat.size() > 512) fail(file, "quantization_config ignore pattern longer than 512 characters");
-        globs_.push_back(regex_subset_to_glob(file, pat));
+        for (const auto& one : expand_alternatives(file, pat)) globs_.push_back(regex_subset_to_glob(file, one));
       } else if (e.find_first_of("*?") != std::string::npos) {
         if (e.size() > 512) fail(file, "quantization_config ignore pattern longer than 512 characters");
         globs_.push_back(e + "*");

@@ -195,6 +195,43 @@ double vision_params(const json& v, int text_hidden, std::string_view file) {
          h * text_hidden + double(text_hidden) * text_hidden;
 }
 
+// The formats a quantization leaves a model of `layers` layers in: its
+// weight format for the linear layers, bf16 for the modules it ignores (by
+// the names HF checkpoints give them) and, unless quantized, for the
+// embedding table and lm_head. Empty when it names no weight format.
+std::optional<precision> formats_of(const quantization& q, int layers, std::string_view name,
+                                    std::vector<std::string>& warnings) {
+  if (!q.weights) return std::nullopt;
+  precision pr = precision::of(*q.weights, find_format("bf16"));
+  pr.embedding = find_format("bf16");
+  pr.lm_head = find_format("bf16");
+  const readers::ignore_list ignore(name, q.ignore);
+  const auto share = [&](auto&& module_name) {
+    int hit = 0;
+    for (int i = 0; i < layers; ++i) {
+      if (ignore.matches(module_name(i))) ++hit;
+    }
+    return layers > 0 ? double(hit) / layers : 0.0;
+  };
+  const auto bf16 = find_format("bf16");
+  const double attn = share([](int i) { return "model.layers." + std::to_string(i) + ".self_attn.q_proj"; });
+  const double ffn = share([](int i) { return "model.layers." + std::to_string(i) + ".mlp.gate_proj"; });
+  const double experts = share([](int i) { return "model.layers." + std::to_string(i) + ".mlp.experts.0.gate_proj"; });
+  if (attn > 0.5) pr.attention = bf16;
+  if (ffn > 0.5) pr.ffn = bf16;
+  if (experts > 0.5) pr.experts = bf16;
+  for (double s : {attn, ffn, experts}) {
+    if (s > 0 && s < 1) {
+      warnings.push_back("quantization_config ignores a module in some layers only; the majority format is used");
+      break;
+    }
+  }
+  // Quantizers leave lm_head alone unless told otherwise; an ignore list
+  // without it means lm_head was quantized (compressed-tensors, modelopt).
+  if (!ignore.matches("lm_head") && !ignore.empty()) pr.lm_head = *q.weights;
+  return pr;
+}
+
 }  // namespace
 
 model_source parse_hf_config(std::string_view json_text, std::string_view name) {
@@ -381,39 +418,14 @@ model_source parse_hf_config(std::string_view json_text, std::string_view name) 
     out.vision_params = vision_params(root.at("vision_config"), a.hidden_size, name);
   }
 
-  // Weight formats.
-  if (root.contains("quantization_config") && !root.at("quantization_config").is_null()) {
-    const quantization q = read_quantization(root.at("quantization_config"), name, out.warnings);
-    if (q.weights) {
+  // Weight formats: multimodal checkpoints (Kimi K2.5) keep them in text_config.
+  const json* qc = root.contains("quantization_config") ? &root.at("quantization_config")
+                   : nested && t.contains("quantization_config") ? &t.at("quantization_config")
+                                                                   : nullptr;
+  if (qc != nullptr && !qc->is_null()) {
+    if (auto pr = formats_of(read_quantization(*qc, name, out.warnings), a.num_layers, name, out.warnings)) {
       out.quantized = true;
-      out.pr = precision::of(*q.weights, find_format("bf16"));
-      out.pr.embedding = find_format("bf16");
-      out.pr.lm_head = find_format("bf16");
-      const readers::ignore_list ignore(name, q.ignore);
-      const auto share = [&](auto&& module_name) {
-        int hit = 0;
-        for (int i = 0; i < layers; ++i) {
-          if (ignore.matches(module_name(i))) ++hit;
-        }
-        return layers > 0 ? double(hit) / layers : 0.0;
-      };
-      const auto bf16 = find_format("bf16");
-      const double attn = share([](int i) { return "model.layers." + std::to_string(i) + ".self_attn.q_proj"; });
-      const double ffn = share([](int i) { return "model.layers." + std::to_string(i) + ".mlp.gate_proj"; });
-      const double experts = share([](int i) { return "model.layers." + std::to_string(i) + ".mlp.experts.0.gate_proj"; });
-      if (attn > 0.5) out.pr.attention = bf16;
-      if (ffn > 0.5) out.pr.ffn = bf16;
-      if (experts > 0.5) out.pr.experts = bf16;
-      for (double s : {attn, ffn, experts}) {
-        if (s > 0 && s < 1) {
-          out.warnings.push_back("quantization_config ignores a module in some layers only; the majority format is used");
-          break;
-        }
-      }
-      const bool head_quantized = !ignore.matches("lm_head");
-      // Quantizers leave lm_head alone unless told otherwise; an ignore list
-      // without it means lm_head was quantized (compressed-tensors, modelopt).
-      if (head_quantized && !ignore.empty()) out.pr.lm_head = *q.weights;
+      out.pr = *pr;
     }
   }
   if (const char* dt = root.contains("torch_dtype") ? "torch_dtype" : (root.contains("dtype") ? "dtype" : nullptr)) {
@@ -443,6 +455,19 @@ model_source read_hf_config(const std::string& path) {
     m.arch.name = label;
   }
   return m;
+}
+
+std::optional<precision> quantization_formats(std::string_view quantization_config, const architecture& a,
+                                              std::string_view name) {
+  readers::require_json_depth(name, quantization_config);
+  json q;
+  try {
+    q = json::parse(quantization_config);
+  } catch (const json::exception& e) {
+    fail(name, std::string("invalid JSON: ") + e.what());
+  }
+  std::vector<std::string> warnings;
+  return formats_of(read_quantization(q, name, warnings), a.num_layers, name, warnings);
 }
 
 }  // namespace llmroof

@@ -92,7 +92,13 @@ json setup_json(const setup& s) {
   json j = {{"model", s.model.id},
             {"weights", s.pr.weights.name},
             {"kv", s.pr.kv.name},
-            {"lm_head", s.pr.lm_head.name}};
+            {"lm_head", s.pr.lm_head.name},
+            {"formats", {{"attention", s.pr.attention_format().name},
+                         {"ffn", s.pr.ffn_format().name},
+                         {"experts", s.pr.experts_format().name},
+                         {"embedding", s.pr.embedding.name}}},
+            {"formats_from", s.formats_from}};
+  j["checkpoint"] = s.checkpoint.empty() ? json(nullptr) : json(s.checkpoint);
   if (s.has_device()) {
     j["device"] = s.dev().id;
     j["devices"] = s.devices();
@@ -144,6 +150,7 @@ json alternatives_json(const std::vector<alternative>& alts) {
                    {"users", x.users},
                    {"context", x.context},
                    {"devices", x.devices},
+                   {"weights", x.weights},
                    {"kv", x.kv},
                    {"max_users_at_context", x.max_users_at_context},
                    {"per_user_tokens_per_s_estimate", x.per_user_tokens_per_s()},

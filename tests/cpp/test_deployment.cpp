@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "llmroof/alternatives.hpp"
 #include "llmroof/deployment.hpp"
 
 using namespace llmroof;
@@ -60,4 +61,94 @@ TEST_CASE("resolve: formats, engine profile and layout decided once") {
                        std::invalid_argument);
   q.model = nullptr;
   CHECK_THROWS_WITH_AS(resolve(q), "model is required", std::invalid_argument);
+}
+
+TEST_CASE("resolve: a catalog model without weights named is planned in its publisher's checkpoint") {
+  request q;
+  q.dev = &find_device("h100-sxm");
+  q.model = &find_model("gpt-oss-120b");
+  const deployment g = resolve(q);
+  CHECK(g.formats_from == "checkpoint");
+  CHECK(g.checkpoint == "openai/gpt-oss-120b");
+  // MXFP4 experts; attention, router, embedding and lm_head left in bf16 (modules_to_not_convert).
+  CHECK(g.pr.experts_format().name == "mxfp4");
+  CHECK(g.pr.attention_format().name == "bf16");
+  CHECK(g.pr.embedding.name == "bf16");
+  CHECK(g.pr.lm_head.name == "bf16");
+  CHECK(g.pr.kv.name == "bf16");
+  // 114.702e9 expert params x 4.25 / 8 = 60.94 GB; attention 0.956e9, embedding
+  // and lm_head 0.579e9 each and routers 0.013e9 at 2 B: 4.25 GB; 65.19 GB in all,
+  // 64.38 GiB as vLLM loads it on an H100 (engine_memory.csv ML-013) before its MXFP4 padding.
+  CHECK(weight_bytes(g.model, g.pr).value() == doctest::Approx(65.19e9).epsilon(0.001));
+  // FP8 with 128 x 128 block scales for DeepSeek-V3 and Kimi K2: 8 + 32/16384 bits.
+  q.model = &find_model("deepseek-v3");
+  const deployment d = resolve(q);
+  CHECK(d.pr.weights.name == "fp8");
+  CHECK(d.pr.embedding.name == "bf16");
+  CHECK(resolve(q).checkpoint == "deepseek-ai/DeepSeek-V3");
+  // Kimi K2.5: INT4 routed experts in groups of 32; attention and dense FFN bf16.
+  q.model = &find_model("kimi-k2.5");
+  const deployment k = resolve(q);
+  CHECK(k.pr.experts_format().name == "int4-g32");
+  CHECK(k.pr.attention_format().name == "bf16");
+  CHECK(k.pr.ffn_format().name == "bf16");
+  // Named weights win; a model published in 16 bits stays bf16.
+  q.weights = find_format("bf16");
+  CHECK(resolve(q).formats_from == "asked");
+  CHECK(resolve(q).pr.experts_format().name == "bf16");
+  q.weights.reset();
+  q.model = &find_model("llama-3.1-8b");
+  CHECK(resolve(q).formats_from == "default");
+  CHECK(resolve(q).pr.weights.name == "bf16");
+  CHECK(resolve(q).checkpoint.empty());
+}
+
+TEST_CASE("what would make it fit: formats the engine runs and a larger memory share") {
+  request q;
+  q.dev = &find_device("h100-sxm");
+  q.model = &find_model("gpt-oss-120b");
+  workload w;
+  w.users = 1;
+  w.context = 4096;
+  const deployment g = resolve(q);
+  const memory_plan now = g.memory(w.users, w.context);
+  // 64.50 GiB of weights (65.19 GB + MXFP4 rows padded 2880 -> 3072) and vLLM's
+  // 7.44 GiB profile peak overrun 0.9 x 79.2 GiB: no KV room.
+  CHECK_FALSE(now.fits);
+  const std::vector<alternative> alts = plan_alternatives(g, w, now);
+  const auto find = [&](std::string_view change) -> const alternative* {
+    for (const auto& a : alts) {
+      if (a.change == change) return &a;
+    }
+    return nullptr;
+  };
+  // At 0.95 x 79.2 = 75.2 GiB, 3.2 GiB are left for the KV cache (vLLM reported 3.33, ML-013).
+  const alternative* share = find("memory utilisation 0.95");
+  REQUIRE(share != nullptr);
+  CHECK(share->fits);
+  // MXFP4 at 4.25 bits is as small as the engine's formats go: none is offered.
+  CHECK(find("weights in awq-int4") == nullptr);
+  CHECK(find("weights in fp8") == nullptr);
+  // Llama-3.1-70B in bf16 (141 GB): FP8 (70.6 GB = 65.7 GiB) still overruns with
+  // the profile peak, AWQ INT4 (36.7 GB) fits.
+  q.model = &find_model("llama-3.1-70b");
+  const deployment l = resolve(q);
+  const auto lalts = plan_alternatives(l, w, l.memory(w.users, w.context));
+  bool fp8 = false, awq = false;
+  for (const auto& a : lalts) {
+    if (a.change == "weights in fp8") fp8 = !a.fits && a.weights == "fp8";
+    if (a.change == "weights in awq-int4") awq = a.fits && a.weights == "awq-int4";
+  }
+  CHECK(fp8);
+  CHECK(awq);
+  // llama.cpp holds the whole device: no memory share to raise; GGUF quants instead.
+  q.engine = "llama.cpp";
+  const deployment c = resolve(q);
+  bool share_offered = false, q4 = false;
+  for (const auto& a : plan_alternatives(c, w, c.memory(w.users, w.context))) {
+    share_offered = share_offered || a.change == "memory utilisation 0.95";
+    q4 = q4 || a.change == "weights in q4_k_m";
+  }
+  CHECK_FALSE(share_offered);
+  CHECK(q4);
 }

@@ -103,3 +103,31 @@ TEST_CASE("names resolve: checkpoints, org prefixes and fine-tunes") {
   CHECK_THROWS_WITH_AS(find_model("Llama-4"), doctest::Contains("unknown model 'Llama-4'; closest:"),
                        std::invalid_argument);
 }
+
+TEST_CASE("published checkpoints: the catalog's formats are what each repository's config.json gives") {
+  const std::string dir = std::string(LLMROOF_SOURCE_DIR) + "/tests/data/hf-configs/";
+  const std::pair<const char*, const char*> rows[] = {
+      {"deepseek-v3", "deepseek-ai__DeepSeek-V3.json"},   {"deepseek-r1", "deepseek-ai__DeepSeek-R1.json"},
+      {"deepseek-v3.1", "deepseek-ai__DeepSeek-V3.1.json"}, {"deepseek-v3.2", "deepseek-ai__DeepSeek-V3.2.json"},
+      {"kimi-k2", "moonshotai__Kimi-K2-Instruct.json"},   {"kimi-k2.5", "moonshotai__Kimi-K2.5.json"},
+      {"gpt-oss-20b", "openai__gpt-oss-20b.json"},        {"gpt-oss-120b", "openai__gpt-oss-120b.json"}};
+  for (const auto& [id, file] : rows) {
+    CAPTURE(id);
+    const auto published = published_formats(find_model(id));
+    REQUIRE(published.has_value());
+    const precision& file_pr = read_hf_config(dir + file).pr;
+    const precision& pr = published->pr;
+    CHECK(pr.weights.name == file_pr.weights.name);
+    CHECK(pr.attention_format().name == file_pr.attention_format().name);
+    CHECK(pr.ffn_format().name == file_pr.ffn_format().name);
+    CHECK(pr.experts_format().name == file_pr.experts_format().name);
+    CHECK(pr.embedding.name == file_pr.embedding.name);
+    CHECK(pr.lm_head.name == file_pr.lm_head.name);
+    CHECK(weight_bytes(find_model(id), pr).value() == doctest::Approx(weight_bytes(find_model(id), file_pr).value()));
+  }
+  // Models published in 16 bits have none.
+  for (const char* id : {"llama-3.1-8b", "qwen3-30b-a3b", "glm-4.5-air", "qwen3-coder-480b-a35b"}) {
+    CAPTURE(id);
+    CHECK_FALSE(published_formats(find_model(id)).has_value());
+  }
+}

@@ -133,9 +133,27 @@ TEST_CASE("ignore lists: regex subset, globs and module prefixes") {
   const model_source g = parse_hf_config(base + R"(["model.layers.*.self_attn"]}})", "q.json");
   CHECK(g.pr.attention_format().name == "bf16");
   CHECK(g.pr.lm_head.name == "gptq-int4");  // not ignored: quantized with the rest
+  // Groups of alternatives expand into one glob each (Kimi K2.5 keeps its dense
+  // FFN in bf16 with "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"; experts are
+  // "mlp.experts.N.gate_proj", which it does not match).
+  const model_source k = parse_hf_config(base + R"(["re:.*mlp\\.(gate|up|gate_up|down)_proj.*"]}})", "q.json");
+  CHECK(k.pr.ffn_format().name == "bf16");
+  CHECK(k.pr.attention_format().name == "gptq-int4");
+  const model_source nc = parse_hf_config(base + R"(["re:^model\\.layers\\.\\d+\\.(?:self_attn|mlp)\\..*$"]}})", "q.json");
+  CHECK(nc.pr.attention_format().name == "bf16");
+  CHECK(nc.pr.ffn_format().name == "bf16");
   CHECK_THROWS_WITH_AS(parse_hf_config(base + R"(["re:(a*)*b"]}})", "q.json"),
-                       "q.json: quantization_config ignore pattern: unsupported regex construct '(' "
-                       "(supported: literals, ., .*, \\., \\d, \\d+, ^, $)",
+                       "q.json: quantization_config ignore pattern: a quantifier after a group is not supported",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_hf_config(base + R"(["re:a[bc]"]}})", "q.json"),
+                       "q.json: quantization_config ignore pattern: unsupported regex construct '[' "
+                       "(supported: literals, ., .*, \\., \\d, \\d+, ^, $, (a|b))",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_hf_config(base + R"j(["re:((a|b)|c)"]}})j", "q.json"),
+                       "q.json: quantization_config ignore pattern: nested groups are not supported",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_hf_config(base + R"j(["re:(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)(a|b)"]}})j", "q.json"),
+                       "q.json: quantization_config ignore pattern: more than 64 alternatives",
                        std::invalid_argument);
 }
 
