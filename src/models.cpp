@@ -593,4 +593,39 @@ std::optional<published_checkpoint> published_formats(const architecture& a) {
   return std::nullopt;
 }
 
+std::optional<std::string> format_in_name(std::string_view name) {
+  std::string s(name);
+  if (const auto slash = s.rfind('/'); slash != std::string::npos) s = s.substr(slash + 1);
+  s = detail::to_lower(s);
+  // GGUF quant types as file and repository names carry them (Q4_K_M, IQ4_XS).
+  for (const char* q : {"q4_k_m", "q4_k_s", "q5_k_m", "q3_k_m", "q8_0", "q6_k", "q5_0", "q5_1", "q4_0", "q4_1",
+                        "q2_k", "iq4_xs", "iq4_nl"}) {
+    const auto at = s.find(q);
+    const std::size_t end = at + std::string_view(q).size();
+    if (at != std::string::npos && (at == 0 || !std::isalnum(static_cast<unsigned char>(s[at - 1]))) &&
+        (end == s.size() || !std::isalnum(static_cast<unsigned char>(s[end])))) {
+      return std::string(q);
+    }
+  }
+  std::set<std::string> words;
+  std::string cur;
+  for (char c : s + "-") {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      cur.push_back(c);
+    } else if (!cur.empty()) {
+      words.insert(cur);
+      cur.clear();
+    }
+  }
+  // How quantized repositories name themselves: Qwen's -AWQ (4-bit, group 128)
+  // and -GPTQ-Int4/-Int8, -FP8 (Qwen and DeepSeek: 128 x 128 block scales),
+  // Red Hat's -FP8-dynamic (per-channel), -MXFP4 and NVIDIA's -NVFP4.
+  if (words.count("nvfp4")) return "nvfp4";
+  if (words.count("mxfp4")) return "mxfp4";
+  if (words.count("awq")) return "awq-int4";
+  if (words.count("gptq")) return words.count("int8") ? "int8-wo" : "gptq-int4";
+  if (words.count("fp8")) return words.count("dynamic") ? "fp8-e4m3" : "fp8";
+  return std::nullopt;
+}
+
 }  // namespace llmroof

@@ -97,8 +97,9 @@ class deployment {
   /// The file the model came from, if any (shared, never changed).
   std::shared_ptr<const model_source> source;
   /// Where `pr`'s weight formats came from (resolve): "asked", "file" (the
-  /// model file's own), "checkpoint" (the publisher's, named in
-  /// `checkpoint`) or "default" (bf16: a model published in 16 bits).
+  /// model file's own), "name" (a quantized checkpoint's name: "-AWQ"),
+  /// "checkpoint" (the publisher's) or "default" (bf16: a model published
+  /// in 16 bits); `checkpoint` names the repository or the name.
   std::string formats_from = "default";
   std::string checkpoint;
 
@@ -226,6 +227,9 @@ inline void deployment::check() const {
 struct request {
   const architecture* model = nullptr;  ///< required
   const model_source* source = nullptr;  ///< the file the model came from, if any
+  /// The catalog name as asked: a quantization word in it ("-AWQ", "-FP8",
+  /// "Q4_K_M": format_in_name) selects the weights, and refuses other ones.
+  std::string name;
   /// The model file's formats, module by module (set from `source` when null).
   std::optional<precision> file_formats;
   const device* dev = nullptr;  ///< null: a question without a device (kv)
@@ -249,16 +253,22 @@ inline deployment resolve(const request& r) {
   std::optional<precision> file = r.file_formats ? r.file_formats
                                   : r.source != nullptr ? std::optional<precision>(r.source->pr)
                                                         : std::nullopt;
-  // A catalog model without a file is planned in its publisher's checkpoint.
+  // A catalog model without a file: the format its name announces, else its
+  // publisher's checkpoint.
+  const std::optional<std::string> named = file || r.name.empty() ? std::nullopt : format_in_name(r.name);
+  if (named && r.weights && r.weights->name != *named) {
+    throw std::invalid_argument("weights '" + std::string(r.weights->name) + "' contradict the model name '" + r.name +
+                                "' (" + *named + ")");
+  }
   std::optional<published_checkpoint> published;
-  if (!file && !r.weights && (published = published_formats(*r.model))) file = published->pr;
+  if (!file && !r.weights && !named && (published = published_formats(*r.model))) file = published->pr;
   const numeric_format kv = r.kv ? *r.kv : file ? file->kv : find_format("bf16");
   precision pr;
   if (file && !r.weights) {
     pr = *file;  // the file's own formats, module by module
     pr.kv = kv;
   } else {
-    pr = precision::of(r.weights ? *r.weights : find_format("bf16"), kv);
+    pr = precision::of(r.weights ? *r.weights : find_format(named ? *named : "bf16"), kv);
   }
   if (r.lm_head) {
     pr.lm_head = *r.lm_head;
@@ -268,8 +278,9 @@ inline deployment resolve(const request& r) {
   if (r.source != nullptr) stored = loaded_weight_bytes(*r.source, pr, !r.weights);
   const auto with_source = [&](deployment d) {
     if (r.source != nullptr) d.source = std::make_shared<const model_source>(*r.source);
-    d.formats_from = r.weights ? "asked" : published ? "checkpoint" : file ? "file" : "default";
+    d.formats_from = r.weights ? "asked" : named ? "name" : published ? "checkpoint" : file ? "file" : "default";
     if (published && !r.weights) d.checkpoint = published->repo;
+    if (named && !r.weights) d.checkpoint = r.name;
     return d;
   };
   if (r.dev == nullptr) return with_source(deployment(*r.model, pr, configure_engine(r.engine, r.engine_options)));

@@ -161,6 +161,12 @@ struct published_checkpoint {
 /// asked for.
 std::optional<published_checkpoint> published_formats(const architecture& a);
 
+/// The weight format a quantized checkpoint's name announces
+/// ("Qwen/Qwen3-32B-AWQ" -> awq-int4, "-FP8" -> fp8, "-FP8-dynamic" ->
+/// fp8-e4m3, "-GPTQ-Int4", "-MXFP4", "-NVFP4", GGUF types such as Q4_K_M);
+/// empty when it names none.
+std::optional<std::string> format_in_name(std::string_view name);
+
 /// Any of the above by what `path` is: a .gguf file, a .safetensors file or
 /// index, a config.json, or a folder (config.json plus safetensors if any).
 model_source read_model(const std::string& path);

@@ -87,12 +87,13 @@ model_source source_from(const py::dict& src, const architecture& a, const preci
 std::unique_ptr<context> make(const py::dict& model, const py::object& dev, const std::string& weights,
                               const std::string& kv, const py::object& lm_head, int devices, const py::object& profile,
                               const py::object& module_formats, const py::object& parallel, const std::string& engine,
-                              const py::object& engine_options, const py::object& source) {
+                              const py::object& engine_options, const py::object& source, const std::string& name) {
   const architecture a = arch_from_dict(model);
   std::optional<device> d;
   if (!dev.is_none()) d = device_from_dict(dev.cast<py::dict>());
   request q;
   q.model = &a;
+  q.name = name;
   q.dev = d ? &*d : nullptr;
   q.layout = layout_from(parallel, devices);
   q.kv = find_format(kv);
@@ -120,15 +121,15 @@ std::unique_ptr<context> make(const py::dict& model, const py::object& dev, cons
   return std::make_unique<context>(context{
       std::move(resolved), py::make_tuple(copy(model), dev.is_none() ? dev : copy(dev), weights, kv, lm_head, devices,
                                  copy(profile), copy(module_formats), copy(parallel), engine, copy(engine_options),
-                                 copy(source))});
+                                 copy(source), name)});
 }
 
 // A pickled deployment is resolved again from what it was made of, so that
 // it unpickles under the catalogs and profiles of the reading process.
 std::unique_ptr<context> unpickle(const py::tuple& t) {
-  if (t.size() != 12) throw std::invalid_argument("Deployment state must hold 12 fields (got " + std::to_string(t.size()) + ")");
+  if (t.size() != 13) throw std::invalid_argument("Deployment state must hold 13 fields (got " + std::to_string(t.size()) + ")");
   return make(t[0].cast<py::dict>(), t[1], t[2].cast<std::string>(), t[3].cast<std::string>(), t[4], t[5].cast<int>(),
-              t[6], t[7], t[8], t[9].cast<std::string>(), t[10], t[11]);
+              t[6], t[7], t[8], t[9].cast<std::string>(), t[10], t[11], t[12].cast<std::string>());
 }
 
 std::optional<double> number(const py::object& v) {
@@ -196,7 +197,7 @@ void register_deployment(py::module_& m) {
   py::class_<context>(m, "Deployment")
       .def(py::init(&make), py::arg("model"), py::arg("device"), py::arg("weights"), py::arg("kv"), py::arg("lm_head"),
            py::arg("devices"), py::arg("profile"), py::arg("module_formats"), py::arg("parallel"), py::arg("engine"),
-           py::arg("engine_options"), py::arg("source"))
+           py::arg("engine_options"), py::arg("source"), py::arg("name"))
       .def(py::pickle([](const context& c) { return c.args; }, &unpickle))
       .def_property_readonly("weights", [](const context& c) { return std::string(c.setup.pr.weights.name); })
       .def_property_readonly("formats_from", [](const context& c) { return c.setup.formats_from; })

@@ -332,6 +332,9 @@ class Model:
     fields: dict[str, Any] = field(repr=False)
     source: ModelSource | None = field(default=None, repr=False, compare=False)
     loaded_weight_bytes: float | None = field(default=None, repr=False, compare=False)
+    #: The catalog name as asked (``"Qwen/Qwen3-32B-AWQ"``): a quantization
+    #: word in it selects the weight format when none is named.
+    asked: str = field(default="", repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", _Fields(self.fields))
@@ -379,7 +382,7 @@ class Model:
     @classmethod
     def get(cls, id: str) -> Model:
         """A catalog model by id (``llama-3.1-8b``); ValueError lists the closest ids."""
-        return cls(_core.catalog.find_model(_text("model", id)))
+        return cls(_core.catalog.find_model(_text("model", id)), asked=id)
 
     @classmethod
     def custom(cls, **fields: Unpack[ModelFields]) -> Model:
@@ -922,7 +925,7 @@ def _compile(
                          max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)
     return _core.deployment.Deployment(m.fields, None if device is None else _device(device).fields, w, k,
                                        _lm_head(lm_head), dev_n, efficiency, mods, par, _text("engine", engine),
-                                       settings, m.source or None)
+                                       settings, m.source or None, m.asked)
 
 
 def _settings(**given: float | None) -> dict[str, float]:

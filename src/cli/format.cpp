@@ -40,6 +40,9 @@ std::string weights_label(const precision& pr, bool bits) {
 }
 
 std::string formats_note(const setup& s) {
+  if (s.formats_from == "name") {
+    return "weights " + weights_label(s.pr) + " as the name '" + s.checkpoint + "' says (--weights to plan another)\n";
+  }
   if (s.formats_from != "checkpoint") return "";
   return "formats of the published checkpoint " + s.checkpoint + ": " + weights_label(s.pr) + ", embedding " +
          std::string(s.pr.embedding.name) + ", lm_head " + std::string(s.pr.lm_head.name) +

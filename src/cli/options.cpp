@@ -330,6 +330,7 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
     q.model = &q.source->arch;
   } else {
     q.model = &find_model(model);
+    q.name = model;
   }
   if (need_device) {
     std::string dev = o.require("device");

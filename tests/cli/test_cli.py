@@ -36,6 +36,26 @@ check("seed most users", "Most users that fit at 131,072 tokens: 2" in out, out)
 check("seed longest context", "Longest context that fits 4 users:" in out, out)
 check("seed GiB said", "GiB" in out and "GB" in out, out)
 
+# The README's seed blocks are what the command prints: every line of them
+# (but "...", which elides) is a line of the output, in order.
+readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+with open(readme, encoding="utf-8") as f:
+    text = f.read()
+for marker in ("The first command prints the seed scenario", "When a plan does not fit, it says what would"):
+    block = text.split(marker, 1)[1].split("```", 2)[1].strip("\n").splitlines()
+    lines = out.splitlines()
+    at = 0
+    for line in block:
+        if line == "...":
+            continue
+        try:
+            at = lines.index(line, at) + 1
+        except ValueError:
+            check("README seed block: " + marker, False, f"line not printed (in order): {line!r}")
+            break
+    else:
+        check("README seed block: " + marker, True)
+
 # Seed scenario, JSON: same numbers, stable schema.
 r = run("plan", *SEED, "--json")
 check("json exit", r.returncode == 0, r.stderr)

@@ -152,3 +152,33 @@ TEST_CASE("what would make it fit: formats the engine runs and a larger memory s
   CHECK_FALSE(share_offered);
   CHECK(q4);
 }
+
+TEST_CASE("resolve: a quantized checkpoint's name selects its weights and refuses others") {
+  CHECK(format_in_name("Qwen/Qwen3-32B-AWQ") == std::optional<std::string>("awq-int4"));
+  CHECK(format_in_name("Qwen/Qwen3-30B-A3B-FP8") == std::optional<std::string>("fp8"));
+  CHECK(format_in_name("RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic") == std::optional<std::string>("fp8-e4m3"));
+  CHECK(format_in_name("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8") == std::optional<std::string>("int8-wo"));
+  CHECK(format_in_name("nvidia/Kimi-K2.6-NVFP4") == std::optional<std::string>("nvfp4"));
+  CHECK(format_in_name("unsloth/Qwen3-32B-GGUF:Q4_K_M") == std::optional<std::string>("q4_k_m"));
+  CHECK_FALSE(format_in_name("meta-llama/Llama-3.1-8B-Instruct").has_value());
+  CHECK_FALSE(format_in_name("awqward-7b-q4_k_mx").has_value());  // words, not fragments
+  request q;
+  q.dev = &find_device("h100-sxm");
+  q.model = &find_model("Qwen/Qwen3-32B-AWQ");
+  q.name = "Qwen/Qwen3-32B-AWQ";
+  const deployment a = resolve(q);
+  CHECK(a.pr.weights.name == "awq-int4");
+  CHECK(a.pr.lm_head.name == "bf16");  // AWQ checkpoints keep lm_head and the embedding in 16 bits
+  CHECK(a.formats_from == "name");
+  CHECK(a.checkpoint == "Qwen/Qwen3-32B-AWQ");
+  q.weights = find_format("awq-int4");
+  CHECK(resolve(q).formats_from == "asked");
+  q.weights = find_format("bf16");
+  CHECK_THROWS_WITH_AS(resolve(q), "weights 'bf16' contradict the model name 'Qwen/Qwen3-32B-AWQ' (awq-int4)",
+                       std::invalid_argument);
+  // The name beats the publisher's checkpoint: DeepSeek-V3 in NVIDIA's FP4.
+  q.weights.reset();
+  q.model = &find_model("deepseek-v3");
+  q.name = "nvidia/DeepSeek-V3-NVFP4";
+  CHECK(resolve(q).pr.weights.name == "nvfp4");
+}

@@ -127,9 +127,9 @@ def test_objects_pickle() -> None:
 
 def test_a_deployment_without_a_device_answers_only_device_free_questions() -> None:
     m = llmroof.Model.get("llama-3.1-8b").fields
-    bare = llmroof._core.deployment.Deployment(m, None, "bf16", "bf16", None, 1, None, None, None, "vllm", None, None)
+    bare = llmroof._core.deployment.Deployment(m, None, "bf16", "bf16", None, 1, None, None, None, "vllm", None, None, "")
     placed = llmroof._core.deployment.Deployment(m, llmroof.Device.get("h100-sxm").fields, "bf16", "bf16", None, 1,
-                                                 None, None, None, "vllm", None, None)
+                                                 None, None, None, "vllm", None, None, "")
     assert bare.kv_report(4096, 1)["kv_bytes_per_token"] == 131072  # 32 layers x 2 x 8 x 128 x 2 B
     for ask in (lambda: bare.decode(1, 0), lambda: bare.moe_report(0, 8), lambda: placed.compare_report(bare, 0, 8),
                 lambda: bare.compare_report(placed, 0, 8)):

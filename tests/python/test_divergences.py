@@ -130,3 +130,21 @@ def test_v6_validate_gives_each_row_its_likely_reason_and_writes_the_report(cli:
     assert csv[0].endswith(",ape,likely_reason") and len(csv) == len(frame) + 1
     with pytest.raises(ValueError, match="report: cannot create the folder"):
         llmroof.validate(points, report=tmp_path / "py" / "report.md" / "x")
+
+
+def test_published_formats_and_quantized_names_are_planned_alike(cli: str) -> None:
+    # gpt-oss-120b without --weights: its checkpoint's MXFP4 experts, attention in bf16.
+    own = run(cli, "plan", "--model", "gpt-oss-120b", "--device", "h100-sxm")
+    assert (own["formats_from"], own["checkpoint"]) == ("checkpoint", "openai/gpt-oss-120b")
+    assert (own["weights"], own["formats"]["attention"]) == ("mxfp4", "bf16")
+    assert own == llmroof.plan(model="gpt-oss-120b", device="h100-sxm").to_dict()
+    # 65.19 GB counted + MXFP4 rows padded 2880 -> 3072 (vLLM): 64.5 GiB (vLLM loaded 64.38, ML-013).
+    assert own["memory"]["weight_bytes"] / 2**30 == pytest.approx(64.5, abs=0.05)
+    # A quantized checkpoint's name selects its format, in both, and refuses another.
+    awq = run(cli, "plan", "--model", "Qwen/Qwen3-32B-AWQ", "--device", "rtx-4090")
+    assert (awq["weights"], awq["formats_from"]) == ("awq-int4", "name")
+    assert awq == llmroof.plan(model="Qwen/Qwen3-32B-AWQ", device="rtx-4090").to_dict()
+    with pytest.raises(ValueError, match=r"weights 'bf16' contradict the model name 'Qwen/Qwen3-32B-AWQ' \(awq-int4\)"):
+        llmroof.plan(model="Qwen/Qwen3-32B-AWQ", device="rtx-4090", weights="bf16")
+    # A model published in 16 bits stays bf16.
+    assert llmroof.plan(model="llama-3.1-8b", device="h100-sxm").to_dict()["formats_from"] == "default"
