@@ -93,75 +93,86 @@ inline served_load serve_load(const deployment& d, const workload& s, std::optio
   return out;
 }
 
-/// One point of the users curve: n users at the workload's context.
+/// One point of the users curve: n users in a closed loop of the workload's
+/// requests, at the workload's context.
 struct users_point {
   double users = 0;
-  phase_timing step;  ///< the decode step of all of them
-  bool fits = false;  ///< the deployment holds them
-  [[nodiscard]] double tokens_per_s_per_user() const { return 1.0 / step.estimate.value(); }
-  [[nodiscard]] double tokens_per_s_total() const { return users / step.estimate.value(); }
+  phase_timing step;        ///< the decode step of all of them
+  bool fits = false;        ///< the deployment holds them at the context
+  closed_loop_result loop;  ///< them sending prompt + output requests, the next when one completes
+  double output_tokens_per_s = 0;  ///< the loop's, all users together
+  [[nodiscard]] double tokens_per_s_per_user() const { return loop.tokens_per_s_per_user().value(); }
+  [[nodiscard]] double tokens_per_s_total() const { return output_tokens_per_s; }
 };
 
-/// The most concurrent users (all at `context` cached tokens) such that each
-/// gets at least `min_tokens_per_s`, a new arrival's TTFT (prefill of
-/// workload.prompt beside the running decodes) stays at or under
-/// `ttft_target` (0 = none), and everything fits in memory.
+/// The most users (each at `context` cached tokens, sending workload.prompt +
+/// workload.output requests in a closed loop: the next when an answer
+/// completes) such that every one of them is inside the engine, each decodes
+/// at least `min_tokens_per_s` in that loop (chunked prefills of the others
+/// included), the loop's TTFT stays at or under `ttft_target` (0 = none), and
+/// all of them fit in memory at the context. One answer: the headline and the
+/// closed loop are the same users.
 struct users_result {
   double users = 0;                        ///< 0 when not even one user meets the targets
-  phase_timing step;                       ///< decode step at that many users
-  seconds ttft = make_seconds(0);
+  phase_timing step;                       ///< decode step at that many users, alone
+  seconds ttft = make_seconds(0);          ///< the closed loop's
   memory_plan memory;
-  serving_limit limit = serving_limit::none;  ///< what stops one more user: tokens_per_s, ttft, memory
-  /// Those users in a closed loop, each sending workload prompt + output
-  /// tokens when the last answer completes (concurrency 0 when users is 0).
+  /// What stops one more user: memory (at the context), kv_cache or
+  /// max_num_seqs (the engine's slots), compute (it saturates before
+  /// holding them), tokens_per_s (decode speed), prefill (the others'
+  /// prefills slow decode below the target), ttft.
+  serving_limit limit = serving_limit::none;
+  /// Those users in the closed loop (concurrency 0 when users is 0).
   closed_loop_result loop;
   /// Per-user and total tokens/s at 1, 2, 4, ... users (below twice the
   /// answer, at most 4,096) and at the answer itself.
   std::vector<users_point> curve;
+  double output_tokens_per_s = 0;  ///< the loop's, all users together
+  [[nodiscard]] double tokens_per_s_per_user() const { return loop.tokens_per_s_per_user().value(); }
+  [[nodiscard]] double tokens_per_s_total() const { return output_tokens_per_s; }
 };
 
 inline users_result max_users(const deployment& d, const workload& s, tokens_per_second min_tokens_per_s, seconds ttft_target = make_seconds(0)) {
   validate(s);
   detail::require_non_negative("min_tokens_per_s", min_tokens_per_s.value());
-  const double prompt = s.prompt_tokens();
-  const seconds prefill_alone = d.prefill(prompt).estimate;
-  // The n-th user's request pays the engine's request handling, waits half the
-  // step the others are running, and its prompt's chunks share their steps.
-  const auto arrival_ttft = [&](double n, const phase_timing& step) {
-    return d.efficiency().per_request + (n > 1 ? 0.5 : 0.0) * step.estimate + prefill_alone +
-           std::ceil(prompt / d.engine.max_batched_tokens) * step.estimate;
-  };
   const auto check = [&](double n, serving_limit* why) {
-    const phase_timing step = d.decode(n, s.context);
-    if (1.0 / step.estimate.value() < min_tokens_per_s.value()) {
-      if (why) *why = serving_limit::tokens_per_s;
+    const auto no = [&](serving_limit l) {
+      if (why) *why = l;
       return false;
+    };
+    if (!d.memory(n, s.context).fits) return no(serving_limit::memory);
+    const closed_loop_result loop = serve_closed_loop(d, s, n);
+    if (loop.active < n - 1e-9) {
+      // Not all inside: the slots are full, or the engine saturates first (on prompts, mostly).
+      if (loop.limit != serving_limit::compute) return no(loop.limit);
+      return no(loop.load.prefill_share >= 0.5 ? serving_limit::prefill : serving_limit::compute);
     }
-    const seconds ttft = arrival_ttft(n, step);
-    if (ttft_target.value() > 0 && ttft > ttft_target) {
-      if (why) *why = serving_limit::ttft;
-      return false;
+    if (loop.tokens_per_s_per_user() < min_tokens_per_s) {
+      // Fast enough alone, too slow beside the others' prefills: interference.
+      const bool alone = 1.0 / d.decode(n, s.prompt_tokens() + s.output / 2).estimate.value() >= min_tokens_per_s.value();
+      return no(alone ? serving_limit::prefill : serving_limit::tokens_per_s);
     }
-    if (!d.memory(n, s.context).fits) {
-      if (why) *why = serving_limit::memory;
-      return false;
-    }
+    if (ttft_target.value() > 0 && loop.ttft > ttft_target) return no(serving_limit::ttft);
     return true;
   };
   users_result out;
   if (!check(1, &out.limit)) return out;
   const double lo = detail::last_true([&](double n) { return check(n, nullptr); }, 1, 2, 1e6, true);
-  check(lo + 1, &out.limit);
+  if (lo < 1e6) check(lo + 1, &out.limit);
   out.users = lo;
   out.step = d.decode(lo, s.context);
-  out.ttft = arrival_ttft(lo, out.step);
+  out.loop = serve_closed_loop(d, s, lo);
+  out.output_tokens_per_s = out.loop.output_tokens_per_s(s.output);
+  out.ttft = out.loop.ttft;
   out.memory = d.memory(lo, s.context);
-  if (lo <= 1e6) out.loop = serve_closed_loop(d, s, lo);
   std::vector<double> ns;
   for (double n = 1; n < lo * 2 && n <= 4096; n *= 2) ns.push_back(n);
   if (std::find(ns.begin(), ns.end(), lo) == ns.end()) ns.push_back(lo);
   std::sort(ns.begin(), ns.end());
-  for (double n : ns) out.curve.push_back({n, d.decode(n, s.context), d.memory(n, s.context).fits});
+  for (double n : ns) {
+    const closed_loop_result loop = serve_closed_loop(d, s, n);
+    out.curve.push_back({n, d.decode(n, s.context), d.memory(n, s.context).fits, loop, loop.output_tokens_per_s(s.output)});
+  }
   return out;
 }
 

@@ -716,18 +716,20 @@ def _optional_float(v: Any) -> float | None:
 
 class Users(_Report):
     """The most users one deployment serves at a tokens/s and a TTFT target
-    (``llmroof users --json``, schema ``llmroof.users/1``)."""
+    (``llmroof users --json``, schema ``llmroof.users/1``): one answer, those
+    users in a closed loop of the stated prompt and output."""
 
-    max_users = _Field(float, "Most users meeting both targets (0: not even one).")
-    limit = _Field(str, "What stops one more user: tokens/s, ttft or memory (the weights and their KV do not fit).")
-    ttft_s = _Field(float, "Time to first token of the last user admitted, s.")
-    per_user_tokens_per_s_estimate = _Field(float, "Tokens/s each of max_users decodes.")
-    total_tokens_per_s_estimate = _Field(float, "Tokens/s of all max_users together.")
+    max_users = _Field(float, "Most users meeting both targets in their closed loop (0: not even one).")
+    limit = _Field(str, "What stops one more user: memory (at the context), kv_cache or max_num_seqs (the "
+                        "engine's slots), compute, tokens/s (decode speed), prefill (the others' prefills), ttft.")
+    ttft_s = _Field(float, "Time to first token in that closed loop, s.")
+    per_user_tokens_per_s_estimate = _Field(float, "Tokens/s each of max_users decodes in the loop.")
+    total_tokens_per_s_estimate = _Field(float, "Output tokens/s of all max_users together in the loop.")
     context = _Field(float, "Tokens each user holds.")
     min_tokens_per_s_per_user = _Field(float, "The tokens/s target.")
     ttft_target_s = _Field(float, "The TTFT target, s.")
-    curve = _Field(_rows(UsersPoint), "Per-user and total tokens/s at 1, 2, 4, ... users and at max_users, "
-                                      "with whether the deployment holds them.")
+    curve = _Field(_rows(UsersPoint), "Per-user and total tokens/s and TTFT of the closed loop at 1, 2, 4, ... "
+                                      "users and at max_users, with whether the deployment holds them.")
 
     curve_frame = _frame("curve", "One row per number of users.")
 

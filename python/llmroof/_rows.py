@@ -63,11 +63,12 @@ class CurvePoint(TypedDict):
 
 
 class UsersPoint(TypedDict):
-    """One point of :attr:`Users.curve`: n users at the context (tokens/s)."""
+    """One point of :attr:`Users.curve`: n users in a closed loop (tokens/s, s)."""
 
     users: float
     per_user_tokens_per_s_estimate: float
     total_tokens_per_s_estimate: float
+    ttft_s: float
     fits: bool
 
 

@@ -270,20 +270,17 @@ int cmd_users(const options& o) {
     return 0;
   }
   std::printf("  most users: %s (one more breaks: %s)\n", thousands(u.users).c_str(), std::string(to_string(u.limit)).c_str());
-  std::printf("  each gets %.1f tokens/s, %.0f tokens/s in total; a new arrival waits %s for its first token\n",
-              1.0 / u.step.estimate.value(), u.users / u.step.estimate.value(), ms(u.ttft).c_str());
-  if (u.loop.concurrency > 0) {
-    const closed_loop_result& c = u.loop;
-    std::printf("  in a closed loop (%s-token prompts, %s-token answers, the next sent when one completes): TTFT %s, "
-                "%.1f tokens/s each, %.0f output tokens/s in total\n", thousands(sc.prompt_tokens()).c_str(),
-                thousands(sc.output).c_str(), ms(c.ttft).c_str(), c.tokens_per_s_per_user().value(),
-                c.output_tokens_per_s(sc.output));
-  }
+  // One answer: those users in a closed loop of the stated requests.
+  std::printf("  each gets %.1f tokens/s, %.0f output tokens/s in total, TTFT %s (a closed loop: %s-token prompts, "
+              "%s-token answers, the next sent when one completes)\n",
+              u.tokens_per_s_per_user(), u.tokens_per_s_total(), ms(u.ttft).c_str(),
+              thousands(sc.prompt_tokens()).c_str(), thousands(sc.output).c_str());
   // The curve against users: what each user and the server get.
-  std::printf("\n  %8s %16s %16s %8s\n", "users", "t/s per user", "t/s total", "fits");
+  std::printf("\n  %8s %16s %16s %10s %8s\n", "users", "t/s per user", "t/s total", "TTFT", "fits");
   for (const users_point& p : u.curve) {
-    std::printf("  %8s %16.1f %16.0f %8s%s\n", thousands(p.users).c_str(), p.tokens_per_s_per_user(),
-                p.tokens_per_s_total(), p.fits ? "yes" : "no", p.users == u.users ? "   <- most users" : "");
+    std::printf("  %8s %16.1f %16.0f %10s %8s%s\n", thousands(p.users).c_str(), p.tokens_per_s_per_user(),
+                p.tokens_per_s_total(), ms(p.loop.ttft).c_str(), p.fits ? "yes" : "no",
+                p.users == u.users ? "   <- most users" : "");
   }
   return 0;
 }

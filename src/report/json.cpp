@@ -388,8 +388,8 @@ json users_json(const setup& s, double context, double min_tokens_per_s, double 
   j["max_users"] = u.users;
   j["limit"] = to_string(u.limit);
   j["ttft_s"] = u.ttft.value();
-  j["per_user_tokens_per_s_estimate"] = u.users > 0 ? 1.0 / u.step.estimate.value() : 0.0;
-  j["total_tokens_per_s_estimate"] = u.users > 0 ? u.users / u.step.estimate.value() : 0.0;
+  j["per_user_tokens_per_s_estimate"] = u.users > 0 ? u.tokens_per_s_per_user() : 0.0;
+  j["total_tokens_per_s_estimate"] = u.users > 0 ? u.tokens_per_s_total() : 0.0;
   // Those users in a closed loop of `output`-token answers (null when none qualifies).
   j["closed_loop"] = u.loop.concurrency > 0 ? closed_loop_json(u.loop, output) : json(nullptr);
   json curve = json::array();
@@ -397,6 +397,7 @@ json users_json(const setup& s, double context, double min_tokens_per_s, double 
     curve.push_back({{"users", p.users},
                      {"per_user_tokens_per_s_estimate", p.tokens_per_s_per_user()},
                      {"total_tokens_per_s_estimate", p.tokens_per_s_total()},
+                     {"ttft_s", p.loop.ttft.value()},
                      {"fits", p.fits}});
   }
   j["curve"] = curve;

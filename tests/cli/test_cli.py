@@ -138,7 +138,10 @@ u = json.loads(run("users", *U, "--tps", "20", "--json").stdout)
 loop = json.loads(run("plan", *U, "--concurrency", str(int(u["max_users"])), "--json").stdout)["load"]
 del loop["saturation"]
 check("users: closed loop = plan --concurrency max_users", u["closed_loop"] == loop, (u["closed_loop"], loop))
-check("users: loop text", "in a closed loop (2,048-token prompts, 300-token answers" in run("users", *U, "--tps", "20").stdout)
+check("users: loop text", "(a closed loop: 2,048-token prompts, 300-token answers" in run("users", *U, "--tps", "20").stdout)
+check("users: one answer", u["per_user_tokens_per_s_estimate"] == u["closed_loop"]["output_tokens_per_s_per_user"] >= 20
+      and u["total_tokens_per_s_estimate"] == u["closed_loop"]["output_tokens_per_s"]
+      and u["ttft_s"] == u["closed_loop"]["ttft_s"], u)
 check("users: nobody qualifies, no loop", json.loads(run("users", *U, "--tps", "1e6", "--json").stdout)["closed_loop"] is None)
 
 # Human decode table shows the same figure as JSON.

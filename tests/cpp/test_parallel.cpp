@@ -167,17 +167,33 @@ TEST_CASE("load: light traffic sees the bare prefill; capacity grows with the TT
   CHECK_FALSE(serve_at_rate(d, s, cap_loose * 4).stable);
 }
 
-TEST_CASE("max users meets the targets, and one more does not") {
+TEST_CASE("max users meets the targets in its closed loop, and one more does not") {
   const architecture& a = find_model("llama-3.1-8b");
   const roofline r(find_device("h100-sxm"));
   workload s;
   s.context = 8192;
-  // At 30 t/s the KV cache binds first (51 users of 1 GiB each); at 35 t/s the speed does.
-  const users_result u = max_users(deployment(a, precision{}, r), s, make_tokens_per_second(35), make_seconds(1));
-  REQUIRE(u.users > 1);
-  CHECK(1.0 / u.step.estimate.value() >= 35);
-  CHECK(u.limit == serving_limit::tokens_per_s);
-  CHECK(1.0 / decode_step(a, precision{}, r, u.users + 1, 8192).estimate.value() < 35);
+  const deployment d(a, precision{}, r);
+  // At 35 t/s the KV cache at 8,192 tokens binds (51 users of 1 GiB each); at 80 t/s the speed does.
+  for (double target : {35.0, 80.0}) {
+    CAPTURE(target);
+    const users_result u = max_users(d, s, make_tokens_per_second(target), make_seconds(1));
+    REQUIRE(u.users > 1);
+    // One answer: the headline is those users' closed loop (2,048-token prompts, 512-token answers).
+    const closed_loop_result loop = serve_closed_loop(d, s, u.users);
+    CHECK(u.tokens_per_s_per_user() == loop.tokens_per_s_per_user().value());
+    CHECK(u.tokens_per_s_per_user() >= target);
+    CHECK(u.ttft.value() <= 1.0);
+    CHECK(u.tokens_per_s_total() == doctest::Approx(loop.requests_per_s * 512));
+    if (target == 35) {
+      CHECK(u.users == 51);
+      CHECK(u.limit == serving_limit::memory);
+      CHECK_FALSE(d.memory(52, 8192).fits);
+    } else {
+      // One more user decodes below the target in the loop: decode speed or the others' prefills.
+      CHECK(serve_closed_loop(d, s, u.users + 1).tokens_per_s_per_user().value() < target);
+      CHECK((u.limit == serving_limit::tokens_per_s || u.limit == serving_limit::prefill));
+    }
+  }
 }
 
 TEST_CASE("property: per-user tokens/s never rise with users, total never falls, under TP too") {

@@ -308,6 +308,51 @@ TEST_CASE("users in a loop: the plan's users when no load model is given, max_us
   CHECK(max_users(x.dep, x.s, make_tokens_per_second(1e6)).loop.concurrency == 0);
 }
 
+TEST_CASE("users answers one number: the headline is its closed loop, which meets the targets") {
+  struct ask {
+    const char* model;
+    const char* dev;
+    int devices;
+    const char* engine;
+    const char* weights;
+    double prompt, output, tps;
+  };
+  // The issue's DeepSeek-V3 case (8k in, 1k out, 20 t/s), a dense model, a small MoE.
+  for (const ask& c : {ask{"deepseek-v3", "h200", 8, "sglang", "fp8", 8192, 1024, 20},
+                       ask{"llama-3.1-70b", "h100-sxm", 4, "vllm", "fp8", 2048, 512, 30},
+                       ask{"qwen3-30b-a3b", "rtx-4090", 1, "llama.cpp", "q4_k_m", 1024, 256, 10}}) {
+    CAPTURE(c.model);
+    request q;
+    q.model = &find_model(c.model);
+    q.dev = &find_device(c.dev);
+    q.layout.devices_per_node = c.devices;
+    q.engine = c.engine;
+    q.weights = find_format(c.weights);
+    const deployment d = resolve(q);
+    workload w;
+    w.prompt = c.prompt;
+    w.output = c.output;
+    w.context = c.prompt + c.output;
+    const users_result u = max_users(d, w, make_tokens_per_second(c.tps));
+    REQUIRE(u.users >= 1);
+    const closed_loop_result loop = serve_closed_loop(d, w, u.users);
+    CHECK(u.tokens_per_s_per_user() == loop.tokens_per_s_per_user().value());
+    CHECK(u.tokens_per_s_per_user() >= c.tps);
+    CHECK(u.ttft.value() == loop.ttft.value());
+    CHECK(u.tokens_per_s_total() == doctest::Approx(loop.output_tokens_per_s(c.output)));
+    CHECK(loop.active == u.users);  // every user inside the engine
+    // The curve's point at the answer is the same loop.
+    bool found = false;
+    for (const users_point& p : u.curve) {
+      if (p.users != u.users) continue;
+      found = true;
+      CHECK(p.tokens_per_s_per_user() == u.tokens_per_s_per_user());
+    }
+    CHECK(found);
+    CHECK(u.limit != serving_limit::none);
+  }
+}
+
 TEST_CASE("served load: one load model at a time, saturation beside it, nothing without load") {
   served x;
   const served_load open = serve_load(x.dep, x.s, 2.0, std::nullopt);

@@ -107,11 +107,16 @@ def test_v5_the_users_curve_is_in_the_report(cli: str) -> None:
     out = run(cli, "users", *f)
     u = llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20)
     assert out == u.to_dict()
-    # Each point is the decode step of that many users at the context.
+    # Each point is that many users in a closed loop (2,048-token prompts,
+    # 512-token answers): the plan's load at that concurrency, and the
+    # headline is the point at the answer.
     for p in u.curve:
-        step = llmroof.decode(model="llama-3.1-8b", device="h100-sxm", batch=p["users"], context=4096)
-        assert p["per_user_tokens_per_s_estimate"] == pytest.approx(1 / step.estimate_s, rel=1e-12)
-        assert p["total_tokens_per_s_estimate"] == pytest.approx(p["users"] / step.estimate_s, rel=1e-12)
+        loop = llmroof.plan(model="llama-3.1-8b", device="h100-sxm", concurrency=p["users"]).to_dict()["load"]
+        assert p["per_user_tokens_per_s_estimate"] == pytest.approx(loop["output_tokens_per_s_per_user"], rel=1e-12)
+        assert p["total_tokens_per_s_estimate"] == pytest.approx(loop["output_tokens_per_s"], rel=1e-12)
+        assert p["ttft_s"] == pytest.approx(loop["ttft_s"], rel=1e-12)
+    at = next(p for p in u.curve if p["users"] == u.max_users)
+    assert at["per_user_tokens_per_s_estimate"] == u.per_user_tokens_per_s_estimate >= 20
     text = subprocess.run([cli, "users", *f], capture_output=True, text=True, check=True).stdout
     rows = [line.split() for line in text.splitlines() if line.strip()[:1].isdigit() and len(line.split()) >= 4]
     assert [float(r[0].replace(",", "")) for r in rows] == [p["users"] for p in u.curve]
