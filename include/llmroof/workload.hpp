@@ -23,7 +23,7 @@ struct workload {
 
 /// Throws std::invalid_argument naming the field: users a whole number in
 /// [1, 1e9], context in [1, 1e9] tokens, prompt a whole number in [0, 1e9]
-/// (0: the default), output in [1, 1e9].
+/// (0: the default) and at most the context, output in [1, 1e9].
 inline void validate(const workload& w) {
   detail::require_whole("users", w.users);
   detail::require_in("users", w.users, 1, 1e9);
@@ -32,6 +32,8 @@ inline void validate(const workload& w) {
   detail::require_tokens("prompt", w.prompt);
   detail::require_whole("prompt", w.prompt);
   detail::require_in("output", w.output, 1, 1e9);
+  // The context holds the prompt (and the answer after it).
+  if (w.prompt > w.context) detail::fail("prompt", "<= the context (" + detail::show(w.context) + " tokens)", w.prompt);
 }
 
 }  // namespace llmroof

@@ -88,6 +88,8 @@ std::string gb(bytes b);
 std::string ms(seconds t);
 std::string ctx_label(double c);
 std::string device_label(const setup& s);
+/// "1 user", "4 users".
+std::string users_label(double n);
 /// The weight format with the modules stored otherwise: "mxfp4 (attention
 /// bf16)"; with `bits`, "mxfp4 (4.25 bits; attention bf16)".
 std::string weights_label(const precision& pr, bool bits = false);

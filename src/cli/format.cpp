@@ -49,6 +49,8 @@ std::string formats_note(const setup& s) {
          " (--weights to plan another)\n";
 }
 
+std::string users_label(double n) { return thousands(n) + (n == 1 ? " user" : " users"); }
+
 std::string device_label(const setup& s) {
   std::string out = std::to_string(s.devices()) + " x " + s.dev().name;
   const auto& p = s.parallel();

@@ -62,7 +62,7 @@ int cmd_plan(const options& o) {
               thousands(m.kv_tokens).c_str(), thousands(m.kv_blocks).c_str(), s.engine.block_tokens);
   std::printf("  %-34s %12s B  (%.1f KiB)\n", "KV cache per token", thousands(m.kv_per_token.value()).c_str(), m.kv_per_token.value() / 1024);
   std::printf("  %-34s %12s\n", ("KV per user at " + thousands(sc.context) + " tokens").c_str(), gib(m.kv_per_sequence).c_str());
-  std::printf("  %-34s %12s\n", ("KV for " + thousands(users) + " users").c_str(), gib(m.kv_needed).c_str());
+  std::printf("  %-34s %12s\n", ("KV for " + users_label(users)).c_str(), gib(m.kv_needed).c_str());
   if (!m.weights_fit) {
     std::printf("\n  The weights alone do NOT fit: short by %s (%s); %s would refuse to start.\n",
                 gib(make_bytes(-m.kv_budget.value())).c_str(), gb(make_bytes(-m.kv_budget.value())).c_str(),
@@ -77,20 +77,20 @@ int cmd_plan(const options& o) {
     std::printf("\n  A context of %s tokens exceeds max_model_len %s: the engine rejects such requests.\n",
                 thousands(sc.context).c_str(), thousands(m.max_model_len).c_str());
   } else if (m.fits) {
-    std::printf("\n  %s users at %s tokens fit, with %s to spare.\n", thousands(users).c_str(),
-                thousands(sc.context).c_str(), gib(m.headroom()).c_str());
+    std::printf("\n  %s at %s tokens %s, with %s to spare.\n", users_label(users).c_str(),
+                thousands(sc.context).c_str(), users == 1 ? "fits" : "fit", gib(m.headroom()).c_str());
   } else {
-    std::printf("\n  %s users at %s tokens do NOT fit: short by %s.\n", thousands(users).c_str(),
-                thousands(sc.context).c_str(), gib(m.shortfall()).c_str());
+    std::printf("\n  %s at %s tokens %s NOT fit: short by %s.\n", users_label(users).c_str(),
+                thousands(sc.context).c_str(), users == 1 ? "does" : "do", gib(m.shortfall()).c_str());
   }
   if (m.weights_fit) {
     std::printf("  Most users that fit at %s tokens: %s\n", thousands(sc.context).c_str(),
                 thousands(m.max_sequences).c_str());
     if (m.starts) {
-      std::printf("  Maximum concurrency for %s tokens per request (as vLLM prints it): %.2fx\n",
-                  thousands(m.max_model_len).c_str(), m.max_concurrency);
+      std::printf("  Maximum concurrency for %s tokens per request%s: %.2fx\n", thousands(m.max_model_len).c_str(),
+                  s.engine.id == engine_id::vllm ? " (as vLLM prints it)" : "", m.max_concurrency);
     }
-    std::printf("  Longest context that fits %s users: %s tokens", thousands(users).c_str(),
+    std::printf("  Longest context that fits %s: %s tokens", users_label(users).c_str(),
                 thousands(m.max_context).c_str());
     if (s.model.max_context > 0 && m.max_context > s.model.max_context) {
       std::printf(" (the model supports %s)", thousands(s.model.max_context).c_str());
@@ -109,7 +109,7 @@ int cmd_plan(const options& o) {
               res.curve.back().single_band.high, thousands(sc.context).c_str(),
               r.efficiency().source.c_str());
   std::printf("  %9s  %-9s %11s %11s   %-28s %11s  %s\n", "context", "fits all", "1 user est", "1 user bnd",
-              (thousands(users) + " users: per user est / bnd").c_str(), "total est", "limit");
+              (users_label(users) + ": per user est / bnd").c_str(), "total est", "limit");
   for (const auto& pt : res.curve) {
     std::printf("  %9s  %-9s %11.1f %11.1f   %13.1f / %-12.1f %11.1f  %s\n", ctx_label(pt.context).c_str(),
                 pt.fits ? "yes" : "no", pt.single.tokens_per_s_estimate().value(),
@@ -129,8 +129,8 @@ int cmd_plan(const options& o) {
   }
   if (load.closed) {
     const closed_loop_result& c = *load.closed;
-    std::printf("\nClosed loop: %s users, each sending its next request (%s prompt + %s output tokens) when the last "
-                "completes\n", thousands(c.concurrency).c_str(), thousands(sc.prompt_tokens()).c_str(),
+    std::printf("\nClosed loop: %s, each sending its next request (%s prompt + %s output tokens) when the last "
+                "completes\n", users_label(c.concurrency).c_str(), thousands(sc.prompt_tokens()).c_str(),
                 thousands(sc.output).c_str());
     std::printf("  %s in the engine (%s slots: KV for %s tokens each, max_num_seqs %s), limit: %s\n",
                 fmt("%.1f", c.active).c_str(), thousands(c.slots).c_str(), thousands(sc.prompt_tokens() + sc.output).c_str(),
@@ -242,7 +242,7 @@ int cmd_kv(const options& o) {
   }
   std::printf("  one sequence at %s tokens (blocks of %d): %s (%s)\n", thousands(context).c_str(),
               s.engine.block_tokens, gib(per_seq).c_str(), gb(per_seq).c_str());
-  std::printf("  %s users: %s\n", thousands(users).c_str(), gib(users * per_seq).c_str());
+  std::printf("  %s: %s\n", users_label(users).c_str(), gib(users * per_seq).c_str());
   return 0;
 }
 

@@ -36,6 +36,15 @@ check("seed most users", "Most users that fit at 131,072 tokens: 2" in out, out)
 check("seed longest context", "Longest context that fits 4 users:" in out, out)
 check("seed GiB said", "GiB" in out and "GB" in out, out)
 
+# A prompt longer than the context is refused; one user reads as one.
+r = run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--prompt", "8k", "--context", "4k")
+check("prompt beyond the context", r.returncode == 2 and r.stderr.strip().endswith(
+    "prompt must be <= the context (4096 tokens) (got 8192)") and len(r.stderr.strip().splitlines()) == 1, r.stderr)
+r = run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm")
+check("1 user", "1 user at 4,096 tokens fits" in r.stdout and "1 users" not in r.stdout, r.stdout)
+r = run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--engine", "llama.cpp")
+check("vLLM's wording on vLLM plans only", "as vLLM prints it" not in r.stdout, r.stdout)
+
 # The README's seed blocks are what the command prints: every line of them
 # (but "...", which elides) is a line of the output, in order.
 readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")

@@ -384,3 +384,16 @@ TEST_CASE("one search: the last value where a monotone predicate holds") {
   CHECK(!detail::first_batch([](double b) { return b >= 100; }, 64));
   CHECK(detail::first_batch([](double b) { return b >= 64; }, 64) == 64.0);
 }
+
+TEST_CASE("a workload's prompt fits in its context, and 1 user reads as one") {
+  workload w;
+  w.context = 4096;
+  w.prompt = 4096;
+  CHECK_NOTHROW(validate(w));
+  w.prompt = 8192;
+  CHECK_THROWS_WITH_AS(validate(w), "prompt must be <= the context (4096 tokens) (got 8192)", std::invalid_argument);
+  w.prompt = 0;  // the default: min(context, 2048)
+  w.context = 1000;
+  CHECK(w.prompt_tokens() == 1000);
+  CHECK_NOTHROW(validate(w));
+}
