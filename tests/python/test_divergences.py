@@ -153,3 +153,12 @@ def test_published_formats_and_quantized_names_are_planned_alike(cli: str) -> No
         llmroof.plan(model="Qwen/Qwen3-32B-AWQ", device="rtx-4090", weights="bf16")
     # A model published in 16 bits stays bf16.
     assert llmroof.plan(model="llama-3.1-8b", device="h100-sxm").to_dict()["formats_from"] == "default"
+
+
+def test_a_prompt_beyond_the_context_is_refused_alike(cli: str) -> None:
+    out = subprocess.run([cli, "plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--prompt", "8192",
+                          "--context", "4096"], capture_output=True, text=True)
+    assert out.returncode == 2
+    msg = r"prompt must be <= the context \(4096 tokens\) \(got 8192\)"
+    with pytest.raises(ValueError, match=msg):
+        llmroof.plan(model="llama-3.1-8b", device="h100-sxm", prompt=8192, context=4096)
