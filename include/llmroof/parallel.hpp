@@ -145,6 +145,12 @@ inline link_spec link_for(const parallel_plan& p, const device& d, int group) {
   return p.intra ? *p.intra : intra_node_link(d, group);
 }
 
+/// The link a plan's widest collective crosses: EP's all-to-all, else TP's
+/// all-reduce, else the pipeline's hand-offs (what a plan prints as its link).
+inline link_spec collective_link(const parallel_plan& p, const device& d) {
+  return link_for(p, d, p.ep > 1 ? p.ep : p.tp > 1 ? p.tp : p.tp * p.pp);
+}
+
 inline op comm_op(op_kind kind, std::string_view name, double count, double bytes_per_instance,
                   const link_spec& l, double hops) {
   op o;

@@ -58,6 +58,7 @@ std::string device_label(const setup& s) {
     out += p.ep > 1 ? " (EP " + std::to_string(p.ep) + ")"
                     : " (TP " + std::to_string(p.tp) + (p.pp > 1 ? ", PP " + std::to_string(p.pp) : "") + ")";
     if (p.nodes() > 1) out += ", " + std::to_string(p.nodes()) + " nodes";
+    out += "; collectives over " + detail::collective_link(p, s.dev()).name;
   }
   return out;
 }

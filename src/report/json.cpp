@@ -106,7 +106,8 @@ json setup_json(const setup& s) {
                      {"pp", s.parallel().pp},
                      {"ep", s.parallel().ep},
                      {"nodes", s.parallel().nodes()},
-                     {"devices_per_node", s.parallel().devices_per_node}};
+                     {"devices_per_node", s.parallel().devices_per_node},
+                     {"link", s.devices() > 1 ? json(detail::collective_link(s.parallel(), s.dev()).id) : json(nullptr)}};
     j["engine"] = s.engine.name();
     j["engine_settings"] = engine_json(s.engine);
   }

@@ -210,8 +210,12 @@ check("405b one h100", "The weights alone do NOT fit: short by" in r.stdout, r.s
 r = run("plan", "--model", "llama-3.1-405b", "--device", "h100-sxm:8", "--weights", "fp8", "--json")
 j8 = json.loads(r.stdout)
 check("405b tp8 fits", j8["memory"]["fits"] and j8["parallel"]["tp"] == 8 and j8["memory"]["kv_budget_bytes"] > 0, j8["memory"])
+check("405b tp8 link", j8["parallel"]["link"] == "nvlink4", j8["parallel"])
+r = run("plan", "--model", "llama-3.1-8b", "--device", "rtx-4090:2")
+check("tp link printed", "2 x NVIDIA GeForce RTX 4090 (TP 2); collectives over PCIe 4.0 x16" in r.stdout, r.stdout)
 r = run("plan", "--model", "kimi-k2", "--device", "h100-sxm:8", "--nodes", "2", "--weights", "fp8")
-check("kimi two nodes", "16 x NVIDIA H100 SXM5 (TP 16), 2 nodes" in r.stdout and "fit" in r.stdout, r.stdout)
+check("kimi two nodes", "16 x NVIDIA H100 SXM5 (TP 16), 2 nodes; collectives over InfiniBand" in r.stdout
+      and "fit" in r.stdout, r.stdout)
 r = run("plan", "--model", "devstral-small-2-24b", "--device", "rtx-pro-6000-blackwell", "--weights", "fp8",
         "--users", "4", "--context", "128k")
 check("seed alternatives", "What would make it fit" in r.stdout and "2 devices (TP 2)" in r.stdout, r.stdout)
