@@ -195,6 +195,16 @@ double vision_params(const json& v, int text_hidden, std::string_view file) {
          h * text_hidden + double(text_hidden) * text_hidden;
 }
 
+// JSON text as the readers take it: depth-guarded, a parse error naming the file.
+json parse_json(std::string_view text, std::string_view name) {
+  readers::require_json_depth(name, text);
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    fail(name, std::string("invalid JSON: ") + e.what());
+  }
+}
+
 // The formats a quantization leaves a model of `layers` layers in: its
 // weight format for the linear layers, bf16 for the modules it ignores (by
 // the names HF checkpoints give them) and, unless quantized, for the
@@ -235,13 +245,7 @@ std::optional<precision> formats_of(const quantization& q, int layers, std::stri
 }  // namespace
 
 model_source parse_hf_config(std::string_view json_text, std::string_view name) {
-  readers::require_json_depth(name, json_text);
-  json root;
-  try {
-    root = json::parse(json_text);
-  } catch (const json::exception& e) {
-    fail(name, std::string("invalid JSON: ") + e.what());
-  }
+  const json root = parse_json(json_text, name);
   if (!root.is_object()) fail(name, "the top level must be a JSON object");
   model_source out;
   out.path = std::string(name);
@@ -459,15 +463,9 @@ model_source read_hf_config(const std::string& path) {
 
 std::optional<precision> quantization_formats(std::string_view quantization_config, const architecture& a,
                                               std::string_view name) {
-  readers::require_json_depth(name, quantization_config);
-  json q;
-  try {
-    q = json::parse(quantization_config);
-  } catch (const json::exception& e) {
-    fail(name, std::string("invalid JSON: ") + e.what());
-  }
   std::vector<std::string> warnings;
-  return formats_of(read_quantization(q, name, warnings), a.num_layers, name, warnings);
+  return formats_of(read_quantization(parse_json(quantization_config, name), name, warnings), a.num_layers, name,
+                    warnings);
 }
 
 }  // namespace llmroof
