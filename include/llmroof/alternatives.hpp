@@ -30,10 +30,13 @@ struct alternative {
 /// plan_result::alternatives); `now` is the workload's own memory plan.
 inline std::vector<alternative> plan_alternatives(const deployment& d, const workload& w, const memory_plan& now) {
   std::vector<alternative> out;
+  // The format most of the weights are in: the experts' in a MoE model.
+  const auto bulk = [](const deployment& x) -> const numeric_format& {
+    return x.model.is_moe() ? x.pr.experts_format() : x.pr.weights;
+  };
   const auto entry = [&](std::string change, const deployment& x, double users, double context) {
     const memory_plan m = x.memory(users, context);
-    out.push_back({std::move(change), m.fits, users, context, x.devices(),
-                   std::string(x.model.is_moe() ? x.pr.experts_format().name : x.pr.weights.name),
+    out.push_back({std::move(change), m.fits, users, context, x.devices(), std::string(bulk(x).name),
                    std::string(x.pr.kv.name), m.max_sequences, x.decode(users, context)});
   };
   for (const char* kv : {"fp8-e4m3", "q8_0", "q4_0"}) {
@@ -44,7 +47,7 @@ inline std::vector<alternative> plan_alternatives(const deployment& d, const wor
   }
   // Weight formats the engine runs at well under the bits stored now (a
   // checkpoint in that format: its tensors, so a file's own bytes no longer apply).
-  const double stored_bits = (d.model.is_moe() ? d.pr.experts_format() : d.pr.weights).bits;
+  const double stored_bits = bulk(d).bits;
   int offered = 0;
   for (std::string_view name : engine_row_of(d.engine.id).weight_formats) {
     const numeric_format& f = find_format(name);

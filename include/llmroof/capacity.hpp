@@ -170,7 +170,7 @@ inline users_result max_users(const deployment& d, const workload& s, tokens_per
   if (std::find(ns.begin(), ns.end(), lo) == ns.end()) ns.push_back(lo);
   std::sort(ns.begin(), ns.end());
   for (double n : ns) {
-    const closed_loop_result loop = serve_closed_loop(d, s, n);
+    const closed_loop_result loop = n == lo ? out.loop : serve_closed_loop(d, s, n);
     out.curve.push_back({n, d.decode(n, s.context), d.memory(n, s.context).fits, loop, loop.output_tokens_per_s(s.output)});
   }
   return out;

@@ -29,14 +29,14 @@ std::string ctx_label(double c) {
 }
 
 std::string weights_label(const precision& pr, bool bits) {
-  std::string others = bits ? fmt("%.4g bits", pr.weights.bits) : "";
+  std::string modules;  // those stored otherwise than pr.weights
   for (const auto& [module, f] : {std::pair{"attention", &pr.attention_format()}, std::pair{"ffn", &pr.ffn_format()},
                                   std::pair{"experts", &pr.experts_format()}}) {
-    if (f->name == pr.weights.name) continue;
-    others += std::string(others.empty() ? "" : (bits && others.find(';') == std::string::npos ? "; " : ", ")) + module +
-              " " + std::string(f->name);
+    if (f->name != pr.weights.name) modules += (modules.empty() ? "" : ", ") + std::string(module) + " " + std::string(f->name);
   }
-  return std::string(pr.weights.name) + (others.empty() ? "" : " (" + others + ")");
+  std::string inside = bits ? fmt("%.4g bits", pr.weights.bits) : "";
+  if (!modules.empty()) inside += (inside.empty() ? "" : "; ") + modules;
+  return std::string(pr.weights.name) + (inside.empty() ? "" : " (" + inside + ")");
 }
 
 std::string formats_note(const setup& s) {
