@@ -528,6 +528,7 @@ profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope s
       efficiency_profile start = default_profile(g.front().dev);
       start.name = "fitted " + (k.empty() ? std::string("global") : k);
       start.source = "fitted to " + std::to_string(g.size()) + " points of data/measured/calibration.csv";
+      start.points = static_cast<int>(g.size());
       t.fits[k] = calibrate_two_stage(g, start);
     }
   }

@@ -70,7 +70,7 @@ efficiency_profile default_profile(const device& d) {
   // from the defaults by 10-40%.
   e.memory_sd = 0.2 * e.memory;
   e.compute_sd = 0.2 * e.compute;
-  e.source = "class defaults of llmroof 0.1 (see src/profiles.cpp for each value's source)";
+  e.source = "class defaults of llmroof 0.1 (see src/profiles.cpp for each value's source); no measurements behind this profile";
   return e;
 }
 
@@ -112,6 +112,26 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
   if (k == nullptr) return e;
   const std::string cls(k->key);
   apply_kernel_traits(e, cls);
+  if (e.per_launch.value() > 0 && d.klass != device_class::unified && d.klass != device_class::cpu) {
+    // With each launched kernel priced (engine_profile.hpp), the share of
+    // bandwidth the GEMVs reach is no longer charged for the gaps between
+    // kernels: eta_m 0.81 and 6.4 us per kernel are the least-squares fit
+    // (log error) to 11 TPOT points at 1-4 users of vLLM 0.10-0.11, SGLang
+    // 0.5.3 and TensorRT-LLM 1.2 on A100/H100/H200 (DeepSeek-R1, GLM-4.6,
+    // gpt-oss-120b at TP 1 and 2, Qwen3-8B BF16 and FP8; data/measured/
+    // release3/serving.csv rows S3-0559, 0590, 0603, 0608, 0619, 0624, 0717,
+    // 0720, 0723, 0726, 0729) and the seed scenario of DESIGN.md (~50 t/s at an
+    // empty context, 20-30 at 128k on an RTX Pro 6000): residuals -13%..+13%.
+    e.memory = 0.81;
+    e.memory_sd = 0.2 * e.memory;
+    e.points = 11;
+    e.source = "class defaults of llmroof 0.1 with each launched kernel priced: eta_m and per-kernel cost fitted to 11 "
+               "TPOT points at 1-4 users of vLLM, SGLang and TensorRT-LLM (data/measured/release3/serving.csv); no "
+               "prefill or TTFT points behind it";
+    if (cls == "sglang@2024") {
+      e.source += "; SGLang 2024's per-kernel cost from one batch-1 point (sgl-project/sglang PR #2643)";
+    }
+  }
   // An engine version without fitted points takes the other version's fit
   // (the kernel traits above differ, the efficiencies on each path do not).
   std::vector<std::string> keys;
@@ -126,6 +146,7 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
       if (key != f.key) continue;
       e.name = "fitted " + key;
       detail::apply_row(f, e);
+      e.points = f.points;
       e.source = "fitted to " + std::to_string(f.points) + " points of data/measured/calibration.csv (in-sample MdAPE " +
                  std::to_string(static_cast<int>(std::lround(100 * f.median_ape))) + "%)";
       return e;

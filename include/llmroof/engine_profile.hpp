@@ -28,6 +28,11 @@ struct kernel_class {
   /// Whether its versions differ in kernel traits alone, so that one
   /// version's fitted efficiencies serve another without points of its own.
   bool versions_share_efficiencies = false;
+  /// Cost of each kernel the engine's model code launches in a decode or
+  /// prefill step, s (efficiency_profile::per_launch; 0: a fitted per_kernel
+  /// stands for it), and its spread.
+  double per_launch = 0;
+  double per_launch_sd = 0;
 };
 
 /// Every kernel class, in the table's order.
@@ -53,6 +58,8 @@ inline void apply_kernel_traits(efficiency_profile& e, std::string_view key) {
   e.fused_attention = c.fused_attention;
   e.overlap = c.overlap;
   e.quantized_path = c.quantized_path;
+  e.per_launch = make_seconds(c.per_launch);
+  e.per_launch_sd = make_seconds(c.per_launch_sd);
 }
 
 /// Whether a class's versions share efficiencies (llama.cpp's do: 2024

@@ -45,7 +45,7 @@ enum class op_kind : std::uint8_t {
 struct op {
   std::string_view name;
   op_class klass = op_class::gemm;
-  double count = 1;            ///< kernels launched (layers)
+  double count = 1;            ///< instances: layers (or collectives) the op is totalled over
   flops flop = make_flops(0);
   bytes weights = make_bytes(0);
   bytes kv_read = make_bytes(0);
@@ -65,6 +65,12 @@ struct op {
   /// format): the engine's kernel path decides which roof they run on
   /// (roofline.hpp, kernel_path).
   bool quantized = false;
+  /// Kernels one instance launches in a PyTorch-based engine's model code
+  /// (detail::launches_per_instance); each costs the profile's per_launch.
+  double launches = 1;
+  /// Of those, the GEMMs on quantized weights: each adds a kernel that
+  /// quantizes its activations where it runs on an FP8 or FP4 roof.
+  double quantized_gemms = 0;
 
   [[nodiscard]] constexpr bytes total_bytes() const {
     return weights + kv_read + kv_written + activations;
@@ -146,6 +152,53 @@ constexpr double attention_io_per_token(const architecture& a) {
            double(a.num_heads) * a.mla.v_head_dim;
   }
   return 2.0 * d + (2.0 * a.num_heads + 2.0 * a.num_kv_heads) * a.head_dim;
+}
+
+/// Kernels one instance of an op launches in vLLM's and SGLang's model code
+/// (vllm/model_executor/models/llama.py, qwen3.py, deepseek_v2.py,
+/// layers/fused_moe/fused_moe.py; sglang/srt/models/deepseek_v2.py), counted
+/// per layer as their forward passes call them:
+///  - a norm: one fused add + RMSNorm kernel;
+///  - GQA projections: the fused QKV GEMM, rotary embedding, the output GEMM (3);
+///  - MLA projections, absorbed for decode: fused q_a/kv_a GEMM, q_a and kv_a
+///    norms, q_b GEMM, rotary embedding, the latent split/concat copy, the
+///    w_kc and w_vc batched GEMMs, the output GEMM (9);
+///  - attention: the KV-cache write and the attention kernel (2);
+///  - a Gated DeltaNet layer: in/out projections, causal conv1d, gating, the
+///    chunked recurrence and its gated norm (6);
+///  - an MLP (dense or shared experts): gate_up GEMM, activation, down GEMM (3);
+///  - the router: gate GEMM and the top-k kernel (2);
+///  - routed experts: moe_align_block_size, the w13 grouped GEMM, activation,
+///    the w2 grouped GEMM, the weighted sum (5);
+/// The lm_head is one GEMM (sampling is the per-step host work). FP8 and FP4
+/// GEMMs quantize their activations first (per_token_group_quant_fp8,
+/// scaled_fp8_quant): quantized_gemms_per_instance counts them.
+constexpr double launches_per_instance(op_kind k, const architecture& a) {
+  switch (k) {
+    case op_kind::attention_proj: return a.attention == attention_kind::mla ? 9.0 : 3.0;
+    case op_kind::attention_global:
+    case op_kind::attention_sliding: return 2.0;
+    case op_kind::attention_linear: return 6.0;
+    case op_kind::ffn:
+    case op_kind::shared_experts: return 3.0;
+    case op_kind::router: return 2.0;
+    case op_kind::experts: return 5.0;
+    default: return 1.0;
+  }
+}
+
+/// GEMMs on the op's own weight format per instance (the MLA w_kc/w_vc
+/// batched GEMMs and the router stay 16-bit).
+constexpr double quantized_gemms_per_instance(op_kind k, const architecture& a) {
+  switch (k) {
+    case op_kind::attention_proj: return a.attention == attention_kind::mla ? 3.0 : 2.0;
+    case op_kind::attention_linear:
+    case op_kind::ffn:
+    case op_kind::shared_experts:
+    case op_kind::experts: return 2.0;
+    case op_kind::lm_head: return 1.0;
+    default: return 0.0;
+  }
 }
 
 struct workload {
@@ -282,6 +335,8 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
       default: break;
     }
     o.quantized = f != nullptr && f->bits < 16;
+    o.launches = launches_per_instance(o.kind, a);
+    o.quantized_gemms = o.quantized ? quantized_gemms_per_instance(o.kind, a) : 0.0;
   }
   return out;
 }

@@ -87,6 +87,11 @@ struct efficiency_profile {
   /// GDDR cards reach ~0.9 of peak in the same engine.
   double stream_cap = 0;
   seconds per_kernel = make_seconds(0);       ///< launch overhead per kernel (per layer op)
+  /// Cost of each kernel a PyTorch-based engine launches (op::launches): the
+  /// gap a dependent small kernel leaves on the GPU, replayed from a CUDA graph
+  /// or launched from Python. A trait of the engine's kernel class, not fitted
+  /// (engine_profile.hpp); 0 where a fitted per_kernel stands for it.
+  seconds per_launch = make_seconds(0);
   seconds per_step = make_seconds(0.3e-3);    ///< host work per scheduler call (scheduling, sampling)
   /// Whether the host work overlaps the kernels (see host_overlap).
   host_overlap overlap = host_overlap::serial;
@@ -108,8 +113,13 @@ struct efficiency_profile {
   double compute_sd = 0.05;
   seconds per_step_sd = make_seconds(0.2e-3);
   seconds per_kernel_sd = make_seconds(0);
+  seconds per_launch_sd = make_seconds(0);
   seconds per_request_sd = make_seconds(5e-3);
   std::string source;
+  /// Measured points its values rest on: a fit's points, the release3 TPOT
+  /// points behind the launch-priced class defaults; 0 when nothing measured
+  /// stands behind the profile (plans say so).
+  int points = 0;
 
   /// Floor of eta_c(m) / compute: a GEMV (m = 1) runs on CUDA cores or
   /// dequantizing kernels at a fraction of tensor-core peak, not at 1/64 of it;
@@ -132,6 +142,7 @@ inline efficiency_profile slower(efficiency_profile e) {
   e.compute = std::max(0.01, e.compute - e.compute_sd);
   e.per_step = e.per_step + e.per_step_sd;
   e.per_kernel = e.per_kernel + e.per_kernel_sd;
+  e.per_launch = e.per_launch + e.per_launch_sd;
   e.per_request = e.per_request + e.per_request_sd;
   return e;
 }
@@ -143,6 +154,7 @@ inline efficiency_profile faster(efficiency_profile e) {
   e.compute = std::min(1.0, e.compute + e.compute_sd);
   e.per_step = make_seconds(std::max(0.0, (e.per_step - e.per_step_sd).value()));
   e.per_kernel = make_seconds(std::max(0.0, (e.per_kernel - e.per_kernel_sd).value()));
+  e.per_launch = make_seconds(std::max(0.0, (e.per_launch - e.per_launch_sd).value()));
   e.per_request = make_seconds(std::max(0.0, (e.per_request - e.per_request_sd).value()));
   return e;
 }
@@ -158,10 +170,12 @@ inline void validate(const efficiency_profile& e) {
   detail::require_in_open_closed("efficiency.low_precision", e.low_precision, 0, 1);
   detail::require_in_open_closed("efficiency.link", e.link, 0, 1);
   detail::require_non_negative("efficiency.per_kernel", e.per_kernel.value());
+  detail::require_non_negative("efficiency.per_launch", e.per_launch.value());
   detail::require_non_negative("efficiency.stream_cap", e.stream_cap);
   detail::require_non_negative("efficiency.per_step", e.per_step.value());
   detail::require_in("efficiency.scheduler_steps", e.scheduler_steps, 1, 1024);
   detail::require_non_negative("efficiency.per_request", e.per_request.value());
+  detail::require_in("efficiency.points", e.points, 0, 1 << 30);
 }
 
 /// Default profile of a device's class (documented with its source).
@@ -281,6 +295,10 @@ class roofline {
     }
     t.memory_est = moved / achieved;
     t.overhead = o.count * eff_.per_kernel;
+    if (eff_.per_launch.value() > 0) {
+      // FP8/FP4 GEMMs launch an activation-quantizing kernel each.
+      t.overhead += o.count * (o.launches + (low ? o.quantized_gemms : 0.0)) * eff_.per_launch;
+    }
     // An estimate never beats the bound, whatever the profile says.
     t.compute_est = std::max(t.compute_est, t.compute_bound);
     return t;

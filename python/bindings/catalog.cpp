@@ -317,6 +317,7 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   e.compute_half_rows = get<double>(d, "compute_half_rows", e.compute_half_rows);
   e.attention = get<double>(d, "attention", e.attention);
   e.per_kernel = make_seconds(get<double>(d, "per_kernel_s", e.per_kernel.value()));
+  e.per_launch = make_seconds(get<double>(d, "per_launch_s", e.per_launch.value()));
   e.per_step = make_seconds(get<double>(d, "per_step_s", e.per_step.value()));
   e.per_request = make_seconds(get<double>(d, "per_request_s", e.per_request.value()));
   e.kv_memory = get<double>(d, "kv_memory", e.kv_memory);
@@ -332,6 +333,7 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   }
   e.scheduler_steps = get<int>(d, "scheduler_steps", e.scheduler_steps);
   e.source = get<std::string>(d, "source", "user-defined");
+  e.points = get<int>(d, "points", 0);
   validate(e);
   return e;
 }

@@ -394,6 +394,7 @@ class Efficiency(TypedDict, total=False):
     compute_half_rows: float
     attention: float
     per_kernel_s: float
+    per_launch_s: float
     per_step_s: float
     per_request_s: float
     kv_memory: float
@@ -405,6 +406,7 @@ class Efficiency(TypedDict, total=False):
     host_overlap: str
     scheduler_steps: int
     source: str
+    points: int
 
 
 class _Formats(TypedDict, total=False):

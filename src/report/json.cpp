@@ -167,6 +167,7 @@ json efficiency_json(const efficiency_profile& e) {
           {"compute_half_rows", e.compute_half_rows},
           {"attention", e.attention},
           {"per_kernel_s", e.per_kernel.value()},
+          {"per_launch_s", e.per_launch.value()},
           {"per_step_s", e.per_step.value()},
           {"per_request_s", e.per_request.value()},
           {"kv_memory", e.kv_memory},
@@ -177,7 +178,8 @@ json efficiency_json(const efficiency_profile& e) {
           {"quantized_path", to_string(e.quantized_path)},
           {"host_overlap", to_string(e.overlap)},
           {"scheduler_steps", e.scheduler_steps},
-          {"source", e.source}};
+          {"source", e.source},
+          {"points", e.points}};
 }
 
 json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load, double output) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "llmroof/engine_profile.hpp"
 #include "report/json.hpp"
 
 namespace llmroof::report {
@@ -66,6 +67,18 @@ std::string validation_markdown(const measurement_set& set, const validation& va
   md << "\n## Single-stream decode and prefill tokens/s per engine (" << best->name << ")\n\n"
      << "| engine | single-stream decode points | MdAPE | prefill points | MdAPE |\n|---|---|---|---|---|\n";
   for (const auto& [eng, v] : engines) md << "| " << eng << " | " << cell(v.first) << " | " << cell(v.second) << " |\n";
+  // Classes the data say nothing about in these two metrics: their plans rest
+  // on class defaults there, and the report says so rather than leave them out.
+  std::string unmeasured;
+  for (const kernel_class& k : kernel_classes()) {
+    if (engines.count(std::string(k.key)) != 0) continue;
+    md << "| " << k.key << " | 0 | - | 0 | - |\n";
+    unmeasured += (unmeasured.empty() ? "" : ", ") + std::string(k.key);
+  }
+  if (!unmeasured.empty()) {
+    md << "\nNo single-stream decode or prefill points for " << unmeasured
+       << ": their estimates of these rest on class defaults (src/profiles.cpp), not on measurements.\n";
+  }
   // Breakdown of the chosen scope by metric, engine and memory kind.
   std::map<std::string, std::vector<double>> groups;
   for (const auto& p : best->predictions) {

@@ -130,7 +130,7 @@ TEST_CASE("engines turn memory into KV budgets their own way") {
   CHECK(lc.kv_budget.value() == doctest::Approx(79.2 * gibi - lc.weights.value() - 0.5 * gibi - lc.activations.value()));
   CHECK(lc.kv_budget > v.kv_budget);
   CHECK(find_engine("Ollama").id == engine_id::ollama);
-  CHECK_THROWS_WITH_AS(find_engine("sglang@0.4"), "engine version of sglang must be 'current' (got '0.4')",
+  CHECK_THROWS_WITH_AS(find_engine("sglang@0.4"), "engine version of sglang must be 2024 or 'current' (got '0.4')",
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(find_engine("llama.cpp@2023"), "engine version of llama.cpp must be 2024 or 'current' (got '2023')",
                        std::invalid_argument);
