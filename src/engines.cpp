@@ -78,7 +78,8 @@ std::vector<engine_row> build() {
       .versions = {"2024"},
       .numbered_versions = false,
       .kernels = engine_id::llama_cpp,
-      .spellings = {"llama.cpp"}};
+      .spellings = {"llama.cpp"},
+      .splits_layers = true};
   engine_row ollama = llama;
   ollama.defaults.id = engine_id::ollama;
   ollama.defaults.source = "Ollama runs llama.cpp with its defaults (num_ctx 4096, OLLAMA_NUM_PARALLEL 1)";

@@ -3,7 +3,11 @@
 // share, more devices, fewer users, a shorter context), with its fit and speed.
 #pragma once
 
+#include <cmath>
+#include <optional>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "llmroof/deployment.hpp"
@@ -25,6 +29,45 @@ struct alternative {
   [[nodiscard]] double per_user_tokens_per_s() const { return 1.0 / step.estimate.value(); }
   [[nodiscard]] double total_tokens_per_s() const { return users / step.estimate.value(); }
 };
+
+/// The fewest whole layers a single-device deployment keeps in host RAM so
+/// that `users` sequences of `context` fit (llama.cpp -ngl below the layer
+/// count; `host` runs them): none when it fits already, nullopt when even every
+/// layer on the host does not fit. The share rises in steps of 1/num_layers.
+inline std::optional<offload_plan> smallest_offload(const deployment& d, double users, double context,
+                                                    device host = offload_plan{}.host) {
+  offload_plan o;
+  o.host = std::move(host);
+  if (d.memory(users, context).fits) return o;
+  const int layers = d.model.num_layers;
+  const auto fits = [&](int k) {
+    o.layers = double(k) / layers;
+    return d.with_offload(o).memory(users, context).fits;
+  };
+  if (d.devices() != 1 || !fits(layers)) return std::nullopt;
+  int lo = 0, hi = layers;  // fits(hi), !fits(lo)
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    (fits(mid) ? hi : lo) = mid;
+  }
+  o.layers = double(hi) / layers;
+  return o;
+}
+
+/// `d` with the smallest offload that holds `w` (llama.cpp: `--offload auto`,
+/// offload as much as needed and no more). Throws std::invalid_argument when
+/// `d` spans several devices or not even every layer in host RAM fits.
+inline deployment with_offload_auto(const deployment& d, const workload& w,
+                                    device host = offload_plan{}.host) {
+  if (d.devices() != 1) throw std::invalid_argument("offload auto needs a single device (got " + std::to_string(d.devices()) + ")");
+  const auto o = smallest_offload(d, w.users, w.context, std::move(host));
+  if (!o) {
+    throw std::invalid_argument("offload auto: " + std::to_string(static_cast<long long>(w.users)) + " x " +
+                                std::to_string(static_cast<long long>(w.context)) +
+                                " tokens do not fit even with every layer in host RAM");
+  }
+  return o->layers > 0 ? d.with_offload(*o) : d;
+}
 
 /// What would make workload `w` fit deployment `d`, each change alone (see
 /// plan_result::alternatives); `now` is the workload's own memory plan.
@@ -73,6 +116,9 @@ inline std::vector<alternative> plan_alternatives(const deployment& d, const wor
     if (q.ep > 1) {
       q.ep *= more;
       if (q.ep > d.model.moe.num_experts) continue;
+    } else if (q.tp == 1 && (q.pp > 1 || engine_row_of(d.engine.id).splits_layers)) {
+      q.pp *= more;  // llama.cpp splits by layers
+      if (q.pp > d.model.num_layers) continue;
     } else {
       q.tp *= more;
     }
@@ -80,8 +126,18 @@ inline std::vector<alternative> plan_alternatives(const deployment& d, const wor
     // More devices drop an offload (it needs a single device): the devices
     // hold all the weights. The other changes keep it.
     const deployment x(d.model, d.pr, d.roof(), {q, std::nullopt}, d.engine, d.stored);
-    entry(std::to_string(q.devices()) + " devices (" + (q.ep > 1 ? "EP " + std::to_string(q.ep) : "TP " + std::to_string(q.tp)) + ")",
-          x, w.users, w.context);
+    const std::string how = q.ep > 1   ? "EP " + std::to_string(q.ep)
+                            : q.tp == 1 ? "layer split"
+                                        : "TP " + std::to_string(q.tp) + (q.pp > 1 ? " x PP " + std::to_string(q.pp) : "");
+    entry(std::to_string(q.devices()) + " devices (" + how + ")", x, w.users, w.context);
+  }
+  // llama.cpp: the fewest layers left in host RAM that make it fit.
+  if (engine_row_of(d.engine.id).splits_layers && !d.offload() && d.devices() == 1) {
+    if (const auto o = smallest_offload(d, w.users, w.context); o && o->layers > 0) {
+      const long k = std::lround(o->layers * d.model.num_layers);
+      entry("offload " + std::to_string(k) + " of " + std::to_string(d.model.num_layers) + " layers", d.with_offload(*o),
+            w.users, w.context);
+    }
   }
   if (now.weights_fit && now.max_sequences >= 1) entry("fewer users", d, std::min(w.users, now.max_sequences), w.context);
   if (now.weights_fit && now.max_context >= 1) entry("shorter context", d, w.users, std::min(w.context, now.max_context));

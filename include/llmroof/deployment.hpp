@@ -284,8 +284,12 @@ inline deployment resolve(const request& r) {
     return d;
   };
   if (r.dev == nullptr) return with_source(deployment(*r.model, pr, configure_engine(r.engine, r.engine_options)));
-  const parallel_plan p = infer_layout(r.layout);
   engine_settings e = configure_engine(r.engine, *r.dev, r.engine_options);
+  // Several devices and no degree: the engine's own split (llama.cpp: by layers).
+  layout_request lr = r.layout;
+  const bool by_layers = !lr.tp && !lr.pp && !lr.ep && engine_row_of(e.id).splits_layers;
+  if (by_layers) lr.pp = lr.devices_per_node * lr.nodes;
+  const parallel_plan p = infer_layout(lr);
   efficiency_profile eff = r.efficiency ? *r.efficiency : default_profile(*r.dev, e.qualified_name());
   validate(eff);
   try {
@@ -297,8 +301,8 @@ inline deployment resolve(const request& r) {
         what.rfind("kv format", 0) == 0) {
       throw;
     }
-    throw std::invalid_argument(what + "; tp defaults to the " + std::to_string(p.devices()) +
-                                " devices: give tp, pp or ep");
+    throw std::invalid_argument(what + "; " + (by_layers ? "pp (layer split)" : "tp") + " defaults to the " +
+                                std::to_string(p.devices()) + " devices: give tp, pp or ep");
   }
 }
 

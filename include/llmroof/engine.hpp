@@ -129,6 +129,11 @@ struct engine_row {
   /// VLLM_ALLOW_LONG_MAX_MODEL_LEN) and SGLang (unless
   /// SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN); llama.cpp warns and runs.
   bool refuses_context_beyond_positions = false;
+  /// Whether several devices split the model by layers unless told otherwise:
+  /// llama.cpp's default --split-mode layer (common_params.split_mode =
+  /// LLAMA_SPLIT_MODE_LAYER); `--tp` asks for its row split. vLLM, SGLang and
+  /// TensorRT-LLM take tensor parallel over the devices.
+  bool splits_layers = false;
 };
 
 /// Every engine, in engine_id order.

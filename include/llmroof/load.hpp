@@ -226,10 +226,13 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const workload&
   if (out.active == 1) {
     // One user alone meets nobody (interfering 0): its rate is one request
     // per its own TTFT + output x TPOT, at which it is the one user inside.
+    // Users beyond the one slot (llama.cpp --parallel 1) queue: by Little's
+    // law each waits (N - 1) / rate, i.e. N - 1 whole requests.
     const load_result alone = serve_at_rate(d, s, 0, 0);
     out.requests_per_s = 1 / (alone.ttft + s.output * alone.tpot).value();
     out.load = serve_at_rate(d, s, out.requests_per_s, 0);
-    out.ttft = out.load.ttft;
+    out.queue_wait = make_seconds((concurrency - 1) / out.requests_per_s);
+    out.ttft = out.load.ttft + out.queue_wait;
     out.tpot = out.load.tpot;
     return out;
   }

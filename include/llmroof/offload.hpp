@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -44,6 +45,12 @@ inline bytes host_weight_bytes(const architecture& a, const precision& pr, const
   return o.layers * layers;
 }
 
+/// Tokens per micro-batch of an offloaded prefill (llama.cpp n_ubatch, default
+/// 512) and the batch from which host-resident GEMMs run on the GPU
+/// (op_offload_min_batch_size, default 32; KERNELS.md 1.11).
+inline constexpr double offload_micro_batch = 512;
+inline constexpr double offload_min_batch = 32;
+
 /// A phase with part of the model on the host: the device's ops and the
 /// host's ops run one after the other (llama.cpp runs layers in order), plus
 /// the PCIe crossings of the hidden states. The device's ops run under its
@@ -65,12 +72,35 @@ inline phase_timing time_offloaded(const architecture& a, const precision& pr, c
     x.activations = f * x.activations;
     return x;
   };
+  // A prompt's micro-batches of n >= 32 tokens run their host-resident GEMMs
+  // on the GPU: llama.cpp's scheduler copies the weights over the bus once per
+  // micro-batch (op_offload, GGML_OP_OFFLOAD_MIN_BATCH 32,
+  // ggml-cuda.cu offload_op), only the experts the micro-batch routes to for
+  // MoE layers; attention and norms of host layers stay with their KV on the host.
+  const double ubatch = std::min(offload_micro_batch, all.new_tokens);
+  const bool stream = all.kind == phase::prefill && ubatch >= offload_min_batch;
+  const double ubatches = stream ? std::ceil(all.new_tokens / ubatch) : 0.0;
+  double streamed = 0;  // bytes over the bus per micro-batch
   for (const auto& x : all.list()) {
     const bool per_layer = x.kind != op_kind::embedding && x.kind != op_kind::lm_head;
     double host_share = per_layer ? o.layers : 0.0;
     if (o.experts && x.kind == op_kind::experts) host_share = 1.0;
+    if (stream && host_share > 0 && x.klass == op_class::gemm && x.weights.value() > 0) {
+      double per_ubatch = host_share * x.weights.value();
+      if (x.kind == op_kind::experts) {
+        const auto& m = a.moe;
+        per_ubatch *= expected_distinct_experts(m.num_experts, m.experts_per_token, ubatch) /
+                      expected_distinct_experts(m.num_experts, m.experts_per_token, all.new_tokens);
+      }
+      streamed += per_ubatch;
+      on_gpu.add(x, x.kind);
+      continue;
+    }
     if (host_share < 1) on_gpu.add(scaled(x, 1 - host_share), x.kind);
     if (host_share > 0) on_host.add(scaled(x, host_share), x.kind);
+  }
+  if (streamed > 0) {
+    on_gpu.add(detail::comm_op(op_kind::p2p, "comm.pcie.weights", ubatches, streamed, o.bus, 1), op_kind::p2p);
   }
   // Crossings: one each way per block of host layers; per MoE layer when the
   // experts live on the host.
@@ -120,7 +150,9 @@ inline phase_timing decode_step_offload(const architecture& a, const precision& 
   return time_offloaded(a, pr, gpu, o, count_decode(a, pr, batch, context));
 }
 
-/// Prefill with part of the model on the host (its layers computed on the CPU).
+/// Prefill with part of the model on the host: the host layers' GEMMs on the
+/// GPU with their weights streamed over the bus per micro-batch, their
+/// attention on the host CPU (prompts under 32 tokens: all on the CPU).
 inline phase_timing prefill_offload(const architecture& a, const precision& pr, const roofline& gpu,
                                     const offload_plan& o, double prompt, double cached = 0) {
   return time_offloaded(a, pr, gpu, o, count_prefill(a, pr, prompt, cached, 1));

@@ -3,6 +3,12 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "llmroof/detail/check.hpp"
 
@@ -20,6 +26,30 @@ struct workload {
   /// least one token when unset. The one place that default is decided.
   [[nodiscard]] double prompt_tokens() const { return prompt > 0 ? prompt : std::max(1.0, std::min(context, 2048.0)); }
 };
+
+/// A token count as people write it: "131072", "128k" (x 1024), "1m"
+/// (x 1048576), "1.5k"; rounded to whole tokens. The command's --context and
+/// --prompt and Python's context="32k" read it here. Throws
+/// std::invalid_argument "<label> must be a token count like 4096 or 128k
+/// (got '<text>')", or the range error of require_tokens naming `field`.
+inline double parse_token_count(std::string_view field, std::string_view text, std::string_view label = {}) {
+  const std::string s(text);
+  const auto bad = [&] {
+    return std::invalid_argument(std::string(label.empty() ? field : label) +
+                                 " must be a token count like 4096 or 128k (got '" + s + "')");
+  };
+  if (s.empty()) throw bad();
+  const char last = static_cast<char>(std::tolower(static_cast<unsigned char>(s.back())));
+  const double mult = last == 'k' ? 1024.0 : last == 'm' ? 1048576.0 : 1.0;
+  const std::string num = mult > 1 ? s.substr(0, s.size() - 1) : s;
+  // The whole text a finite number: no trailing words, no "inf" or "nan".
+  char* end = nullptr;
+  const double n = num.empty() || std::isspace(static_cast<unsigned char>(num[0])) ? NAN : std::strtod(num.c_str(), &end);
+  if (end == nullptr || *end != '\0' || !std::isfinite(n)) throw bad();
+  const double v = n * mult;
+  detail::require_tokens(field, v);
+  return std::round(v);
+}
 
 /// Throws std::invalid_argument naming the field: users a whole number in
 /// [1, 1e9], context in [1, 1e9] tokens, prompt a whole number in [0, 1e9]

@@ -141,7 +141,7 @@ std::optional<offload_plan> offload_from(const py::object& offload, const py::ob
   offload_plan op;
   if (py::isinstance<py::str>(offload)) {
     if (offload.cast<std::string>() != "experts") {
-      throw std::invalid_argument("offload must be a share of layers in [0, 1] or 'experts' (got '" +
+      throw std::invalid_argument("offload must be a share of layers in [0, 1], 'experts' or 'auto' (got '" +
                                   offload.cast<std::string>() + "')");
     }
     op.experts = true;
@@ -269,7 +269,10 @@ void register_deployment(py::module_& m) {
             w.context = context_tokens;
             w.prompt = prompt;
             w.output = output;
-            const deployment d = c.setup.with_offload(offload_from(offload, host));
+            // "auto": the fewest layers in host RAM that hold the workload, as --offload auto.
+            const bool autosize = py::isinstance<py::str>(offload) && offload.cast<std::string>() == "auto";
+            const deployment d = autosize ? with_offload_auto(c.setup, w, offload_from(py::str("experts"), host)->host)
+                                          : c.setup.with_offload(offload_from(offload, host));
             const plan_result res = plan(d, w);
             const served_load load = serve_load(d, w, number(rate), number(concurrency), make_seconds(ttft_target));
             return py::make_tuple(to_python(report::plan_json(d, d.roof(), res, load, output)), res.memory);

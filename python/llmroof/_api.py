@@ -88,6 +88,21 @@ def _number(name: str, value: object, *, minimum: float | None = None) -> float:
     return v
 
 
+Tokens = Union[float, str]
+"""A token count: a number, or text as the command takes it ("32k" = 32,768, "1m", "1.5k")."""
+
+
+def _tokens(name: str, value: object, *, minimum: float | None = None) -> float:
+    """A token count (``_core.catalog.parse_tokens`` reads "32k" as the command's
+    --context does), or TypeError/ValueError naming the field."""
+    if isinstance(value, str):
+        v = float(_core.catalog.parse_tokens(name, value))
+        if minimum is not None and v < minimum:
+            raise ValueError(f"{name} must be >= {minimum:g} (got {v:g})")
+        return v
+    return _number(name, value, minimum=minimum)
+
+
 def _integer(name: str, value: object, *, minimum: int | None = None, maximum: int = 2**31 - 1) -> int:
     """A whole number (an int, or a float holding one), or TypeError/ValueError
     naming the field: 1.5 devices is an error, never truncated to 1."""
@@ -939,8 +954,8 @@ def _settings(**given: float | None) -> dict[str, float]:
 def _plan_args(
     *,
     users: float = 1,
-    context: float = 4096,
-    prompt: float | None = None,
+    context: Tokens = 4096,
+    prompt: Tokens | None = None,
     rate: float | None = None,
     concurrency: float | None = None,
     output: float = 512,
@@ -952,8 +967,8 @@ def _plan_args(
     Deployment.plan_report takes it: the one place its defaults are decided."""
     return (
         _number("users", users),
-        _number("context", context),
-        0.0 if prompt is None else _number("prompt", prompt, minimum=1),
+        _tokens("context", context),
+        0.0 if prompt is None else _tokens("prompt", prompt, minimum=1),
         None if rate is None else _number("rate", rate, minimum=0),
         _number("output", output, minimum=1),
         _number("ttft_target_s", ttft_target_s, minimum=0),
@@ -980,7 +995,8 @@ section then gives ``ttft_s``, ``tpot_s``, ``output_tokens_per_s``,
 Without ``rate`` or ``concurrency``, more than one of ``users`` are that
 closed loop (as the command's plan prints it)."""),
     ("offload, host", """llama.cpp-style placement on one device: a share of the layers in
-[0, 1], or ``"experts"`` (routed experts), in the RAM of ``host`` (a CPU:
+[0, 1], ``"experts"`` (routed experts), or ``"auto"`` (the fewest whole
+layers that make the users fit, as ``--offload auto``), in the RAM of ``host`` (a CPU:
 an id, a vendor name, ``"custom:..."``, a device JSON file or a
 :class:`Device`, as the command's ``--host``), computed there at its DRAM
 bandwidth."""),
@@ -992,7 +1008,8 @@ experts, DeepSeek-V3 FP8, Kimi K2.5 INT4 experts), else bf16; the KV cache bf16.
 its efficiency profile and kernel traits, and how device memory becomes KV
 cache; ``vllm@0.10`` or ``llama.cpp@2024`` for an older release."""),
     ("devices, tp, pp, ep, nodes", """Devices per node and nodes; tensor parallel over all unless ``tp``,
-``pp`` or ``ep`` say otherwise (``ep`` > 1: data-parallel attention and
+``pp`` or ``ep`` say otherwise (llama.cpp and Ollama: split by layers, ``pp`` = the
+devices, unless ``tp`` asks for its row split; ``ep`` > 1: data-parallel attention and
 expert-parallel experts). Collectives cost link time."""),
     ("link, inter_link", """The link between devices of a node (default: the device's own, e.g.
 nvlink4 on an H100 SXM, pcie4 on an RTX 4090) and between nodes (default
@@ -1110,8 +1127,8 @@ def users(
     device: DeviceLike,
     min_tokens_per_s: float,
     ttft_target_s: float = 0,
-    context: float = 4096,
-    prompt: float = 0,
+    context: Tokens = 4096,
+    prompt: Tokens = 0,
     output: float = 512,
     **options: Unpack[EngineOptions],
 ) -> Users:
@@ -1144,10 +1161,10 @@ def users(
     return Estimator(model=model, device=device, **options)._users(args)
 
 
-def _users_args(min_tokens_per_s: float, ttft_target_s: float, context: float, prompt: float,
+def _users_args(min_tokens_per_s: float, ttft_target_s: float, context: Tokens, prompt: Tokens,
                 output: float) -> tuple[float, ...]:
     """users()' checked arguments, in the order Deployment.users_report takes them."""
-    return (_number("context", context, minimum=0), _number("prompt", prompt, minimum=0),
+    return (_tokens("context", context, minimum=0), _tokens("prompt", prompt, minimum=0),
             _number("min_tokens_per_s", min_tokens_per_s, minimum=0), _number("ttft_target_s", ttft_target_s, minimum=0),
             _number("output", output, minimum=1))
 
@@ -1192,9 +1209,9 @@ class Estimator:
         """Prefill of ``prompt`` tokens after ``cached`` ones for ``batch`` sequences."""
         return self._obj.prefill(prompt, cached, batch)
 
-    def decode_phase(self, *, batch: float = 1, context: float = 4096) -> Phase:
+    def decode_phase(self, *, batch: float = 1, context: Tokens = 4096) -> Phase:
         """The decode step as a :class:`Phase` (per-op table, ``to_dict()``)."""
-        return Phase(self._obj.decode_report(batch, [context])["step"])
+        return Phase(self._obj.decode_report(_number("batch", batch), [_tokens("context", context)])["step"])
 
     @_takes(PlanLoad)
     def plan(self, **load: Unpack[PlanLoad]) -> Plan:
@@ -1207,17 +1224,17 @@ class Estimator:
         return self._plan(_plan_args(**load))
 
     def users(
-        self, *, min_tokens_per_s: float, ttft_target_s: float = 0, context: float = 4096, prompt: float = 0,
+        self, *, min_tokens_per_s: float, ttft_target_s: float = 0, context: Tokens = 4096, prompt: Tokens = 0,
         output: float = 512,
     ) -> Users:
         """:func:`users` of this deployment (same arguments and defaults)."""
         return self._users(_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output))
 
-    def memory(self, *, users: float = 1, context: float = 4096) -> MemoryPlan:
+    def memory(self, *, users: float = 1, context: Tokens = 4096) -> MemoryPlan:
         """The memory plan of :func:`plan` alone (``users`` at ``context``
         tokens each): whether they fit, the KV budget, the most users and the
         longest context; one compiled call (about 3 us), for searches."""
-        return MemoryPlan(compiled=self._obj.memory(_number("users", users), _number("context", context)))
+        return MemoryPlan(compiled=self._obj.memory(_number("users", users), _tokens("context", context)))
 
     def _plan(self, args: tuple[Any, ...]) -> Plan:
         report, memory = self._obj.plan_report(*args)
@@ -1263,7 +1280,7 @@ def decode(
     model: ModelLike,
     device: DeviceLike,
     batch: float = 1,
-    context: float | Sequence[float] = 4096,
+    context: Tokens | Sequence[float] = 4096,
     **options: Unpack[DeploymentOptions],
 ) -> Phase:
     """One decode step of ``batch`` sequences at ``context`` cached tokens each,
@@ -1293,7 +1310,7 @@ def decode(
     """
     if not isinstance(context, (list, tuple, np.ndarray)):
         def step(est: _core.deployment.Deployment) -> Phase:
-            b, c = _number("batch", batch), _number("context", context)
+            b, c = _number("batch", batch), _tokens("context", context)
             return Phase(timing=est.decode(b, c), report=lambda: dict(est.decode_report(b, [c])["step"]))
 
         cached = _cached(model, device, options, step)
@@ -1301,12 +1318,12 @@ def decode(
             return cached
     dep = _compile(_model(model), _device(device), **options)  # the deployment first, as the command checks it
     if isinstance(context, (list, tuple, np.ndarray)):
-        contexts = [_number("context", c) for c in context]
+        contexts = [_tokens("context", c) for c in context]
         if not contexts:
             raise ValueError("context must hold at least one sequence (got an empty sequence)")
         batch_v = float(len(contexts))
     else:
-        contexts = [_number("context", context)]
+        contexts = [_tokens("context", context)]
         batch_v = _number("batch", batch)
     return Phase(dep.decode_report(batch_v, contexts)["step"])
 
@@ -1316,8 +1333,8 @@ def prefill(
     *,
     model: ModelLike,
     device: DeviceLike,
-    prompt: float = 2048,
-    cached: float = 0,
+    prompt: Tokens = 2048,
+    cached: Tokens = 0,
     batch: float = 1,
     **options: Unpack[DeploymentOptions],
 ) -> Phase:
@@ -1334,7 +1351,7 @@ def prefill(
     {options}
     """
     def fill(est: _core.deployment.Deployment) -> Phase:
-        p, c, b = _number("prompt", prompt), _number("cached", cached), _number("batch", batch)
+        p, c, b = _tokens("prompt", prompt), _tokens("cached", cached), _number("batch", batch)
         return Phase(timing=est.prefill(p, c, b), report=lambda: dict(est.prefill_report(p, c, b)["prefill"]))
 
     cached_phase = _cached(model, device, options, fill)
@@ -1345,7 +1362,7 @@ def kv_cache(
     *,
     model: ModelLike,
     kv: str | None = None,
-    context: float = 4096,
+    context: Tokens = 4096,
     users: float = 1,
     engine: str = "vllm",
     block_tokens: int | None = None,
@@ -1356,7 +1373,7 @@ def kv_cache(
     size (``block_tokens`` overrides it), as ``llmroof kv --engine`` does."""
     m = _model(model)
     kv_name = None if kv is None else _format_name("kv", kv)
-    context_v, users_v = _number("context", context), _number("users", users)
+    context_v, users_v = _tokens("context", context), _number("users", users)
     dep = _compile(m, None, kv=kv_name, engine=engine, block_tokens=block_tokens)
     return KvCache(_with_source(dep.kv_report(context_v, users_v), m))
 
@@ -1386,7 +1403,7 @@ def moe(
     *,
     model: ModelLike,
     device: DeviceLike,
-    context: float = 4096,
+    context: Tokens = 4096,
     max_batch: float = 1024,
     **options: Unpack[DeploymentOptions],
 ) -> MoeReport:
@@ -1414,7 +1431,7 @@ def moe(
     """
     m = _model(model)
     dep = _compile(m, device, **options)
-    return MoeReport(_with_source(dep.moe_report(_number("context", context, minimum=0),
+    return MoeReport(_with_source(dep.moe_report(_tokens("context", context, minimum=0),
                                                  _number("max_batch", max_batch, minimum=1)), m))
 
 
@@ -1432,7 +1449,7 @@ def compare(
     device: DeviceLike,
     weights: str | Sequence[str] | None = None,
     kv: str | None = None,
-    context: float = 4096,
+    context: Tokens = 4096,
     max_batch: float = 1024,
     **options: Unpack[LayoutOptions],
 ) -> Comparison:
@@ -1465,7 +1482,7 @@ def compare(
     if len(ws) != 2:
         raise ValueError("weights must be one format or two")
     first, second = (_compile(x, device, weights=w, kv=kv, **options) for x, w in ((a, ws[0]), (b, ws[1])))
-    report = first.compare_report(second, _number("context", context, minimum=0),
+    report = first.compare_report(second, _tokens("context", context, minimum=0),
                                   _number("max_batch", max_batch, minimum=1))
     for side, m in (("first", a), ("second", b)):
         report[side] = _with_source(report[side], m)

@@ -455,8 +455,8 @@ class PlanLoad(TypedDict, total=False):
     llama.cpp-style offload. Defaults are shown in the signatures."""
 
     users: float
-    context: float
-    prompt: float | None
+    context: float | str
+    prompt: float | str | None
     rate: float | None
     concurrency: float | None
     output: float

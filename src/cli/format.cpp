@@ -22,7 +22,10 @@ std::string thousands(double v) {
 
 std::string gib(bytes b) { return fmt("%.2f GiB", in_GiB(b)); }
 std::string gb(bytes b) { return fmt("%.2f GB", in_GB(b)); }
-std::string ms(seconds t) { return fmt("%.2f ms", t.value() * 1e3); }
+// Seconds from 10 s up: a queue of whole requests reads as "106.3 s", not "106341.57 ms".
+std::string ms(seconds t) {
+  return t.value() >= 10 ? fmt("%.1f s", t.value()) : fmt("%.2f ms", t.value() * 1e3);
+}
 std::string ctx_label(double c) {
   if (c >= 1024 && std::fmod(c, 1024) == 0) return thousands(c / 1024) + "k";
   return thousands(c);
@@ -55,8 +58,9 @@ std::string device_label(const setup& s) {
   std::string out = std::to_string(s.devices()) + " x " + s.dev().name;
   const auto& p = s.parallel();
   if (s.devices() > 1) {
-    out += p.ep > 1 ? " (EP " + std::to_string(p.ep) + ")"
-                    : " (TP " + std::to_string(p.tp) + (p.pp > 1 ? ", PP " + std::to_string(p.pp) : "") + ")";
+    out += p.ep > 1                 ? " (EP " + std::to_string(p.ep) + ")"
+           : p.tp == 1 && p.pp > 1 ? " (layer split, PP " + std::to_string(p.pp) + ")"
+                                   : " (TP " + std::to_string(p.tp) + (p.pp > 1 ? ", PP " + std::to_string(p.pp) : "") + ")";
     if (p.nodes() > 1) out += ", " + std::to_string(p.nodes()) + " nodes";
     out += "; collectives over " + detail::collective_link(p, s.dev()).name;
   }

@@ -24,7 +24,7 @@ constexpr option_doc option_docs[] = {
     {"model", "ID|PATH", "catalog id (llmroof list models), or a config.json, folder, .gguf or .safetensors"},
     {"device", "ID[:N]", "catalog id or vendor name (\"GeForce RTX 4090 24GB\"), a device JSON file (fields of "
                          "'list devices --json'), or custom:memory=24GiB,bandwidth=936GB/s,bf16=71TF[,fp32=,fp8=,int8=TOPS,"
-                         "fp4=,class=,vendor=,memory_type=]; N devices in tensor parallel (default 1)"},
+                         "fp4=,class=,vendor=,memory_type=]; N devices in tensor parallel (llama.cpp: split by layers; default 1)"},
     {"weights", "FMT", "weight format: bf16, fp8, awq-int4, nvfp4, q4_k_m, ... (default: a model file's own, else the published checkpoint's, else bf16)"},
     {"kv", "FMT", "KV-cache format (default bf16)"},
     {"lm-head", "FMT", "format of lm_head and embeddings (default: bf16 for quantized checkpoints)"},
@@ -38,7 +38,7 @@ constexpr option_doc option_docs[] = {
     {"max-num-batched-tokens", "N", "tokens of the largest forward pass (vLLM: 8192 on GPUs of >= 70 GiB but A100, else 2048)"},
     {"max-model-len", "N", "longest sequence the engine admits; it refuses to start if one cannot fit (default: --context)"},
     {"max-batch", "N", "largest batch of the table (default 1024)"},
-    {"tp", "N", "tensor parallel degree (default: TP over all devices)"},
+    {"tp", "N", "tensor parallel degree (default: TP over all devices; llama.cpp: a layer split, --tp for its row split)"},
     {"pp", "N", "pipeline parallel degree (default 1)"},
     {"ep", "N", "expert parallel degree (default 1)"},
     {"nodes", "K", "K nodes of N devices each (--device ID:N); cross-node link: --inter-link"},
@@ -46,7 +46,8 @@ constexpr option_doc option_docs[] = {
     {"inter-link", "ID", "cross-node link (default ib-ndr)"},
     {"engine", "NAME[@VER]",
      "vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx; vllm@0.10, llama.cpp@2024 for older releases"},
-    {"offload", "F|experts", "share F of the layers, or the routed experts, in host RAM (llama.cpp)"},
+    {"offload", "F|experts|auto", "share F of the layers, or the routed experts, in host RAM (llama.cpp); auto: the "
+                                  "fewest whole layers that make the users fit"},
     {"host", "ID", "the host CPU for --offload (default ryzen-9-7950x; llmroof list devices)"},
     {"rate", "R", "open loop: arrivals in requests/s; reports TTFT, TPOT, utilisation (with --output O)"},
     {"concurrency", "N", "closed loop: N users, each sending its next request when the last completes (with --output O)"},
@@ -115,6 +116,35 @@ const command_spec* find_command(const std::string& name) {
 }
 
 namespace {
+
+/// The engines' own flag names, so that a launch command pastes in: vLLM's
+/// (`vllm serve --help`), SGLang's (`sglang.launch_server --help`) and
+/// llama.cpp's (`llama-server --help`), each to the option it means here.
+struct option_alias {
+  const char* engine_flag;
+  const char* option;
+};
+constexpr option_alias option_aliases[] = {
+    {"tensor-parallel-size", "tp"},          {"pipeline-parallel-size", "pp"},
+    {"gpu-memory-utilization", "memory-utilization"}, {"kv-cache-dtype", "kv"},
+    {"block-size", "block-tokens"},          {"tp-size", "tp"},
+    {"pp-size", "pp"},                       {"mem-fraction-static", "memory-utilization"},
+    {"context-length", "max-model-len"},     {"max-running-requests", "max-num-seqs"},
+    {"chunked-prefill-size", "max-num-batched-tokens"}, {"parallel", "max-num-seqs"},
+    {"cache-type-k", "kv"},
+};
+
+/// An engine's KV dtype spelled as a format here: vLLM's fp8_e4m3 is fp8-e4m3;
+/// "auto" (the model's own 16-bit type) is no choice at all.
+std::optional<std::string> kv_dtype_value(const std::string& v) {
+  if (v == "auto") return std::nullopt;
+  std::string out = v;
+  std::replace(out.begin(), out.end(), '_', '-');
+  if (out == "q8-0" || out == "q4-0" || out == "q4-1" || out == "q5-0" || out == "q5-1" || out == "iq4-nl") {
+    std::replace(out.begin(), out.end(), '-', '_');
+  }
+  return out;
+}
 
 const option_doc* find_option(const std::string& name) {
   for (const auto& d : option_docs) {
@@ -186,7 +216,22 @@ options parse(int argc, char** argv) {
         key = key.substr(0, eq);
       }
       if (key == "json") throw usage_error("--json takes no value (got '" + a + "')");
-      if (find_option(key) == nullptr) throw usage_error("unknown option --" + key + "; run 'llmroof " + o.command + " --help'");
+      const std::string asked = key;
+      for (const auto& al : option_aliases) {
+        if (key == al.engine_flag) key = al.option;
+      }
+      if (find_option(key) == nullptr) {
+        std::vector<std::string> known(spec->options.begin(), spec->options.end());
+        for (const auto& al : option_aliases) {
+          if (std::find(spec->options.begin(), spec->options.end(), al.option) != spec->options.end()) {
+            known.emplace_back(al.engine_flag);
+          }
+        }
+        const auto near = detail::closest(key, known, 1);
+        const bool close = !near.empty() && detail::edit_distance(key, near[0]) <= std::max<std::size_t>(2, key.size() / 3);
+        throw usage_error("unknown option --" + key + (close ? " (did you mean --" + near[0] + "?)" : "") + "; run 'llmroof " +
+                          o.command + " --help'");
+      }
       if (std::find(spec->options.begin(), spec->options.end(), key) == spec->options.end()) {
         throw usage_error("'" + o.command + "' does not take --" + key + "; run 'llmroof " + o.command + " --help'");
       }
@@ -197,6 +242,11 @@ options parse(int argc, char** argv) {
       } else if (eq == std::string::npos) {
         if (i + 1 >= args.size()) throw usage_error("--" + key + " needs a value");
         value = args[++i];
+      }
+      if (asked == "kv-cache-dtype" || asked == "cache-type-k") {
+        const auto kv = kv_dtype_value(value);
+        if (!kv) continue;
+        value = *kv;
       }
       o.values[key] = value;
       if (key == "model") o.models.push_back(value);
@@ -227,23 +277,17 @@ std::optional<double> full_number(const std::string& s) {
 
 }  // namespace
 
-/// "131072", "128k" (x1024), "1m" (x1048576), "1.5k".
+/// "131072", "128k" (x1024), "1m" (x1048576), "1.5k" (parse_token_count).
 double parse_tokens(const std::string& field, const std::string& s) {
-  const auto bad = [&] {
-    return usage_error("--" + field + " must be a token count like 4096 or 128k (got '" + s + "')");
-  };
-  if (s.empty()) throw bad();
-  double mult = 1;
-  std::string num = s;
-  const char last = static_cast<char>(std::tolower(static_cast<unsigned char>(s.back())));
-  if (last == 'k') mult = 1024;
-  if (last == 'm') mult = 1024.0 * 1024.0;
-  if (mult > 1) num = s.substr(0, s.size() - 1);
-  const auto n = full_number(num);
-  if (!n) throw bad();
-  const double v = *n * mult;
-  detail::require_tokens(field, v);
-  return std::round(v);
+  try {
+    return parse_token_count(field, s, "--" + field);
+  } catch (const usage_error&) {
+    throw;
+  } catch (const std::invalid_argument& e) {
+    // A malformed count is a usage error; a count out of range keeps its message.
+    if (std::string(e.what()).rfind("--", 0) == 0) throw usage_error(e.what());
+    throw;
+  }
 }
 
 /// "1", "0.5", "500ms", "2s" -> seconds.
@@ -367,7 +411,7 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
   if (auto t = o.get("max-num-batched-tokens")) eo.max_batched_tokens = parse_count("max-num-batched-tokens", *t);
   if (auto n = o.get("max-num-seqs")) eo.max_sequences = parse_count("max-num-seqs", *n);
   if (auto l = o.get("max-model-len")) eo.max_model_len = parse_count("max-model-len", *l);
-  if (auto off = o.get("offload")) {
+  if (auto off = o.get("offload"); off && *off != "auto") {  // auto: cmd_plan, which knows the workload
     offload_plan op;
     if (*off == "experts") {
       op.experts = true;

@@ -11,11 +11,14 @@
 namespace llmroof::cli {
 
 int cmd_plan(const options& o) {
-  const setup s = make_setup(o, true);
   workload sc;
   sc.users = parse_count("users", o.get("users").value_or("1"));
   sc.context = parse_tokens("context", o.get("context").value_or("4096"));
   if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
+  setup s = make_setup(o, true);
+  if (o.get("offload") == "auto") {
+    s = with_offload_auto(s, sc, o.get("host") ? device_of(*o.get("host")) : offload_plan{}.host);
+  }
   const roofline& r = s.roof();
   const plan_result res = plan(s, sc);
   const memory_plan& m = res.memory;
@@ -39,7 +42,10 @@ int cmd_plan(const options& o) {
               s.engine.memory_utilization, s.engine.block_tokens, formats_note(s).c_str());
   if (s.offload()) {
     std::printf("offload: %s on the host %s (%.0f GB/s): %s of weights in host RAM\n",
-                s.offload()->experts ? "routed experts" : (fmt("%.0f%%", 100 * s.offload()->layers) + " of the layers").c_str(),
+                s.offload()->experts ? "routed experts"
+                                     : (fmt("%.0f%%", 100 * s.offload()->layers) + " of the layers (" +
+                                        fmt("%.4g", s.offload()->layers * s.model.num_layers) + " of " +
+                                        std::to_string(s.model.num_layers) + ")").c_str(),
                 s.offload()->host.name.c_str(), in_GBps(s.offload()->host.bandwidth),
                 gib(host_weight_bytes(s.model, s.pr, *s.offload())).c_str());
   }
@@ -56,8 +62,9 @@ int cmd_plan(const options& o) {
   std::printf("  %-34s %12s\n", ("usable (x " + fmt("%.2f", s.engine.memory_utilization) + ")").c_str(), gib(m.usable).c_str());
   std::printf("  %-34s %12s  (%s)\n", "weights", gib(m.weights).c_str(), gb(m.weights).c_str());
   std::printf("  %-34s %12s\n", std::string(engine_row_of(s.engine.id).reserve_label).c_str(), gib(m.reserve).c_str());
-  std::printf("  %-34s %12s  (%s tokens, %s sequences profiled)\n", "activation peak", gib(m.activations).c_str(),
-              thousands(s.engine.max_batched_tokens).c_str(), thousands(s.engine.max_sequences).c_str());
+  std::printf("  %-34s %12s  (%s tokens, %s profiled)\n", "activation peak", gib(m.activations).c_str(),
+              thousands(s.engine.max_batched_tokens).c_str(),
+              (thousands(s.engine.max_sequences) + (s.engine.max_sequences == 1 ? " sequence" : " sequences")).c_str());
   std::printf("  %-34s %12s  (%s tokens in %s blocks of %d)\n", "KV budget", gib(m.kv_budget).c_str(),
               thousands(m.kv_tokens).c_str(), thousands(m.kv_blocks).c_str(), s.engine.block_tokens);
   std::printf("  %-34s %12s B  (%.1f KiB)\n", "KV cache per token", thousands(m.kv_per_token.value()).c_str(), m.kv_per_token.value() / 1024);
@@ -132,8 +139,8 @@ int cmd_plan(const options& o) {
     std::printf("\nClosed loop: %s, each sending its next request (%s prompt + %s output tokens) when the last "
                 "completes\n", users_label(c.concurrency).c_str(), thousands(sc.prompt_tokens()).c_str(),
                 thousands(sc.output).c_str());
-    std::printf("  %s in the engine (%s slots: KV for %s tokens each, max_num_seqs %s), limit: %s\n",
-                fmt("%.1f", c.active).c_str(), thousands(c.slots).c_str(), thousands(sc.prompt_tokens() + sc.output).c_str(),
+    std::printf("  %s in the engine (%s %s: KV for %s tokens each, max_num_seqs %s), limit: %s\n",
+                fmt("%.1f", c.active).c_str(), thousands(c.slots).c_str(), c.slots == 1 ? "slot" : "slots", thousands(sc.prompt_tokens() + sc.output).c_str(),
                 thousands(s.engine.max_sequences).c_str(), std::string(to_string(c.limit)).c_str());
     if (c.slots < 1) {
       std::printf("  not one request of %s tokens fits: nothing is served\n",

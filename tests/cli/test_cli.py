@@ -393,6 +393,50 @@ for cmd, opt in TAKES.items():
 r = run("decode", "--help")
 check("decode help omits plan-only options", "--offload" not in r.stdout and "--rate" not in r.stdout, r.stdout)
 
+# Kernel launches and llama.cpp as it runs (issue 33 items 3 and 4).
+dsv3 = json.loads(run("decode", "--model", "deepseek-v3", "--device", "h200:8", "--engine", "sglang@2024",
+                      "--context", "256", "--json").stdout)
+check("sglang@2024 DeepSeek-V3 batch 1 near 30 t/s (PR #2643: 30.3)",
+      26 < dsv3["per_user_tokens_per_s_estimate"] < 36, dsv3.get("per_user_tokens_per_s_estimate"))
+check("profile JSON names its per-kernel cost and points",
+      dsv3["efficiency"]["per_launch_s"] == 16e-6 and dsv3["efficiency"]["points"] == 11, dsv3["efficiency"])
+r = run("plan", "--model", "llama-3.1-8b", "--device", "mi300x", "--engine", "llama.cpp")
+check("a profile with nothing measured behind it says so", "no measurements behind this profile" in r.stdout, r.stdout)
+r = run("validate", points, "--no-refit", timeout=300)
+check("validate names engines without decode or prefill points",
+      "No single-stream decode or prefill points for vllm, sglang" in r.stdout, r.stdout[-3000:])
+LLAMA = ["--model", "qwen3-32b", "--engine", "llama.cpp", "--weights", "q4_k_m"]
+r = run("plan", *LLAMA, "--device", "rtx-4090:2")
+check("llama.cpp splits two GPUs by layers", "(layer split, PP 2)" in r.stdout.splitlines()[0], r.stdout[:300])
+r = run("plan", *LLAMA, "--device", "rtx-4090", "--users", "8", "--context", "8k", "--json")
+loop = json.loads(r.stdout)["load"]
+check("llama.cpp: 8 users queue for its one slot", loop["queue_wait_s"] > 60 and loop["limit"] == "max_num_seqs", loop)
+r = run("plan", *LLAMA, "--device", "rtx-4090", "--users", "8", "--context", "8k")
+check("a queue of whole requests reads in seconds", "(waiting for a slot 10" in r.stdout and "1 slot:" in r.stdout, r.stdout)
+r = run("plan", *LLAMA, "--device", "rtx-4090", "--context", "32k", "--offload", "auto")
+check("--offload auto: the fewest layers", "20% of the layers (13 of 64)" in r.stdout and "do NOT fit" not in r.stdout, r.stdout)
+r = run("plan", *LLAMA, "--device", "rtx-4090", "--context", "32k")
+check("what would make it fit: the smallest offload", "offload 13 of 64 layers    yes" in r.stdout, r.stdout)
+r = run("plan", *LLAMA, "--device", "rtx-4090", "--context", "4m", "--offload", "auto")
+check("--offload auto that cannot fit", r.returncode == 2 and r.stderr.strip() ==
+      "llmroof: error: offload auto: 1 x 4194304 tokens do not fit even with every layer in host RAM", r.stderr)
+
+# Engines' own flag names and "did you mean" (issue 33 item 7).
+a = run("plan", "--model", "qwen3-32b", "--device", "h100-sxm:2", "--tensor-parallel-size", "2",
+        "--kv-cache-dtype", "fp8_e4m3", "--gpu-memory-utilization", "0.92", "--json").stdout
+b = run("plan", "--model", "qwen3-32b", "--device", "h100-sxm:2", "--tp", "2", "--kv", "fp8-e4m3",
+        "--memory-utilization", "0.92", "--json").stdout
+check("vLLM's flag names are aliases", a == b and a != "", a[:200])
+a = run("plan", "--model", "qwen3-32b", "--device", "h100-sxm", "--kv-cache-dtype", "auto", "--json").stdout
+b = run("plan", "--model", "qwen3-32b", "--device", "h100-sxm", "--json").stdout
+check("--kv-cache-dtype auto is the model's own", a == b, a[:200])
+a = run("plan", *LLAMA, "--device", "rtx-4090", "--parallel", "4", "--cache-type-k", "q8_0", "--json").stdout
+b = run("plan", *LLAMA, "--device", "rtx-4090", "--max-num-seqs", "4", "--kv", "q8_0", "--json").stdout
+check("llama.cpp's --parallel and --cache-type-k", a == b and a != "", a[:200])
+r = run("plan", "--model", "qwen3-32b", "--device", "h100-sxm", "--contxt", "8k")
+check("unknown option: did you mean", r.returncode == 2 and r.stderr.strip() ==
+      "llmroof: error: unknown option --contxt (did you mean --context?); run 'llmroof plan --help'", r.stderr)
+
 for f in failures:
     print("FAIL", f[:2000])
 print(f"{passed} passed, {len(failures)} failed")

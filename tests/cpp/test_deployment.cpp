@@ -53,8 +53,14 @@ TEST_CASE("resolve: formats, engine profile and layout decided once") {
   // The engine's traits come with it: llama.cpp multiplies quantized weights in int8.
   q.engine = "llama.cpp";
   CHECK(resolve(q).efficiency().quantized_path == kernel_path::int8_dot);
-  // A layout nobody asked for says where it came from.
+  // llama.cpp splits several devices by layers (its default split mode):
+  // 6 devices are 6 pipeline stages of 32 / 6 layers, no head split needed.
   q.layout.devices_per_node = 6;
+  const deployment split = resolve(q);
+  CHECK(split.parallel().pp == 6);
+  CHECK(split.parallel().tp == 1);
+  // vLLM takes TP over them; a layout nobody asked for says where it came from.
+  q.engine = "vllm";
   CHECK_THROWS_WITH_AS(resolve(q),
                        "tp must be a divisor of the 32 attention heads of 'llama-3.1-8b' (got 6); tp defaults to "
                        "the 6 devices: give tp, pp or ep",

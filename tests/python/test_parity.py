@@ -226,3 +226,33 @@ def test_estimator_memory_is_the_plans_memory_as_a_compiled_value(cli: str) -> N
             assert again == memory and again.max_context_for_users == memory.max_context_for_users
     with pytest.raises(ValueError, match="users"):
         llmroof.Estimator(model="llama-3.1-8b", device="h100-sxm").memory(users=0)
+
+
+def test_issue33_llama_cpp_and_launches_parity(cli: str) -> None:
+    # --offload auto, a layer split over two GPUs and the 2024 SGLang class:
+    # the command and Python give one answer.
+    f = flags("qwen3-32b", "q4_k_m", "rtx-4090", "llama.cpp")
+    k = kwargs("qwen3-32b", "q4_k_m", "rtx-4090", "llama.cpp")
+    auto = run(cli, "plan", *f, "--context", "32k", "--offload", "auto")
+    assert auto == llmroof.plan(**k, context="32k", offload="auto").to_dict()
+    assert auto["decode_curve"] == llmroof.plan(**k, context=32768, offload="auto").to_dict()["decode_curve"]
+    split = run(cli, "plan", *flags("qwen3-32b", "q4_k_m", "rtx-4090:2", "llama.cpp"))
+    assert split == llmroof.plan(**kwargs("qwen3-32b", "q4_k_m", "rtx-4090:2", "llama.cpp")).to_dict()
+    assert split["parallel"]["pp"] == 2 and split["parallel"]["tp"] == 1
+    dsv3 = run(cli, "decode", "--model", "deepseek-v3", "--device", "h200:8", "--engine", "sglang@2024")
+    py = llmroof.decode(model="deepseek-v3", device="h200:8", engine="sglang@2024")
+    assert dsv3["step"]["estimate_s"] == pytest.approx(py.estimate_s, rel=1e-12)
+
+
+def test_tokens_as_text_and_profile_points() -> None:
+    # "32k" is 32,768 tokens wherever a context or prompt is taken; bad text names the field.
+    assert llmroof.plan(model="qwen3-8b", device="h100-sxm", context="32k").to_dict() == \
+        llmroof.plan(model="qwen3-8b", device="h100-sxm", context=32768).to_dict()
+    with pytest.raises(ValueError, match=r"^context must be a token count like 4096 or 128k \(got '32q'\)$"):
+        llmroof.plan(model="qwen3-8b", device="h100-sxm", context="32q")
+    # The launch term is a profile field: removing it speeds a step up.
+    p = llmroof.plan(model="qwen3-8b", device="h100-sxm").to_dict()["efficiency"]
+    assert p["per_launch_s"] == pytest.approx(6.4e-6) and p["points"] == 11
+    fast = llmroof.decode(model="qwen3-8b", device="h100-sxm", efficiency={"per_launch_s": 0.0})
+    assert fast.estimate_s < llmroof.decode(model="qwen3-8b", device="h100-sxm").estimate_s
+    assert llmroof.plan(model="qwen3-8b", device="mi300x", engine="llama.cpp").to_dict()["efficiency"]["points"] == 0

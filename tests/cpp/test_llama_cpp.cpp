@@ -1,0 +1,120 @@
+// llama.cpp as it runs (issue 33 item 4): a layer split across GPUs by
+// default, one slot that queues the other users, an offloaded prompt whose
+// host GEMMs run on the GPU, and the fewest layers to offload.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "llmroof/alternatives.hpp"
+#include "llmroof/load.hpp"
+
+using namespace llmroof;
+
+namespace {
+
+deployment llama(const char* dev, int n, std::optional<int> tp = std::nullopt) {
+  request r;
+  r.model = &find_model("qwen3-32b");
+  r.dev = &find_device(dev);
+  r.layout.devices_per_node = n;
+  r.layout.tp = tp;
+  r.weights = find_format("q4_k_m");
+  r.engine = "llama.cpp";
+  return resolve(r);
+}
+
+}  // namespace
+
+TEST_CASE("llama.cpp: two GPUs split the layers by default; --tp asks for the row split") {
+  const deployment d = llama("rtx-4090", 2);
+  CHECK(d.parallel().pp == 2);
+  CHECK(d.parallel().tp == 1);
+  // The same step as the layer split asked for explicitly.
+  request r;
+  r.model = &find_model("qwen3-32b");
+  r.dev = &find_device("rtx-4090");
+  r.layout.devices_per_node = 2;
+  r.layout.pp = 2;
+  r.weights = find_format("q4_k_m");
+  r.engine = "llama.cpp";
+  CHECK(resolve(r).decode(1, 4096).estimate.value() == doctest::Approx(d.decode(1, 4096).estimate.value()));
+  // One token passes through both halves in turn: a layer split never beats
+  // one device holding it all, while the row split (TP) reads half on each.
+  const deployment row = llama("rtx-4090", 2, 2);
+  CHECK(row.parallel().tp == 2);
+  CHECK(row.decode(1, 4096).estimate < d.decode(1, 4096).estimate);
+  // vLLM on the same two GPUs takes TP.
+  r.layout.pp.reset();
+  r.engine = "vllm";
+  CHECK(resolve(r).parallel().tp == 2);
+}
+
+TEST_CASE("llama.cpp: 8 users on its one slot wait for 7 whole requests") {
+  const deployment d = llama("rtx-4090", 1);
+  workload w;
+  w.users = 8;
+  w.context = 8192;
+  w.prompt = 2048;
+  w.output = 512;
+  const closed_loop_result c = serve_closed_loop(d, w, 8);
+  CHECK(c.slots == 1);
+  CHECK(c.limit == serving_limit::max_num_seqs);
+  // One request alone: TTFT + 512 x TPOT; the 7 ahead of a new one take 7 of those.
+  const load_result alone = serve_at_rate(d, w, 0, 0);
+  const double request_s = alone.ttft.value() + 512 * alone.tpot.value();
+  CHECK(c.requests_per_s == doctest::Approx(1 / request_s));
+  CHECK(c.queue_wait.value() == doctest::Approx(7 * request_s));
+  CHECK(c.ttft.value() == doctest::Approx(alone.ttft.value() + 7 * request_s));
+  // About 15 s per request on an RTX 4090 (2,048-token prompt, 512 tokens at
+  // ~36 t/s): each user waits ~106 s before its first token.
+  CHECK(c.queue_wait.value() > 60);
+}
+
+TEST_CASE("llama.cpp: an offloaded prompt runs its host layers' GEMMs on the GPU, weights streamed per micro-batch") {
+  const deployment gpu = llama("rtx-4090", 1);
+  offload_plan half;
+  half.layers = 0.5;
+  const deployment d = gpu.with_offload(half);
+  const phase_timing p = d.prefill(2048);
+  // 2,048 tokens in micro-batches of 512: the host half's GEMM weights cross
+  // PCIe 4 times. Their bytes: half of the attention projections' and MLPs'.
+  double gemm_weights = 0;
+  for (const op& o : gpu.prefill(2048).counts.ops) {
+    if (o.kind == op_kind::attention_proj || o.kind == op_kind::ffn) gemm_weights += o.weights.value();
+  }
+  double streamed = -1;
+  for (const op& o : p.counts.ops) {
+    if (o.name == "comm.pcie.weights") streamed = o.network.value();
+  }
+  CHECK(streamed == doctest::Approx(4 * 0.5 * gemm_weights));
+  // Prefill speed lies between all-GPU and the CPU-computed prompt (a prompt
+  // under 32 tokens stays on the CPU, per token far slower).
+  const double tps = 2048 / p.estimate.value();
+  CHECK(tps < 2048 / gpu.prefill(2048).estimate.value());
+  const double cpu_tps = 16 / d.prefill(16).estimate.value();
+  CHECK(tps > 5 * cpu_tps);
+  // Decode still reads the host half on the CPU, every token.
+  CHECK(d.decode(1, 2048).estimate > gpu.decode(1, 2048).estimate);
+}
+
+TEST_CASE("llama.cpp: the fewest layers to offload fit, one fewer does not") {
+  const deployment d = llama("rtx-4090", 1);
+  const auto o = smallest_offload(d, 1, 32768);
+  REQUIRE(o);
+  const int layers = d.model.num_layers;
+  const long k = std::lround(o->layers * layers);
+  CHECK(k > 0);
+  CHECK(d.with_offload(*o).memory(1, 32768).fits);
+  offload_plan fewer = *o;
+  fewer.layers = double(k - 1) / layers;
+  CHECK_FALSE(d.with_offload(fewer).memory(1, 32768).fits);
+  // Already fitting: no layer leaves; beyond every layer: none fits.
+  CHECK(smallest_offload(d, 1, 4096)->layers == 0);
+  CHECK_FALSE(smallest_offload(d, 1, 4 * 1048576));
+  workload w;
+  w.context = 32768;
+  CHECK(with_offload_auto(d, w).offload()->layers == doctest::Approx(o->layers));
+  w.context = 4 * 1048576;
+  CHECK_THROWS_WITH_AS(with_offload_auto(d, w), "offload auto: 1 x 4194304 tokens do not fit even with every layer in host RAM",
+                       std::invalid_argument);
+}
