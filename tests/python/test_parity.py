@@ -237,10 +237,10 @@ def test_issue33_llama_cpp_and_launches_parity(cli: str) -> None:
     assert auto == llmroof.plan(**k, context="32k", offload="auto").to_dict()
     assert auto["decode_curve"] == llmroof.plan(**k, context=32768, offload="auto").to_dict()["decode_curve"]
     split = run(cli, "plan", *flags("qwen3-32b", "q4_k_m", "rtx-4090:2", "llama.cpp"))
-    assert split == llmroof.plan(**kwargs("qwen3-32b", "q4_k_m", "rtx-4090:2", "llama.cpp")).to_dict()
+    assert split == llmroof.plan(**k, devices=2).to_dict()
     assert split["parallel"]["pp"] == 2 and split["parallel"]["tp"] == 1
     dsv3 = run(cli, "decode", "--model", "deepseek-v3", "--device", "h200:8", "--engine", "sglang@2024")
-    py = llmroof.decode(model="deepseek-v3", device="h200:8", engine="sglang@2024")
+    py = llmroof.decode(model="deepseek-v3", device="h200", devices=8, engine="sglang@2024")
     assert dsv3["step"]["estimate_s"] == pytest.approx(py.estimate_s, rel=1e-12)
 
 
