@@ -373,7 +373,9 @@ calibration_result calibrate_two_stage(const std::vector<measurement>& rows, con
       one_engine = one_engine && m.engine == base.front().engine;
     }
     fit_fields f{true, false, true, false, true};
-    f.kv_memory = hi >= 4096 && hi >= 4 * lo && base.size() >= 8;
+    // kv_memory prices unfused attention alone: fitted only where such points are.
+    const bool unfused = std::any_of(base.begin(), base.end(), [](const measurement& m) { return !m.fused_attention; });
+    f.kv_memory = unfused && hi >= 4096 && hi >= 4 * lo && base.size() >= 8;
     f.half_rows = !split && batch >= 8 && dec.size() >= 8;
     f.stream_cap = one_engine && fast >= 2 && slow >= 2 && base.size() >= 6;
     // Start where the cap binds: a min() has no gradient where it does not.

@@ -21,13 +21,16 @@
 namespace llmroof {
 
 /// Share of a device's memory its runtime can allocate. macOS lets Metal wire
-/// about 75% of unified memory (recommendedMaxWorkingSetSize; llama.cpp and
-/// MLX report it). NVIDIA's driver keeps about 1% of the DRAM: CUDA reports
-/// 79.18-79.19 GiB total on an 80 GiB H100 and ~79.25 GiB on an 80 GiB A100
-/// (engine_memory.csv: ML-012..022 print it; ML-001/002 imply it from two
-/// utilisations). Others: all of it.
+/// its recommendedMaxWorkingSetSize, which llama.cpp and MLX take as the GPU's
+/// memory: 2/3 of RAM up to 32 GiB (16 GB M4: 10.67 GB; 32 GB M1/M2 Max:
+/// 21,845 MB), 3/4 above (64 GB M1 Max: 49,152 MiB; 96 GB M2 Max: 73,728 MB),
+/// as reported in exo PR 1672, ollama issue 434, llama.cpp issues 1870 and
+/// 3213 (sudo sysctl iogpu.wired_limit_mb raises it). NVIDIA's driver keeps
+/// about 1% of the DRAM: CUDA reports 79.18-79.19 GiB total on an 80 GiB H100
+/// and ~79.25 GiB on an 80 GiB A100 (engine_memory.csv: ML-012..022 print it;
+/// ML-001/002 imply it from two utilisations). Others: all of it.
 inline double gpu_visible_fraction(const device& d) {
-  if (d.vendor == "Apple") return 0.75;
+  if (d.vendor == "Apple") return d.memory.value() <= 32.0 * gibi ? 2.0 / 3.0 : 0.75;
   if (d.vendor == "NVIDIA" && d.klass != device_class::cpu) return 0.99;
   return 1.0;
 }
@@ -81,7 +84,8 @@ inline bytes activation_peak(const architecture& a, const engine_settings& e, ra
 /// The plan for `users` sequences of `context` tokens each on `devices` devices.
 struct memory_plan {
   int devices = 1;
-  bytes capacity = make_bytes(0);     ///< all devices, as their runtime reports it
+  bytes device_memory = make_bytes(0);  ///< all devices' memory as built (an Apple chip's RAM)
+  bytes capacity = make_bytes(0);     ///< all devices, as their runtime reports it (gpu_visible_fraction)
   bytes usable = make_bytes(0);       ///< capacity x memory_utilization
   bytes weights = make_bytes(0);
   bytes reserve = make_bytes(0);      ///< runtime and collective reserve (vLLM: non-torch memory)
@@ -130,7 +134,8 @@ double largest_fitting(Fits fits) {
 /// model computes it; fills capacity, usable, weights, reserve, activations.
 inline void apply_engine_budget(memory_plan& m, const architecture& a, const device& d, const engine_settings& e,
                                 int devices, bytes weights, rank_split r) {
-  m.capacity = double(devices) * gpu_visible_fraction(d) * d.memory;
+  m.device_memory = double(devices) * d.memory;
+  m.capacity = gpu_visible_fraction(d) * m.device_memory;
   m.usable = e.memory_utilization * m.capacity;
   m.weights = weights;
   require_non_negative("stored_weights", m.weights.value());

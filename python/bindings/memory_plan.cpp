@@ -43,6 +43,7 @@ void assign(T& x, double v) {
 // Every stored field once: the properties, the pickled state and its order.
 const plan_field plan_fields[] = {
     LLMROOF_PLAN_FIELD("devices", devices),
+    LLMROOF_PLAN_FIELD("device_memory_bytes", device_memory),
     LLMROOF_PLAN_FIELD("capacity_bytes", capacity),
     LLMROOF_PLAN_FIELD("usable_bytes", usable),
     LLMROOF_PLAN_FIELD("weight_bytes", weights),

@@ -671,7 +671,8 @@ class MemoryPlan(_CompiledReport):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._raw, self._compiled, self._report = state["data"], state["compiled"], None
 
-    capacity_bytes = _Compiled(float, "Memory of one device.")
+    device_memory_bytes = _Compiled(float, "The devices' memory as built (an Apple chip's RAM).")
+    capacity_bytes = _Compiled(float, "What the runtime may allocate of it (Apple: the Metal working set).")
     usable_bytes = _Compiled(float, "What the engine may use: capacity x memory_utilization.")
     memory_utilization = _Compiled(float, "The engine's share of the device's memory.")
     weight_bytes = _Compiled(float, "Weights held by one device.")

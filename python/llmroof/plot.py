@@ -99,9 +99,17 @@ def memory_bar(plan: Plan, *, ax: Axes | None = None) -> Axes:
         ("reserve + activations", m.reserve_bytes + m.activation_bytes),
         ("unusable (utilisation)", m.capacity_bytes - m.usable_bytes),
         ("free", max(m.kv_budget_bytes - m.kv_bytes_needed, 0.0)),
+        # Apple: RAM beyond the Metal working set, which no engine may wire.
+        ("beyond the working set", m.device_memory_bytes - m.capacity_bytes),
     ]
     left = 0.0
     for name, b in parts:
+        if name == "beyond the working set":
+            if b <= 0:
+                continue
+            ax.axvline(left, color="black", ls=":", label=f"Metal working set {left:.1f} GiB")
+            ax.barh(0, b / gib, left=left, color="lightgrey", hatch="//", label=f"{name} {b / gib:.1f} GiB")
+            continue
         ax.barh(0, b / gib, left=left, label=f"{name} {b / gib:.1f} GiB")
         left += b / gib
     if not m.fits:

@@ -58,7 +58,13 @@ int cmd_plan(const options& o) {
     std::printf("\n");
   }
   std::printf("Memory%s (1 GiB = 2^30 B, 1 GB = 1e9 B)\n", s.devices() > 1 ? " per device" : "");
-  std::printf("  %-34s %12s\n", "capacity", gib(m.capacity).c_str());
+  if (s.dev().vendor == "Apple") {
+    // What Metal may wire, not the RAM: the limit llama.cpp and MLX plan with.
+    std::printf("  %-34s %12s  (Metal working set: %.0f%% of %s RAM; sudo sysctl iogpu.wired_limit_mb raises it)\n",
+                "capacity", gib(m.capacity).c_str(), 100 * gpu_visible_fraction(s.dev()), gib(m.device_memory).c_str());
+  } else {
+    std::printf("  %-34s %12s\n", "capacity", gib(m.capacity).c_str());
+  }
   std::printf("  %-34s %12s\n", ("usable (x " + fmt("%.2f", s.engine.memory_utilization) + ")").c_str(), gib(m.usable).c_str());
   std::printf("  %-34s %12s  (%s)\n", "weights", gib(m.weights).c_str(), gb(m.weights).c_str());
   std::printf("  %-34s %12s\n", std::string(engine_row_of(s.engine.id).reserve_label).c_str(), gib(m.reserve).c_str());

@@ -116,7 +116,8 @@ json setup_json(const setup& s) {
 }
 
 json memory_json(const memory_plan& m) {
-  return {{"capacity_bytes", m.capacity.value()},
+  return {{"device_memory_bytes", m.device_memory.value()},
+          {"capacity_bytes", m.capacity.value()},
           {"usable_bytes", m.usable.value()},
           {"memory_utilization", m.capacity.value() > 0 ? m.usable.value() / m.capacity.value() : 0},
           {"weight_bytes", m.weights.value()},

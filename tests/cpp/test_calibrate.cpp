@@ -138,6 +138,8 @@ TEST_CASE("a fit recovers per-kernel overhead, KV-read share and half rows withi
       }
     }
   }
+  // kv_memory prices unfused attention (llama.cpp without -fa): these rows ran it.
+  for (auto& m : rows) m.fused_attention = false;
   for (auto& m : rows) m.value = predict(m, truth);
   efficiency_profile start = default_profile(find_device("h100-sxm"));
   start.per_kernel = make_seconds(3e-6);

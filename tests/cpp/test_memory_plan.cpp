@@ -76,3 +76,22 @@ TEST_CASE("bad plan input names the field") {
   CHECK_THROWS_WITH_AS(plan_memory(a, seed_pr, d, 1, 100, e), "engine.memory_utilization must be in (0, 1] (got 0)",
                        std::invalid_argument);
 }
+
+TEST_CASE("Apple: the Metal working set is 2/3 of RAM up to 32 GiB, 3/4 above") {
+  // 16 GiB M1: 16 x 2/3 = 10.67 GiB (exo PR 1672 reports 10.67 GB on a 16 GB M4);
+  // 64 GiB M1 Max: 64 x 3/4 = 48 GiB (llama.cpp issue 1870: 49,152 MiB).
+  CHECK(gpu_visible_fraction(find_device("m1-8c")) == doctest::Approx(2.0 / 3.0));
+  CHECK(gpu_visible_fraction(find_device("m4-10c")) == doctest::Approx(2.0 / 3.0));   // 32 GiB
+  CHECK(gpu_visible_fraction(find_device("m3-pro-18c")) == doctest::Approx(0.75));    // 36 GiB
+  CHECK(gpu_visible_fraction(find_device("m1-max-32c")) == doctest::Approx(0.75));
+  const memory_plan m = plan_memory(find_model("qwen3-8b"), precision{}, find_device("m1-max-32c"), 1, 4096);
+  CHECK(m.device_memory.value() == doctest::Approx(64.0 * gibi));
+  CHECK(m.capacity.value() == doctest::Approx(48.0 * gibi));
+  // Property: the working set never exceeds the RAM, on every Apple part.
+  for (const device& d : devices()) {
+    if (d.vendor != "Apple") continue;
+    CAPTURE(d.id);
+    const double f = gpu_visible_fraction(d);
+    CHECK((f > 0.6 && f <= 0.75));
+  }
+}

@@ -24,3 +24,22 @@ def test_every_plot_draws() -> None:
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+def test_memory_bar_draws_the_metal_working_set(tmp_path: object) -> None:
+    import matplotlib.pyplot as plt
+
+    # gpt-oss-120b (MXFP4, ~61 GiB) on a 96 GiB M2 Max: Metal may wire 72 GiB;
+    # the RAM beyond it is drawn apart, hatched, behind a dotted line.
+    p = llmroof.plan(model="gpt-oss-120b", device="m2-max-38c", engine="llama.cpp", context=32768)
+    assert p.memory.device_memory_bytes == 96 * 2**30
+    assert p.memory.capacity_bytes == 72 * 2**30
+    ax = plot.memory_bar(p)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "Metal working set 72.0 GiB" in labels
+    assert "beyond the working set 24.0 GiB" in labels
+    ax.figure.savefig(str(tmp_path) + "/memory_bar_apple.png")
+    # A GPU's bar has no such segment.
+    assert not any("working set" in t.get_text()
+                   for t in plot.memory_bar(llmroof.plan(model="qwen3-8b", device="h100-sxm")).get_legend().get_texts())
+    plt.close("all")
