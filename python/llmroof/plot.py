@@ -19,7 +19,9 @@ def _axes(ax: Axes | None) -> Axes:
         return ax
     import matplotlib.pyplot as plt
 
-    _, new = plt.subplots(figsize=(7, 4.5))
+    # Constrained layout keeps legends placed beside the axes inside the
+    # figure, so a plain savefig shows them whole.
+    _, new = plt.subplots(figsize=(7, 4.5), layout="constrained")
     return new
 
 
@@ -105,7 +107,8 @@ def memory_bar(plan: Plan, *, ax: Axes | None = None) -> Axes:
     left = 0.0
     for name, b in parts:
         if name == "beyond the working set":
-            if b <= 0:
+            # Only a working-set limit (Apple: 2/3-3/4 of RAM); NVIDIA's ~1% driver share is not drawn.
+            if b <= 0.1 * m.device_memory_bytes:
                 continue
             ax.axvline(left, color="black", ls=":", label=f"Metal working set {left:.1f} GiB")
             ax.barh(0, b / gib, left=left, color="lightgrey", hatch="//", label=f"{name} {b / gib:.1f} GiB")
@@ -117,6 +120,8 @@ def memory_bar(plan: Plan, *, ax: Axes | None = None) -> Axes:
                    label=f"needed: short {m.shortfall_bytes / gib:.1f} GiB")
     ax.set_yticks([])
     ax.set_xlabel("GiB")
-    ax.set_title(f"Memory: {m.users:g} users x {m.context:,.0f} tokens")
+    users = f"{m.users:g} user" + ("" if m.users == 1 else "s")
+    ax.set_title(f"{plan.model} on {plan.devices} x {plan.device} ({plan.weights}, KV {plan.kv}): "
+                 f"{users} x {m.context:,.0f} tokens", fontsize=10)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2)
     return ax
