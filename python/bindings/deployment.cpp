@@ -3,6 +3,7 @@
 // about it (same schema, same numbers) as JSON text.
 #include <pybind11/stl.h>
 
+#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -190,7 +191,14 @@ void register_deployment(py::module_& m) {
       .def_property_readonly("bytes", [](const phase_timing& p) { return p.counts.total_bytes().value(); })
       .def_property_readonly("flop", [](const phase_timing& p) { return p.counts.total_flop().value(); })
       .def_property_readonly("sequences", [](const phase_timing& p) { return p.counts.sequences; })
-      .def_property_readonly("bottleneck", [](const phase_timing& p) { return std::string(to_string(p.limit())); });
+      .def_property_readonly("bottleneck", [](const phase_timing& p) { return std::string(to_string(p.limit())); })
+      .def("__repr__", [](const phase_timing& p) {
+        char out[200];
+        std::snprintf(out, sizeof out, "PhaseTiming(%s, %g tokens: estimate %.2f ms, bound %.2f ms, %s-bound, %.1f tokens/s)",
+                      std::string(to_string(p.counts.kind)).c_str(), p.counts.new_tokens, 1e3 * p.estimate.value(),
+                      1e3 * p.bound.value(), std::string(to_string(p.limit())).c_str(), p.tokens_per_s_estimate().value());
+        return std::string(out);
+      });
 
   // The deployment, resolved once; every question about it is a method, so
   // the deployment's arguments are written (and checked) in one place.

@@ -212,7 +212,7 @@ class Device:
 
     def __init__(
         self,
-        fields: dict[str, Any] | None = None,
+        fields: dict[str, Any] | str | None = None,
         *,
         memory: str | None = None,
         bandwidth: str | None = None,
@@ -235,6 +235,13 @@ class Device:
             "vendor": vendor, "memory_type": memory_type, "name": name, "id": id,
         }
         given = {k: v for k, v in named.items() if v is not None}
+        if isinstance(fields, str):
+            # Device("h100-sxm"), Device("custom:memory=24GiB,...") or a device JSON
+            # file: what the command's --device takes.
+            if given:
+                raise TypeError("Device takes either a device spec string or keyword arguments, not both")
+            object.__setattr__(self, "fields", _Fields(_core.catalog.device_from_spec(fields)))
+            return
         if fields is not None:
             if given:
                 raise TypeError("Device takes either a fields dict or keyword arguments, not both")
@@ -749,6 +756,11 @@ class Users(_Report):
 
     curve_frame = _frame("curve", "One row per number of users.")
 
+    def __repr__(self) -> str:
+        d = self._data
+        return (f"Users({d['max_users']:g} users at {d['min_tokens_per_s_per_user']:g} t/s each, "
+                f"{d['context']:,.0f} tokens; limit {d['limit']})")
+
     @property
     def closed_loop(self) -> ClosedLoop | None:
         """Those users in a closed loop (``load`` of a plan), or None."""
@@ -758,6 +770,12 @@ class Users(_Report):
 
 class _AgainstBatch(_Report):
     """A report of decode steps against batch."""
+
+    def __repr__(self) -> str:
+        d = self._data
+        rows = d.get("batches") or []
+        span = f"batch {rows[0]['batch']:g}-{rows[-1]['batch']:g}" if rows else "no batches"
+        return f"{type(self).__name__}({d.get('schema', '')}, {span} at {d.get('context', 0):,.0f} tokens)"
 
     context = _Field(float, "Tokens every sequence holds.")
     speed_crossover_batch = _Field(_optional_float, "First batch where the first model is no faster per user, or None.")

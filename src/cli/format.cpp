@@ -43,13 +43,23 @@ std::string weights_label(const precision& pr, bool bits) {
 }
 
 std::string formats_note(const setup& s) {
+  std::string out;
   if (s.formats_from == "name") {
-    return "weights " + weights_label(s.pr) + " as the name '" + s.checkpoint + "' says (--weights to plan another)\n";
+    out = "weights " + weights_label(s.pr) + " as the name '" + s.checkpoint + "' says (--weights to plan another)\n";
+  } else if (s.formats_from == "checkpoint") {
+    out = "formats of the published checkpoint " + s.checkpoint + ": " + weights_label(s.pr) + ", embedding " +
+          std::string(s.pr.embedding.name) + ", lm_head " + std::string(s.pr.lm_head.name) +
+          " (--weights to plan another)\n";
   }
-  if (s.formats_from != "checkpoint") return "";
-  return "formats of the published checkpoint " + s.checkpoint + ": " + weights_label(s.pr) + ", embedding " +
-         std::string(s.pr.embedding.name) + ", lm_head " + std::string(s.pr.lm_head.name) +
-         " (--weights to plan another)\n";
+  // A format whose math the device lacks (NVFP4 on Hopper, FP8 on Ampere)
+  // runs weight-only: dequantized onto the 16-bit roof, as vLLM's Marlin does.
+  const numeric_format& bulk = s.model.is_moe() ? s.pr.experts_format() : s.pr.weights;
+  if (s.has_device() && s.dev().effective_math(bulk.math) != bulk.math) {
+    out += "note: " + s.dev().name + " has no " + std::string(to_string(bulk.math)) + " math: " +
+           std::string(bulk.name) + " weights are read at " + fmt("%.3g", bulk.bits) + " bits and computed on its " +
+           std::string(to_string(s.dev().effective_math(bulk.math))) + " roof\n";
+  }
+  return out;
 }
 
 std::string users_label(double n) { return thousands(n) + (n == 1 ? " user" : " users"); }

@@ -194,10 +194,10 @@ int cmd_decode(const options& o) {
     std::cout << report::decode_json(s, r, batch, context, p).dump(2) << "\n";
     return 0;
   }
-  std::printf("llmroof decode: %s on %s, batch %s at %s cached tokens, weights %s, KV %s\n\n",
+  std::printf("llmroof decode: %s on %s, batch %s at %s cached tokens, weights %s, KV %s\n%s\n",
               s.model.name.c_str(), device_label(s).c_str(), thousands(batch).c_str(),
               thousands(context).c_str(), weights_label(s.pr).c_str(),
-              std::string(s.pr.kv.name).c_str());
+              std::string(s.pr.kv.name).c_str(), formats_note(s).c_str());
   print_ops(p);
   std::printf("\n  step: estimate %s, bound %s (%s-bound); reads %s per step\n", ms(p.estimate).c_str(),
               ms(p.bound).c_str(), std::string(to_string(p.limit())).c_str(), gb(p.counts.total_bytes()).c_str());
@@ -218,9 +218,10 @@ int cmd_prefill(const options& o) {
     std::cout << report::prefill_json(s, batch, prompt, cached, p).dump(2) << "\n";
     return 0;
   }
-  std::printf("llmroof prefill: %s on %s, %s x %s prompt tokens after %s cached, weights %s\n\n",
+  std::printf("llmroof prefill: %s on %s, %s x %s prompt tokens after %s cached, weights %s\n%s\n",
               s.model.name.c_str(), device_label(s).c_str(), thousands(batch).c_str(),
-              thousands(prompt).c_str(), thousands(cached).c_str(), weights_label(s.pr).c_str());
+              thousands(prompt).c_str(), thousands(cached).c_str(), weights_label(s.pr).c_str(),
+              formats_note(s).c_str());
   print_ops(p);
   std::printf("\n  time to first token: estimate %s, bound %s (%s-bound)\n", ms(p.estimate).c_str(),
               ms(p.bound).c_str(), std::string(to_string(p.limit())).c_str());

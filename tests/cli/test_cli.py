@@ -437,6 +437,13 @@ r = run("plan", "--model", "qwen3-32b", "--device", "h100-sxm", "--contxt", "8k"
 check("unknown option: did you mean", r.returncode == 2 and r.stderr.strip() ==
       "llmroof: error: unknown option --contxt (did you mean --context?); run 'llmroof plan --help'", r.stderr)
 
+r = run("decode", "--model", "qwen3-8b", "--device", "h100-sxm", "--weights", "fp4")
+check("fp4 on an H100 says which roof it runs on",
+      "note: NVIDIA H100 SXM5 has no fp4 math: nvfp4 weights are read at 4.5 bits and computed on its bf16 roof"
+      in r.stdout.splitlines()[1], r.stdout[:400])
+r = run("decode", "--model", "qwen3-8b", "--device", "b200", "--weights", "fp4")
+check("fp4 on a B200 runs on its fp4 roof, no note", "has no fp4 math" not in r.stdout, r.stdout[:400])
+
 for f in failures:
     print("FAIL", f[:2000])
 print(f"{passed} passed, {len(failures)} failed")

@@ -256,3 +256,21 @@ def test_tokens_as_text_and_profile_points() -> None:
     fast = llmroof.decode(model="qwen3-8b", device="h100-sxm", efficiency={"per_launch_s": 0.0})
     assert fast.estimate_s < llmroof.decode(model="qwen3-8b", device="h100-sxm").estimate_s
     assert llmroof.plan(model="qwen3-8b", device="mi300x", engine="llama.cpp").to_dict()["efficiency"]["points"] == 0
+
+
+def test_device_spec_positional_and_reprs() -> None:
+    # Device("custom:...") positional, as the command's --device takes it.
+    d = llmroof.Device("custom:memory=24GiB,bandwidth=936GB/s,bf16=71TF")
+    assert d == llmroof.Device(memory="24GiB", bandwidth="936GB/s", bf16="71TF")
+    assert llmroof.Device("h100-sxm") == llmroof.Device.get("h100-sxm")
+    with pytest.raises(TypeError, match="either a device spec string or keyword arguments"):
+        llmroof.Device("h100-sxm", memory="80GiB")
+    # Results print what they hold, not <object at 0x...>.
+    e = llmroof.Estimator(model="qwen3-8b", device="h100-sxm")
+    assert repr(e.decode(batch=1, context=100)).startswith("PhaseTiming(decode, 1 tokens: estimate ")
+    u = llmroof.users(model="qwen3-8b", device="h100-sxm", min_tokens_per_s=20)
+    assert repr(u).startswith("Users(") and "t/s each" in repr(u)
+    m = llmroof.moe(model="qwen3-30b-a3b", device="h100-sxm", max_batch=8)
+    assert repr(m) == "MoeReport(llmroof.moe/1, batch 1-8 at 4,096 tokens)"
+    c = llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm", max_batch=8)
+    assert repr(c) == "Comparison(llmroof.compare/1, batch 1-8 at 4,096 tokens)"
