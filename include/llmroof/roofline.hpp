@@ -202,6 +202,8 @@ struct op_time {
   }
   [[nodiscard]] constexpr bottleneck limit() const {
     if (communication) return bottleneck::link;
+    // Launch-bound: the gaps between its kernels outlast their work.
+    if (overhead > std::max(compute_est, memory_est)) return bottleneck::overhead;
     return compute_est > memory_est ? bottleneck::compute : bottleneck::memory;
   }
 };
