@@ -6,7 +6,7 @@ the Axes, so plots compose in notebooks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, cast
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -14,79 +14,184 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._api import Device, Phase, Plan
 
 
+def _pyplot() -> Any:
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as e:  # pragma: no cover - depends on the environment
+        raise ImportError("llmroof.plot needs matplotlib: pip install 'llmroof[plot]' "
+                          "(or pip install matplotlib)") from e
+    return plt
+
+
+def _tokens_label(v: float, _: object = None) -> str:
+    """8192 -> 8k, 131072 -> 128k, 1048576 -> 1m, 500 -> 500."""
+    if v >= 1048576 and v % 1048576 == 0:
+        return f"{v / 1048576:g}m"
+    if v >= 1024 and v % 1024 == 0:
+        return f"{v / 1024:g}k"
+    return f"{v:,.0f}"
+
+
+def _plain_ticks(axis: Any) -> None:
+    """Log-2 axes labelled 1, 2, 4 ... 256, not 2^0 ... 2^8."""
+    from matplotlib.ticker import FuncFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+
+
 def _axes(ax: Axes | None) -> Axes:
     if ax is not None:
         return ax
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     # Constrained layout keeps legends placed beside the axes inside the
     # figure, so a plain savefig shows them whole.
     _, new = plt.subplots(figsize=(7, 4.5), layout="constrained")
-    return new
+    return cast("Axes", new)
 
 
 def roofline(device: Device, phases: Sequence[Phase], *, math: str = "bf16", ax: Axes | None = None) -> Axes:
     """The classic roofline: attainable FLOP/s against arithmetic intensity
     (FLOP/B), with every op of ``phases`` placed at its intensity and its
-    achieved FLOP/s (FLOP / estimated time)."""
+    achieved FLOP/s (FLOP / estimated time). Each op is drawn against the roof
+    of the math it ran on (an FP8 GEMM under the FP8 roof); phases differ by
+    marker; labels that would overlap are stacked."""
     import numpy as np
 
     ax = _axes(ax)
-    peak = float(device.fields[f"{math}_flops_per_s"] or device.fields["bf16_flops_per_s"])
     bw = device.bandwidth_bytes_per_s
     x = np.logspace(-2, 5, 200)
-    ax.loglog(x, np.minimum(peak, bw * x), color="black", lw=2, label=f"{device.id} roof ({math})")
-    ax.axvline(peak / bw, color="grey", ls=":", lw=1)
-    ax.annotate(f"ridge {peak / bw:.0f} FLOP/B", (peak / bw, peak), textcoords="offset points",
-                xytext=(5, -15), fontsize=8)
-    for phase in phases:
+
+    def peak_of(m: str) -> float:
+        return float(device.fields.get(f"{m}_flops_per_s") or device.fields["bf16_flops_per_s"])
+
+    used = [math] + sorted({str(op["math"]) for ph in phases for op in ph.ops if op.get("math")} - {math})
+    for i, m in enumerate(used):
+        peak = peak_of(m)
+        ax.loglog(x, np.minimum(peak, bw * x), color="black", lw=2 if i == 0 else 1, ls="-" if i == 0 else "--",
+                  label=f"{m} roof {peak / 1e12:.0f} TFLOP/s")
+        ax.axvline(peak / bw, color="grey", ls=":", lw=1)
+        # Along the ridge line, at the bottom: clear of the ops above.
+        ax.annotate(f"ridge ({m}) {peak / bw:.0f} FLOP/B", (peak / bw, 0.02), xycoords=("data", "axes fraction"),
+                    textcoords="offset points", xytext=(-10, 0), fontsize=7, rotation=90, va="bottom")
+    points: list[tuple[float, float, str]] = []
+    for k, phase in enumerate(phases):
+        marker = "o^sDv"[k % 5]
+        info = phase.to_dict()
+        first = True
         for op in phase.ops:
             if op["flop"] <= 0 or op["estimate_s"] <= 0:
                 continue
-            ax.scatter(op["intensity_flop_per_byte"], op["flop"] / op["estimate_s"], s=25)
-            ax.annotate(str(op["name"]), (op["intensity_flop_per_byte"], op["flop"] / op["estimate_s"]),
-                        fontsize=7, textcoords="offset points", xytext=(3, 3))
+            xi, yi = float(op["intensity_flop_per_byte"]), op["flop"] / op["estimate_s"]
+            ax.scatter(xi, yi, s=28, marker=marker,
+                       label=f"{info['phase']} ({info['new_tokens']:g} tokens)" if first else None)
+            first = False
+            points.append((xi, yi, f"{op['name']} ({op['math']})"))
+    # Labels placed greedily in display space: the first of a few offsets
+    # around each point whose box meets no label placed before it.
+    ax.autoscale_view()
+    boxes: list[tuple[float, float, float, float]] = []
+    offsets = [(4, 3), (4, -11), (4, 13), (4, -21), (-8, 3), (-8, -11), (4, 23), (4, -31), (4, 33), (4, -41)]
+    for xi, yi, text in points:
+        px, py = ax.transData.transform((xi, yi))
+        w, h = 4.3 * len(text), 9.0
+        chosen = offsets[-1]
+        for dx, dy in offsets:
+            x0 = px + dx if dx >= 0 else px + dx - w
+            box = (x0, py + dy, x0 + w, py + dy + h)
+            if all(box[2] < b[0] or box[0] > b[2] or box[3] < b[1] or box[1] > b[3] for b in boxes):
+                chosen = (dx, dy)
+                boxes.append(box)
+                break
+        ax.annotate(text, (xi, yi), fontsize=7, textcoords="offset points", xytext=chosen,
+                    ha="left" if chosen[0] >= 0 else "right")
     ax.set_xlabel("arithmetic intensity (FLOP/B)")
     ax.set_ylabel("FLOP/s")
-    ax.set_title("Roofline")
-    ax.legend(fontsize=8)
+    ax.set_title(f"Roofline of {device.id}", fontsize=10)
+    ax.legend(fontsize=7, loc="lower right")
     return ax
 
 
+def _plan_title(plan: Plan) -> str:
+    d = plan.to_dict()
+    return (f"{plan.model} on {plan.devices} x {plan.device} ({plan.weights}, KV {plan.kv}; "
+            f"{d.get('engine', '')})")
+
+
 def decode_curve(plan: Plan, *, ax: Axes | None = None) -> Axes:
-    """Decode tokens/s of one user against context: bound and estimate."""
+    """Decode tokens/s of one user (and of each of the plan's users) against
+    context: bound, estimate and its band. Contexts where the plan's users do
+    not fit are greyed, past a line at the longest context that fits; a plan
+    the engine would refuse to start says so."""
     ax = _axes(ax)
     curve = plan.decode_curve
     ctx = [p["context"] for p in curve]
-    ax.plot(ctx, [p["single_user_tokens_per_s_bound"] for p in curve], "--", label="bound")
-    ax.plot(ctx, [p["single_user_tokens_per_s_estimate"] for p in curve], "-o", label="estimate")
-    users = plan.memory.users
+    ok = [bool(p["fits"]) for p in curve]
+    est = [p["single_user_tokens_per_s_estimate"] for p in curve]
+    ax.plot(ctx, [p["single_user_tokens_per_s_bound"] for p in curve], "--", color="tab:blue", label="bound, 1 user")
+    if all(("single_user_tokens_per_s_low" in p) for p in curve):
+        ax.fill_between(ctx, [p["single_user_tokens_per_s_low"] for p in curve],
+                        [p["single_user_tokens_per_s_high"] for p in curve], color="tab:orange", alpha=0.2,
+                        label="estimate band")
+    fit_ctx = [c for c, f in zip(ctx, ok) if f]
+    ax.plot(fit_ctx, [e for e, f in zip(est, ok) if f], "-o", color="tab:orange", label="estimate, 1 user")
+    m = plan.memory
+    users = m.users
     if users > 1:
-        ax.plot(ctx, [p["per_user_tokens_per_s_estimate"] for p in curve], "-s",
-                label=f"per user, {users:g} users")
+        ax.plot(fit_ctx, [p["per_user_tokens_per_s_estimate"] for p, f in zip(curve, ok) if f], "-s",
+                color="tab:green", label=f"per user, {users:g} users")
+    if not all(ok):
+        bad = [(c, e) for c, e, f in zip(ctx, est, ok) if not f]
+        ax.plot([c for c, _ in bad], [e for _, e in bad], "x", color="grey",
+                label=f"{users:g} user{'s' if users != 1 else ''} do not fit")
+        limit = m.max_context_for_users
+        if limit > 0:
+            ax.axvline(limit, color="red", ls=":", label=f"longest context that fits: {_tokens_label(limit)}")
+    if not m.starts:
+        ax.text(0.02, 0.04, "the engine would refuse to start (max_model_len does not fit)", transform=ax.transAxes,
+                color="red", fontsize=8)
+    ax.set_xscale("symlog", base=2, linthresh=1024)
+    from matplotlib.ticker import FixedLocator, FuncFormatter
+
+    ax.xaxis.set_major_locator(FixedLocator([c for c in ctx if c == 0 or c >= 1024]))
+    ax.xaxis.set_major_formatter(FuncFormatter(_tokens_label))
     ax.set_xlabel("context (tokens)")
     ax.set_ylabel("tokens/s")
-    ax.set_title("Decode speed against context")
-    ax.legend()
+    ax.set_title(_plan_title(plan), fontsize=9)
+    ax.legend(fontsize=7)
     return ax
 
 
 def users_curve(frame: Any, *, ax: Axes | None = None) -> Axes:
     """Per-user and total tokens/s against users, from a ``sweep_decode`` frame
-    swept over ``batch`` (one line per model/device/format combination)."""
+    swept over ``batch`` (one line per model/device/format combination).
+    Batches whose KV cache does not fit (the frame's ``fits``) are drawn as grey
+    crosses past a line at the most users that fit; the lines stop there."""
     ax = _axes(ax)
     twin = ax.twinx()
     for key, g in frame.groupby(["model", "device", "weights", "kv"], sort=False, observed=True):
-        g = g.groupby("batch", as_index=False).mean(numeric_only=True)
+        g = g.groupby("batch", as_index=False).agg({"tokens_per_s_per_user_estimate": "mean",
+                                                    "tokens_per_s_total_estimate": "mean", "fits": "all"})
         label = "/".join(str(k) for k in key)
-        ax.plot(g["batch"], g["tokens_per_s_per_user_estimate"], "-o", label=f"{label} per user")
-        twin.plot(g["batch"], g["tokens_per_s_total_estimate"], "--", label=f"{label} total")
+        fit, out = g[g["fits"]], g[~g["fits"]]
+        line = ax.plot(fit["batch"], fit["tokens_per_s_per_user_estimate"], "-o", label=f"{label} per user")
+        twin.plot(fit["batch"], fit["tokens_per_s_total_estimate"], "--", color=line[0].get_color(),
+                  label=f"{label} total")
+        if len(out):
+            ax.plot(out["batch"], out["tokens_per_s_per_user_estimate"], "x", color="grey",
+                    label=f"{label}: does not fit")
+            if len(fit):
+                ax.axvline(float(fit["batch"].max()), color="red", ls=":",
+                           label=f"most users that fit: {float(fit['batch'].max()):g}")
     ax.set_xscale("log", base=2)
+    _plain_ticks(ax.xaxis)
     ax.set_xlabel("users (sequences decoding together)")
     ax.set_ylabel("tokens/s per user (solid)")
     twin.set_ylabel("tokens/s total (dashed)")
-    ax.set_title("Per-user and total tokens/s")
-    ax.legend(fontsize=7, loc="upper center")
+    ax.set_title("Per-user and total tokens/s", fontsize=10)
+    lines = ax.get_legend_handles_labels()
+    more = twin.get_legend_handles_labels()
+    ax.legend(lines[0] + more[0], lines[1] + more[1], fontsize=7, loc="upper center")
     return ax
 
 

@@ -16,7 +16,16 @@ def test_every_plot_draws() -> None:
     f = llmroof.prefill(model="devstral-small-2-24b", device=dev, weights="fp8", prompt=2048)
     ax = plot.roofline(dev, [d, f])
     assert len(ax.collections) >= len(d.ops)
-    assert len(plot.decode_curve(p).lines) == 3
+    labels = ax.get_legend_handles_labels()[1]
+    # FP8 GEMMs are drawn under the FP8 roof; decode and prefill told apart.
+    assert "fp8 roof 1000 TFLOP/s" in labels and "bf16 roof 500 TFLOP/s" in labels
+    assert "decode (1 tokens)" in labels and "prefill (2048 tokens)" in labels
+    # Does it fit: 4 users at 128k do not; the curve stops at the longest context that fits.
+    ax = plot.decode_curve(p)
+    labels = ax.get_legend_handles_labels()[1]
+    assert "4 users do not fit" in labels
+    assert "longest context that fits: 93,952" in labels
+    assert [t.get_text() for t in ax.get_xticklabels()][-1] == "128k"
     sweep = llmroof.sweep_decode(model="devstral-small-2-24b", device=dev, weights="fp8",
                                  batch=[1, 2, 4, 8], context=4096)
     assert len(plot.users_curve(sweep).lines) == 1
@@ -43,3 +52,28 @@ def test_memory_bar_draws_the_metal_working_set(tmp_path: object) -> None:
     assert not any("working set" in t.get_text()
                    for t in plot.memory_bar(llmroof.plan(model="qwen3-8b", device="h100-sxm")).get_legend().get_texts())
     plt.close("all")
+
+
+def test_users_curve_marks_what_does_not_fit(tmp_path: object) -> None:
+    import matplotlib.pyplot as plt
+
+    # Qwen3-8B BF16 at 32k on a 24 GB card: one sequence fits, two do not.
+    f = llmroof.sweep_decode(model="qwen3-8b", device="rtx-4090", batch=[1, 2, 4, 8, 256], context=32768)
+    ax = plot.users_curve(f)
+    labels = ax.get_legend().get_texts()
+    assert any(t.get_text().endswith(": does not fit") for t in labels)
+    assert any(t.get_text() == "most users that fit: 1" for t in labels)
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert ticks[ticks.index("1"):ticks.index("1") + 4] == ["1", "2", "4", "8"] and "256" in ticks
+    ax.figure.savefig(str(tmp_path) + "/users_curve.png")
+    plt.close("all")
+
+
+def test_plot_without_matplotlib_says_how_to_install(monkeypatch: object) -> None:
+    import sys
+
+    import pytest
+
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)  # type: ignore[attr-defined]
+    with pytest.raises(ImportError, match=r"pip install 'llmroof\[plot\]'"):
+        plot.memory_bar(llmroof.plan(model="qwen3-8b", device="h100-sxm"))
