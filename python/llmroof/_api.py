@@ -449,6 +449,21 @@ def _model(m: ModelLike) -> Model:
     raise TypeError(f"model must be a catalog id or a Model (got {type(m).__name__})")
 
 
+def _device_count(spec: DeviceLike) -> tuple[DeviceLike, int | None]:
+    """``"h100-sxm:4"`` -> (``"h100-sxm"``, 4): the device count of the command's
+    ``--device ID:N`` (ID:N, NAME:N, FILE.json:N, custom:K=V,...:N; the rule of
+    src/cli/options.cpp), else (spec, None)."""
+    if not isinstance(spec, str):
+        return spec, None
+    colon = spec.rfind(":")
+    if colon < 0 or (spec.startswith("custom:") and colon <= 6) or any(c in spec[colon:] for c in ",="):
+        return spec, None
+    count = spec[colon + 1:]
+    if not count.isdigit() or not 1 <= int(count) <= 1024:
+        raise ValueError(f"device ID:N needs a whole device count N in [1, 1024] per node (got '{count}')")
+    return spec[:colon], int(count)
+
+
 def _device(d: DeviceLike) -> Device:
     if isinstance(d, Device):
         return d
@@ -956,6 +971,12 @@ def _compile(
     keywords (:class:`EngineOptions`) get their defaults: the public functions
     take them as ``**options`` and show this signature (:func:`_takes`)."""
     w, k, mods = _formats(m, weights, kv)
+    if device is not None:
+        device, n = _device_count(device)
+        if n is not None:
+            if devices not in (1, n):
+                raise ValueError(f"device '{device}:{n}' names {n} devices; devices={devices} contradicts it")
+            devices = n
     dev_n, par = _layout(devices, tp, pp, ep, nodes, link, inter_link)
     settings = _settings(memory_utilization=memory_utilization, block_tokens=block_tokens, max_num_seqs=max_num_seqs,
                          max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)
@@ -1105,7 +1126,8 @@ def plan(*, model: ModelLike, device: DeviceLike, **options: Unpack[PlanOptions]
     Parameters
     ----------
     model, device
-        Catalog ids or :class:`Model` / :class:`Device` objects.
+        Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
+        of them, as the command's ``--device ID:N``.
     {options}
 
     Returns
@@ -1158,7 +1180,8 @@ def users(
     Parameters
     ----------
     model, device
-        Catalog ids or :class:`Model` / :class:`Device` objects.
+        Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
+        of them, as the command's ``--device ID:N``.
     min_tokens_per_s, ttft_target_s
         The per-user decode speed each user gets, and the TTFT a new arrival
         waits at most (seconds; 0 = no target).
@@ -1204,7 +1227,8 @@ class Estimator:
     Parameters
     ----------
     model, device
-        Catalog ids or :class:`Model` / :class:`Device` objects.
+        Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
+        of them, as the command's ``--device ID:N``.
     {options}
 
     Examples
@@ -1308,7 +1332,8 @@ def decode(
     Parameters
     ----------
     model, device
-        Catalog ids or :class:`Model` / :class:`Device` objects.
+        Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
+        of them, as the command's ``--device ID:N``.
     batch
         Sequences decoded together (>= 1).
     context
@@ -1335,7 +1360,7 @@ def decode(
         cached = _cached(model, device, options, step)
         if cached is not None:
             return cached
-    dep = _compile(_model(model), _device(device), **options)  # the deployment first, as the command checks it
+    dep = _compile(_model(model), device, **options)  # the deployment first, as the command checks it
     if isinstance(context, (list, tuple, np.ndarray)):
         contexts = [_tokens("context", c) for c in context]
         if not contexts:
@@ -1364,7 +1389,8 @@ def prefill(
     Parameters
     ----------
     model, device
-        Catalog ids or :class:`Model` / :class:`Device` objects.
+        Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
+        of them, as the command's ``--device ID:N``.
     prompt, cached, batch
         New tokens per sequence, tokens already cached before them, sequences.
     {options}
@@ -1374,7 +1400,7 @@ def prefill(
         return Phase(timing=est.prefill(p, c, b), report=lambda: dict(est.prefill_report(p, c, b)["prefill"]))
 
     cached_phase = _cached(model, device, options, fill)
-    return cached_phase if cached_phase is not None else fill(_compile(_model(model), _device(device), **options))
+    return cached_phase if cached_phase is not None else fill(_compile(_model(model), device, **options))
 
 
 def kv_cache(
@@ -1433,7 +1459,8 @@ def moe(
     Parameters
     ----------
     model, device
-        Catalog ids or :class:`Model` / :class:`Device` objects.
+        Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
+        of them, as the command's ``--device ID:N``.
     context, max_batch
         Cached tokens per sequence; the largest batch of the table.
     {options}
@@ -1632,17 +1659,20 @@ def _sweep(
     import pandas as pd
 
     models = [_model(x) for x in _as_list("model", model)]
-    devs = [_device(x) for x in _as_list("device", device)]
+    # Each device with its count ("h100-sxm:4"), as the command's --device takes it.
+    devs = [(_device(base), n) for base, n in (_device_count(x) for x in _as_list("device", device))]
     ws: list[str | None] = [None] if weights is None else [_format_name("weights", x) for x in _as_list("weights", weights)]
     kvs: list[str | None] = [None] if kv is None else [_format_name("kv", x) for x in _as_list("kv", kv)]
     x, y = _grid(**axes).values()
     combos = [(m, d, w, k) for m in models for d in devs for w in ws for k in kvs]
-    compiled = [_compile(m, d, weights=w, kv=k, **deployment) for m, d, w, k in combos]
+    compiled = [_compile(m, d, weights=w, kv=k, **({**deployment, "devices": n} if n else deployment))
+                for m, (d, n), w, k in combos]
     out = _core.sweeps.sweep(phase, compiled, x, y, _threads(threads))
     # The core's number columns are the rows of one block: the frame holds it
     # as its one float block, uncopied (a million points: ~12 ms less).
     frame = pd.DataFrame(out["values"].T, columns=out["names"], copy=False)
-    labels_of = [(m.id, d.id, c.weights, _formats(m, w, k)[1]) for (m, d, w, k), c in zip(combos, compiled)]
+    labels_of = [(m.id, f"{d.id}:{n}" if n else d.id, c.weights, _formats(m, w, k)[1])
+                 for (m, (d, n), w, k), c in zip(combos, compiled)]
     for pos, name in enumerate(["model", "device", "weights", "kv"]):
         # Categorical columns: one small table of labels plus integer codes,
         # so a million-row frame costs no million Python strings. The core's

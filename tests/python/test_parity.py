@@ -274,3 +274,18 @@ def test_device_spec_positional_and_reprs() -> None:
     assert repr(m) == "MoeReport(llmroof.moe/1, batch 1-8 at 4,096 tokens)"
     c = llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="h100-sxm", max_batch=8)
     assert repr(c) == "Comparison(llmroof.compare/1, batch 1-8 at 4,096 tokens)"
+
+
+def test_device_counts_as_the_command_writes_them(cli: str) -> None:
+    # "h100-sxm:2" in Python is the command's --device h100-sxm:2, in every call and in sweeps.
+    assert run(cli, "plan", "--model", "qwen3-32b", "--device", "h100-sxm:2") == \
+        llmroof.plan(model="qwen3-32b", device="h100-sxm:2").to_dict()
+    f = llmroof.sweep_decode(model="llama-3.1-70b", device=["h100-sxm:4", "h100-sxm:2"], weights="fp8",
+                             batch=[1], context=4096)
+    assert list(f["device"]) == ["h100-sxm:4", "h100-sxm:2"]
+    four = llmroof.decode(model="llama-3.1-70b", device="h100-sxm", devices=4, weights="fp8")
+    assert f["tpot_s_estimate"][0] == pytest.approx(four.estimate_s, rel=1e-12)
+    with pytest.raises(ValueError, match=r"^device 'h100-sxm:4' names 4 devices; devices=2 contradicts it$"):
+        llmroof.decode(model="qwen3-8b", device="h100-sxm:4", devices=2)
+    with pytest.raises(ValueError, match=r"whole device count N in \[1, 1024\] per node \(got '0'\)"):
+        llmroof.decode(model="qwen3-8b", device="h100-sxm:0")
