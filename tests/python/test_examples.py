@@ -21,6 +21,8 @@ def test_notebook_executes() -> None:
     )
     assert "163,840 B" in text
     assert "do NOT fit" in text
+    # The plots mark what does not fit (issue 33): the decode curve's legend.
+    assert "4 users do not fit" in text and "longest context that fits: 93,952" in text
 
 
 def test_python_example_runs() -> None:
