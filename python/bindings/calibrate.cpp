@@ -16,7 +16,7 @@ void register_calibrate(py::module_& m) {
       [](const std::string& path, const std::string& scope) {
         const profile_scope sc = scope_from_name(scope);
         const measurement_set set = read_measurements(path);
-        return to_python(report::calibrate_json(set, sc, fit_profiles(set.rows, sc)));
+        return calibration_report{report::calibrate_json(set, sc, fit_profiles(set.rows, sc))};
       },
       py::arg("path"), py::arg("scope"));
 

@@ -67,20 +67,47 @@ struct context {
   py::tuple args;  // what make() was given (copies): the pickled state
 };
 
-/// The file a model came from, as the Python Model describes it ({vision_params,
-/// tensors: {bytes}}): what resolve() needs to count its stored weights.
+/// The file a model came from, as the Python Model holds it (the command's
+/// `model_source` JSON, report::model_source_json): the stored weights
+/// resolve() counts, and what the reports print of it.
 model_source source_from(const py::dict& src, const architecture& a, const precision& file) {
   model_source m;
   m.arch = a;
   m.pr = file;
-  if (src.contains("path") && !src["path"].is_none()) m.path = src["path"].cast<std::string>();
-  if (src.contains("vision_params") && !src["vision_params"].is_none()) {
-    m.vision_params = src["vision_params"].cast<double>();
+  const auto has = [&](const char* k) { return src.contains(k) && !src[k].is_none(); };
+  if (has("formats")) {  // the file's own formats, whatever the request re-quantizes them to
+    const py::object formats = src["formats"];
+    apply_formats(m.pr, formats);
+    if (formats.cast<py::dict>().contains("kv")) m.pr.kv = format_from(formats["kv"]);
   }
-  if (src.contains("tensors") && !src["tensors"].is_none()) {
-    tensor_inventory t;
-    t.bytes[component::other] = src["tensors"]["bytes"].cast<double>();
-    m.tensors = t;
+  if (has("path")) m.path = src["path"].cast<std::string>();
+  if (has("quantized")) m.quantized = src["quantized"].cast<bool>();
+  if (has("vision_params")) m.vision_params = src["vision_params"].cast<double>();
+  if (has("warnings")) m.warnings = src["warnings"].cast<std::vector<std::string>>();
+  if (has("tensors")) {
+    const auto t = src["tensors"].cast<py::dict>();
+    tensor_inventory inv;
+    if (t.contains("count")) inv.tensors = t["count"].cast<std::size_t>();
+    if (t.contains("by_component")) {
+      for (const auto& [k, v] : t["by_component"].cast<py::dict>()) {
+        const auto name = k.cast<std::string>();
+        component c = component::other;
+        for (int i = 0; i <= static_cast<int>(component::other); ++i) {
+          if (to_string(static_cast<component>(i)) == name) c = static_cast<component>(i);
+        }
+        inv.bytes[c] += v["bytes"].cast<double>();
+        inv.elements[c] += v["elements"].cast<double>();
+      }
+    } else if (t.contains("bytes")) {
+      inv.bytes[component::other] = t["bytes"].cast<double>();
+    }
+    if (t.contains("by_type")) {
+      for (const auto& [k, v] : t["by_type"].cast<py::dict>()) {
+        inv.bytes_by_type[k.cast<std::string>()] = v["bytes"].cast<double>();
+        inv.elements_by_type[k.cast<std::string>()] = v["elements"].cast<double>();
+      }
+    }
+    m.tensors = inv;
   }
   return m;
 }
@@ -116,8 +143,6 @@ std::unique_ptr<context> make(const py::dict& model, const py::object& dev, cons
   q.engine_options = overrides_from(engine_options);
   if (!profile.is_none() && d) q.efficiency = profile_from_dict(*d, profile, engine);
   deployment resolved = resolve(q);
-  // The source decided the stored bytes; reports take the Model's own (Python adds it).
-  resolved.source = nullptr;
   const auto copy = [](const py::object& o) { return o.is_none() ? o : o.attr("copy")(); };
   return std::make_unique<context>(context{
       std::move(resolved), py::make_tuple(copy(model), dev.is_none() ? dev : copy(dev), weights, kv, lm_head, devices,
@@ -137,6 +162,12 @@ std::optional<double> number(const py::object& v) {
   return v.is_none() ? std::nullopt : std::optional<double>(v.cast<double>());
 }
 
+/// The offload host: a catalog id, or a device's fields (a custom or JSON
+/// device, as the command's --host takes).
+device host_from(const py::object& host) {
+  return py::isinstance<py::str>(host) ? find_device(host.cast<std::string>()) : device_from_dict(host.cast<py::dict>());
+}
+
 std::optional<offload_plan> offload_from(const py::object& offload, const py::object& host) {
   if (offload.is_none()) return std::nullopt;
   offload_plan op;
@@ -149,8 +180,7 @@ std::optional<offload_plan> offload_from(const py::object& offload, const py::ob
   } else {
     op.layers = offload.cast<double>();
   }
-  // A catalog id, or a device's fields (a custom or JSON device, as the command's --host takes).
-  op.host = py::isinstance<py::str>(host) ? find_device(host.cast<std::string>()) : device_from_dict(host.cast<py::dict>());
+  op.host = host_from(host);
   return op;
 }
 
@@ -182,24 +212,6 @@ engine_overrides overrides_from(const py::object& spec) {
 }
 
 void register_deployment(py::module_& m) {
-  py::class_<phase_timing>(m, "PhaseTiming")
-      .def_property_readonly("bound_s", [](const phase_timing& p) { return p.bound.value(); })
-      .def_property_readonly("estimate_s", [](const phase_timing& p) { return p.estimate.value(); })
-      .def_property_readonly("tokens_per_s_bound", [](const phase_timing& p) { return p.tokens_per_s_bound().value(); })
-      .def_property_readonly("tokens_per_s_estimate",
-                             [](const phase_timing& p) { return p.tokens_per_s_estimate().value(); })
-      .def_property_readonly("bytes", [](const phase_timing& p) { return p.counts.total_bytes().value(); })
-      .def_property_readonly("flop", [](const phase_timing& p) { return p.counts.total_flop().value(); })
-      .def_property_readonly("sequences", [](const phase_timing& p) { return p.counts.sequences; })
-      .def_property_readonly("bottleneck", [](const phase_timing& p) { return std::string(to_string(p.limit())); })
-      .def("__repr__", [](const phase_timing& p) {
-        char out[200];
-        std::snprintf(out, sizeof out, "PhaseTiming(%s, %g tokens: estimate %.2f ms, bound %.2f ms, %s-bound, %.1f tokens/s)",
-                      std::string(to_string(p.counts.kind)).c_str(), p.counts.new_tokens, 1e3 * p.estimate.value(),
-                      1e3 * p.bound.value(), std::string(to_string(p.limit())).c_str(), p.tokens_per_s_estimate().value());
-        return std::string(out);
-      });
-
   // The deployment, resolved once; every question about it is a method, so
   // the deployment's arguments are written (and checked) in one place.
   py::class_<context>(m, "Deployment")
@@ -214,7 +226,7 @@ void register_deployment(py::module_& m) {
           [](const context& c, double batch, double context_tokens) {
             detail::require_in("batch", batch, 1, 1e9);
             detail::require_in("context", context_tokens, 0, 1e9);
-            return c.setup.decode(batch, context_tokens);
+            return phase_object{c.setup.decode(batch, context_tokens), {}};
           },
           py::arg("batch"), py::arg("context"))
       .def(
@@ -223,38 +235,28 @@ void register_deployment(py::module_& m) {
             detail::require_in("prompt", prompt, 1, 1e9);
             detail::require_tokens("cached", cached);
             detail::require_in("batch", batch, 1, 1e9);
-            return c.setup.prefill(prompt, cached, batch);
+            return phase_object{c.setup.prefill(prompt, cached, batch), {}};
           },
           py::arg("prompt"), py::arg("cached"), py::arg("batch"))
       .def(
-          "decode_report",
-          [](const context& c, double batch, const std::vector<double>& contexts) {
+          "decode_sequences",
+          [](const context& c, const std::vector<double>& contexts) {
+            // One step of sequences holding different contexts (one device: the ragged batch is not split).
             const deployment& d = c.setup;
-            if (contexts.size() != 1 && d.devices() > 1) {
+            if (d.devices() > 1) {
               throw std::invalid_argument("per-sequence contexts need a single device (got " +
                                           std::to_string(d.devices()) + ")");
             }
-            const phase_timing p = contexts.size() == 1 ? d.decode(batch, contexts[0])
-                                                        : decode_step(d.model, d.pr, d.roof(), contexts);
-            double sum = 0;
-            for (double x : contexts) sum += x;
-            const double mean = contexts.empty() ? 0 : sum / static_cast<double>(contexts.size());
-            return to_python(report::decode_json(d, d.roof(), p.counts.sequences, mean, p));
+            return phase_object{decode_step(d.model, d.pr, d.roof(), contexts), {}};
           },
-          py::arg("batch"), py::arg("contexts"))
-      .def(
-          "prefill_report",
-          [](const context& c, double prompt, double cached, double batch) {
-            return to_python(report::prefill_json(c.setup, batch, prompt, cached, c.setup.prefill(prompt, cached, batch)));
-          },
-          py::arg("prompt"), py::arg("cached"), py::arg("batch"))
+          py::arg("contexts"))
       .def(
           "kv_report",
           [](const context& c, double context_tokens, double users) {
             detail::require_non_negative("context", context_tokens);
             detail::require_in("users", users, 1, 1e9);
             const kv_breakdown kv = break_down_kv(c.setup.model, c.setup.pr.kv, context_tokens, c.setup.engine.block_tokens);
-            return to_python(report::kv_json(c.setup, context_tokens, users, kv));
+            return kv_report{report::kv_json(c.setup, context_tokens, users, kv)};
           },
           py::arg("context"), py::arg("users"))
       .def(
@@ -279,11 +281,11 @@ void register_deployment(py::module_& m) {
             w.output = output;
             // "auto": the fewest layers in host RAM that hold the workload, as --offload auto.
             const bool autosize = py::isinstance<py::str>(offload) && offload.cast<std::string>() == "auto";
-            const deployment d = autosize ? with_offload_auto(c.setup, w, offload_from(py::str("experts"), host)->host)
+            const deployment d = autosize ? with_offload_auto(c.setup, w, host_from(host))
                                           : c.setup.with_offload(offload_from(offload, host));
             const plan_result res = plan(d, w);
             const served_load load = serve_load(d, w, number(rate), number(concurrency), make_seconds(ttft_target));
-            return py::make_tuple(to_python(report::plan_json(d, d.roof(), res, load, output)), res.memory);
+            return plan_report{report::plan_json(d, d.roof(), res, load, output)};
           },
           py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("rate"), py::arg("output"),
           py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"))
@@ -297,7 +299,7 @@ void register_deployment(py::module_& m) {
             w.output = output;
             const users_result u =
                 max_users(c.setup, w, make_tokens_per_second(min_tokens_per_s), make_seconds(ttft_target));
-            return to_python(report::users_json(c.setup, context_tokens, min_tokens_per_s, ttft_target, u, w.output));
+            return users_report{report::users_json(c.setup, context_tokens, min_tokens_per_s, ttft_target, u, w.output)};
           },
           py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"), py::arg("output"))
       .def(
@@ -305,7 +307,7 @@ void register_deployment(py::module_& m) {
           [](const context& c, double context_tokens, double max_batch) {
             detail::require_non_negative("context", context_tokens);
             const moe_analysis an = analyze_moe(c.setup, context_tokens, max_batch);
-            return to_python(report::moe_json(c.setup, an, c.setup.fit(context_tokens)));
+            return moe_report{report::moe_json(c.setup, an, c.setup.fit(context_tokens))};
           },
           py::arg("context"), py::arg("max_batch"))
       .def(
@@ -315,7 +317,8 @@ void register_deployment(py::module_& m) {
             const deployment& first = a.setup;
             const deployment second = b.setup.with_layout(layout_for(b.setup.model, first.parallel()));
             const model_comparison cmp = compare_decode(first, second, context_tokens, max_batch);
-            return to_python(report::compare_json(first, b.setup, cmp, first.fit(context_tokens), b.setup.fit(context_tokens)));
+            return comparison_report{
+                report::compare_json(first, b.setup, cmp, first.fit(context_tokens), b.setup.fit(context_tokens))};
           },
           py::arg("other"), py::arg("context"), py::arg("max_batch"));
 }

@@ -1,6 +1,8 @@
 // The memory plan as a compiled value: typed properties named as the
 // command's JSON `memory` object, that JSON as a dict (to_dict), and pickling through
 // its fields.
+#include <cstdio>
+#include <string>
 #include <type_traits>
 
 #include "bindings.hpp"
@@ -71,8 +73,19 @@ const plan_field plan_fields[] = {
 
 }  // namespace
 
+memory_plan memory_from_json(const report::json& j) {
+  memory_plan p;
+  for (const plan_field& f : plan_fields) {
+    const report::json& v = j.at(f.key);
+    f.set(p, v.is_boolean() ? double(v.get<bool>()) : v.get<double>());
+  }
+  return p;
+}
+
 void register_memory_plan(py::module_& m) {
-  py::class_<memory_plan> cls(m, "MemoryPlan");
+  py::class_<memory_plan> cls(m, "MemoryPlan",
+                              "Weights, KV cache, activations and reserve against usable memory, bytes per device "
+                              "(the `memory` object of `llmroof plan --json`).");
   for (const plan_field& f : plan_fields) {
     cls.def_property_readonly(f.key, [f](const memory_plan& p) -> py::object {
       const double v = f.get(p);
@@ -87,6 +100,21 @@ void register_memory_plan(py::module_& m) {
       .def_property_readonly("shortfall_bytes", [](const memory_plan& p) { return p.shortfall().value(); })
       .def_property_readonly("headroom_bytes", [](const memory_plan& p) { return p.headroom().value(); })
       .def("to_dict", [](const memory_plan& p) { return to_python(report::memory_json(p)); })
+      .def("__eq__", [](const memory_plan& a, const py::object& b) {
+        return py::isinstance<memory_plan>(b) && report::memory_json(a) == report::memory_json(b.cast<const memory_plan&>());
+      })
+      .def("__repr__", [](const memory_plan& p) {
+        constexpr double gib = 1073741824.0;
+        char verdict[64] = "fits";
+        if (!p.fits) std::snprintf(verdict, sizeof verdict, "does NOT fit (short by %.2f GiB)", p.shortfall().value() / gib);
+        char out[400];
+        std::snprintf(out, sizeof out,
+                      "MemoryPlan(%g users x %.0f tokens %s; weights %.2f GiB, KV %.0f B/token, max users %g, "
+                      "max context %.0f)",
+                      p.users, p.context, verdict, p.weights.value() / gib, p.kv_per_token.value(), p.max_sequences,
+                      p.max_context);
+        return std::string(out);
+      })
       .def(py::pickle(
           [](const memory_plan& p) {
             py::tuple state(std::size(plan_fields));

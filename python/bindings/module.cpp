@@ -1,9 +1,9 @@
 // The compiled core of the Python package: thin bindings in one submodule per
 // area, each filled by its register_* function (catalog, memory_plan,
-// deployment, moe, calibrate, sweeps). Results cross the boundary as compiled
-// objects (PhaseTiming, MemoryPlan, Deployment), as numpy arrays (sweeps) or
-// as Python objects of the command's JSON schema built in C++; the
-// pure-Python layer (python/llmroof) gives them classes and docs.
+// reports, deployment, moe, calibrate, sweeps). Results cross the boundary as
+// compiled objects (Deployment, MemoryPlan, the reports of `reports`), as
+// numpy arrays (sweeps) or as Python objects of the command's JSON schema built
+// in C++; the pure-Python layer (python/llmroof) adds keywords and checks.
 #include <pybind11/pybind11.h>
 
 #include "bindings.hpp"
@@ -23,6 +23,8 @@ constexpr area areas[] = {
     {"catalog", "Formats, devices and models: lookups, validation, files, parameter counts",
      &llmroof::python::register_catalog},
     {"memory_plan", "memory_plan as a compiled value", &llmroof::python::register_memory_plan},
+    {"reports", "The command's reports as compiled values: Phase, Plan, Users, KvCache, MoeReport, Comparison, "
+                "Calibration", &llmroof::python::register_reports},
     {"deployment", "A resolved deployment and the phase timings it answers", &llmroof::python::register_deployment},
     {"moe", "Expert routing: expected distinct experts, simulation, the MoE table", &llmroof::python::register_moe},
     {"calibrate", "Fitting and validating efficiency profiles on measurement files",

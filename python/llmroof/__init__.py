@@ -25,20 +25,14 @@ except ImportError as err:  # pragma: no cover - only without a build
         "scripts/install-deps.sh)"
     ) from err
 
+from ._core.memory_plan import MemoryPlan
+from ._core.reports import Calibration, Comparison, KvCache, MoeReport, Phase, Plan, Users
 from ._api import (
-    Calibration,
-    Comparison,
     Device,
     Estimator,
     Format,
-    KvCache,
-    MemoryPlan,
-    MoeReport,
     Model,
     Parameters,
-    Phase,
-    Plan,
-    Users,
     calibrate,
     validate,
     compare,
@@ -56,7 +50,7 @@ from ._api import (
     zipf_popularity,
 )
 from . import _rows
-from ._rows import *  # noqa: F403 (the typed rows and options; _rows.__all__ lists them)
+from ._rows import *  # noqa: F403 (the typed options and file dicts; _rows.__all__ lists them)
 
 __version__: str = _core.__version__
 

@@ -10,40 +10,28 @@ import os
 import sys
 from dataclasses import dataclass, field
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Callable, Dict, Generic, NoReturn, Sequence, TypeVar, Union, cast, overload
+from typing import TYPE_CHECKING, Any, Callable, Dict, NoReturn, Sequence, TypeVar, Union, cast
 
 import numpy as np
 
 from . import _core
 from . import _rows as _rows_module
+from ._core.memory_plan import MemoryPlan
+from ._core.reports import Calibration, Comparison, KvCache, MoeReport, Phase, Plan, Users
 from ._rows import (
-    Alternative,
-    ClosedLoop,
-    ClosedLoopLoad,
-    CompareBatch,
-    CurvePoint,
-    DenseEquivalent,
     DeploymentOptions,
     DeviceFields,
     Efficiency,
     EngineOptions,
-    Fit,
     LayoutOptions,
     ModelFields,
     ModelSource,
     ModuleFormats,
-    MoeBatch,
-    MoeParameters,
-    OpenLoop,
-    OpRow,
     PlanLoad,
     PlanOptions,
     RoutingSample,
-    SkippedRow,
     SweepDecodeOptions,
     SweepOptions,
-    UsersPoint,
-    WeightsFit,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -395,7 +383,7 @@ class Model:
     @property
     def formats(self) -> ModuleFormats | None:
         """Weight format of each module, when the model came from a file."""
-        return None if self.source is None else cast(ModuleFormats, _copy(self.source["formats"]))
+        return None if self.source is None else cast(ModuleFormats, json.loads(json.dumps(self.source["formats"])))
 
     @property
     def warnings(self) -> list[str]:
@@ -514,411 +502,9 @@ def _lm_head(lm_head: str | None) -> str | None:
 
 
 # ---- results ----------------------------------------------------------------
-
-
-class _Report:
-    """A JSON report of the core (the command's schema), with attribute access."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self._data = data
-
-    def to_dict(self) -> dict[str, Any]:
-        """The report as plain data (the ``llmroof --json`` schema)."""
-        return cast(dict[str, Any], _copy(self._data))
-
-    def __getitem__(self, key: str) -> Any:
-        """A key of the command's JSON (``to_dict()[key]``), for code written
-        against the reports as dicts; the typed attributes are the interface.
-        A copy, as ``to_dict()`` is: editing it leaves the report alone."""
-        return _copy(self._data[key])
-
-    def __getstate__(self) -> dict[str, Any]:
-        return self._data
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self._data = state
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other._data == self._data
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-_T = TypeVar("_T")
-_R = TypeVar("_R")
-
-
-def _copy(v: Any) -> Any:
-    """A deep copy of a report's data (dicts, lists and scalars), so that
-    editing what a report hands out leaves the report alone."""
-    if isinstance(v, dict):
-        return {k: _copy(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_copy(x) for x in v]
-    return v
-
-
-def _row(kind: type[_R]) -> Callable[[Any], _R]:
-    """A report's JSON object as a typed row (``kind``: a TypedDict; a copy)."""
-    return lambda v: cast(_R, _copy(v))
-
-
-def _rows(kind: type[_R]) -> Callable[[Any], list[_R]]:
-    """A report's list of JSON objects as typed rows (copies)."""
-    return lambda v: [cast(_R, _copy(x)) for x in v]
-
-
-def _frame(rows: str, doc: str, *, drop: str = "", name: str = "") -> Callable[[Any], pd.DataFrame]:
-    """A method ``name`` (default ``<rows>_frame``) giving the report's
-    ``rows`` as a DataFrame, one row each (without the column ``drop``)."""
-    def frame(self: Any) -> pd.DataFrame:
-        import pandas as pd
-
-        return pd.DataFrame([{k: v for k, v in r.items() if k != drop} for r in getattr(self, rows)])
-
-    frame.__doc__ = doc
-    frame.__name__ = frame.__qualname__ = name or f"{rows}_frame"
-    return frame
-
-
-class _Field(Generic[_T]):
-    """A typed, read-only field of a report: the key of the command's JSON
-    that has the attribute's name (or ``key``)."""
-
-    def __init__(self, kind: Callable[[Any], _T], doc: str, *, key: str = "") -> None:
-        self._kind = kind
-        self._key = key
-        self.__doc__ = doc
-
-    def __set_name__(self, owner: type[Any], name: str) -> None:
-        self._key = self._key or name
-
-    @overload
-    def __get__(self, obj: None, owner: type[Any]) -> _Field[_T]: ...
-    @overload
-    def __get__(self, obj: _Report, owner: type[Any]) -> _T: ...
-    def __get__(self, obj: _Report | None, owner: type[Any]) -> _Field[_T] | _T:
-        if obj is None:
-            return self
-        return self._kind(obj._data[self._key])
-
-
-class _Compiled(_Field[_T]):
-    """A field of a report that may hold a compiled result (``_compiled``:
-    PhaseTiming, MemoryPlan): that object's attribute of the same name when
-    there is one, else the report's key."""
-
-    @overload
-    def __get__(self, obj: None, owner: type[Any]) -> _Field[_T]: ...
-    @overload
-    def __get__(self, obj: _Report, owner: type[Any]) -> _T: ...
-    def __get__(self, obj: _Report | None, owner: type[Any]) -> _Field[_T] | _T:
-        compiled = getattr(obj, "_compiled", None)
-        if obj is None or compiled is None:
-            return super().__get__(obj, owner)
-        return self._kind(getattr(compiled, self._key))
-
-
-class _CompiledReport(_Report):
-    """A report read from a compiled result where it can be: the command's
-    JSON (``to_dict()``) is made on first use, from ``report``."""
-
-    def __init__(self, data: dict[str, Any] | None, compiled: Any, report: Callable[[], dict[str, Any]] | None) -> None:
-        self._raw = data
-        self._compiled = compiled
-        self._report = report
-
-    @property
-    def _data(self) -> dict[str, Any]:
-        if self._raw is None:
-            if self._report is not None:
-                self._raw = self._report()
-            else:  # a compiled result that serializes itself
-                self._raw = self._compiled.to_dict()
-        return self._raw
-
-    @_data.setter
-    def _data(self, value: dict[str, Any]) -> None:
-        self._raw, self._compiled, self._report = value, None, None
-
-
-class Phase(_CompiledReport):
-    """Time of a decode step or a prefill: bound and estimate, per op.
-
-    From :func:`decode` the headline numbers come straight from the compiled
-    timing; the per-op report (``ops``, ``to_dict()``) is serialized on first
-    use.
-    """
-
-    def __init__(self, data: dict[str, Any] | None = None, *, timing: _core.deployment.PhaseTiming | None = None,
-                 report: Callable[[], dict[str, Any]] | None = None) -> None:
-        super().__init__(data, timing, report)
-
-    bound_s = _Compiled(float, "Sum of the ops' bounds (peak roofs), s.")
-    estimate_s = _Compiled(float, "Sum of the ops' estimates plus the step's host time, s.")
-    tokens_per_s_bound = _Compiled(float, "New tokens / bound_s.")
-    tokens_per_s_estimate = _Compiled(float, "New tokens / estimate_s.")
-    bytes = _Compiled(float, "Bytes moved by every op, B.")
-    flop = _Compiled(float, "FLOP of every op.")
-    bottleneck = _Compiled(str, "The roof that accounts for most of the estimate.")
-
-    ops = _Field(_rows(OpRow), "One row per op: FLOP, bytes by kind, the roof it ran on, times.")
-    ops_frame = _frame("ops", "One row per op: FLOP, bytes by kind, intensity, bound and estimate.")
-
-    def __repr__(self) -> str:
-        d = self._data
-        return (
-            f"Phase({d['phase']}, {d['new_tokens']:g} tokens: estimate {d['estimate_s'] * 1e3:.2f} ms, "
-            f"bound {d['bound_s'] * 1e3:.2f} ms, {d['bottleneck']}-bound, "
-            f"{d['tokens_per_s_estimate']:.1f} tokens/s)"
-        )
-
-
-class MemoryPlan(_CompiledReport):
-    """Weights, KV cache, activations and reserve against usable memory
-    (bytes per device; the ``memory`` object of ``llmroof plan --json``).
-
-    From :meth:`Estimator.memory` and :func:`plan` it holds the compiled
-    plan (``_core.memory_plan.MemoryPlan``): the fields are its properties, ``to_dict()``
-    its JSON, and it pickles through the C++ fields.
-    """
-
-    def __init__(self, data: dict[str, Any] | None = None, *,
-                 compiled: _core.memory_plan.MemoryPlan | None = None) -> None:
-        super().__init__(data, compiled, None)
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"data": self._raw if self._compiled is None else None, "compiled": self._compiled}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self._raw, self._compiled, self._report = state["data"], state["compiled"], None
-
-    device_memory_bytes = _Compiled(float, "The devices' memory as built (an Apple chip's RAM).")
-    capacity_bytes = _Compiled(float, "What the runtime may allocate of it (Apple: the Metal working set).")
-    usable_bytes = _Compiled(float, "What the engine may use: capacity x memory_utilization.")
-    memory_utilization = _Compiled(float, "The engine's share of the device's memory.")
-    weight_bytes = _Compiled(float, "Weights held by one device.")
-    reserve_bytes = _Compiled(float, "CUDA context, workspaces and graphs the engine keeps.")
-    activation_bytes = _Compiled(float, "Activation peak the engine profiles at start-up.")
-    kv_budget_bytes = _Compiled(float, "What is left for the KV cache.")
-    kv_bytes_per_token = _Compiled(float, "KV cache of one token, all layers.")
-    kv_bytes_per_sequence = _Compiled(float, "KV cache of one sequence at the plan's context.")
-    kv_bytes_needed = _Compiled(float, "KV cache of all users at the plan's context.")
-    users = _Compiled(float, "Users planned.")
-    context = _Compiled(float, "Tokens each user holds.")
-    weights_fit = _Compiled(bool, "The weights fit at all.")
-    fits = _Compiled(bool, "Weights, reserve, activations and every user's KV cache fit.")
-    shortfall_bytes = _Compiled(float, "Missing bytes when it does not fit, else 0.")
-    headroom_bytes = _Compiled(float, "Spare bytes when it fits, else 0.")
-    max_users_at_context = _Compiled(float, "Most users that fit at the plan's context.")
-    max_context_for_users = _Compiled(float, "Longest context that fits the plan's users.")
-    kv_blocks = _Compiled(float, "KV blocks (pages) the engine allocates.")
-    kv_tokens = _Compiled(float, "Tokens those blocks hold (the engine's printed KV cache size).")
-    max_model_len = _Compiled(float, "Longest sequence the engine accepts.")
-    max_concurrency = _Compiled(float, "kv_tokens / max_model_len, as vLLM prints it.")
-    starts = _Compiled(bool, "False when the engine would refuse to start.")
-    longest_start_context = _Compiled(float, "Longest max_model_len the engine would start with.")
-
-    def __repr__(self) -> str:
-        d = self._data
-        verdict = (
-            "fits"
-            if d["fits"]
-            else f"does NOT fit (short by {d['shortfall_bytes'] / GIB:.2f} GiB)"
-        )
-        return (
-            f"MemoryPlan({d['users']:g} users x {d['context']:g} tokens {verdict}; "
-            f"weights {d['weight_bytes'] / GIB:.2f} GiB, KV {d['kv_bytes_per_token']:,.0f} B/token, "
-            f"max users {d['max_users_at_context']:g}, max context {d['max_context_for_users']:,.0f})"
-        )
-
-
-class KvCache(_Report):
-    """KV-cache bytes per token and per sequence, by layer kind."""
-
-    bytes_per_token = _Field(float, "All layers' KV of one token, B.", key="kv_bytes_per_token")
-    bytes_per_sequence = _Field(float, "One sequence at the context, block-rounded, B.", key="kv_bytes_per_sequence")
-    bytes_total = _Field(float, "All users' sequences, B.", key="kv_bytes_total")
-
-    def __repr__(self) -> str:
-        d = self._data
-        return (
-            f"KvCache({d['model']}, {d['kv']}: {d['kv_bytes_per_token']:,.0f} B/token, "
-            f"{d['kv_bytes_per_sequence'] / GIB:.2f} GiB per sequence at {d['context']:,.0f} tokens)"
-        )
-
-
-def _optional_float(v: Any) -> float | None:
-    return None if v is None else float(v)
-
-
-class Users(_Report):
-    """The most users one deployment serves at a tokens/s and a TTFT target
-    (``llmroof users --json``, schema ``llmroof.users/1``): one answer, those
-    users in a closed loop of the stated prompt and output."""
-
-    max_users = _Field(float, "Most users meeting both targets in their closed loop (0: not even one).")
-    limit = _Field(str, "What stops one more user: memory (at the context), kv_cache or max_num_seqs (the "
-                        "engine's slots), compute, tokens/s (decode speed), prefill (the others' prefills), ttft.")
-    ttft_s = _Field(float, "Time to first token in that closed loop, s.")
-    per_user_tokens_per_s_estimate = _Field(float, "Tokens/s each of max_users decodes in the loop.")
-    total_tokens_per_s_estimate = _Field(float, "Output tokens/s of all max_users together in the loop.")
-    context = _Field(float, "Tokens each user holds.")
-    min_tokens_per_s_per_user = _Field(float, "The tokens/s target.")
-    ttft_target_s = _Field(float, "The TTFT target, s.")
-    curve = _Field(_rows(UsersPoint), "Per-user and total tokens/s and TTFT of the closed loop at 1, 2, 4, ... "
-                                      "users and at max_users, with whether the deployment holds them.")
-
-    curve_frame = _frame("curve", "One row per number of users.")
-
-    def __repr__(self) -> str:
-        d = self._data
-        return (f"Users({d['max_users']:g} users at {d['min_tokens_per_s_per_user']:g} t/s each, "
-                f"{d['context']:,.0f} tokens; limit {d['limit']})")
-
-    @property
-    def closed_loop(self) -> ClosedLoop | None:
-        """Those users in a closed loop (``load`` of a plan), or None."""
-        v = self._data["closed_loop"]
-        return None if v is None else cast(ClosedLoop, dict(v))
-
-
-class _AgainstBatch(_Report):
-    """A report of decode steps against batch."""
-
-    def __repr__(self) -> str:
-        d = self._data
-        rows = d.get("batches") or []
-        span = f"batch {rows[0]['batch']:g}-{rows[-1]['batch']:g}" if rows else "no batches"
-        return f"{type(self).__name__}({d.get('schema', '')}, {span} at {d.get('context', 0):,.0f} tokens)"
-
-    context = _Field(float, "Tokens every sequence holds.")
-    speed_crossover_batch = _Field(_optional_float, "First batch where the first model is no faster per user, or None.")
-
-    batches_frame = _frame("batches", "One row per batch.")
-
-
-class MoeReport(_AgainstBatch):
-    """A MoE model against batch beside the dense model of its total size
-    (``llmroof moe --json``, schema ``llmroof.moe/1``); ``batches`` also hold
-    the experts touched per layer and their spread."""
-
-    routed_expert_params = _Field(float, "One expert's parameters x MoE layers.")
-    weights_crossover_batch = _Field(_optional_float, "First batch reading at least (to within 1%) the dense "
-                                                      "model's weight bytes per device, or None.")
-    batches = _Field(_rows(MoeBatch), "Per batch: experts touched, bytes per step and tokens/s, MoE and dense.")
-    parameters = _Field(_row(MoeParameters), "Total and active parameters, and the routing (experts, top-k, shared).")
-    fit = _Field(_row(WeightsFit), "The weights against the deployment, and the KV room.")
-    dense_equivalent = _Field(_row(DenseEquivalent), "The dense model of the same total size.")
-
-    @property
-    def fits(self) -> bool:
-        """Whether the weights fit the device plan."""
-        return bool(self._data["fit"]["weights_fit"])
-
-
-class Comparison(_AgainstBatch):
-    """Two models decoding side by side against batch (``llmroof compare
-    --json``, schema ``llmroof.compare/1``)."""
-
-    bytes_crossover_batch = _Field(_optional_float, "First batch where the first model's step reads as many bytes, or None.")
-    batches = _Field(_rows(CompareBatch), "Per batch: bytes per step and tokens/s of each model.")
-
-
-class Calibration(_Report):
-    """Efficiency profiles fitted to measured points (``llmroof calibrate
-    --json``, schema ``llmroof.calibrate/1``)."""
-
-    scope = _Field(str, "Profiles per: global, engine or engine-kind.")
-    points = _Field(int, "Rows mapped onto catalog models and devices.")
-    skipped = _Field(int, "Rows that could not be mapped (skipped_rows says why).")
-    fits = _Field(_rows(Fit), "One fit per group: shares with their spread, overheads, residuals.")
-    skipped_rows = _Field(_rows(SkippedRow), "Each unmapped row's id and reason.")
-
-    fits_frame = _frame("fits", "One row per fitted group (residuals left out).", drop="residuals")
-
-
-class Plan(_Report):
-    """A serving plan: memory, time to first token and the decode curve."""
-
-    def __init__(self, data: dict[str, Any], *, memory: _core.memory_plan.MemoryPlan | None = None) -> None:
-        super().__init__(data)
-        self._memory = memory
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {"data": self._data, "memory": self._memory}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self._data, self._memory = state["data"], state["memory"]
-
-    @property
-    def memory(self) -> MemoryPlan:
-        """The plan's memory: weights, reserve, activations and KV against the device."""
-        if self._memory is not None:
-            return MemoryPlan(compiled=self._memory)
-        return MemoryPlan(self._data["memory"])
-
-    @property
-    def ttft(self) -> Phase:
-        """Prefill of ``prompt_tokens`` for one user on an empty cache: TTFT without queueing."""
-        return Phase(self._data["ttft"])
-
-    model = _Field(str, "The model's catalog id (or the file's name).")
-    device = _Field(str, "The device's catalog id.")
-    devices = _Field(int, "Devices of the deployment.")
-    weights = _Field(str, "Weight format.")
-    kv = _Field(str, "KV-cache format.")
-    prompt_tokens = _Field(float, "Prompt of the TTFT estimate.")
-    decode_curve = _Field(_rows(CurvePoint), "Decode speed at each context from 0 to the plan's, with the band.")
-    curve_frame = _frame("decode_curve", "The decode curve, one row per context.", name="curve_frame")
-    alternatives = _Field(_rows(Alternative), "When it does not fit: each change alone, with whether it then "
-                                              "fits and its speed (else empty).")
-    alternatives_frame = _frame("alternatives", "The alternatives, one row per change.")
-
-    @property
-    def load(self) -> ClosedLoopLoad | OpenLoop | None:
-        """The plan under load: a closed loop (``concurrency``, or more than one
-        of ``users``), an open loop (``rate``), or None for one user alone."""
-        v = self._data.get("load")
-        if v is None:
-            return None
-        return cast(OpenLoop, _copy(v)) if "rate_requests_per_s" in v else cast(ClosedLoopLoad, _copy(v))
-
-    def __repr__(self) -> str:
-        d = self._data
-        m = d["memory"]
-        lines = [
-            f"llmroof plan: {d['model']} on {d['devices']} x {d['device']}, "
-            f"weights {d['weights']}, KV {d['kv']}",
-            f"  KV cache per token: {m['kv_bytes_per_token']:,.0f} B; per user at "
-            f"{m['context']:,.0f} tokens: {m['kv_bytes_per_sequence'] / GIB:.2f} GiB",
-            f"  weights {m['weight_bytes'] / GIB:.2f} GiB, KV budget {m['kv_budget_bytes'] / GIB:.2f} GiB "
-            f"of {m['usable_bytes'] / GIB:.2f} GiB usable",
-        ]
-        if m["fits"]:
-            lines.append(f"  {m['users']:g} users at {m['context']:,.0f} tokens fit")
-        else:
-            lines.append(
-                f"  {m['users']:g} users at {m['context']:,.0f} tokens do NOT fit: "
-                f"short by {m['shortfall_bytes'] / GIB:.2f} GiB"
-            )
-        lines.append(
-            f"  most users at {m['context']:,.0f} tokens: {m['max_users_at_context']:g}; "
-            f"longest context for {m['users']:g} users: {m['max_context_for_users']:,.0f} tokens"
-        )
-        t = d["ttft"]
-        lines.append(
-            f"  time to first token ({d['prompt_tokens']:,.0f} tokens): "
-            f"{t['estimate_s'] * 1e3:.1f} ms (bound {t['bound_s'] * 1e3:.1f} ms)"
-        )
-        lines.append("  context   fits  1 user t/s est (bound)   per user est   total est")
-        for p in d["decode_curve"]:
-            lines.append(
-                f"  {p['context']:>7,.0f}   {'yes' if p['fits'] else 'no ':>4}  "
-                f"{p['single_user_tokens_per_s_estimate']:>8.1f} ({p['single_user_tokens_per_s_bound']:>6.1f})"
-                f"   {p['per_user_tokens_per_s_estimate']:>12.1f}   {p['total_tokens_per_s_estimate']:>9.1f}"
-            )
-        return "\n".join(lines)
+# The reports are compiled classes (_core.reports: Phase, Plan, Users, KvCache,
+# MoeReport, Comparison, Calibration; _core.memory_plan: MemoryPlan): their
+# properties, docstrings and frames come from the command's report tables.
 
 
 # ---- estimates ----------------------------------------------------------------
@@ -1147,20 +733,6 @@ def plan(*, model: ModelLike, device: DeviceLike, **options: Unpack[PlanOptions]
     return Estimator(model=model, device=device, **deployment)._plan(_plan_args(**load))
 
 
-def _with_source(report: dict[str, Any], m: Model) -> dict[str, Any]:
-    """A report of a model read from a file carries what was read, where the
-    command puts it (after the setup, before ``efficiency``)."""
-    if not m.source:
-        return report
-    out: dict[str, Any] = {}
-    for key, value in report.items():
-        if key == "efficiency":
-            out["model_source"] = m.source
-        out[key] = value
-    out.setdefault("model_source", m.source)
-    return out
-
-
 @_takes(EngineOptions)
 def users(
     *,
@@ -1217,9 +789,9 @@ class Estimator:
     profile), answering decode and prefill questions repeatedly at the cost of
     one compiled call: for searches, optimisers and simulators.
 
-    ``decode`` and ``prefill`` return the compiled ``PhaseTiming``
-    (``bound_s``, ``estimate_s``, ``tokens_per_s_estimate``, ``bytes``,
-    ``flop``, ``bottleneck``), the same numbers ``llmroof.decode`` reports;
+    ``decode`` and ``prefill`` return a compiled :class:`Phase` whose
+    numbers are read from the timing itself (the per-op report is built when
+    asked for), the same numbers ``llmroof.decode`` reports;
     ``plan``, ``users`` and ``memory`` answer what :func:`plan` and
     :func:`users` do. It pickles (for multiprocessing or joblib workers): the
     copy is resolved again from the same arguments.
@@ -1243,18 +815,18 @@ class Estimator:
         self._model = _model(model)
         self._obj = _compile(self._model, device, **options)
 
-    def decode(self, *, batch: float = 1, context: float = 4096) -> _core.deployment.PhaseTiming:
+    def decode(self, *, batch: float = 1, context: float = 4096) -> Phase:
         """One decode step of ``batch`` sequences at ``context`` cached tokens each.
         Raises ValueError naming the field when out of range."""
         return self._obj.decode(batch, context)
 
-    def prefill(self, *, prompt: float = 2048, cached: float = 0, batch: float = 1) -> _core.deployment.PhaseTiming:
+    def prefill(self, *, prompt: float = 2048, cached: float = 0, batch: float = 1) -> Phase:
         """Prefill of ``prompt`` tokens after ``cached`` ones for ``batch`` sequences."""
         return self._obj.prefill(prompt, cached, batch)
 
     def decode_phase(self, *, batch: float = 1, context: Tokens = 4096) -> Phase:
-        """The decode step as a :class:`Phase` (per-op table, ``to_dict()``)."""
-        return Phase(self._obj.decode_report(_number("batch", batch), [_tokens("context", context)])["step"])
+        """:meth:`decode` with its arguments checked as :func:`decode` checks them ("32k" contexts too)."""
+        return self._obj.decode(_number("batch", batch), _tokens("context", context))
 
     @_takes(PlanLoad)
     def plan(self, **load: Unpack[PlanLoad]) -> Plan:
@@ -1277,14 +849,13 @@ class Estimator:
         """The memory plan of :func:`plan` alone (``users`` at ``context``
         tokens each): whether they fit, the KV budget, the most users and the
         longest context; one compiled call (about 3 us), for searches."""
-        return MemoryPlan(compiled=self._obj.memory(_number("users", users), _tokens("context", context)))
+        return self._obj.memory(_number("users", users), _tokens("context", context))
 
     def _plan(self, args: tuple[Any, ...]) -> Plan:
-        report, memory = self._obj.plan_report(*args)
-        return Plan(_with_source(report, self._model), memory=memory)
+        return self._obj.plan_report(*args)
 
     def _users(self, args: tuple[float, ...]) -> Users:
-        return Users(_with_source(self._obj.users_report(*args), self._model))
+        return self._obj.users_report(*args)
 
 
 def _cacheable(x: object, kind: type) -> bool:
@@ -1355,7 +926,7 @@ def decode(
     if not isinstance(context, (list, tuple, np.ndarray)):
         def step(est: _core.deployment.Deployment) -> Phase:
             b, c = _number("batch", batch), _tokens("context", context)
-            return Phase(timing=est.decode(b, c), report=lambda: dict(est.decode_report(b, [c])["step"]))
+            return est.decode(b, c)
 
         cached = _cached(model, device, options, step)
         if cached is not None:
@@ -1365,11 +936,8 @@ def decode(
         contexts = [_tokens("context", c) for c in context]
         if not contexts:
             raise ValueError("context must hold at least one sequence (got an empty sequence)")
-        batch_v = float(len(contexts))
-    else:
-        contexts = [_tokens("context", context)]
-        batch_v = _number("batch", batch)
-    return Phase(dep.decode_report(batch_v, contexts)["step"])
+        return dep.decode_sequences(contexts)
+    return dep.decode(_number("batch", batch), _tokens("context", context))
 
 
 @_takes(DeploymentOptions)
@@ -1397,7 +965,7 @@ def prefill(
     """
     def fill(est: _core.deployment.Deployment) -> Phase:
         p, c, b = _tokens("prompt", prompt), _tokens("cached", cached), _number("batch", batch)
-        return Phase(timing=est.prefill(p, c, b), report=lambda: dict(est.prefill_report(p, c, b)["prefill"]))
+        return est.prefill(p, c, b)
 
     cached_phase = _cached(model, device, options, fill)
     return cached_phase if cached_phase is not None else fill(_compile(_model(model), device, **options))
@@ -1420,7 +988,7 @@ def kv_cache(
     kv_name = None if kv is None else _format_name("kv", kv)
     context_v, users_v = _tokens("context", context), _number("users", users)
     dep = _compile(m, None, kv=kv_name, engine=engine, block_tokens=block_tokens)
-    return KvCache(_with_source(dep.kv_report(context_v, users_v), m))
+    return dep.kv_report(context_v, users_v)
 
 
 def expected_distinct_experts(
@@ -1477,8 +1045,7 @@ def moe(
     """
     m = _model(model)
     dep = _compile(m, device, **options)
-    return MoeReport(_with_source(dep.moe_report(_tokens("context", context, minimum=0),
-                                                 _number("max_batch", max_batch, minimum=1)), m))
+    return dep.moe_report(_tokens("context", context, minimum=0), _number("max_batch", max_batch, minimum=1))
 
 
 def moe_table() -> pd.DataFrame:
@@ -1528,11 +1095,7 @@ def compare(
     if len(ws) != 2:
         raise ValueError("weights must be one format or two")
     first, second = (_compile(x, device, weights=w, kv=kv, **options) for x, w in ((a, ws[0]), (b, ws[1])))
-    report = first.compare_report(second, _tokens("context", context, minimum=0),
-                                  _number("max_batch", max_batch, minimum=1))
-    for side, m in (("first", a), ("second", b)):
-        report[side] = _with_source(report[side], m)
-    return Comparison(report)
+    return first.compare_report(second, _tokens("context", context, minimum=0), _number("max_batch", max_batch, minimum=1))
 
 
 def simulate_routing(
@@ -1560,7 +1123,7 @@ def calibrate(path: str | os.PathLike[str], *, scope: str = "engine-kind") -> Ca
     (``to_dict()``: the ``llmroof calibrate --json`` report): fitted values with
     standard errors, residuals, and the rows that could not be mapped with the
     reason."""
-    return Calibration(_core.calibrate.calibrate_report(os.fspath(path), _text("scope", scope)))
+    return _core.calibrate.calibrate_report(os.fspath(path), _text("scope", scope))
 
 
 def validate(path: str | os.PathLike[str], *, refit: bool = False,

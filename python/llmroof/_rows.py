@@ -1,8 +1,7 @@
-"""Typed rows of the reports: the JSON objects ``llmroof ... --json`` prints
-inside lists (a plan's decode curve, a phase's ops, MoE and comparison
-batches), and what a caller passes in: the efficiency profile and the
-deployment keywords. Keys are the command's schema (docs/cli-json.md); tests
-pin them to the reports."""
+"""What a caller passes in (the efficiency profile, the deployment
+keywords, a custom model's or device's fields) and what a model file says
+(its module formats and tensors), as typed dicts. The reports' own keys are
+not typed here: they are the compiled classes' properties (``_core.reports``)."""
 
 from __future__ import annotations
 
@@ -12,179 +11,23 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._api import Device  # _api sets it here at import, for get_type_hints
 
 __all__ = [
-    "Alternative",
-    "ClosedLoop",
-    "ClosedLoopLoad",
-    "CompareBatch",
-    "CurvePoint",
-    "DenseEquivalent",
     "DeploymentOptions",
     "DeviceFields",
     "Efficiency",
     "EngineOptions",
-    "Fit",
     "LayoutOptions",
     "ModelFields",
     "ModelSource",
     "ModuleFormat",
     "ModuleFormats",
-    "MoeBatch",
-    "MoeParameters",
-    "OpRow",
-    "OpenLoop",
     "PlanLoad",
     "PlanOptions",
     "RoutingSample",
-    "Saturation",
-    "SkippedRow",
     "SweepDecodeOptions",
     "SweepOptions",
     "TensorTotal",
     "Tensors",
-    "UsersPoint",
-    "WeightsFit",
 ]
-
-
-class CurvePoint(TypedDict):
-    """One context of :attr:`Plan.decode_curve` (tokens/s, seconds)."""
-
-    context: float
-    single_user_tokens_per_s_low: float
-    single_user_tokens_per_s_high: float
-    fits: bool
-    single_user_tokens_per_s_bound: float
-    single_user_tokens_per_s_estimate: float
-    per_user_tokens_per_s_bound: float
-    per_user_tokens_per_s_estimate: float
-    total_tokens_per_s_estimate: float
-    tpot_s_estimate: float
-    bottleneck: str
-
-
-class UsersPoint(TypedDict):
-    """One point of :attr:`Users.curve`: n users in a closed loop (tokens/s, s)."""
-
-    users: float
-    per_user_tokens_per_s_estimate: float
-    total_tokens_per_s_estimate: float
-    ttft_s: float
-    fits: bool
-
-
-class OpRow(TypedDict):
-    """One op of :attr:`Phase.ops` (FLOP, bytes, seconds)."""
-
-    name: str
-    count: float
-    flop: float
-    weight_bytes: float
-    kv_read_bytes: float
-    kv_written_bytes: float
-    activation_bytes: float
-    intensity_flop_per_byte: float
-    math: str
-    bound_s: float
-    estimate_s: float
-    bottleneck: str
-
-
-class ClosedLoop(TypedDict):
-    """Users each sending their next request when the last completes
-    (:attr:`Users.closed_loop`)."""
-
-    model: str
-    concurrency: float
-    active: float
-    slots: float
-    limit: str
-    requests_per_s: float
-    queue_wait_s: float
-    ttft_s: float
-    tpot_s: float
-    output_tokens_per_s: float
-    output_tokens_per_s_per_user: float
-    prefill_share: float
-
-
-class Saturation(TypedDict):
-    """The most a deployment serves of a plan's request shape: requests/s,
-    output tokens/s, the users inside the engine and what stops more."""
-
-    requests_per_s: float
-    output_tokens_per_s: float
-    users: float
-    limit: str
-
-
-class _Saturated(TypedDict, total=False):
-    saturation: Saturation
-
-
-class ClosedLoopLoad(ClosedLoop, _Saturated):
-    """:attr:`Plan.load` of a closed loop (``concurrency``, or more than one
-    of ``users``): the loop and, where found, the deployment's saturation."""
-
-
-class OpenLoop(_Saturated):
-    """:attr:`Plan.load` at ``rate`` requests/s: steady-state users, M/D/1
-    prefill queue (TTFT), TPOT and throughput (0 when unstable), the highest
-    rate whose mean TTFT meets the target, and the saturation."""
-
-    rate_requests_per_s: float
-    stable: bool
-    users: float
-    capacity_requests_per_s: float
-    utilization: float
-    prefill_share: float
-    prefill_s: float
-    ttft_wait_s: float
-    ttft_s: float
-    tpot_s: float
-    tokens_per_s_per_user: float
-    tokens_per_s_total: float
-    ttft_target_s: float
-    max_rate_at_ttft_target: float
-
-
-class Alternative(TypedDict):
-    """One change to a plan that does not fit, alone (:attr:`Plan.alternatives`):
-    whether it then fits, its users, context, devices, weight and KV formats,
-    and the speed it would give."""
-
-    change: str
-    fits: bool
-    users: float
-    context: float
-    devices: int
-    weights: str
-    kv: str
-    max_users_at_context: float
-    per_user_tokens_per_s_estimate: float
-    total_tokens_per_s_estimate: float
-
-
-class WeightsFit(TypedDict):
-    """Whether a model's weights fit the deployment (:attr:`MoeReport.fit`):
-    bytes per device, what the engine may use of each, what they overrun, and
-    the sequences of the context the deployment's KV room holds."""
-
-    weights_fit: bool
-    weight_bytes: float
-    usable_bytes: float
-    short_bytes: float
-    max_users_at_context: float
-
-
-class DenseEquivalent(TypedDict):
-    """The dense model of a MoE model's total size (:attr:`MoeReport.dense_equivalent`):
-    its id, parameters, FFN width and layout on the same devices."""
-
-    model: str
-    params_total: float
-    ffn_size: int
-    tp: int
-    pp: int
 
 
 class ModelFields(TypedDict, total=False):
@@ -324,56 +167,6 @@ class ModelSource(TypedDict):
     tensors: Tensors | None
 
 
-class MoeParameters(TypedDict):
-    """Parameter counts of a MoE model (:attr:`MoeReport.parameters`)."""
-
-    total: float
-    active: float
-    active_with_embedding: float
-    active_share: float
-    routed_experts: float
-    mtp: float
-    num_experts: int
-    experts_per_token: int
-    shared_experts: int
-    mtp_layers: int
-
-
-class MoeBatch(TypedDict):
-    """One batch of :attr:`MoeReport.batches`, beside the dense model of the same size;
-    ``kv_fits``: the deployment holds that many sequences of the context."""
-
-    batch: float
-    experts_per_layer: float
-    experts_per_layer_sd: float
-    expert_share_read: float
-    expert_weight_bytes: float
-    bytes_per_step: float
-    per_user_tokens_per_s_estimate: float
-    per_user_tokens_per_s_bound: float
-    total_tokens_per_s_estimate: float
-    bottleneck: str
-    weight_bytes_per_step: float
-    dense_bytes_per_step: float
-    dense_weight_bytes_per_step: float
-    dense_per_user_tokens_per_s_estimate: float
-    kv_fits: bool
-
-
-class CompareBatch(TypedDict):
-    """One batch of :attr:`Comparison.batches`."""
-
-    batch: float
-    first_bytes_per_step: float
-    second_bytes_per_step: float
-    first_per_user_tokens_per_s_estimate: float
-    second_per_user_tokens_per_s_estimate: float
-    first_per_user_tokens_per_s_bound: float
-    second_per_user_tokens_per_s_bound: float
-    first_total_tokens_per_s_estimate: float
-    second_total_tokens_per_s_estimate: float
-
-
 class RoutingSample(TypedDict):
     """What :func:`simulate_routing` returns: per layer, over the trials."""
 
@@ -487,36 +280,3 @@ class SweepDecodeOptions(SweepOptions, total=False):
     memory_utilization: float | None
     block_tokens: int | None
 
-
-class Fit(TypedDict):
-    """One fitted profile of :attr:`Calibration.fits` (shares with their
-    standard errors ``*_sd``, overheads in seconds, and each point's relative
-    residual, predicted / measured - 1)."""
-
-    key: str
-    memory: float
-    memory_sd: float
-    compute: float
-    compute_sd: float
-    attention: float
-    per_step_s: float
-    per_step_sd_s: float
-    per_kernel_s: float
-    per_kernel_sd_s: float
-    kv_memory: float
-    low_precision: float
-    compute_half_rows: float
-    stream_cap_bytes_per_s: float
-    per_request_s: float
-    per_request_sd_s: float
-    points: int
-    median_ape: float
-    residuals: list[float]
-
-
-class SkippedRow(TypedDict):
-    """A measured row that could not be mapped, with the reason
-    (:attr:`Calibration.skipped_rows`)."""
-
-    id: str
-    reason: str

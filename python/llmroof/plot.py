@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, Sequence, cast
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-    from ._api import Device, Phase, Plan
+    from ._api import Device
+    from ._core.reports import Phase, Plan
 
 
 def _pyplot() -> Any:
@@ -77,14 +78,13 @@ def roofline(device: Device, phases: Sequence[Phase], *, math: str = "bf16", ax:
     points: list[tuple[float, float, str]] = []
     for k, phase in enumerate(phases):
         marker = "o^sDv"[k % 5]
-        info = phase.to_dict()
         first = True
         for op in phase.ops:
             if op["flop"] <= 0 or op["estimate_s"] <= 0:
                 continue
             xi, yi = float(op["intensity_flop_per_byte"]), op["flop"] / op["estimate_s"]
             ax.scatter(xi, yi, s=28, marker=marker,
-                       label=f"{info['phase']} ({info['new_tokens']:g} tokens)" if first else None)
+                       label=f"{phase.phase} ({phase.new_tokens:g} tokens)" if first else None)
             first = False
             points.append((xi, yi, f"{op['name']} ({op['math']})"))
     # Labels placed greedily in display space: the first of a few offsets
@@ -113,9 +113,7 @@ def roofline(device: Device, phases: Sequence[Phase], *, math: str = "bf16", ax:
 
 
 def _plan_title(plan: Plan) -> str:
-    d = plan.to_dict()
-    return (f"{plan.model} on {plan.devices} x {plan.device} ({plan.weights}, KV {plan.kv}; "
-            f"{d.get('engine', '')})")
+    return f"{plan.model} on {plan.devices} x {plan.device} ({plan.weights}, KV {plan.kv}; {plan.engine})"
 
 
 def decode_curve(plan: Plan, *, ax: Axes | None = None) -> Axes:

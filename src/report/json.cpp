@@ -3,7 +3,15 @@
 
 namespace llmroof::report {
 
-json phase_json(const phase_timing& p) {
+namespace {
+
+// Python types of the keys (the generated stubs' annotations).
+constexpr std::string_view rows_t = "list[dict[str, Any]]";
+constexpr std::string_view object_t = "dict[str, Any]";
+constexpr std::string_view maybe_object_t = "dict[str, Any] | None";
+constexpr std::string_view maybe_float_t = "float | None";
+
+json op_rows(const phase_timing& p) {
   json ops = json::array();
   for (std::size_t i = 0; i < p.counts.ops.size(); ++i) {
     const op& o = p.counts.ops[i];
@@ -21,20 +29,43 @@ json phase_json(const phase_timing& p) {
                    {"estimate_s", t.estimate().value()},
                    {"bottleneck", to_string(t.limit())}});
   }
-  return {{"phase", to_string(p.counts.kind)},
-          {"sequences", p.counts.sequences},
-          {"new_tokens", p.counts.new_tokens},
-          {"flop", p.counts.total_flop().value()},
-          {"bytes", p.counts.total_bytes().value()},
-          {"weight_bytes", p.counts.weight_bytes().value()},
-          {"kv_read_bytes", p.counts.kv_read_bytes().value()},
-          {"bound_s", p.bound.value()},
-          {"estimate_s", p.estimate.value()},
-          {"tokens_per_s_bound", p.tokens_per_s_bound().value()},
-          {"tokens_per_s_estimate", p.tokens_per_s_estimate().value()},
-          {"bottleneck", to_string(p.limit())},
-          {"ops", ops}};
+  return ops;
 }
+
+using P = phase_timing;
+const field_table<P>& phase_fields() {
+  static const field_table<P> t = {
+      {"phase", "str", "decode or prefill.", [](const P& p) { return json(to_string(p.counts.kind)); }},
+      {"sequences", "float", "Sequences in the step.", [](const P& p) { return json(p.counts.sequences); }},
+      {"new_tokens", "float", "Tokens the step produces (decode: one per sequence; prefill: the prompts).",
+       [](const P& p) { return json(p.counts.new_tokens); }},
+      {"flop", "float", "FLOP of every op.", [](const P& p) { return json(p.counts.total_flop().value()); }},
+      {"bytes", "float", "Bytes moved by every op, B.", [](const P& p) { return json(p.counts.total_bytes().value()); }},
+      {"weight_bytes", "float", "Weight bytes read, B.", [](const P& p) { return json(p.counts.weight_bytes().value()); }},
+      {"kv_read_bytes", "float", "KV-cache bytes read, B.",
+       [](const P& p) { return json(p.counts.kv_read_bytes().value()); }},
+      {"bound_s", "float", "Sum of the ops' bounds (peak roofs), s.", [](const P& p) { return json(p.bound.value()); }},
+      {"estimate_s", "float", "Sum of the ops' estimates plus the step's host time, s.",
+       [](const P& p) { return json(p.estimate.value()); }},
+      {"tokens_per_s_bound", "float", "new_tokens / bound_s.",
+       [](const P& p) { return json(p.tokens_per_s_bound().value()); }},
+      {"tokens_per_s_estimate", "float", "new_tokens / estimate_s.",
+       [](const P& p) { return json(p.tokens_per_s_estimate().value()); }},
+      {"bottleneck", "str", "What accounts for most of the estimate: memory, compute, link or overhead.",
+       [](const P& p) { return json(to_string(p.limit())); }},
+      {"ops", rows_t,
+       "One row per op: name, count, flop, weight_bytes, kv_read_bytes, kv_written_bytes, activation_bytes, "
+       "intensity_flop_per_byte, math (the roof it ran on), bound_s, estimate_s, bottleneck.",
+       [](const P& p) { return op_rows(p); }},
+  };
+  return t;
+}
+
+}  // namespace
+
+json phase_json(const phase_timing& p) { return object_json(phase_fields(), p); }
+
+json phase_value(const phase_timing& p, std::size_t key) { return phase_fields().at(key).get(p); }
 
 json format_json(const numeric_format& f) {
   return {{"name", f.name}, {"bits", f.bits}, {"math", to_string(f.math)}};
@@ -88,35 +119,71 @@ json engine_json(const engine_settings& e) {
   return j;
 }
 
-json setup_json(const setup& s) {
-  json j = {{"model", s.model.id},
-            {"weights", s.pr.weights.name},
-            {"kv", s.pr.kv.name},
-            {"lm_head", s.pr.lm_head.name},
-            {"formats", {{"attention", s.pr.attention_format().name},
-                         {"ffn", s.pr.ffn_format().name},
-                         {"experts", s.pr.experts_format().name},
-                         {"embedding", s.pr.embedding.name}}},
-            {"formats_from", s.formats_from}};
-  j["checkpoint"] = s.checkpoint.empty() ? json(nullptr) : json(s.checkpoint);
-  if (s.has_device()) {
-    j["device"] = s.dev().id;
-    j["devices"] = s.devices();
-    j["parallel"] = {{"tp", s.parallel().tp},
+namespace {
+
+json optional(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
+
+const field_table<setup>& setup_fields() {
+  using S = setup;
+  static const field_table<S> t = {
+      {"model", "str", "The model's catalog id (or the file's name).", [](const S& s) { return json(s.model.id); }},
+      {"weights", "str", "Weight format of the bulk of the weights (the experts' in a MoE model).",
+       [](const S& s) { return json(s.pr.weights.name); }},
+      {"kv", "str", "KV-cache format.", [](const S& s) { return json(s.pr.kv.name); }},
+      {"lm_head", "str", "Format of lm_head.", [](const S& s) { return json(s.pr.lm_head.name); }},
+      {"formats", object_t, "Format of each module: attention, ffn, experts, embedding.",
+       [](const S& s) {
+         return json{{"attention", s.pr.attention_format().name},
+                     {"ffn", s.pr.ffn_format().name},
+                     {"experts", s.pr.experts_format().name},
+                     {"embedding", s.pr.embedding.name}};
+       }},
+      {"formats_from", "str", "Where the formats come from: asked, file, name, checkpoint or default.",
+       [](const S& s) { return json(s.formats_from); }},
+      {"checkpoint", "str | None", "The published checkpoint whose formats are planned, or None.",
+       [](const S& s) { return s.checkpoint.empty() ? json(nullptr) : json(s.checkpoint); }},
+      {"device", "str", "The device's catalog id (absent without a device).",
+       [](const S& s) { return s.has_device() ? json(s.dev().id) : absent(); }},
+      {"devices", "int", "Devices of the deployment.",
+       [](const S& s) { return s.has_device() ? json(s.devices()) : absent(); }},
+      {"parallel", object_t, "The layout: tp, pp, ep, nodes, devices_per_node and the collectives' link.",
+       [](const S& s) {
+         if (!s.has_device()) return absent();
+         return json{{"tp", s.parallel().tp},
                      {"pp", s.parallel().pp},
                      {"ep", s.parallel().ep},
                      {"nodes", s.parallel().nodes()},
                      {"devices_per_node", s.parallel().devices_per_node},
                      {"link", s.devices() > 1 ? json(detail::collective_link(s.parallel(), s.dev()).id) : json(nullptr)}};
-    j["engine"] = s.engine.name();
-    j["engine_settings"] = engine_json(s.engine);
-  }
-  if (s.source != nullptr) j["model_source"] = model_source_json(*s.source);
-  return j;
+       }},
+      {"engine", "str", "The serving engine.", [](const S& s) { return s.has_device() ? json(s.engine.name()) : absent(); }},
+      {"engine_settings", object_t, "The engine's settings, as `llmroof list engines --json` prints them.",
+       [](const S& s) { return s.has_device() ? engine_json(s.engine) : absent(); }},
+      {"model_source", maybe_object_t, "What the model file says (formats, tensors, warnings); absent for a catalog model.",
+       [](const S& s) { return s.source != nullptr ? model_source_json(*s.source) : absent(); }},
+  };
+  return t;
 }
 
+/// `own` after the report's schema and the deployment's keys (`V::s`).
+template <class V>
+field_table<V> report_table(std::string_view schema, field_table<V> own) {
+  field_table<V> t;
+  t.push_back({"schema", "str", "The report's schema (docs/cli-json.md).", [schema](const V&) { return json(schema); }});
+  for (const field<setup>& f : setup_fields()) {
+    t.push_back({f.key, f.type, f.doc, [g = f.get](const V& v) { return g(v.s); }});
+  }
+  for (field<V>& f : own) t.push_back(std::move(f));
+  return t;
+}
+
+}  // namespace
+
+json setup_json(const setup& s) { return object_json(setup_fields(), s); }
+
 json memory_json(const memory_plan& m) {
-  return {{"device_memory_bytes", m.device_memory.value()},
+  return {{"devices", m.devices},
+          {"device_memory_bytes", m.device_memory.value()},
           {"capacity_bytes", m.capacity.value()},
           {"usable_bytes", m.usable.value()},
           {"memory_utilization", m.capacity.value() > 0 ? m.usable.value() / m.capacity.value() : 0},
@@ -183,13 +250,17 @@ json efficiency_json(const efficiency_profile& e) {
           {"points", e.points}};
 }
 
-json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load, double output) {
-  json j = {{"schema", "llmroof.plan/1"}};
-  j.update(setup_json(s));
-  j["efficiency"] = efficiency_json(r.efficiency());
-  j["memory"] = memory_json(res.memory);
-  j["prompt_tokens"] = res.prompt;
-  j["ttft"] = phase_json(res.ttft);
+namespace {
+
+struct plan_view {
+  const setup& s;
+  const roofline& r;
+  const plan_result& res;
+  const served_load& load;
+  double output;
+};
+
+json curve_rows(const plan_result& res) {
   json curve = json::array();
   for (const auto& pt : res.curve) {
     curve.push_back({{"context", pt.context},
@@ -204,56 +275,145 @@ json plan_json(const setup& s, const roofline& r, const plan_result& res, const 
                      {"tpot_s_estimate", pt.all.estimate.value()},
                      {"bottleneck", to_string(pt.all.limit())}});
   }
-  j["decode_curve"] = curve;
-  j["alternatives"] = alternatives_json(res.alternatives);
-  if (load.open || load.closed) j["load"] = load_json(load, output);
-  return j;
+  return curve;
+}
+
+const field_table<plan_view>& plan_fields() {
+  using V = plan_view;
+  static const field_table<V> t = report_table<V>(
+      "llmroof.plan/1",
+      {
+          {"efficiency", object_t, "The efficiency profile the estimates use (shares, overheads, its source).",
+           [](const V& v) { return efficiency_json(v.r.efficiency()); }},
+          {"memory", "MemoryPlan", "Weights, reserve, activations and every user's KV cache against the memory.",
+           [](const V& v) { return memory_json(v.res.memory); }},
+          {"prompt_tokens", "float", "Prompt of the TTFT estimate.", [](const V& v) { return json(v.res.prompt); }},
+          {"ttft", "Phase", "Prefill of prompt_tokens for one user on an empty cache: TTFT without queueing.",
+           [](const V& v) { return phase_json(v.res.ttft); }},
+          {"decode_curve", rows_t,
+           "Decode speed at each context from 0 to the plan's: context, fits, "
+           "single_user_tokens_per_s_estimate/_bound/_low/_high (one user alone, with the band), "
+           "per_user_tokens_per_s_estimate/_bound and total_tokens_per_s_estimate (all users), tpot_s_estimate, "
+           "bottleneck.",
+           [](const V& v) { return curve_rows(v.res); }},
+          {"alternatives", rows_t,
+           "When it does not fit: each change alone (change, fits, users, context, devices, weights, kv, "
+           "max_users_at_context, per_user_tokens_per_s_estimate, total_tokens_per_s_estimate); else empty.",
+           [](const V& v) { return alternatives_json(v.res.alternatives); }},
+          {"load", maybe_object_t,
+           "The plan under load: a closed loop (concurrency, or more than one user) or an open loop (a rate), "
+           "with its saturation; absent for one user alone.",
+           [](const V& v) { return v.load.open || v.load.closed ? load_json(v.load, v.output) : absent(); }},
+      });
+  return t;
+}
+
+struct decode_view {
+  const setup& s;
+  const roofline& r;
+  double batch;
+  double context;
+  const phase_timing& p;
+};
+
+const field_table<decode_view>& decode_fields() {
+  using V = decode_view;
+  static const field_table<V> t = report_table<V>(
+      "llmroof.decode/1",
+      {
+          {"batch", "float", "Sequences decoding together.", [](const V& v) { return json(v.batch); }},
+          {"context", "float", "Tokens each sequence holds (their mean).", [](const V& v) { return json(v.context); }},
+          {"efficiency", object_t, "The efficiency profile the estimate uses.",
+           [](const V& v) { return efficiency_json(v.r.efficiency()); }},
+          {"step", "Phase", "The decode step, op by op.", [](const V& v) { return phase_json(v.p); }},
+          {"per_user_tokens_per_s_estimate", "float", "1 / the step's estimate.",
+           [](const V& v) { return json(1.0 / v.p.estimate.value()); }},
+          {"per_user_tokens_per_s_bound", "float", "1 / the step's bound.",
+           [](const V& v) { return json(1.0 / v.p.bound.value()); }},
+          {"ridge_flop_per_byte", "float", "FLOP per byte where the weights' math roof meets the memory roof.",
+           [](const V& v) { return json(v.r.ridge(v.s.pr.weights.math).value()); }},
+      });
+  return t;
+}
+
+struct prefill_view {
+  const setup& s;
+  double batch;
+  double prompt;
+  double cached;
+  const phase_timing& p;
+};
+
+const field_table<prefill_view>& prefill_fields() {
+  using V = prefill_view;
+  static const field_table<V> t = report_table<V>(
+      "llmroof.prefill/1",
+      {
+          {"batch", "float", "Prompts prefilled together.", [](const V& v) { return json(v.batch); }},
+          {"prompt", "float", "Tokens of each prompt.", [](const V& v) { return json(v.prompt); }},
+          {"cached", "float", "Tokens already in the cache (a prefix hit).", [](const V& v) { return json(v.cached); }},
+          {"prefill", "Phase", "The prefill, op by op.", [](const V& v) { return phase_json(v.p); }},
+          {"ttft_s_estimate", "float", "The prefill's estimate, s.", [](const V& v) { return json(v.p.estimate.value()); }},
+          {"ttft_s_bound", "float", "The prefill's bound, s.", [](const V& v) { return json(v.p.bound.value()); }},
+      });
+  return t;
+}
+
+struct kv_view {
+  const setup& s;
+  double context;
+  double users;
+  const kv_breakdown& kv;
+};
+
+const field_table<kv_view>& kv_fields() {
+  using V = kv_view;
+  static const field_table<V> t = report_table<V>(
+      "llmroof.kv/1",
+      {
+          {"context", "float", "Tokens each sequence holds.", [](const V& v) { return json(v.context); }},
+          {"users", "float", "Sequences held.", [](const V& v) { return json(v.users); }},
+          {"block_tokens", "float", "Tokens per KV block (the engine's page).",
+           [](const V& v) { return json(v.s.engine.block_tokens); }},
+          {"kv_bytes_per_token", "float", "All layers' KV of one token, B.",
+           [](const V& v) { return json(v.kv.per_token.value()); }},
+          {"kv_bytes_per_sequence", "float", "One sequence at the context, block-rounded, B.",
+           [](const V& v) { return json(v.kv.per_sequence.value()); }},
+          {"kv_bytes_total", "float", "All users' sequences, B.",
+           [](const V& v) { return json(v.users * v.kv.per_sequence.value()); }},
+          {"layers", rows_t,
+           "One row per layer kind: kind, layers, bytes_per_token, tokens_held (a sliding window's), state_bytes.",
+           [](const V& v) {
+             json layers = json::array();
+             for (const kv_layer_share& l : v.kv.layers) {
+               layers.push_back({{"kind", to_string(l.kind)},
+                                 {"layers", l.layers},
+                                 {"bytes_per_token", l.per_token.value()},
+                                 {"tokens_held", l.tokens_held},
+                                 {"state_bytes", l.state.value()}});
+             }
+             return layers;
+           }},
+      });
+  return t;
+}
+
+}  // namespace
+
+json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load, double output) {
+  return object_json(plan_fields(), plan_view{s, r, res, load, output});
 }
 
 json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p) {
-  json j = {{"schema", "llmroof.decode/1"}};
-  j.update(setup_json(s));
-  j["batch"] = batch;
-  j["context"] = context;
-  j["efficiency"] = efficiency_json(r.efficiency());
-  j["step"] = phase_json(p);
-  j["per_user_tokens_per_s_estimate"] = 1.0 / p.estimate.value();
-  j["per_user_tokens_per_s_bound"] = 1.0 / p.bound.value();
-  j["ridge_flop_per_byte"] = r.ridge(s.pr.weights.math).value();
-  return j;
+  return object_json(decode_fields(), decode_view{s, r, batch, context, p});
 }
 
 json prefill_json(const setup& s, double batch, double prompt, double cached, const phase_timing& p) {
-  json j = {{"schema", "llmroof.prefill/1"}};
-  j.update(setup_json(s));
-  j["batch"] = batch;
-  j["prompt"] = prompt;
-  j["cached"] = cached;
-  j["prefill"] = phase_json(p);
-  j["ttft_s_estimate"] = p.estimate.value();
-  j["ttft_s_bound"] = p.bound.value();
-  return j;
+  return object_json(prefill_fields(), prefill_view{s, batch, prompt, cached, p});
 }
 
 json kv_json(const setup& s, double context, double users, const kv_breakdown& kv) {
-  json layers = json::array();
-  for (const kv_layer_share& l : kv.layers) {
-    layers.push_back({{"kind", to_string(l.kind)},
-                      {"layers", l.layers},
-                      {"bytes_per_token", l.per_token.value()},
-                      {"tokens_held", l.tokens_held},
-                      {"state_bytes", l.state.value()}});
-  }
-  json j = {{"schema", "llmroof.kv/1"}};
-  j.update(setup_json(s));
-  j["context"] = context;
-  j["users"] = users;
-  j["block_tokens"] = s.engine.block_tokens;
-  j["kv_bytes_per_token"] = kv.per_token.value();
-  j["kv_bytes_per_sequence"] = kv.per_sequence.value();
-  j["kv_bytes_total"] = users * kv.per_sequence.value();
-  j["layers"] = layers;
-  return j;
+  return object_json(kv_fields(), kv_view{s, context, users, kv});
 }
 
 namespace {
@@ -327,27 +487,57 @@ json load_json(const served_load& l, double output) {
   return j;
 }
 
-json calibrate_json(const measurement_set& set, profile_scope scope, const profile_table& t) {
-  json j = {{"schema", "llmroof.calibrate/1"}, {"scope", to_string(scope)}, {"points", set.rows.size()},
-            {"skipped", set.skipped.size()}};
-  json fits = json::array();
-  for (const auto& [key, r] : t.fits) {
-    fits.push_back({{"key", key.empty() ? "global" : key}, {"memory", r.profile.memory}, {"memory_sd", r.memory_sd},
-                    {"compute", r.profile.compute}, {"compute_sd", r.compute_sd}, {"attention", r.profile.attention},
-                    {"per_step_s", r.profile.per_step.value()}, {"per_step_sd_s", r.per_step_sd},
-                    {"per_kernel_s", r.profile.per_kernel.value()}, {"per_kernel_sd_s", r.per_kernel_sd},
-                    {"kv_memory", r.profile.kv_memory}, {"low_precision", r.profile.low_precision},
-                    {"compute_half_rows", r.profile.compute_half_rows},
-                    {"stream_cap_bytes_per_s", r.profile.stream_cap},
-                    {"per_request_s", r.profile.per_request.value()}, {"per_request_sd_s", r.per_request_sd},
-                    {"points", r.points},
-                    {"median_ape", r.median_ape}, {"residuals", r.residuals}});
-  }
-  j["fits"] = fits;
+namespace {
+
+json skipped_rows(const measurement_set& set) {
   json skipped = json::array();
   for (const auto& sk : set.skipped) skipped.push_back({{"id", sk.id}, {"reason", sk.reason}});
-  j["skipped_rows"] = skipped;
-  return j;
+  return skipped;
+}
+
+struct calibrate_view {
+  const measurement_set& set;
+  profile_scope scope;
+  const profile_table& t;
+};
+
+const field_table<calibrate_view>& calibrate_fields() {
+  using V = calibrate_view;
+  static const field_table<V> t = {
+      {"schema", "str", "The report's schema (docs/cli-json.md).", [](const V&) { return json("llmroof.calibrate/1"); }},
+      {"scope", "str", "Profiles per: global, engine or engine-kind.", [](const V& v) { return json(to_string(v.scope)); }},
+      {"points", "int", "Rows mapped onto catalog models and devices.", [](const V& v) { return json(v.set.rows.size()); }},
+      {"skipped", "int", "Rows that could not be mapped (skipped_rows says why).",
+       [](const V& v) { return json(v.set.skipped.size()); }},
+      {"fits", rows_t,
+       "One fit per group (key): memory, compute, attention, kv_memory, low_precision, compute_half_rows, "
+       "stream_cap_bytes_per_s, the overheads per_step_s, per_kernel_s, per_request_s, the spreads (*_sd), "
+       "points, median_ape and residuals.",
+       [](const V& v) {
+         json fits = json::array();
+         for (const auto& [key, r] : v.t.fits) {
+           fits.push_back({{"key", key.empty() ? "global" : key}, {"memory", r.profile.memory}, {"memory_sd", r.memory_sd},
+                           {"compute", r.profile.compute}, {"compute_sd", r.compute_sd},
+                           {"attention", r.profile.attention}, {"per_step_s", r.profile.per_step.value()},
+                           {"per_step_sd_s", r.per_step_sd}, {"per_kernel_s", r.profile.per_kernel.value()},
+                           {"per_kernel_sd_s", r.per_kernel_sd}, {"kv_memory", r.profile.kv_memory},
+                           {"low_precision", r.profile.low_precision},
+                           {"compute_half_rows", r.profile.compute_half_rows},
+                           {"stream_cap_bytes_per_s", r.profile.stream_cap},
+                           {"per_request_s", r.profile.per_request.value()}, {"per_request_sd_s", r.per_request_sd},
+                           {"points", r.points}, {"median_ape", r.median_ape}, {"residuals", r.residuals}});
+         }
+         return fits;
+       }},
+      {"skipped_rows", rows_t, "Each unmapped row: id and reason.", [](const V& v) { return skipped_rows(v.set); }},
+  };
+  return t;
+}
+
+}  // namespace
+
+json calibrate_json(const measurement_set& set, profile_scope scope, const profile_table& t) {
+  return object_json(calibrate_fields(), calibrate_view{set, scope, t});
 }
 
 json validate_json(const measurement_set& set, const validation& v, bool refit) {
@@ -376,36 +566,68 @@ json validate_json(const measurement_set& set, const validation& v, bool refit) 
   }
   j["metrics"] = metrics;
   j["rows"] = rows;
-  json skipped = json::array();
-  for (const auto& sk : set.skipped) skipped.push_back({{"id", sk.id}, {"reason", sk.reason}});
-  j["skipped_rows"] = skipped;
+  j["skipped_rows"] = skipped_rows(set);
   return j;
 }
 
+namespace {
+
+struct users_view {
+  const setup& s;
+  double context;
+  double min_tokens_per_s;
+  double ttft_target_s;
+  const users_result& u;
+  double output;
+};
+
+const field_table<users_view>& users_fields() {
+  using V = users_view;
+  static const field_table<V> t = report_table<V>(
+      "llmroof.users/1",
+      {
+          {"context", "float", "Tokens each user holds.", [](const V& v) { return json(v.context); }},
+          {"min_tokens_per_s_per_user", "float", "The tokens/s target.",
+           [](const V& v) { return json(v.min_tokens_per_s); }},
+          {"ttft_target_s", "float", "The TTFT target, s (0: none).", [](const V& v) { return json(v.ttft_target_s); }},
+          {"max_users", "float", "Most users meeting both targets in their closed loop (0: not even one).",
+           [](const V& v) { return json(v.u.users); }},
+          {"limit", "str",
+           "What stops one more user: memory (at the context), kv_cache or max_num_seqs (the engine's slots), "
+           "compute, tokens/s (decode speed), prefill (the others' prefills) or ttft.",
+           [](const V& v) { return json(to_string(v.u.limit)); }},
+          {"ttft_s", "float", "Time to first token in that closed loop, s.", [](const V& v) { return json(v.u.ttft.value()); }},
+          {"per_user_tokens_per_s_estimate", "float", "Tokens/s each of max_users decodes in the loop.",
+           [](const V& v) { return json(v.u.users > 0 ? v.u.tokens_per_s_per_user() : 0.0); }},
+          {"total_tokens_per_s_estimate", "float", "Output tokens/s of all max_users together in the loop.",
+           [](const V& v) { return json(v.u.users > 0 ? v.u.tokens_per_s_total() : 0.0); }},
+          {"closed_loop", maybe_object_t,
+           "Those users in a closed loop of the stated output (a plan's load: concurrency, active, slots, limit, "
+           "requests_per_s, queue_wait_s, ttft_s, tpot_s, output_tokens_per_s, ...), or None when none qualifies.",
+           [](const V& v) { return v.u.loop.concurrency > 0 ? closed_loop_json(v.u.loop, v.output) : json(nullptr); }},
+          {"curve", rows_t,
+           "The closed loop at 1, 2, 4, ... users and at max_users: users, per_user_tokens_per_s_estimate, "
+           "total_tokens_per_s_estimate, ttft_s and fits (whether the deployment holds them).",
+           [](const V& v) {
+             json curve = json::array();
+             for (const users_point& p : v.u.curve) {
+               curve.push_back({{"users", p.users},
+                                {"per_user_tokens_per_s_estimate", p.tokens_per_s_per_user()},
+                                {"total_tokens_per_s_estimate", p.tokens_per_s_total()},
+                                {"ttft_s", p.loop.ttft.value()},
+                                {"fits", p.fits}});
+             }
+             return curve;
+           }},
+      });
+  return t;
+}
+
+}  // namespace
+
 json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u,
                 double output) {
-  json j = {{"schema", "llmroof.users/1"}};
-  j.update(setup_json(s));
-  j["context"] = context;
-  j["min_tokens_per_s_per_user"] = min_tokens_per_s;
-  j["ttft_target_s"] = ttft_target_s;
-  j["max_users"] = u.users;
-  j["limit"] = to_string(u.limit);
-  j["ttft_s"] = u.ttft.value();
-  j["per_user_tokens_per_s_estimate"] = u.users > 0 ? u.tokens_per_s_per_user() : 0.0;
-  j["total_tokens_per_s_estimate"] = u.users > 0 ? u.tokens_per_s_total() : 0.0;
-  // Those users in a closed loop of `output`-token answers (null when none qualifies).
-  j["closed_loop"] = u.loop.concurrency > 0 ? closed_loop_json(u.loop, output) : json(nullptr);
-  json curve = json::array();
-  for (const users_point& p : u.curve) {
-    curve.push_back({{"users", p.users},
-                     {"per_user_tokens_per_s_estimate", p.tokens_per_s_per_user()},
-                     {"total_tokens_per_s_estimate", p.tokens_per_s_total()},
-                     {"ttft_s", p.loop.ttft.value()},
-                     {"fits", p.fits}});
-  }
-  j["curve"] = curve;
-  return j;
+  return object_json(users_fields(), users_view{s, context, min_tokens_per_s, ttft_target_s, u, output});
 }
 
 json moe_table_json(const std::vector<moe_model_row>& rows) {
@@ -420,77 +642,187 @@ json moe_table_json(const std::vector<moe_model_row>& rows) {
   return {{"schema", "llmroof.moe_table/1"}, {"models", out}};
 }
 
-json moe_json(const setup& s, const moe_analysis& m, const weights_fit& fit) {
-  const architecture& a = s.model;
-  const model_comparison& c = m.decode;
-  json rows = json::array();
-  for (std::size_t i = 0; i < c.batches.size(); ++i) {
-    const double n = c.batches[i];
-    const phase_timing& moe = c.first[i];
-    const phase_timing& d = c.second[i];
-    const routing_row& route = m.routing[i];
-    rows.push_back({{"batch", n},
-                    {"experts_per_layer", route.experts_per_layer},
-                    {"experts_per_layer_sd", route.experts_per_layer_sd},
-                    {"expert_share_read", route.experts_per_layer / a.moe.num_experts},
-                    {"expert_weight_bytes", route.expert_weights.value()},
-                    {"bytes_per_step", moe.counts.total_bytes().value()},
-                    {"per_user_tokens_per_s_estimate", 1.0 / moe.estimate.value()},
-                    {"per_user_tokens_per_s_bound", 1.0 / moe.bound.value()},
-                    {"total_tokens_per_s_estimate", n / moe.estimate.value()},
-                    {"bottleneck", to_string(moe.limit())},
-                    {"weight_bytes_per_step", moe.counts.weight_bytes().value()},
-                    {"dense_bytes_per_step", d.counts.total_bytes().value()},
-                    {"dense_weight_bytes_per_step", d.counts.weight_bytes().value()},
-                    {"dense_per_user_tokens_per_s_estimate", 1.0 / d.estimate.value()},
-                    {"kv_fits", fit.holds(n)}});
-  }
-  json j = {{"schema", "llmroof.moe/1"}};
-  j.update(setup_json(s));
-  j["context"] = c.context;
-  j["parameters"] = params_json(a, c.first_params);
-  j["routed_expert_params"] = m.routed_expert_params;
+namespace {
+
+struct moe_view {
+  const setup& s;
+  const moe_analysis& m;
+  const weights_fit& fit;
+};
+
+const field_table<moe_view>& moe_fields() {
+  using V = moe_view;
+  static const field_table<V> t = report_table<V>(
+      "llmroof.moe/1",
+      {
+          {"context", "float", "Tokens every sequence holds.", [](const V& v) { return json(v.m.decode.context); }},
+          {"parameters", object_t,
+           "Total and active parameters (total, active, active_with_embedding, active_share, routed_experts, mtp) "
+           "and the routing (num_experts, experts_per_token, shared_experts, mtp_layers).",
+           [](const V& v) { return params_json(v.s.model, v.m.decode.first_params); }},
+          {"routed_expert_params", "float", "One expert's parameters x MoE layers.",
+           [](const V& v) { return json(v.m.routed_expert_params); }},
+          {"fit", object_t,
+           "The weights against the deployment: weights_fit, weight_bytes, usable_bytes, short_bytes, "
+           "max_users_at_context.",
+           [](const V& v) { return fit_json(v.fit); }},
+          {"dense_equivalent", object_t, "The dense model of the same total size: model, params_total, ffn_size, tp, pp.",
+           [](const V& v) {
+             const model_comparison& c = v.m.decode;
+             return json{{"model", v.m.dense.id},
+                         {"params_total", c.second_params.total()},
+                         {"ffn_size", v.m.dense.ffn_size},
+                         {"tp", c.second_layout.tp},
+                         {"pp", c.second_layout.pp}};
+           }},
+          {"weights_crossover_batch", maybe_float_t,
+           "First batch reading at least (to within 1%) the dense model's weight bytes per device, or None.",
+           [](const V& v) { return optional(v.m.weights_crossover); }},
+          {"speed_crossover_batch", maybe_float_t, "First batch where the MoE model is no faster per user, or None.",
+           [](const V& v) { return optional(v.m.decode.speed_crossover); }},
+          {"batches", rows_t,
+           "Per batch: experts_per_layer (and _sd), expert_share_read, expert_weight_bytes, bytes_per_step, "
+           "weight_bytes_per_step, per_user_tokens_per_s_estimate/_bound, total_tokens_per_s_estimate, bottleneck, "
+           "the dense model's dense_bytes_per_step, dense_weight_bytes_per_step, "
+           "dense_per_user_tokens_per_s_estimate, and kv_fits.",
+           [](const V& v) {
+             const model_comparison& c = v.m.decode;
+             json out = json::array();
+             for (std::size_t i = 0; i < c.batches.size(); ++i) {
+               const double n = c.batches[i];
+               const phase_timing& moe = c.first[i];
+               const phase_timing& d = c.second[i];
+               const routing_row& route = v.m.routing[i];
+               out.push_back({{"batch", n},
+                              {"experts_per_layer", route.experts_per_layer},
+                              {"experts_per_layer_sd", route.experts_per_layer_sd},
+                              {"expert_share_read", route.experts_per_layer / v.s.model.moe.num_experts},
+                              {"expert_weight_bytes", route.expert_weights.value()},
+                              {"bytes_per_step", moe.counts.total_bytes().value()},
+                              {"per_user_tokens_per_s_estimate", 1.0 / moe.estimate.value()},
+                              {"per_user_tokens_per_s_bound", 1.0 / moe.bound.value()},
+                              {"total_tokens_per_s_estimate", n / moe.estimate.value()},
+                              {"bottleneck", to_string(moe.limit())},
+                              {"weight_bytes_per_step", moe.counts.weight_bytes().value()},
+                              {"dense_bytes_per_step", d.counts.total_bytes().value()},
+                              {"dense_weight_bytes_per_step", d.counts.weight_bytes().value()},
+                              {"dense_per_user_tokens_per_s_estimate", 1.0 / d.estimate.value()},
+                              {"kv_fits", v.fit.holds(n)}});
+             }
+             return out;
+           }},
+      });
+  return t;
+}
+
+struct compare_view {
+  const setup& a;
+  const setup& b;
+  const model_comparison& c;
+  const weights_fit& fit_a;
+  const weights_fit& fit_b;
+};
+
+json side_json(const setup& s, const param_counts& p, const weights_fit& fit) {
+  json j = setup_json(s);
+  j["parameters"] = params_json(s.model, p);
   j["fit"] = fit_json(fit);
-  j["dense_equivalent"] = {{"model", m.dense.id},
-                           {"params_total", c.second_params.total()},
-                           {"ffn_size", m.dense.ffn_size},
-                           {"tp", c.second_layout.tp},
-                           {"pp", c.second_layout.pp}};
-  j["weights_crossover_batch"] = m.weights_crossover ? json(*m.weights_crossover) : json(nullptr);
-  j["speed_crossover_batch"] = c.speed_crossover ? json(*c.speed_crossover) : json(nullptr);
-  j["batches"] = rows;
   return j;
+}
+
+const field_table<compare_view>& compare_fields() {
+  using V = compare_view;
+  static const field_table<V> t = {
+      {"schema", "str", "The report's schema (docs/cli-json.md).", [](const V&) { return json("llmroof.compare/1"); }},
+      {"device", "str", "The device's catalog id.", [](const V& v) { return json(v.a.dev().id); }},
+      {"devices", "int", "Devices of the deployment.", [](const V& v) { return json(v.a.devices()); }},
+      {"context", "float", "Tokens every sequence holds.", [](const V& v) { return json(v.c.context); }},
+      {"first", object_t, "The first model's deployment (as a plan's), parameters and fit.",
+       [](const V& v) { return side_json(v.a, v.c.first_params, v.fit_a); }},
+      {"second", object_t, "The second model's, on the first's devices and engine.",
+       [](const V& v) { return side_json(v.b, v.c.second_params, v.fit_b); }},
+      {"bytes_crossover_batch", maybe_float_t, "First batch where the first model's step reads as many bytes, or None.",
+       [](const V& v) { return optional(v.c.bytes_crossover); }},
+      {"speed_crossover_batch", maybe_float_t, "First batch where the first model is no faster per user, or None.",
+       [](const V& v) { return optional(v.c.speed_crossover); }},
+      {"batches", rows_t,
+       "Per batch: first_/second_bytes_per_step, first_/second_per_user_tokens_per_s_estimate and _bound, "
+       "first_/second_total_tokens_per_s_estimate.",
+       [](const V& v) {
+         const model_comparison& c = v.c;
+         json out = json::array();
+         for (std::size_t i = 0; i < c.batches.size(); ++i) {
+           out.push_back({{"batch", c.batches[i]},
+                          {"first_bytes_per_step", c.first[i].counts.total_bytes().value()},
+                          {"second_bytes_per_step", c.second[i].counts.total_bytes().value()},
+                          {"first_per_user_tokens_per_s_estimate", 1.0 / c.first[i].estimate.value()},
+                          {"second_per_user_tokens_per_s_estimate", 1.0 / c.second[i].estimate.value()},
+                          {"first_per_user_tokens_per_s_bound", 1.0 / c.first[i].bound.value()},
+                          {"second_per_user_tokens_per_s_bound", 1.0 / c.second[i].bound.value()},
+                          {"first_total_tokens_per_s_estimate", c.batches[i] / c.first[i].estimate.value()},
+                          {"second_total_tokens_per_s_estimate", c.batches[i] / c.second[i].estimate.value()}});
+         }
+         return out;
+       }},
+  };
+  return t;
+}
+
+}  // namespace
+
+json moe_json(const setup& s, const moe_analysis& m, const weights_fit& fit) {
+  return object_json(moe_fields(), moe_view{s, m, fit});
 }
 
 json compare_json(const setup& a, const setup& b, const model_comparison& c, const weights_fit& fit_a,
                   const weights_fit& fit_b) {
-  json rows = json::array();
-  for (std::size_t i = 0; i < c.batches.size(); ++i) {
-    rows.push_back({{"batch", c.batches[i]},
-                    {"first_bytes_per_step", c.first[i].counts.total_bytes().value()},
-                    {"second_bytes_per_step", c.second[i].counts.total_bytes().value()},
-                    {"first_per_user_tokens_per_s_estimate", 1.0 / c.first[i].estimate.value()},
-                    {"second_per_user_tokens_per_s_estimate", 1.0 / c.second[i].estimate.value()},
-                    {"first_per_user_tokens_per_s_bound", 1.0 / c.first[i].bound.value()},
-                    {"second_per_user_tokens_per_s_bound", 1.0 / c.second[i].bound.value()},
-                    {"first_total_tokens_per_s_estimate", c.batches[i] / c.first[i].estimate.value()},
-                    {"second_total_tokens_per_s_estimate", c.batches[i] / c.second[i].estimate.value()}});
+  return object_json(compare_fields(), compare_view{a, b, c, fit_a, fit_b});
+}
+
+namespace {
+
+template <class V>
+std::vector<key_doc> keys(const field_table<V>& t) {
+  std::vector<key_doc> out;
+  for (const field<V>& f : t) out.push_back({f.key, f.type, f.doc});
+  return out;
+}
+
+struct schema_keys {
+  std::string_view name;
+  std::vector<key_doc> (*keys)();
+};
+
+const schema_keys known[] = {
+    {"llmroof.plan/1", [] { return keys(plan_fields()); }},
+    {"llmroof.decode/1", [] { return keys(decode_fields()); }},
+    {"llmroof.prefill/1", [] { return keys(prefill_fields()); }},
+    {"llmroof.kv/1", [] { return keys(kv_fields()); }},
+    {"llmroof.users/1", [] { return keys(users_fields()); }},
+    {"llmroof.moe/1", [] { return keys(moe_fields()); }},
+    {"llmroof.compare/1", [] { return keys(compare_fields()); }},
+    {"llmroof.calibrate/1", [] { return keys(calibrate_fields()); }},
+    {"phase", [] { return keys(phase_fields()); }},
+};
+
+}  // namespace
+
+const std::vector<key_doc>& keys_of(std::string_view schema) {
+  static const auto all = [] {
+    std::vector<std::vector<key_doc>> v;
+    for (const schema_keys& k : known) v.push_back(k.keys());
+    return v;
+  }();
+  for (std::size_t i = 0; i < std::size(known); ++i) {
+    if (known[i].name == schema) return all[i];
   }
-  json first = setup_json(a);
-  first["parameters"] = params_json(a.model, c.first_params);
-  first["fit"] = fit_json(fit_a);
-  json second = setup_json(b);
-  second["parameters"] = params_json(b.model, c.second_params);
-  second["fit"] = fit_json(fit_b);
-  return {{"schema", "llmroof.compare/1"},
-          {"device", a.dev().id},
-          {"devices", a.devices()},
-          {"context", c.context},
-          {"first", first},
-          {"second", second},
-          {"bytes_crossover_batch", c.bytes_crossover ? json(*c.bytes_crossover) : json(nullptr)},
-          {"speed_crossover_batch", c.speed_crossover ? json(*c.speed_crossover) : json(nullptr)},
-          {"batches", rows}};
+  throw std::invalid_argument("unknown report schema '" + std::string(schema) + "'");
+}
+
+std::vector<std::string_view> schemas() {
+  std::vector<std::string_view> out;
+  for (const schema_keys& k : known) out.push_back(k.name);
+  return out;
 }
 
 }  // namespace llmroof::report

@@ -5,6 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+#include <string_view>
+#include <vector>
+
 #include "llmroof/llmroof.hpp"
 #include "llmroof/calibrate.hpp"
 #include "llmroof/deployment.hpp"
@@ -17,9 +21,55 @@ using json = nlohmann::ordered_json;
 /// What a report was computed for (deployment.hpp).
 using setup = deployment;
 
+/// One key of a report, written once: its name in the JSON, its type as
+/// Python sees it (the `_core.reports` stubs are generated from it), what it
+/// holds (the property's docstring), and how it is read from the report's
+/// parts (a discarded value: the key is absent from this report).
+template <class V>
+struct field {
+  std::string_view key;
+  std::string_view type;
+  std::string_view doc;
+  std::function<json(const V&)> get;
+};
+
+template <class V>
+using field_table = std::vector<field<V>>;
+
+/// The value of a key that this report does not hold.
+inline json absent() { return json(json::value_t::discarded); }
+
+/// `v` as a JSON object: each key of `table` in order, but those absent.
+template <class V>
+json object_json(const field_table<V>& table, const V& v) {
+  json j = json::object();
+  for (const field<V>& f : table) {
+    json x = f.get(v);
+    if (!x.is_discarded()) j[std::string(f.key)] = std::move(x);
+  }
+  return j;
+}
+
+/// A key of a report as the bindings show it (name, Python type, docstring).
+struct key_doc {
+  std::string_view key;
+  std::string_view type;
+  std::string_view doc;
+};
+
+/// The keys of a report by its schema ("llmroof.plan/1", ...: plan, decode,
+/// prefill, kv, users, moe, compare, calibrate, phase), in the JSON's order.
+/// Throws std::invalid_argument for another name.
+const std::vector<key_doc>& keys_of(std::string_view schema);
+/// The schemas keys_of knows.
+std::vector<std::string_view> schemas();
+
 json model_source_json(const model_source& m);
 
 json phase_json(const phase_timing& p);
+/// The `key`-th key of phase_json (keys_of("phase") order), alone: what a
+/// compiled phase's property reads without building the whole report.
+json phase_value(const phase_timing& p, std::size_t key);
 json memory_json(const memory_plan& m);
 /// An engine's settings, as `list engines --json` prints them.
 json engine_json(const engine_settings& e);

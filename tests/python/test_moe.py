@@ -36,7 +36,7 @@ def test_moe_report_and_dense_comparison() -> None:
     assert all(a["experts_per_layer"] <= b["experts_per_layer"] for a, b in zip(rows, rows[1:]))
     assert 16 < r["weights_crossover_batch"] < 256
     assert isinstance(r, llmroof.MoeReport) and r.weights_crossover_batch == r["weights_crossover_batch"]
-    assert not r.fits and r.batches[0]["batch"] == 1
+    assert not r.fit["weights_fit"] and r.batches[0]["batch"] == 1
     with pytest.raises(ValueError, match="is dense"):
         llmroof.moe(model="llama-3.1-8b", device="h100-sxm")
 

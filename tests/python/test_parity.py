@@ -163,7 +163,7 @@ def test_kv_format_the_engine_cannot_hold_is_refused_alike(cli: str) -> None:
     with pytest.raises(ValueError) as e:
         llmroof.kv_cache(model="llama-3-8b", kv="q4_0")
     assert str(e.value) == message
-    assert llmroof.kv_cache(model="llama-3-8b", kv="q4_0", engine="llama.cpp").bytes_per_token > 0
+    assert llmroof.kv_cache(model="llama-3-8b", kv="q4_0", engine="llama.cpp").kv_bytes_per_token > 0
 
 
 def test_file_model_with_other_weights_counts_them_as_the_command_does(cli: str) -> None:
@@ -267,7 +267,7 @@ def test_device_spec_positional_and_reprs() -> None:
         llmroof.Device("h100-sxm", memory="80GiB")
     # Results print what they hold, not <object at 0x...>.
     e = llmroof.Estimator(model="qwen3-8b", device="h100-sxm")
-    assert repr(e.decode(batch=1, context=100)).startswith("PhaseTiming(decode, 1 tokens: estimate ")
+    assert repr(e.decode(batch=1, context=100)).startswith("Phase(decode, 1 tokens: estimate ")
     u = llmroof.users(model="qwen3-8b", device="h100-sxm", min_tokens_per_s=20)
     assert repr(u).startswith("Users(") and "t/s each" in repr(u)
     m = llmroof.moe(model="qwen3-30b-a3b", device="h100-sxm", max_batch=8)

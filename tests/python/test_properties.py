@@ -38,8 +38,8 @@ def test_per_user_never_rises_total_never_falls(model: str, device: str, users: 
 
 @given(st.sampled_from(["llama-3.1-8b", "deepseek-v3", "mixtral-8x7b"]), st.integers(0, 100_000), st.integers(0, 100_000))
 def test_kv_is_linear_without_windows(model: str, x: int, y: int) -> None:
-    kv = lambda c: llmroof.kv_cache(model=model, context=c, block_tokens=1).bytes_per_sequence  # noqa: E731
-    per_token = llmroof.kv_cache(model=model).bytes_per_token
+    kv = lambda c: llmroof.kv_cache(model=model, context=c, block_tokens=1).kv_bytes_per_sequence  # noqa: E731
+    per_token = llmroof.kv_cache(model=model).kv_bytes_per_token
     assert kv(x + y) == kv(x) + per_token * y
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import pickle
 from pathlib import Path
 from types import ModuleType
@@ -49,13 +50,24 @@ def test_submodules_import_by_name_and_their_classes_pickle() -> None:
         assert importlib.import_module(f"llmroof._core.{name}") is module
     est = llmroof.Estimator(model="llama-3.1-8b", device="h100-sxm")
     timing = est.decode(batch=4, context=1024)  # the compiled timing itself
-    memory = est.memory(users=4, context=8192)._compiled  # the compiled value the result holds
-    assert type(timing).__module__ == "llmroof._core.deployment"
+    memory = est.memory(users=4, context=8192)  # a compiled value
+    assert type(timing).__module__ == "llmroof._core.reports"
     assert type(memory).__module__ == "llmroof._core.memory_plan"
     assert pickle.loads(pickle.dumps(memory)).to_dict() == memory.to_dict()
     deployment = pickle.loads(pickle.dumps(est._obj))
     assert type(deployment).__module__ == "llmroof._core.deployment"
     assert deployment.decode(4, 1024).estimate_s == timing.estimate_s
+
+
+def test_report_stubs_are_generated_from_the_compiled_tables() -> None:
+    # _core/reports.pyi restates no key by hand: scripts/gen_report_stubs.py
+    # writes it from the classes' key tables (src/report/json.cpp).
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("gen_report_stubs", root / "scripts" / "gen_report_stubs.py")
+    assert spec is not None and spec.loader is not None
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert (STUBS / "reports.pyi").read_text() == gen.stubs(), "stale: run python scripts/gen_report_stubs.py"
 
 
 def test_public_api_is_declared() -> None:
