@@ -1,5 +1,6 @@
 // Calibration (calibrate.hpp): profiles fitted to measured points, and the
-// validation of fitted or shipped profiles, as the command's JSON reports.
+// validation of fitted or shipped profiles, as the command's JSON reports
+// (validation: its rows as a pandas DataFrame, the rest in the frame's attrs).
 #include <pybind11/stl.h>
 
 #include <optional>
@@ -31,7 +32,14 @@ void register_calibrate(py::module_& m) {
           report::write_validation_report(*report_dir, report::validation_markdown(set, val, refit, path),
                                           report::predictions_csv(val.best()));
         }
-        return to_python(report::validate_json(set, val, refit));
+        // One row per point as a DataFrame, the rest of the report in its attrs.
+        report::json j = report::validate_json(set, val, refit);
+        py::list rows;
+        for (const auto& r : j["rows"]) rows.append(to_python(r));
+        j.erase("rows");
+        py::object frame = py::module_::import("pandas").attr("DataFrame")(rows);
+        frame.attr("attrs").attr("update")(to_python(j));
+        return frame;
       },
       py::arg("path"), py::arg("refit"), py::arg("report_dir") = std::nullopt);
 }

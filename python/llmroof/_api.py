@@ -1156,14 +1156,9 @@ def validate(path: str | os.PathLike[str], *, refit: bool = False,
         (``scopes``; ``metrics`` with band coverage) and the rows that could not be mapped
         (``skipped_rows``), as ``llmroof validate --json`` reports them.
     """
-    import pandas as pd
-
     if not isinstance(refit, bool):
         raise TypeError(f"refit must be a bool (got {type(refit).__name__})")
-    out = _core.calibrate.validate_report(os.fspath(path), refit, None if report is None else os.fspath(report))
-    frame = pd.DataFrame(out.pop("rows"))
-    frame.attrs.update(out)
-    return frame
+    return _core.calibrate.validate_report(os.fspath(path), refit, None if report is None else os.fspath(report))
 
 
 # ---- sweeps -------------------------------------------------------------------
