@@ -62,7 +62,7 @@ inline void apply_roofline(phase_timing& p, const roofline& r) {
     p.overhead_time += t.overhead;
     if (t.communication) {
       p.link_time += t.memory_est;
-    } else if (t.compute_est > t.memory_est) {
+    } else if (t.roof() == bottleneck::compute) {
       p.compute_time += t.compute_est;
     } else {
       p.memory_time += t.memory_est;

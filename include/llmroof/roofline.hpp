@@ -200,11 +200,15 @@ struct op_time {
   [[nodiscard]] constexpr seconds estimate() const {
     return std::max(compute_est, memory_est) + overhead;
   }
+  /// The roof the op's work runs against, its launch gaps aside: compute or memory.
+  [[nodiscard]] constexpr bottleneck roof() const {
+    return compute_est > memory_est ? bottleneck::compute : bottleneck::memory;
+  }
   [[nodiscard]] constexpr bottleneck limit() const {
     if (communication) return bottleneck::link;
     // Launch-bound: the gaps between its kernels outlast their work.
     if (overhead > std::max(compute_est, memory_est)) return bottleneck::overhead;
-    return compute_est > memory_est ? bottleneck::compute : bottleneck::memory;
+    return roof();
   }
 };
 

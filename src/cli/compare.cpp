@@ -106,7 +106,7 @@ int cmd_compare(const options& o) {
   const setup b = make_setup(o, true, o.models[1]);
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
-  const model_comparison c = compare_decode(a, b.with_layout(layout_for(b.model, a.parallel())), context, max_batch);
+  const model_comparison c = compare_decode(a, b.beside(a), context, max_batch);
   const weights_fit fit_a = a.fit(context), fit_b = b.fit(context);
   if (o.json) {
     std::cout << report::compare_json(a, b, c, fit_a, fit_b).dump(2) << "\n";

@@ -138,12 +138,10 @@ constexpr option_alias option_aliases[] = {
 /// "auto" (the model's own 16-bit type) is no choice at all.
 std::optional<std::string> kv_dtype_value(const std::string& v) {
   if (v == "auto") return std::nullopt;
-  std::string out = v;
-  std::replace(out.begin(), out.end(), '_', '-');
-  if (out == "q8-0" || out == "q4-0" || out == "q4-1" || out == "q5-0" || out == "q5-1" || out == "iq4-nl") {
-    std::replace(out.begin(), out.end(), '-', '_');
-  }
-  return out;
+  // vLLM writes fp8_e4m3 / fp8_e5m2 where the format table has fp8-e4m3; the
+  // ggml names (q8_0, q4_0) are the table's own and pass unchanged.
+  if (v.starts_with("fp8_")) return "fp8-" + v.substr(4);
+  return v;
 }
 
 const option_doc* find_option(const std::string& name) {
