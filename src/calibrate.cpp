@@ -116,13 +116,14 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
   }
   const efficiency_profile& e = same ? profile : own;
   if (m.closed_loop && (m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::decode_tps_total)) {
+    // Whole tokens: a ShareGPT row gives the mean lengths (215.3 in, 196.7 out).
     workload s;
-    s.prompt = std::max(1.0, m.prompt);
-    s.output = std::max(1.0, m.gen);
+    s.prompt = std::max(1.0, std::round(m.prompt));
+    s.output = std::max(1.0, std::round(m.gen));
     s.context = s.prompt + s.output;
     const deployment d(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt},
                        configure_engine(engine_of_class(m.engine), m.dev));
-    const closed_loop_result c = serve_closed_loop(d, s, m.batch);
+    const closed_loop_result c = m.burst ? saturation(d, s).at : serve_closed_loop(d, s, m.batch);
     if (m.what == metric::ttft_ms) return 1e3 * c.ttft.value();
     if (m.what == metric::tpot_ms) return 1e3 * c.tpot.value();
     return c.output_tokens_per_s(s.output);
@@ -522,8 +523,8 @@ profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope s
     std::map<std::string, std::vector<measurement>> groups;
     for (const auto& m : rows) {
       // Closed-loop points mix queueing into the kernel times: predicted, not
-      // fitted; one user alone queues behind nobody.
-      if (!m.closed_loop || m.batch == 1) groups[key_of(s, m.dev, m.engine)].push_back(m);
+      // fitted; one user alone queues behind nobody (a burst is never alone).
+      if (!m.closed_loop || (m.batch == 1 && !m.burst)) groups[key_of(s, m.dev, m.engine)].push_back(m);
     }
     for (auto& [k, g] : groups) {
       if (g.size() < 6) continue;  // fewer points than twice the fields a stage moves: no fit
@@ -754,6 +755,10 @@ std::string likely_reason(const measurement& m, double ratio) {
   const bool too_fast = time_metric ? ratio < 1 : ratio > 1;
   if (m.notes.find("uncertain") != std::string::npos || m.notes.find("not clear") != std::string::npos) {
     return "the source marks this reading as uncertain";
+  }
+  if (m.burst) {
+    return too_fast ? "burst of requests: the tail drains with fewer sequences than the engine's saturation"
+                    : "burst of requests: mixed lengths (ShareGPT) run more sequences at once than their mean sizes";
   }
   if (m.closed_loop) {
     return too_fast ? "fixed-concurrency benchmark: request handling and prefill interference under in-flight "

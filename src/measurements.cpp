@@ -1,5 +1,7 @@
 // Reading calibration.csv-format files and mapping each row onto a model,
 // device, formats, parallel plan and workload.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -69,6 +71,80 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text, const s
 bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 bool has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
 
+/// The names a dataset's device may be read as, most specific first: as
+/// written; without its remarks in parentheses (but a "76-core GPU" said
+/// there: "Apple M2 Ultra (76-core GPU per ggerganov setup)"); then only what
+/// comes before the first comma or " / " ("AMD Ryzen AI Max+ 395 / Radeon
+/// 8060S (gfx1151), Framework Desktop 128GB"; "NVIDIA RTX 3090 24GB (EVGA
+/// FTW3, 450 W cap)"). A power cap or an overclock leaves the part's
+/// bandwidth, what decode reads at; prefill rows of capped parts carry it.
+std::vector<std::string> device_names(const std::string& d) {
+  std::vector<std::string> out{d};
+  std::string plain;
+  std::string cores;
+  int depth = 0;
+  std::string inner;
+  for (char c : d) {
+    if (c == '(') {
+      ++depth;
+    } else if (c == ')' && depth > 0) {
+      if (--depth == 0) {
+        const auto at = inner.find("-core GPU");
+        if (at != std::string::npos) {
+          auto from = inner.find_last_not_of("0123456789", at - 1);
+          from = from == std::string::npos ? 0 : from + 1;
+          cores = " " + inner.substr(from, at - from) + "-core GPU";
+        }
+        inner.clear();
+      }
+    } else if (depth > 0) {
+      inner.push_back(c);
+    } else {
+      plain.push_back(c);
+    }
+  }
+  plain += cores;
+  out.push_back(plain);
+  for (const char* cut : {",", " / "}) {
+    const auto at = plain.find(cut);
+    if (at != std::string::npos) out.push_back(plain.substr(0, at) + cores);
+  }
+  return out;
+}
+
+/// Apple's GPU-core variants of one chip, where the name gives no count:
+/// the memory a row states picks the variant when the variants differ in
+/// bandwidth (M3 Max and M4 Max: 36 and 96 GB are the smaller GPU's
+/// configurations, 48, 64 and 128 GB the larger's, Apple's MacBook Pro tech
+/// specs, Nov 2023 / Nov 2024); when they share it (M1/M2 Pro, Max, Ultra),
+/// the base configuration, fewer GPU cores: decode reads at the same
+/// bandwidth, prefill may be up to the core ratio slower than that variant's.
+std::optional<std::string> apple_variant(const std::vector<std::string>& ids, const std::string& name) {
+  if (ids.size() < 2) return std::nullopt;
+  std::vector<const device*> ds;
+  for (const auto& id : ids) {
+    const device& d = find_device(id);
+    if (d.vendor != "Apple") return std::nullopt;
+    ds.push_back(&d);
+  }
+  const auto fewest = *std::min_element(ds.begin(), ds.end(), [](const device* a, const device* b) {
+    return a->peak(math_format::bf16) < b->peak(math_format::bf16);
+  });
+  const bool one_bandwidth = std::all_of(ds.begin(), ds.end(), [&](const device* d) { return d->bandwidth == ds[0]->bandwidth; });
+  if (one_bandwidth) return fewest->id;
+  if (ds.size() != 2) return std::nullopt;
+  const auto most = *std::max_element(ds.begin(), ds.end(), [](const device* a, const device* b) {
+    return a->peak(math_format::bf16) < b->peak(math_format::bf16);
+  });
+  for (const char* gb : {"36GB", "96GB"}) {
+    if (has(name, gb)) return fewest->id;
+  }
+  for (const char* gb : {"48GB", "64GB", "128GB"}) {
+    if (has(name, gb)) return most->id;
+  }
+  return std::nullopt;
+}
+
 /// The catalog device a dataset's device name means (the general resolver:
 /// "NVIDIA RTX 4090 24GB", "Apple M3 Max 40-Core GPU 64GB"); none when the
 /// name is unknown or ambiguous. A datacenter name without its form factor
@@ -76,22 +152,32 @@ bool has(const std::string& s, const char* p) { return s.find(p) != std::string:
 /// scoreboard) means the SXM module when exactly one candidate is one: the
 /// part of NVIDIA's DGX/HGX benchmark systems and of most cloud offerings.
 std::optional<std::string> device_id(const std::string& d) {
-  const auto ids = match_devices(d);
-  if (ids.size() == 1) return ids.front();
-  std::optional<std::string> sxm;
-  for (const auto& id : ids) {
-    if (id.find("-sxm") == std::string::npos) continue;
-    if (sxm) return std::nullopt;
-    sxm = id;
+  for (const std::string& name : device_names(d)) {
+    const auto ids = match_devices(name);
+    if (ids.size() == 1) return ids.front();
+    if (const auto apple = apple_variant(ids, name)) return apple;
+    std::optional<std::string> sxm;
+    bool several = false;
+    for (const auto& id : ids) {
+      if (id.find("-sxm") == std::string::npos) continue;
+      several = several || sxm.has_value();
+      sxm = id;
+    }
+    const bool form_factor_given = has(name, "PCIe") || has(name, "NVL") || has(name, "SXM");
+    if (sxm && !several && !form_factor_given) return sxm;
+    if (!ids.empty()) return std::nullopt;  // ambiguous: a shorter name is no better
   }
-  const bool form_factor_given = has(d, "PCIe") || has(d, "NVL") || has(d, "SXM");
-  return form_factor_given ? std::nullopt : sxm;
+  return std::nullopt;
 }
 
 /// The catalog model a dataset's model name means (the general resolver:
 /// "Llama-3.3-70B-Instruct", "gemma-3-4b-it-qat", "DeepSeek-R1 (671B MoE)").
 std::optional<std::string> model_id(const std::string& m) {
-  const auto ids = match_models(m);
+  auto ids = match_models(m);
+  if (ids.empty() && m.find('(') != std::string::npos) {
+    // Then without its remarks: "LLaMA-7B (v1/v2 7B)".
+    ids = match_models(m.substr(0, m.find('(')));
+  }
   if (ids.size() != 1) return std::nullopt;
   return ids.front();
 }
@@ -136,6 +222,17 @@ std::optional<precision> formats(const std::string& w, const std::string& kv, co
     if (bits == 0) return std::nullopt;
     wf = make_format("mlx-q" + std::to_string(bits) + "-g" + std::to_string(group), bits + 32.0 / group,
                      math_format::bf16, "MLX affine quantization, fp16 scale and bias per group");
+  }
+  if (!wf) {
+    // Another GGUF type by its own name ("Q4_1 (3.95 GiB)", "Q6_K", "Q5_K_M"):
+    // the format table's, when it has it (q5_k_s is not there).
+    std::string word = w.substr(0, w.find_first_of(" (,"));
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (word.size() >= 3 && word[0] == 'q' && std::isdigit(static_cast<unsigned char>(word[1]))) {
+      for (const auto& f : llmroof::formats()) {
+        if (f.name == word) wf = f;
+      }
+    }
   }
   if (!wf) return std::nullopt;
   (void)a;
@@ -237,14 +334,20 @@ measurement_set read_measurements(const std::string& path) {
       continue;
     }
     m.pr = *pr;
-    const std::string met = get("metric");
+    // A serving benchmark's aggregate output tokens/s is decode_tps_total.
+    const std::string met = get("metric") == "output_tps_total" ? "decode_tps_total" : get("metric");
     const auto what = detail::enum_from_name<metric>(met, metric_names);
     if (!what) {
       skip("metric '" + met + "' is not known");
       continue;
     }
     m.what = *what;
-    const double batch = number(get("batch"));
+    // `vllm bench serve --request-rate inf` with no concurrency cap: every
+    // request released at once, the engine saturated (its own slots decide
+    // how many run), as GPUStack's ShareGPT and fixed-length bursts ran.
+    const bool burst = get("batch").empty() && (has(notes, "request rate inf") || has(notes, "request_rate=inf")) &&
+                       !has(notes, "max-concurrency");
+    const double batch = burst ? 1.0 : number(get("batch"));
     if (batch < 1) {
       skip("batch '" + get("batch").substr(0, 40) + "' is not a number (runtime-chosen batches cannot be replayed)");
       continue;
@@ -301,7 +404,7 @@ measurement_set read_measurements(const std::string& path) {
       // are their own version, as llama.cpp's 2024 builds are.
       const bool early = has(backend, "v0.5") || has(backend, "v0.6") || has(backend, "v0.7");
       m.engine = key(engine_id::tensorrt_llm, early ? "2023" : "current", "");
-      if (has(backend, "EP8") && m.arch.is_moe()) {
+      if ((has(backend, "EP8") || has(backend, "expert parallel")) && m.arch.is_moe()) {
         m.plan.ep = n;
       } else {
         m.plan.tp = n;
@@ -315,15 +418,31 @@ measurement_set read_measurements(const std::string& path) {
       if (m.closed_loop && starts(get("kv_format"), "not stated") && m.pr.weights.math == math_format::fp8) {
         m.pr.kv = find_format("fp8-e4m3");
       }
-    } else if (engine_spelled(backend, engine_id::vllm)) {
-      m.engine = key(engine_id::vllm, "current", "");
-      m.plan.tp = n;
+    } else if (engine_spelled(backend, engine_id::vllm) || engine_spelled(backend, engine_id::sglang)) {
+      const bool sglang = engine_spelled(backend, engine_id::sglang);
+      if (has(backend, "DP attention") || has(backend, "dp-attention")) {
+        skip("attention data parallel beside expert parallel is not modelled (issue 32)");
+        continue;
+      }
+      // SGLang v0.4.x ran DeepSeek-style models with 2024 kernels (engines.cpp: sglang@2024).
+      const bool sglang_2024 = sglang && has(backend, "v0.4");
+      m.engine = sglang ? key(engine_id::sglang, sglang_2024 ? "2024" : "current", "")
+                        : key(engine_id::vllm, "current", "");
+      if ((has(backend, "EP") || has(backend, "expert parallel")) && m.arch.is_moe()) {
+        m.plan.ep = n;
+      } else {
+        m.plan.tp = n;
+      }
     } else if (engine_spelled(backend, engine_id::mlx)) {
       m.engine = key(engine_id::mlx, "current", "");
     } else {
       skip("engine '" + backend.substr(0, 40) + "' is not mapped");
       continue;
     }
+    // `--max-concurrency N` (vllm bench serve) keeps N users in a closed loop;
+    // a burst saturates the engine.
+    if (has(notes, "(closed loop)") || has(notes, "--max-concurrency")) m.closed_loop = true;
+    if (burst) m.closed_loop = m.burst = true;
     m.plan.devices_per_node = std::max(8, n);
     if (m.plan.pp > m.arch.num_layers) m.plan.pp = m.arch.num_layers;
     try {
@@ -332,7 +451,7 @@ measurement_set read_measurements(const std::string& path) {
       skip(std::string("parallel plan: ") + e.what());
       continue;
     }
-    if (m.what == metric::e2e_latency_s && m.batch > 1) {
+    if (m.closed_loop || (m.what == metric::e2e_latency_s && m.batch > 1)) {
       // What runs at once: the sequences the KV cache holds, at most the
       // engine's max_num_seqs (serving.hpp counts slots the same way).
       const engine_settings es = configure_engine(engine_of_class(m.engine), m.dev);
@@ -340,7 +459,8 @@ measurement_set read_measurements(const std::string& path) {
           plan_memory_parallel(m.arch, m.pr, m.dev, m.plan, 1, m.depth + m.prompt + m.gen, es);
       if (mp.max_sequences < 1) {
         skip("the engine cannot hold one sequence of " + std::to_string(int(m.depth + m.prompt + m.gen)) +
-             " tokens beside the weights");
+             " tokens beside the weights at its default memory share (the source ran it: launch flags or the "
+             "memory model differ)");
         continue;
       }
       m.max_concurrent = std::min(mp.max_sequences, es.max_sequences);

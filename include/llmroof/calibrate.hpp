@@ -17,6 +17,7 @@
 
 #include "llmroof/metric.hpp"
 #include "llmroof/parallel.hpp"
+#include "llmroof/capacity.hpp"
 #include "llmroof/load.hpp"
 #include "llmroof/engine_profile.hpp"
 
@@ -44,6 +45,11 @@ struct measurement {
   /// request when the last completes (NIM/AIPerf). Predicted through
   /// serve_closed_loop (queueing, KV slots), never fitted on.
   bool closed_loop = false;
+  /// A burst: many requests released at once, no concurrency cap (`vllm bench
+  /// serve --request-rate inf`): the engine runs saturated, at as many
+  /// sequences as its KV cache and max_num_seqs admit (capacity.hpp
+  /// saturation). Predicted, never fitted on (closed_loop is set too).
+  bool burst = false;
   /// Sequences of prompt + gen tokens the engine's KV cache holds at once
   /// (an offline batch beyond it runs in waves); 0: not computed (all).
   double max_concurrent = 0;

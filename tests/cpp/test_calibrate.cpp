@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -492,4 +493,59 @@ TEST_CASE("a shipped row reads back as the banded profile it was written from") 
   // An overhead fitted to less than a nanosecond is written as none.
   r.profile.per_kernel = make_seconds(1e-12);
   CHECK(detail::row_of("k", r.banded(), 1, 0).per_kernel == 0);
+}
+
+TEST_CASE("dataset rows as the third release writes them: devices with remarks, GGUF types, serving loops and bursts") {
+  const auto path = std::filesystem::temp_directory_path() / "llmroof_release3_points.csv";
+  const std::string head =
+      "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
+      "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
+  const std::string llama = ",s,,DEVICE,1,llama.cpp Metal (build 6000),Llama-3-8B,8.03,8.03,Q4_K_M,F16,1,0,0,128,"
+                            "decode_tps_per_seq,20,tokens/s,\n";
+  const auto on = [&](const std::string& id, const std::string& dev) {
+    std::string r = llama;
+    r.replace(r.find("DEVICE"), 6, dev);
+    return id + r;
+  };
+  std::ofstream(path)
+      << head
+      // A remark in parentheses, a comma and a " / " left out; a core count said in parentheses kept.
+      << on("D1", "\"AMD Ryzen AI Max+ 395 / Radeon 8060S (gfx1151), Framework Desktop 128GB, Fedora 43\"")
+      << on("D2", "\"Apple M2 Ultra (76-core GPU per ggerganov setup; core count not restated)\"")
+      << on("D3", "\"NVIDIA RTX 3090 24GB (EVGA FTW3, 450 W cap; LXC passthrough)\"")
+      // Apple variants of one bandwidth: the base GPU; of two: the memory says which (M3 Max 36 GB: 30 cores).
+      << on("D4", "Apple M1 Ultra 64GB") << on("D5", "Apple M3 Max 36GB") << on("D6", "Apple M3 Max 64GB")
+      // Another GGUF type by its name.
+      << "G1,s,,NVIDIA RTX 4090 24GB,1,llama.cpp CUDA build 6000,Llama-3-8B,8.03,8.03,Q6_K (6.14 GiB),F16,1,0,0,128,"
+         "decode_tps_per_seq,60,tokens/s,\n"
+      // vllm bench serve: a closed loop of 4 users (output tokens/s), and a burst (no batch, request rate inf).
+      << "S1,s,,NVIDIA H100 SXM 80GB,1,\"vLLM v0.11.0, TP1\",Qwen3-8B,8.2,8.2,BF16,not stated,4,233,0,200,"
+         "output_tps_total,500,tokens/s,\"aggregate output tokens/s; vllm bench serve, --max-concurrency 4 (closed loop)\"\n"
+      << "S2,s,,NVIDIA H100 SXM 80GB,1,\"SGLang v0.5.5.post1, TP1\",Qwen3-8B,8.2,8.2,BF16,not stated,,233,0,200,"
+         "tpot_ms,50,ms,\"mean TPOT; ShareGPT, 1000 prompts, request rate inf, no concurrency cap\"\n"
+      << "S3,s,,NVIDIA H200 SXM 141GB,8,\"SGLang v0.5.3, TP8 + DP attention\",DeepSeek-R1,671,37,FP8,not stated,4,"
+         "233,0,200,tpot_ms,20,ms,closed loop\n";
+  const measurement_set set = read_measurements(path.string());
+  std::filesystem::remove(path);
+  std::map<std::string, const measurement*> rows;
+  for (const auto& m : set.rows) rows[m.id] = &m;
+  REQUIRE(rows.size() == 9);
+  CHECK(rows["D1"]->dev.id == "ryzen-ai-max-395");
+  CHECK(rows["D2"]->dev.id == "m2-ultra-76c");
+  CHECK(rows["D3"]->dev.id == "rtx-3090");
+  CHECK(rows["D4"]->dev.id == "m1-ultra-48c");  // 48 and 64 cores both read at 800 GB/s
+  CHECK(rows["D5"]->dev.id == "m3-max-30c");    // 300 GB/s
+  CHECK(rows["D6"]->dev.id == "m3-max-40c");    // 400 GB/s
+  CHECK(rows["G1"]->pr.weights.name == "q6_k");
+  const measurement& loop = *rows["S1"];
+  CHECK(loop.what == metric::decode_tps_total);
+  CHECK((loop.closed_loop && !loop.burst && loop.batch == 4 && loop.engine == "vllm"));
+  const measurement& burst = *rows["S2"];
+  CHECK((burst.closed_loop && burst.burst && burst.engine == "sglang"));
+  REQUIRE(set.skipped.size() == 1);
+  CHECK(set.skipped[0].reason == "attention data parallel beside expert parallel is not modelled (issue 32)");
+  // A burst runs at the engine's saturation: its TPOT is the closed loop's at
+  // as many users as the engine admits, longer than one user's step.
+  const validation v = validate({burst}, false);
+  CHECK(v.best().predictions.front().predicted > 1e3 * measured_decode_step(burst, default_profile(burst.dev), 1, 233).estimate.value());
 }
