@@ -13,6 +13,7 @@
 #include "llmroof/engine_profile.hpp" // IWYU pragma: export
 #include "llmroof/phases.hpp"         // IWYU pragma: export
 #include "llmroof/memory_plan.hpp"    // IWYU pragma: export
+#include "llmroof/energy.hpp"         // IWYU pragma: export
 #include "llmroof/serving.hpp"        // IWYU pragma: export
 #include "llmroof/compare.hpp"        // IWYU pragma: export
 #include "llmroof/parallel.hpp"       // IWYU pragma: export

@@ -7,6 +7,7 @@
 
 #include "llmroof/alternatives.hpp"
 #include "llmroof/deployment.hpp"
+#include "llmroof/energy.hpp"
 #include "llmroof/metric.hpp"
 #include "llmroof/workload.hpp"
 
@@ -70,6 +71,15 @@ inline plan_result plan(const deployment& d, const workload& w) {
   }
   if (!out.memory.fits) out.alternatives = plan_alternatives(d, w, out.memory);
   return out;
+}
+
+/// Power, energy per output token and cost of the plan's users decoding
+/// together at its context (the decode curve's last point, steady state:
+/// prefills not counted). Throws std::invalid_argument for an invalid price.
+inline energy_cost plan_energy(const deployment& d, const plan_result& r, const price& p = {}) {
+  if (r.curve.empty()) return energy_and_cost(d, phase_timing{}, 0, p);
+  const phase_timing& step = r.curve.back().all;
+  return energy_and_cost(d, step, step.tokens_per_s_estimate().value(), p);
 }
 
 }  // namespace llmroof

@@ -273,7 +273,9 @@ void register_deployment(py::module_& m) {
       .def(
           "plan_report",
           [](const context& c, double users, double context_tokens, double prompt, const py::object& rate, double output,
-             double ttft_target, const py::object& offload, const py::object& host, const py::object& concurrency) {
+             double ttft_target, const py::object& offload, const py::object& host, const py::object& concurrency,
+             const py::object& price_per_hour, const py::object& purchase, double years,
+             const py::object& electricity, double pue) {
             workload w;
             w.users = users;
             w.context = context_tokens;
@@ -285,10 +287,17 @@ void register_deployment(py::module_& m) {
                                           : c.setup.with_offload(offload_from(offload, host));
             const plan_result res = plan(d, w);
             const served_load load = serve_load(d, w, number(rate), number(concurrency), make_seconds(ttft_target));
-            return plan_report{report::plan_json(d, d.roof(), res, load, output)};
+            price p;
+            p.per_device_hour = number(price_per_hour);
+            p.purchase = number(purchase);
+            p.years = years;
+            p.electricity_kwh = number(electricity);
+            p.pue = pue;
+            return plan_report{report::plan_json(d, d.roof(), res, load, output, p)};
           },
           py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("rate"), py::arg("output"),
-          py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"))
+          py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"), py::arg("price_per_hour"),
+          py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"))
       .def(
           "users_report",
           [](const context& c, double context_tokens, double prompt, double min_tokens_per_s, double ttft_target,

@@ -588,9 +588,17 @@ def _plan_args(
     ttft_target_s: float = 1.0,
     offload: float | str | None = None,
     host: DeviceLike = "ryzen-9-7950x",
+    price_per_hour: float | None = None,
+    purchase: float | None = None,
+    years: float = 3,
+    electricity: float | None = None,
+    pue: float = 1.0,
 ) -> tuple[Any, ...]:
     """A plan's load (:class:`PlanLoad`), checked, in the order
     Deployment.plan_report takes it: the one place its defaults are decided."""
+    def maybe(name: str, v: float | None) -> float | None:
+        return None if v is None else _number(name, v, minimum=0)
+
     return (
         _number("users", users),
         _tokens("context", context),
@@ -601,6 +609,11 @@ def _plan_args(
         offload if isinstance(offload, str) or offload is None else _number("offload", offload),
         _host(host),
         None if concurrency is None else _number("concurrency", concurrency, minimum=1),
+        maybe("price_per_hour", price_per_hour),
+        maybe("purchase", purchase),
+        _number("years", years),
+        maybe("electricity", electricity),
+        _number("pue", pue),
     )
 
 
@@ -626,6 +639,12 @@ layers that make the users fit, as ``--offload auto``), in the RAM of ``host`` (
 an id, a vendor name, ``"custom:..."``, a device JSON file or a
 :class:`Device`, as the command's ``--host``), computed there at its DRAM
 bandwidth."""),
+    ("price_per_hour, purchase, years, electricity, pue", """The price the plan's ``energy`` section counts its cost at (USD; no
+default price): a rate per device-hour, or a purchase price per device
+amortised over ``years`` of continuous use, plus electricity per kWh times
+the facility's ``pue``; as the command's ``--price-per-hour``, ``--purchase``,
+``--years``, ``--electricity``, ``--pue``. Power comes from the device's TDP
+and the step's compute- and memory-bound time (without a TDP: None)."""),
     ("weights, kv", """Storage formats of the weights and the KV cache (``Format.names()``);
 default: the model file's own formats, else the published checkpoint's (gpt-oss MXFP4
 experts, DeepSeek-V3 FP8, Kimi K2.5 INT4 experts), else bf16; the KV cache bf16."""),

@@ -244,8 +244,9 @@ class EngineOptions(DeploymentOptions, total=False):
 
 class PlanLoad(TypedDict, total=False):
     """The load of a plan (:meth:`Estimator.plan`): users and their context,
-    the TTFT prompt, an open (``rate``) or closed (``concurrency``) loop, and
-    llama.cpp-style offload. Defaults are shown in the signatures."""
+    the TTFT prompt, an open (``rate``) or closed (``concurrency``) loop,
+    llama.cpp-style offload, and the price its cost is counted at. Defaults
+    are shown in the signatures."""
 
     users: float
     context: float | str
@@ -256,6 +257,11 @@ class PlanLoad(TypedDict, total=False):
     ttft_target_s: float
     offload: float | str | None
     host: str | Device
+    price_per_hour: float | None
+    purchase: float | None
+    years: float
+    electricity: float | None
+    pue: float
 
 
 class PlanOptions(PlanLoad, EngineOptions, total=False):

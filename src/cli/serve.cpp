@@ -29,8 +29,15 @@ int cmd_plan(const options& o) {
       o.get("concurrency") ? std::optional<double>(parse_count("concurrency", *o.get("concurrency"))) : std::nullopt;
   const double ttft_target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
   const served_load load = serve_load(s, sc, rate, concurrency, make_seconds(ttft_target));
+  price pr;
+  if (auto v = o.get("price-per-hour")) pr.per_device_hour = parse_number("price-per-hour", *v, 0, 1e6);
+  if (auto v = o.get("purchase")) pr.purchase = parse_number("purchase", *v, 0, 1e9);
+  if (auto v = o.get("years")) pr.years = parse_number("years", *v, 0.01, 100);
+  if (auto v = o.get("electricity")) pr.electricity_kwh = parse_number("electricity", *v, 0, 100);
+  if (auto v = o.get("pue")) pr.pue = parse_number("pue", *v, 1, 5);
+  const energy_cost energy = plan_energy(s, res, pr);
   if (o.json) {
-    std::cout << report::plan_json(s, r, res, load, sc.output).dump(2) << "\n";
+    std::cout << report::plan_json(s, r, res, load, sc.output, pr).dump(2) << "\n";
     return 0;
   }
 
@@ -181,6 +188,19 @@ int cmd_plan(const options& o) {
   std::printf("\nAn empty-context decode step reads %s per token (weights %s); at %s tokens the KV cache adds %s.\n",
               gb(empty.counts.total_bytes()).c_str(), gb(empty.counts.weight_bytes()).c_str(),
               thousands(sc.context).c_str(), gb(res.curve.back().single.counts.kv_read_bytes()).c_str());
+  std::printf("\nEnergy, %s decoding at %s tokens (%.0f output tokens/s): ", users_label(users).c_str(),
+              thousands(sc.context).c_str(), energy.tokens_per_s);
+  if (energy.power_w) {
+    std::printf("%.0f W for %s, %.3g J per output token, %.0f tokens/s per kW\n", *energy.power_w,
+                s.devices() > 1 ? (std::to_string(s.devices()) + " devices").c_str() : "the device",
+                energy.joules_per_token.value_or(0), energy.tokens_per_s_per_kw.value_or(0));
+  } else {
+    std::printf("no power figure for %s (a custom device takes tdp=...)\n", s.dev().id.c_str());
+  }
+  if (energy.cost_per_hour) {
+    std::printf("  cost: $%.2f per hour, $%.3g per million output tokens\n", *energy.cost_per_hour,
+                energy.cost_per_million.value_or(0));
+  }
   return 0;
 }
 

@@ -258,6 +258,7 @@ struct plan_view {
   const plan_result& res;
   const served_load& load;
   double output;
+  const energy_cost& energy;
 };
 
 json curve_rows(const plan_result& res) {
@@ -300,6 +301,12 @@ const field_table<plan_view>& plan_fields() {
            "When it does not fit: each change alone (change, fits, users, context, devices, weights, kv, "
            "max_users_at_context, per_user_tokens_per_s_estimate, total_tokens_per_s_estimate); else empty.",
            [](const V& v) { return alternatives_json(v.res.alternatives); }},
+          {"energy", object_t,
+           "The plan's users decoding at its context, steady state: devices, power_w (all devices, from the "
+           "roofline's compute- and memory-bound time between idle and TDP; null without a TDP), "
+           "output_tokens_per_s, joules_per_output_token, output_tokens_per_s_per_kw, and with a price "
+           "cost_per_hour and cost_per_million_output_tokens (USD; null without one).",
+           [](const V& v) { return energy_json(v.energy); }},
           {"load", maybe_object_t,
            "The plan under load: a closed loop (concurrency, or more than one user) or an open loop (a rate), "
            "with its saturation; absent for one user alone.",
@@ -400,8 +407,20 @@ const field_table<kv_view>& kv_fields() {
 
 }  // namespace
 
-json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load, double output) {
-  return object_json(plan_fields(), plan_view{s, r, res, load, output});
+json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load, double output,
+               const price& p) {
+  return object_json(plan_fields(), plan_view{s, r, res, load, output, plan_energy(s, res, p)});
+}
+
+json energy_json(const energy_cost& e) {
+  const auto num = [](const std::optional<double>& x) { return x ? json(*x) : json(nullptr); };
+  return {{"devices", e.devices},
+          {"power_w", num(e.power_w)},
+          {"output_tokens_per_s", e.tokens_per_s},
+          {"joules_per_output_token", num(e.joules_per_token)},
+          {"output_tokens_per_s_per_kw", num(e.tokens_per_s_per_kw)},
+          {"cost_per_hour", num(e.cost_per_hour)},
+          {"cost_per_million_output_tokens", num(e.cost_per_million)}};
 }
 
 json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p) {

@@ -82,8 +82,11 @@ json alternatives_json(const std::vector<alternative>& alts);
 /// "llmroof.plan/1"
 /// With `load` (served_load) when it holds an open or a closed loop, whose
 /// requests have `output` tokens.
+/// With its energy and, when `p` names a price, its cost (plan_energy).
 json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load = {},
-               double output = 0);
+               double output = 0, const price& p = {});
+/// Power, energy per output token and cost (null where unknown).
+json energy_json(const energy_cost& e);
 /// "llmroof.decode/1"
 json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p);
 /// "llmroof.prefill/1"

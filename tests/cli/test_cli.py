@@ -251,7 +251,7 @@ with tempfile.TemporaryDirectory() as d:
     want = plan_json("rtx-3090")
     check("custom device from a JSON file plans like the catalog device", plan_json(path) == want, str(plan_json(path))[:300])
     inline = ("custom:memory=24GiB,bandwidth=936GB/s,fp32=35.6TF,bf16=71TF,int8=284TOPS,class=consumer,vendor=NVIDIA,"
-              "memory_type=GDDR6X")
+              "memory_type=GDDR6X,tdp=350W")
     check("inline custom device plans like the catalog device", plan_json(inline) == want, str(plan_json(inline))[:300])
     check("vendor name plans like the id", plan_json("GeForce RTX 3090 24GB") == want, "")
     r = run("plan", "--model", "llama-3.1-8b", "--device", path + ":2", "--json")

@@ -61,12 +61,13 @@ def test_json_file_and_inline_form_plan_like_the_catalog_device(tmp_path: Path) 
     assert from_file.fields["bandwidth_bytes_per_s"] == catalog.fields["bandwidth_bytes_per_s"]
     _same_plan(catalog, from_file)
     _same_plan("rtx-3090", str(path))
+    # The TDP too: the plan's energy section reads it (350 W, the catalog's).
     inline = ("custom:memory=24GiB,bandwidth=936GB/s,fp32=35.6TF,bf16=71TF,int8=284TOPS,class=consumer,"
-              "vendor=NVIDIA,memory_type=GDDR6X")
+              "vendor=NVIDIA,memory_type=GDDR6X,tdp=350W")
     _same_plan("rtx-3090", inline)
     _same_plan(catalog, llmroof.Device(memory="24GiB", bandwidth="936GB/s", fp32="35.6TF", bf16="71TF",
                                        int8="284TOPS", device_class="consumer", vendor="NVIDIA",
-                                       memory_type="GDDR6X"))
+                                       memory_type="GDDR6X", tdp="350W"))
 
 
 def test_device_file_errors(tmp_path: Path) -> None:

@@ -289,3 +289,30 @@ def test_device_counts_as_the_command_writes_them(cli: str) -> None:
         llmroof.decode(model="qwen3-8b", device="h100-sxm:4", devices=2)
     with pytest.raises(ValueError, match=r"whole device count N in \[1, 1024\] per node \(got '0'\)"):
         llmroof.decode(model="qwen3-8b", device="h100-sxm:0")
+
+
+def test_energy_and_cost_parity_and_refusals(cli: str) -> None:
+    # The plan's energy section: the same numbers from the command and Python
+    # (energy.hpp has the hand-computed cases); a price is never assumed.
+    args = ["--model", "llama-3.1-70b", "--device", "h100-sxm:4", "--weights", "fp8", "--users", "32"]
+    priced = ["--price-per-hour", "2", "--electricity", "0.15", "--pue", "1.3"]
+    kw: dict[str, Any] = dict(model="llama-3.1-70b", device="h100-sxm:4", weights="fp8", users=32)
+    p = llmroof.plan(**kw, price_per_hour=2, electricity=0.15, pue=1.3)
+    assert run(cli, "plan", *args, *priced) == p.to_dict()
+    e = p.energy
+    assert e["devices"] == 4 and 4 * 91 < e["power_w"] < 4 * 700
+    assert e["joules_per_output_token"] == pytest.approx(e["power_w"] / e["output_tokens_per_s"])
+    # $8 of GPUs + the power x PUE x $0.15 per hour, over the output tokens of that hour.
+    assert e["cost_per_hour"] == pytest.approx(8 + e["power_w"] / 1e3 * 1.3 * 0.15)
+    assert e["cost_per_million_output_tokens"] == pytest.approx(e["cost_per_hour"] / (3.6e-3 * e["output_tokens_per_s"]))
+    unpriced = llmroof.plan(**kw).energy
+    assert unpriced["cost_per_hour"] is None and unpriced["power_w"] == e["power_w"]
+    assert llmroof.plan(model="llama-3.1-8b", device="m3-max-40c", engine="llama.cpp").energy["power_w"] is None
+    for bad, message in ((dict(price_per_hour=2, purchase=30000), "price_per_hour and purchase"),
+                         (dict(pue=0.5), "pue"), (dict(price_per_hour=-1), "price_per_hour")):
+        with pytest.raises(ValueError, match=message):
+            llmroof.plan(**kw, **bad)
+    with pytest.raises(ValueError, match="has no power figure"):
+        llmroof.plan(model="llama-3.1-8b", device="m3-max-40c", engine="llama.cpp", electricity=0.3)
+    out = subprocess.run([cli, "plan", *args, "--price-per-hour", "2", "--purchase", "3"], capture_output=True, text=True)
+    assert out.returncode == 2 and "price_per_hour and purchase" in out.stderr and out.stderr.count("\n") == 1

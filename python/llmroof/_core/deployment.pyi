@@ -43,6 +43,11 @@ class Deployment:
         offload: float | str | None,
         host: str | Mapping[str, Any],
         concurrency: float | None,
+        price_per_hour: float | None,
+        purchase: float | None,
+        years: float,
+        electricity: float | None,
+        pue: float,
     ) -> Plan: ...
     def users_report(
         self, context: float, prompt: float, min_tokens_per_s: float, ttft_target: float, output: float

@@ -131,6 +131,13 @@ class Plan:
         empty.
         """
     @property
+    def energy(self) -> dict[str, Any]:
+        """The plan's users decoding at its context, steady state: devices, power_w (all devices, from
+        the roofline's compute- and memory-bound time between idle and TDP; null without a TDP),
+        output_tokens_per_s, joules_per_output_token, output_tokens_per_s_per_kw, and with a price
+        cost_per_hour and cost_per_million_output_tokens (USD; null without one).
+        """
+    @property
     def load(self) -> dict[str, Any] | None:
         """The plan under load: a closed loop (concurrency, or more than one user) or an open loop (a
         rate), with its saturation; absent for one user alone.

@@ -1,0 +1,97 @@
+// Power, energy per token and cost (energy.hpp), computed by hand.
+#include <doctest/doctest.h>
+
+#include "llmroof/llmroof.hpp"
+
+using namespace llmroof;
+
+namespace {
+
+/// A step of `compute`, `memory` and `overhead` seconds of each kind.
+phase_timing step_of(double compute, double memory, double overhead, double tokens) {
+  phase_timing p;
+  p.compute_time = make_seconds(compute);
+  p.memory_time = make_seconds(memory);
+  p.overhead_time = make_seconds(overhead);
+  p.estimate = make_seconds(compute + memory + overhead);
+  p.counts.new_tokens = tokens;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("step power lies between idle and TDP by the step's compute- and memory-bound time") {
+  const device& h100 = find_device("h100-sxm");
+  REQUIRE(h100.tdp_w == 700);
+  // Idle: 13% of 700 W = 91 W; the span to the TDP 609 W.
+  CHECK(step_power_w(h100, step_of(0, 0, 1, 1)) == doctest::Approx(91));
+  // All memory-bound: 91 + 0.52 x 609 = 407.68 W (Splitwise's H100 token phase: 380 W).
+  CHECK(step_power_w(h100, step_of(0, 1, 0, 1)) == doctest::Approx(407.68));
+  // All compute-bound: the TDP (Splitwise's prompt phase: 700 W).
+  CHECK(step_power_w(h100, step_of(1, 0, 0, 1)) == doctest::Approx(700));
+  // 2 ms compute, 6 ms memory, 2 ms launch gaps: 91 + 609 x (2 + 0.52 x 6) / 10 = 91 + 609 x 0.512 = 402.81 W.
+  CHECK(step_power_w(h100, step_of(2e-3, 6e-3, 2e-3, 1)) == doctest::Approx(402.808));
+  device apple = find_device("m3-max-40c");
+  REQUIRE(apple.tdp_w == 0);
+  CHECK_THROWS_WITH_AS(step_power_w(apple, step_of(0, 1, 0, 1)),
+                       "device 'm3-max-40c' has no power figure: give its TDP (custom:...,tdp=300W)", std::invalid_argument);
+}
+
+TEST_CASE("energy per output token and cost per million tokens of a deployment's step") {
+  const architecture& a = find_model("llama-3.1-8b");
+  const deployment d(a, precision::of(find_format("bf16"), find_format("bf16")), roofline(find_device("h100-sxm")), {parallel_plan{}, {}},
+                     configure_engine("vllm", find_device("h100-sxm")));
+  // 10 ms of memory-bound step for 32 sequences: 3,200 tokens/s at 407.68 W:
+  // 407.68 / 3,200 = 0.1274 J per token; 3,200 / 0.40768 kW = 7,849 tokens/s per kW.
+  const phase_timing step = step_of(0, 10e-3, 0, 32);
+  price p;
+  p.per_device_hour = 2.0;     // USD per H100-hour
+  p.electricity_kwh = 0.15;    // USD per kWh
+  p.pue = 1.3;
+  const energy_cost e = energy_and_cost(d, step, 3200, p);
+  CHECK(*e.power_w == doctest::Approx(407.68));
+  CHECK(*e.joules_per_token == doctest::Approx(0.1274));
+  CHECK(*e.tokens_per_s_per_kw == doctest::Approx(7849.3).epsilon(1e-4));
+  // $2 + 0.40768 kW x 1.3 x $0.15 = $2.0795 per hour; 3,200 tokens/s = 11.52 M tokens/h: $0.1805 per million.
+  CHECK(*e.cost_per_hour == doctest::Approx(2.07950));
+  CHECK(*e.cost_per_million == doctest::Approx(2.0795 / 11.52).epsilon(1e-4));
+  // A $30,000 purchase over 3 years: 30,000 / 26,298 h = $1.1408 per hour.
+  price bought;
+  bought.purchase = 30000;
+  CHECK(*energy_and_cost(d, step, 3200, bought).cost_per_hour == doctest::Approx(30000.0 / (3 * 365.25 * 24)));
+  // No price: no cost, power still known.
+  const energy_cost free = energy_and_cost(d, step, 3200);
+  CHECK((!free.cost_per_hour && free.power_w));
+  // Property: more tokens from the same step never cost more per token.
+  CHECK(*energy_and_cost(d, step, 6400, p).cost_per_million < *e.cost_per_million);
+  price both = p;
+  both.purchase = 1;
+  CHECK_THROWS_WITH_AS(energy_and_cost(d, step, 3200, both),
+                       "price_per_hour and purchase are two prices of the same device: give one", std::invalid_argument);
+  price bad_pue;
+  bad_pue.pue = 0.5;
+  CHECK_THROWS_AS(energy_and_cost(d, step, 3200, bad_pue), std::invalid_argument);
+}
+
+TEST_CASE("a plan's energy is its users' decode step at its context") {
+  const deployment d = resolve([] {
+    static const architecture a = find_model("llama-3.1-70b");
+    static const device h100 = find_device("h100-sxm");
+    request q;
+    q.model = &a;
+    q.dev = &h100;
+    q.weights = find_format("fp8");
+    q.layout.devices_per_node = 4;
+    return q;
+  }());
+  workload w;
+  w.users = 32;
+  const plan_result r = plan(d, w);
+  const energy_cost e = plan_energy(d, r);
+  const phase_timing& step = r.curve.back().all;
+  CHECK(e.devices == 4);
+  CHECK(e.tokens_per_s == doctest::Approx(32 / step.estimate.value()));
+  CHECK(*e.power_w == doctest::Approx(4 * step_power_w(find_device("h100-sxm"), step)));
+  CHECK(*e.power_w > 4 * 91);
+  CHECK(*e.power_w < 4 * 700);
+}
