@@ -46,9 +46,9 @@ namespace detail {
 // the profile, so a fit counts each point's shapes once and times them under
 // every profile it tries (calibrate.cpp).
 inline pipelined_counts count_decode_on(const architecture& a, const precision& pr, const device& d,
-                                        const parallel_plan& p, double batch, double context) {
-  if (p.devices() == 1) return {count_decode(a, pr, batch, context)};
-  return {count_decode_parallel(a, pr, d, p, batch, context)};
+                                        const parallel_plan& p, double batch, double context, double width = 1) {
+  if (p.devices() == 1) return {count_decode(a, pr, batch, context, width)};
+  return {count_decode_parallel(a, pr, d, p, batch, context, width)};
 }
 
 inline pipelined_counts count_prefill_on(const architecture& a, const precision& pr, const device& d,
@@ -66,9 +66,12 @@ inline phase_timing time_on(pipelined_counts c, const roofline& r, const paralle
 }
 
 inline phase_timing decode_on(const architecture& a, const precision& pr, const roofline& r, const placement& w,
-                              double batch, double context) {
-  if (w.offload) return decode_step_offload(a, pr, r, *w.offload, batch, context);
-  return time_on(count_decode_on(a, pr, r.dev(), w.parallel, batch, context), r, w.parallel);
+                              double batch, double context, double width = 1) {
+  if (w.offload) {
+    if (width != 1) detail::fail("width", "1 for an offloaded decode", width);
+    return decode_step_offload(a, pr, r, *w.offload, batch, context);
+  }
+  return time_on(count_decode_on(a, pr, r.dev(), w.parallel, batch, context, width), r, w.parallel);
 }
 
 inline phase_timing prefill_on(const architecture& a, const precision& pr, const roofline& r, const placement& w,
@@ -174,9 +177,10 @@ class deployment {
     return (stored ? *stored : weight_bytes(model, pr)) - host_weight_bytes(model, pr, *where.offload);
   }
 
-  /// One decode step of `batch` sequences at `context` cached tokens each.
-  [[nodiscard]] phase_timing decode(double batch, double context) const {
-    return detail::decode_on(model, pr, roof(), where, batch, context);
+  /// One decode step of `batch` sequences at `context` cached tokens each;
+  /// `width` tokens per sequence in a speculative verify step (speculative.hpp).
+  [[nodiscard]] phase_timing decode(double batch, double context, double width = 1) const {
+    return detail::decode_on(model, pr, roof(), where, batch, context, width);
   }
   /// Prefill of `prompt` tokens after `cached` ones, for `batch` sequences in one pass.
   [[nodiscard]] phase_timing prefill(double prompt, double cached = 0, double batch = 1) const {

@@ -347,10 +347,13 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
 /// token per sequence. Throws std::invalid_argument unless batch >= 1 and
 /// context >= 0.
 inline op_counts count_decode(const architecture& a, const precision& pr, double batch,
-                              double context) {
+                              double context, double width = 1) {
   detail::require_in("batch", batch, 1, 1e9);
   detail::require_tokens("context", context);
-  return detail::count(a, pr, {phase::decode, batch, batch, batch, 1, {}, context});
+  // `width` tokens per sequence: a speculative verify step (k drafts + 1),
+  // every one through lm_head, the KV cache read once per sequence.
+  detail::require_in("width", width, 1, 64);
+  return detail::count(a, pr, {phase::decode, batch, batch * width, batch * width, width, {}, context});
 }
 
 /// Decode step of sequences with their own cached contexts (one per entry).

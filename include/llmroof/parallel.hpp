@@ -170,17 +170,18 @@ inline op comm_op(op_kind kind, std::string_view name, double count, double byte
 /// plan `p`, including the collectives (op_class::communication).
 /// Throws std::invalid_argument on an invalid plan or workload.
 inline op_counts count_decode_parallel(const architecture& a, const precision& pr, const device& d,
-                                       const parallel_plan& p, double batch, double context) {
+                                       const parallel_plan& p, double batch, double context, double width = 1) {
   validate(p, a);
+  const double step_tokens = batch * width;  // through the layers (width > 1: a speculative verify step)
   const double act = pr.activations.bytes_per_element();
   const double dim = a.hidden_size;
   if (p.ep > 1) {
     const double n = p.ep;
     const double local = std::max(1.0, std::ceil(batch / n));  // sequences on the busiest rank
-    op_counts c = count_decode(a, pr, local, context);
-    // Routed experts: the busiest rank's tokens and distinct experts.
+    op_counts c = count_decode(a, pr, local, context, width);
+    // Routed experts: the busiest rank's step_tokens and distinct experts.
     const auto pop = uniform_popularity(a.moe.num_experts);
-    const expert_parallel_load load = expert_parallel(pop, a.moe.experts_per_token, batch, p.ep);
+    const expert_parallel_load load = expert_parallel(pop, a.moe.experts_per_token, step_tokens, p.ep);
     const double ep_params = expert_params(a) * a.num_moe_layers();
     for (op& o : c.ops) {
       if (o.kind != op_kind::experts) continue;
@@ -190,17 +191,17 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
       o.gemm_rows = load.busiest_rank_experts > 0 ? load.busiest_rank_tokens / load.busiest_rank_experts : 1.0;
     }
     const link_spec l = detail::link_for(p, d, p.ep);
-    // Per rank and MoE layer: its tokens' hidden states go to remote experts and back.
-    const double per_layer = all_to_all_bytes(batch, a.moe.experts_per_token, p.ep, a.hidden_size, act) / n;
+    // Per rank and MoE layer: its step_tokens' hidden states go to remote experts and back.
+    const double per_layer = all_to_all_bytes(step_tokens, a.moe.experts_per_token, p.ep, a.hidden_size, act) / n;
     c.add(detail::comm_op(op_kind::all_to_all, "comm.all_to_all", 2.0 * a.num_moe_layers(), per_layer / 2,
                           l, n - 1),
           op_kind::all_to_all);
     c.sequences = batch;
-    c.new_tokens = batch;
+    c.new_tokens = step_tokens;
     return c;
   }
 
-  op_counts c = count_decode(a, pr, batch, context);
+  op_counts c = count_decode(a, pr, batch, context, width);
   const double t = p.tp;
   const double g = a.num_kv_heads;
   for (op& o : c.ops) {
@@ -226,7 +227,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
   if (p.tp > 1) {
     // Two all-reduces per layer (after attention and after the FFN) of the
     // hidden states; a ring sends 2(t-1)/t of the message per device.
-    const double msg = batch * dim * act;
+    const double msg = step_tokens * dim * act;
     const link_spec l = detail::link_for(p, d, p.tp);
     c.add(detail::comm_op(op_kind::all_reduce, "comm.all_reduce", 2.0 * a.num_layers,
                           2.0 * (t - 1) / t * msg, l, 2.0 * (t - 1)),
@@ -234,7 +235,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
   }
   if (p.pp > 1) {
     const link_spec l = detail::link_for(p, d, p.tp * p.pp);
-    c.add(detail::comm_op(op_kind::p2p, "comm.pipeline", p.pp - 1.0, batch * dim * act, l, 1), op_kind::p2p);
+    c.add(detail::comm_op(op_kind::p2p, "comm.pipeline", p.pp - 1.0, step_tokens * dim * act, l, 1), op_kind::p2p);
   }
   return c;
 }

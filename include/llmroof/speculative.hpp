@@ -1,0 +1,156 @@
+// Speculative decoding: a drafter proposes k tokens per sequence, the target
+// verifies them in one step of width k + 1, and the accepted ones (plus the
+// target's own next token) are kept.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "llmroof/deployment.hpp"
+
+namespace llmroof {
+
+/// Who drafts: the model's own multi-token-prediction layers (DeepSeek-V3,
+/// GLM-4.5, Qwen3-Next: `num_nextn_predict_layers`), a separate draft model,
+/// or n-gram / prompt lookup (no GPU work).
+enum class spec_method : std::uint8_t { mtp, draft, ngram };
+
+inline constexpr std::array<std::string_view, 3> spec_method_names{"mtp", "draft", "ngram"};
+
+constexpr std::string_view to_string(spec_method m) { return detail::enum_name(m, spec_method_names); }
+
+/// A speculative-decoding setup. `acceptance` holds the conditional
+/// acceptance of each draft position (the chance the i-th draft token is
+/// accepted once the ones before it were), one value for all positions, or
+/// nothing for the method's published default (MTP only, below).
+struct speculation {
+  spec_method method = spec_method::mtp;
+  int draft_tokens = 1;                 ///< k
+  std::vector<double> acceptance;       ///< conditional, per position (or one for all)
+  std::optional<architecture> draft;    ///< spec_method::draft: the draft model
+  std::optional<precision> draft_pr;    ///< its formats (default: the target's)
+};
+
+/// The conditional acceptance of each of the k positions, the default
+/// filled in. MTP defaults: k = 1: 0.85 (DeepSeek-V3 technical report,
+/// section 5.4.3: second-token acceptance 85-90%, the low end); k > 1: 0.60
+/// at every position (SGLang's DeepSeek-V3 MTP with 3 draft tokens, accept
+/// length 2.18 (SGLang blog 2025-07-17): 1 + a + a^2 + a^3 = 2.18 at
+/// a = 0.60). Draft models and n-grams have no default (their acceptance is
+/// the workload's): std::invalid_argument naming the field.
+inline std::vector<double> position_acceptance(const speculation& s) {
+  detail::require_in("draft_tokens", s.draft_tokens, 1, 16);
+  const auto k = static_cast<std::size_t>(s.draft_tokens);
+  std::vector<double> a = s.acceptance;
+  if (a.empty()) {
+    if (s.method != spec_method::mtp) {
+      throw std::invalid_argument("acceptance must be given for " + std::string(to_string(s.method)) +
+                                  " speculation (no published default: it depends on the workload)");
+    }
+    a.assign(k, k == 1 ? 0.85 : 0.60);
+  }
+  if (a.size() == 1) a.assign(k, a.front());
+  if (a.size() != k) {
+    throw std::invalid_argument("acceptance must hold one value or one per draft token (" + std::to_string(k) +
+                                ", got " + std::to_string(a.size()) + ")");
+  }
+  for (double x : a) detail::require_in("acceptance", x, 0, 1);
+  return a;
+}
+
+/// Tokens each verify step keeps per sequence: the target's own token plus
+/// the expected accepted drafts, 1 + sum_i prod_{j<=i} a_j (i.i.d. rate a:
+/// (1 - a^(k+1)) / (1 - a)).
+inline double accepted_tokens(const speculation& s) {
+  double total = 1;
+  double reach = 1;
+  for (double a : position_acceptance(s)) {
+    reach *= a;
+    total += reach;
+  }
+  return total;
+}
+
+/// One speculative step of `batch` sequences at `context` cached tokens.
+struct speculative_step {
+  double tokens_per_step = 1;  ///< per sequence (accepted_tokens)
+  seconds draft = make_seconds(0);   ///< the k draft passes
+  seconds verify = make_seconds(0);  ///< the target's step of width k + 1
+  phase_timing plain;                ///< the same batch decoding without speculation
+  [[nodiscard]] seconds step() const { return draft + verify; }
+  [[nodiscard]] double tokens_per_s_per_user() const { return tokens_per_step / step().value(); }
+  [[nodiscard]] double speedup() const { return tokens_per_s_per_user() * plain.estimate.value(); }
+};
+
+namespace detail {
+
+/// Time of one op kind in a phase (its estimates summed).
+inline seconds kind_time(const phase_timing& p, op_kind k) {
+  seconds t = make_seconds(0);
+  for (std::size_t i = 0; i < p.counts.ops.size(); ++i) {
+    if (p.counts.ops[i].kind == k) t += p.times[i].estimate();
+  }
+  return t;
+}
+
+}  // namespace detail
+
+/// Speculative decoding on deployment `d` (one device or tensor/expert
+/// parallel; not pipeline-parallel or offloaded: std::invalid_argument).
+///  - verify: a decode step of width k + 1 per sequence (weights read once;
+///    FLOP, activations, lm_head and KV writes x (k + 1); each sequence's KV
+///    cache read once, as FlashMLA/FlashInfer verify kernels do);
+///  - draft, MTP: k passes of one MTP block (one average decoder layer of the
+///    target's decode step, with its collectives) and lm_head; a draft model:
+///    k of its own decode steps on the same devices; n-gram: none.
+inline speculative_step speculate(const deployment& d, const speculation& s, double batch, double context) {
+  d.require_device();
+  if (d.parallel().pp > 1 || d.offload()) {  // pipelines and offloads verify stage by stage: not modelled
+    throw std::invalid_argument("speculative decoding is modelled on one device or tensor/expert parallel (got " +
+                                std::string(d.offload() ? "an offload" : "pp " + std::to_string(d.parallel().pp)) + ")");
+  }
+  if (s.method == spec_method::mtp && d.model.moe.mtp_layers < 1) {
+    throw std::invalid_argument("model '" + d.model.id +
+                                "' has no multi-token-prediction layers (num_nextn_predict_layers): use a draft model "
+                                "or n-gram speculation");
+  }
+  if (s.method == spec_method::draft && !s.draft) throw std::invalid_argument("draft speculation needs a draft model");
+  if (s.draft && s.draft->vocab_size != d.model.vocab_size) {
+    throw std::invalid_argument("draft model '" + s.draft->id + "' has another vocabulary (" +
+                                std::to_string(s.draft->vocab_size) + " tokens, the target " +
+                                std::to_string(d.model.vocab_size) + "): its drafts cannot be verified");
+  }
+  speculative_step out;
+  out.tokens_per_step = accepted_tokens(s);
+  const double k = s.draft_tokens;
+  out.plain = d.decode(batch, context);
+  out.verify = d.decode(batch, context, k + 1).estimate;
+  if (s.method == spec_method::mtp) {
+    const phase_timing& p = out.plain;
+    seconds ops = make_seconds(0);
+    for (const op_time& t : p.times) ops += t.estimate();
+    const seconds ends = detail::kind_time(p, op_kind::lm_head) + detail::kind_time(p, op_kind::embedding);
+    const seconds layer = (ops - ends) / double(d.model.num_layers);
+    out.draft = k * (layer + ends);
+  } else if (s.method == spec_method::draft) {
+    const deployment dd = d.with_model(*s.draft, s.draft_pr ? *s.draft_pr : d.pr);
+    out.draft = k * dd.decode(batch, context).estimate;
+  }
+  return out;
+}
+
+/// The first batch of 1, 2, 4, ... max_batch where speculation no longer
+/// speeds one user up (speedup <= 1), or none.
+inline std::optional<double> speculation_stops_paying(const deployment& d, const speculation& s, double context,
+                                                      double max_batch = 1024) {
+  for (double b = 1; b <= max_batch; b *= 2) {
+    if (speculate(d, s, b, context).speedup() <= 1) return b;
+  }
+  return std::nullopt;
+}
+
+}  // namespace llmroof
