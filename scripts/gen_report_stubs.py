@@ -10,7 +10,7 @@ import textwrap
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from generated import write_or_check  # noqa: E402
 
-CLASSES = ("Phase", "Plan", "Users", "KvCache", "MoeReport", "Comparison", "Calibration")
+CLASSES = ("Phase", "Plan", "Users", "KvCache", "MoeReport", "Comparison", "Calibration", "Speculation")
 
 
 def docstring(text: str, indent: str) -> list[str]:

@@ -143,14 +143,33 @@ inline speculative_step speculate(const deployment& d, const speculation& s, dou
   return out;
 }
 
-/// The first batch of 1, 2, 4, ... max_batch where speculation no longer
-/// speeds one user up (speedup <= 1), or none.
-inline std::optional<double> speculation_stops_paying(const deployment& d, const speculation& s, double context,
-                                                      double max_batch = 1024) {
+/// A speculative setup against batch: the step at `batch`, and at 1, 2, 4,
+/// ... max_batch with and without speculation (`llmroof speculate`).
+struct speculative_table {
+  double batch = 1;
+  double context = 0;
+  std::vector<double> acceptance;       ///< per position, defaults filled in
+  speculative_step at;                  ///< at `batch`
+  std::vector<double> batches;
+  std::vector<speculative_step> rows;   ///< one per batch
+  std::optional<double> stops_paying;   ///< first batch with speedup <= 1
+};
+
+/// Throws std::invalid_argument as speculate(), and on max_batch < 1.
+inline speculative_table speculate_against_batch(const deployment& d, const speculation& s, double batch,
+                                                 double context, double max_batch = 1024) {
+  detail::require_in("max_batch", max_batch, 1, 1e6);
+  speculative_table t;
+  t.batch = batch;
+  t.context = context;
+  t.acceptance = position_acceptance(s);
+  t.at = speculate(d, s, batch, context);
   for (double b = 1; b <= max_batch; b *= 2) {
-    if (speculate(d, s, b, context).speedup() <= 1) return b;
+    t.batches.push_back(b);
+    t.rows.push_back(speculate(d, s, b, context));
+    if (!t.stops_paying && t.rows.back().speedup() <= 1) t.stops_paying = b;
   }
-  return std::nullopt;
+  return t;
 }
 
 }  // namespace llmroof

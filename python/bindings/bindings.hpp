@@ -46,7 +46,7 @@ struct phase_object {
 };
 
 /// A report of the command held as its JSON (`_core.reports`: Plan, Users,
-/// KvCache, MoeReport, Comparison, Calibration), one type per class.
+/// KvCache, MoeReport, Comparison, Calibration, Speculation), one type per class.
 template <int Kind>
 struct report_value {
   report::json j;
@@ -57,6 +57,7 @@ using kv_report = report_value<2>;
 using moe_report = report_value<3>;
 using comparison_report = report_value<4>;
 using calibration_report = report_value<5>;
+using speculative_report = report_value<6>;
 
 /// A memory plan from the command's JSON `memory` object (memory_json).
 memory_plan memory_from_json(const report::json& j);

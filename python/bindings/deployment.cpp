@@ -299,6 +299,28 @@ void register_deployment(py::module_& m) {
           py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"), py::arg("price_per_hour"),
           py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"))
       .def(
+          "speculate_report",
+          [](const context& c, const std::string& method, int draft_tokens, const std::vector<double>& acceptance,
+             const py::object& draft, double batch, double context_tokens, double max_batch) {
+            detail::require_in("batch", batch, 1, 1e9);
+            detail::require_tokens("context", context_tokens);
+            speculation spec;
+            const auto m = detail::enum_from_name<spec_method>(method, spec_method_names);
+            if (!m) throw std::invalid_argument("method must be mtp, draft or ngram (got '" + method + "')");
+            spec.method = *m;
+            spec.draft_tokens = draft_tokens;
+            spec.acceptance = acceptance;
+            if (!draft.is_none()) {
+              const deployment& dd = deployment_of(draft);
+              spec.draft = dd.model;
+              spec.draft_pr = dd.pr;
+            }
+            const speculative_table t = speculate_against_batch(c.setup, spec, batch, context_tokens, max_batch);
+            return speculative_report{report::speculative_json(c.setup, spec, t)};
+          },
+          py::arg("method"), py::arg("draft_tokens"), py::arg("acceptance"), py::arg("draft"), py::arg("batch"),
+          py::arg("context"), py::arg("max_batch"))
+      .def(
           "users_report",
           [](const context& c, double context_tokens, double prompt, double min_tokens_per_s, double ttft_target,
              double output) {

@@ -217,6 +217,16 @@ void register_reports(py::module_& m) {
   bind_report<comparison_report>(m, "Comparison", "llmroof.compare/1",
                                  "Two models decoding side by side against batch (`llmroof compare --json`).")
       .def("__repr__", [](const comparison_report& r) { return against_batch_repr("Comparison", r.j); });
+  bind_report<speculative_report>(m, "Speculation", "llmroof.speculative/1",
+                                  "Speculative decoding of one deployment (`llmroof speculate --json`): tokens kept "
+                                  "per step, draft and verify time, and the speed-up against batch.")
+      .def("__repr__", [](const speculative_report& r) {
+        const json& j = r.j;
+        return "Speculation(" + text(j, "model") + ", " + text(j, "method") + fixed(" k=%g: %.2f tokens per step, ", number(j, "draft_tokens"), number(j, "tokens_per_step")) +
+               fixed("%.1f vs %.1f tokens/s per user at batch %g", number(j, "tokens_per_s_per_user"),
+                     number(j, "plain_tokens_per_s_per_user"), number(j, "batch")) +
+               fixed(", x%.2f)", number(j, "speedup"));
+      });
   bind_report<calibration_report>(m, "Calibration", "llmroof.calibrate/1",
                                   "Efficiency profiles fitted to measured points (`llmroof calibrate --json`).")
       .def("__repr__", [](const calibration_report& c) {

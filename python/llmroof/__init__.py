@@ -26,7 +26,7 @@ except ImportError as err:  # pragma: no cover - only without a build
     ) from err
 
 from ._core.memory_plan import MemoryPlan
-from ._core.reports import Calibration, Comparison, KvCache, MoeReport, Phase, Plan, Users
+from ._core.reports import Calibration, Comparison, KvCache, MoeReport, Phase, Plan, Speculation, Users
 from ._api import (
     Device,
     Estimator,
@@ -44,6 +44,7 @@ from ._api import (
     plan,
     prefill,
     simulate_routing,
+    speculate,
     sweep_decode,
     sweep_prefill,
     users,
@@ -67,6 +68,7 @@ __all__ = [
     "Parameters",
     "Phase",
     "Plan",
+    "Speculation",
     "Users",
     "__version__",
     "calibrate",
@@ -80,6 +82,7 @@ __all__ = [
     "plan",
     "prefill",
     "simulate_routing",
+    "speculate",
     "sweep_decode",
     "sweep_prefill",
     "users",

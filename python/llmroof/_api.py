@@ -17,7 +17,7 @@ import numpy as np
 from . import _core
 from . import _rows as _rows_module
 from ._core.memory_plan import MemoryPlan
-from ._core.reports import Calibration, Comparison, KvCache, MoeReport, Phase, Plan, Users
+from ._core.reports import Calibration, Comparison, KvCache, MoeReport, Phase, Plan, Speculation, Users
 from ._rows import (
     DeploymentOptions,
     DeviceFields,
@@ -1065,6 +1065,59 @@ def moe(
     m = _model(model)
     dep = _compile(m, device, **options)
     return dep.moe_report(_tokens("context", context, minimum=0), _number("max_batch", max_batch, minimum=1))
+
+
+@_takes(DeploymentOptions)
+def speculate(
+    *,
+    model: ModelLike,
+    device: DeviceLike,
+    method: str = "mtp",
+    draft_tokens: int = 1,
+    acceptance: float | Sequence[float] | None = None,
+    draft_model: ModelLike | None = None,
+    batch: float = 1,
+    context: Tokens = 4096,
+    max_batch: float = 1024,
+    **options: Unpack[DeploymentOptions],
+) -> Speculation:
+    """Speculative decoding of one deployment, as ``llmroof speculate``
+    computes it: tokens kept per step, the draft passes and the target's
+    verify step of width ``draft_tokens`` + 1, tokens/s per user with and
+    without, against batch, and the batch where it stops paying.
+
+    Parameters
+    ----------
+    model, device
+        Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
+        of them, as the command's ``--device ID:N``.
+    method
+        ``"mtp"`` (the model's own multi-token-prediction layers), ``"draft"``
+        (``draft_model``) or ``"ngram"`` (prompt lookup: no GPU work).
+    draft_tokens
+        Tokens drafted per step (k, 1-16).
+    acceptance
+        Conditional acceptance of each draft position, or one value for all;
+        default for ``mtp``: 0.85 at k = 1 (DeepSeek-V3 report), else 0.60
+        (SGLang's accept length 2.18 at k = 3); required for the others.
+    draft_model
+        The draft model (same vocabulary), on the same devices and options.
+    batch, context, max_batch
+        Sequences, cached tokens each, and the largest batch of the table.
+    {options}
+
+    Returns
+    -------
+    Speculation
+        ``to_dict()``: ``llmroof speculate --json``, schema ``llmroof.speculative/1``.
+    """
+    dep = _compile(_model(model), device, **options)
+    draft = None if draft_model is None else _compile(_model(draft_model), device, **options)
+    accept = [] if acceptance is None else _floats("acceptance", acceptance if isinstance(acceptance, Sequence)
+                                                     else [acceptance])
+    return dep.speculate_report(_text("method", method), _integer("draft_tokens", draft_tokens, minimum=1, maximum=16),
+                                accept, draft, _number("batch", batch), _tokens("context", context),
+                                _number("max_batch", max_batch, minimum=1))
 
 
 def moe_table() -> pd.DataFrame:

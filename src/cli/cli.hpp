@@ -102,6 +102,7 @@ void print_ops(const phase_timing& p);
 int cmd_plan(const options& o);      // serve.cpp
 int cmd_decode(const options& o);    // serve.cpp
 int cmd_prefill(const options& o);   // serve.cpp
+int cmd_speculate(const options& o); // serve.cpp
 int cmd_kv(const options& o);        // serve.cpp
 int cmd_moe(const options& o);       // compare.cpp
 int cmd_compare(const options& o);   // compare.cpp

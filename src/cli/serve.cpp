@@ -228,6 +228,66 @@ int cmd_decode(const options& o) {
   return 0;
 }
 
+int cmd_speculate(const options& o) {
+  const setup s = make_setup(o, true);
+  speculation spec;
+  const std::string method = o.get("spec").value_or("mtp");
+  const auto m = detail::enum_from_name<spec_method>(method, spec_method_names);
+  if (!m) throw usage_error("--spec must be mtp, draft or ngram (got '" + method + "')");
+  spec.method = *m;
+  spec.draft_tokens = static_cast<int>(parse_count("draft-tokens", o.get("draft-tokens").value_or("1"), 16));
+  if (auto a = o.get("accept")) {
+    std::size_t at = 0;
+    while (at <= a->size()) {
+      const auto comma = a->find(',', at);
+      const std::string part = a->substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+      spec.acceptance.push_back(parse_number("accept", part, 0, 1));
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+  }
+  std::optional<setup> draft;
+  if (auto id = o.get("draft-model")) {
+    if (spec.method != spec_method::draft) throw usage_error("--draft-model is for --spec draft");
+    draft.emplace(make_setup(o, true, *id));
+    spec.draft = draft->model;
+    spec.draft_pr = draft->pr;
+  }
+  const double batch = parse_count("batch", o.get("batch").value_or("1"));
+  const double context = parse_tokens("context", o.get("context").value_or("4096"));
+  const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
+  const speculative_table t = speculate_against_batch(s, spec, batch, context, max_batch);
+  if (o.json) {
+    std::cout << report::speculative_json(s, spec, t).dump(2) << "\n";
+    return 0;
+  }
+  std::string accept;
+  for (double a : t.acceptance) accept += (accept.empty() ? "" : ", ") + fmt("%.2f", a);
+  std::printf("llmroof speculate: %s on %s, %s speculation%s, %d draft token%s (acceptance %s%s)\n", s.model.name.c_str(),
+              device_label(s).c_str(), std::string(to_string(spec.method)).c_str(),
+              spec.draft ? (" with " + spec.draft->name).c_str() : "", spec.draft_tokens, spec.draft_tokens == 1 ? "" : "s",
+              accept.c_str(), spec.acceptance.empty() ? ": the method's published default" : "");
+  const speculative_step& a = t.at;
+  std::printf("  batch %s at %s tokens: %.2f tokens kept per step; draft %s + verify %s = %s per step\n",
+              thousands(batch).c_str(), thousands(context).c_str(), a.tokens_per_step, ms(a.draft).c_str(),
+              ms(a.verify).c_str(), ms(a.step()).c_str());
+  std::printf("  per user %.1f tokens/s with speculation, %.1f without: x%.2f\n\n", a.tokens_per_s_per_user(),
+              1.0 / a.plain.estimate.value(), a.speedup());
+  std::printf("  %9s %14s %14s %8s %14s\n", "batch", "per user spec", "per user plain", "speedup", "total spec");
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const speculative_step& r = t.rows[i];
+    std::printf("  %9s %14.1f %14.1f %7.2fx %14.1f\n", thousands(t.batches[i]).c_str(), r.tokens_per_s_per_user(),
+                1.0 / r.plain.estimate.value(), r.speedup(), t.batches[i] * r.tokens_per_s_per_user());
+  }
+  if (t.stops_paying) {
+    std::printf("\n  speculation stops paying at batch %s: the verify step of width %d turns compute-bound\n",
+                thousands(*t.stops_paying).c_str(), spec.draft_tokens + 1);
+  } else {
+    std::printf("\n  speculation pays at every batch up to %s\n", thousands(t.batches.back()).c_str());
+  }
+  return 0;
+}
+
 int cmd_prefill(const options& o) {
   const setup s = make_setup(o, true);
   const double batch = parse_count("batch", o.get("batch").value_or("1"));

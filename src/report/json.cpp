@@ -343,6 +343,65 @@ const field_table<decode_view>& decode_fields() {
   return t;
 }
 
+struct speculative_view {
+  const setup& s;
+  const speculation& spec;
+  const speculative_table& t;
+};
+
+json spec_row(double batch, const speculative_step& r) {
+  return {{"batch", batch},
+          {"tokens_per_s_per_user", r.tokens_per_s_per_user()},
+          {"plain_tokens_per_s_per_user", 1.0 / r.plain.estimate.value()},
+          {"speedup", r.speedup()},
+          {"total_tokens_per_s", batch * r.tokens_per_s_per_user()},
+          {"plain_total_tokens_per_s", batch / r.plain.estimate.value()},
+          {"draft_s", r.draft.value()},
+          {"verify_s", r.verify.value()}};
+}
+
+const field_table<speculative_view>& speculative_fields() {
+  using V = speculative_view;
+  static const field_table<V> t = report_table<V>(
+      "llmroof.speculative/1",
+      {
+          {"efficiency", object_t, "The efficiency profile the estimates use.",
+           [](const V& v) { return efficiency_json(v.s.roof().efficiency()); }},
+          {"method", "str", "Who drafts: mtp (the model's own MTP layers), draft (a draft model) or ngram.",
+           [](const V& v) { return json(to_string(v.spec.method)); }},
+          {"draft_tokens", "int", "Tokens drafted per step (k).", [](const V& v) { return json(v.spec.draft_tokens); }},
+          {"acceptance", "list[float]",
+           "Conditional acceptance of each draft position (the method's published default where none was given).",
+           [](const V& v) { return json(v.t.acceptance); }},
+          {"draft_model", "str | None", "The draft model's id (method draft), else None.",
+           [](const V& v) { return v.spec.draft ? json(v.spec.draft->id) : json(nullptr); }},
+          {"batch", "float", "Sequences decoding together.", [](const V& v) { return json(v.t.batch); }},
+          {"context", "float", "Tokens each sequence holds.", [](const V& v) { return json(v.t.context); }},
+          {"tokens_per_step", "float", "Tokens kept per sequence and step: 1 + the expected accepted drafts.",
+           [](const V& v) { return json(v.t.at.tokens_per_step); }},
+          {"draft_s", "float", "The k draft passes, s.", [](const V& v) { return json(v.t.at.draft.value()); }},
+          {"verify_s", "float", "The target's verify step of width k + 1, s.",
+           [](const V& v) { return json(v.t.at.verify.value()); }},
+          {"tokens_per_s_per_user", "float", "tokens_per_step / (draft_s + verify_s).",
+           [](const V& v) { return json(v.t.at.tokens_per_s_per_user()); }},
+          {"plain_tokens_per_s_per_user", "float", "The same batch without speculation.",
+           [](const V& v) { return json(1.0 / v.t.at.plain.estimate.value()); }},
+          {"speedup", "float", "tokens_per_s_per_user / plain_tokens_per_s_per_user.",
+           [](const V& v) { return json(v.t.at.speedup()); }},
+          {"stops_paying_batch", maybe_float_t, "First batch of 1, 2, 4, ... where speculation is no faster, or None.",
+           [](const V& v) { return v.t.stops_paying ? json(*v.t.stops_paying) : json(nullptr); }},
+          {"batches", rows_t,
+           "Per batch: tokens_per_s_per_user and plain_tokens_per_s_per_user, speedup, total_tokens_per_s and "
+           "plain_total_tokens_per_s, draft_s, verify_s.",
+           [](const V& v) {
+             json out = json::array();
+             for (std::size_t i = 0; i < v.t.rows.size(); ++i) out.push_back(spec_row(v.t.batches[i], v.t.rows[i]));
+             return out;
+           }},
+      });
+  return t;
+}
+
 struct prefill_view {
   const setup& s;
   double batch;
@@ -425,6 +484,10 @@ json energy_json(const energy_cost& e) {
 
 json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p) {
   return object_json(decode_fields(), decode_view{s, r, batch, context, p});
+}
+
+json speculative_json(const setup& s, const speculation& spec, const speculative_table& t) {
+  return object_json(speculative_fields(), speculative_view{s, spec, t});
 }
 
 json prefill_json(const setup& s, double batch, double prompt, double cached, const phase_timing& p) {
@@ -816,6 +879,7 @@ const schema_keys known[] = {
     {"llmroof.plan/1", [] { return keys(plan_fields()); }},
     {"llmroof.decode/1", [] { return keys(decode_fields()); }},
     {"llmroof.prefill/1", [] { return keys(prefill_fields()); }},
+    {"llmroof.speculative/1", [] { return keys(speculative_fields()); }},
     {"llmroof.kv/1", [] { return keys(kv_fields()); }},
     {"llmroof.users/1", [] { return keys(users_fields()); }},
     {"llmroof.moe/1", [] { return keys(moe_fields()); }},

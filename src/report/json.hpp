@@ -89,6 +89,8 @@ json plan_json(const setup& s, const roofline& r, const plan_result& res, const 
 json energy_json(const energy_cost& e);
 /// "llmroof.decode/1"
 json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p);
+/// "llmroof.speculative/1": speculative decoding at a batch and against batch.
+json speculative_json(const setup& s, const speculation& spec, const speculative_table& t);
 /// "llmroof.prefill/1"
 json prefill_json(const setup& s, double batch, double prompt, double cached, const phase_timing& p);
 /// "llmroof.moe/1": routing, bytes and speed of a MoE model against batch,

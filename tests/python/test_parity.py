@@ -316,3 +316,33 @@ def test_energy_and_cost_parity_and_refusals(cli: str) -> None:
         llmroof.plan(model="llama-3.1-8b", device="m3-max-40c", engine="llama.cpp", electricity=0.3)
     out = subprocess.run([cli, "plan", *args, "--price-per-hour", "2", "--purchase", "3"], capture_output=True, text=True)
     assert out.returncode == 2 and "price_per_hour and purchase" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_speculate_parity_and_refusals(cli: str) -> None:
+    # One report from the command and Python (speculative.hpp has the hand-computed cases).
+    mtp = ["--model", "deepseek-v3", "--device", "h200:8", "--engine", "sglang", "--draft-tokens", "3",
+           "--context", "65536", "--max-batch", "16"]
+    s = llmroof.speculate(model="deepseek-v3", device="h200:8", engine="sglang", draft_tokens=3, context=65536,
+                          max_batch=16)
+    assert run(cli, "speculate", *mtp) == s.to_dict()
+    assert s.acceptance == [0.6, 0.6, 0.6] and s.tokens_per_step == pytest.approx(2.176)
+    assert s.speedup == pytest.approx(s.tokens_per_s_per_user / s.plain_tokens_per_s_per_user)
+    assert [r["batch"] for r in s.batches] == [1, 2, 4, 8, 16] and len(s.batches_frame()) == 5
+    draft = ["--model", "llama-3.1-70b", "--device", "h100-sxm:4", "--spec", "draft", "--draft-model", "llama-3.2-1b",
+             "--draft-tokens", "4", "--accept", "0.8,0.7,0.6,0.5", "--max-batch", "8"]
+    d = llmroof.speculate(model="llama-3.1-70b", device="h100-sxm:4", method="draft", draft_model="llama-3.2-1b",
+                          draft_tokens=4, acceptance=[0.8, 0.7, 0.6, 0.5], max_batch=8)
+    assert run(cli, "speculate", *draft) == d.to_dict()
+    assert d.draft_model == "llama-3.2-1b" and d.tokens_per_step == pytest.approx(1 + 0.8 + 0.56 + 0.336 + 0.168)
+    for bad, message in ((dict(method="ngram"), "acceptance must be given for ngram"),
+                         (dict(method="eagle", acceptance=0.5), "method must be mtp, draft or ngram"),
+                         (dict(method="ngram", acceptance=1.5), "acceptance"),
+                         (dict(method="ngram", acceptance=0.5, draft_tokens=0), "draft_tokens"),
+                         (dict(method="draft", acceptance=0.5, draft_model="qwen3-0.6b"), "another vocabulary")):
+        with pytest.raises(ValueError, match=message):
+            llmroof.speculate(model="llama-3.1-8b", device="h100-sxm", **bad)
+    with pytest.raises(ValueError, match="no multi-token-prediction layers"):
+        llmroof.speculate(model="llama-3.1-8b", device="h100-sxm")
+    out = subprocess.run([cli, "speculate", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--spec", "ngram"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "acceptance must be given" in out.stderr and out.stderr.count("\n") == 1

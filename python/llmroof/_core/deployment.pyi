@@ -2,7 +2,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .memory_plan import MemoryPlan
-from .reports import Comparison, KvCache, MoeReport, Phase, Plan, Users
+from .reports import Comparison, KvCache, MoeReport, Phase, Plan, Speculation, Users
 
 class Deployment:
     def __init__(
@@ -49,6 +49,16 @@ class Deployment:
         electricity: float | None,
         pue: float,
     ) -> Plan: ...
+    def speculate_report(
+        self,
+        method: str,
+        draft_tokens: int,
+        acceptance: list[float],
+        draft: Deployment | None,
+        batch: float,
+        context: float,
+        max_batch: float,
+    ) -> Speculation: ...
     def users_report(
         self, context: float, prompt: float, min_tokens_per_s: float, ttft_target: float, output: float
     ) -> Users: ...

@@ -471,3 +471,105 @@ class Calibration:
     def __eq__(self, other: object) -> bool: ...
     def __getstate__(self) -> str: ...
     def __setstate__(self, state: str) -> None: ...
+
+class Speculation:
+    """Speculative decoding of one deployment (`llmroof speculate --json`): tokens kept per step, draft
+    and verify time, and the speed-up against batch.
+    """
+    @property
+    def schema(self) -> str:
+        """The report's schema (docs/cli-json.md)."""
+    @property
+    def model(self) -> str:
+        """The model's catalog id (or the file's name)."""
+    @property
+    def weights(self) -> str:
+        """Weight format of the bulk of the weights (the experts' in a MoE model)."""
+    @property
+    def kv(self) -> str:
+        """KV-cache format."""
+    @property
+    def lm_head(self) -> str:
+        """Format of lm_head."""
+    @property
+    def formats(self) -> dict[str, Any]:
+        """Format of each module: attention, ffn, experts, embedding."""
+    @property
+    def formats_from(self) -> str:
+        """Where the formats come from: asked, file, name, checkpoint or default."""
+    @property
+    def checkpoint(self) -> str | None:
+        """The published checkpoint whose formats are planned, or None."""
+    @property
+    def device(self) -> str:
+        """The device's catalog id (absent without a device)."""
+    @property
+    def devices(self) -> int:
+        """Devices of the deployment."""
+    @property
+    def parallel(self) -> dict[str, Any]:
+        """The layout: tp, pp, ep, nodes, devices_per_node and the collectives' link."""
+    @property
+    def engine(self) -> str:
+        """The serving engine."""
+    @property
+    def engine_settings(self) -> dict[str, Any]:
+        """The engine's settings, as `llmroof list engines --json` prints them."""
+    @property
+    def model_source(self) -> dict[str, Any] | None:
+        """What the model file says (formats, tensors, warnings); absent for a catalog model."""
+    @property
+    def efficiency(self) -> dict[str, Any]:
+        """The efficiency profile the estimates use."""
+    @property
+    def method(self) -> str:
+        """Who drafts: mtp (the model's own MTP layers), draft (a draft model) or ngram."""
+    @property
+    def draft_tokens(self) -> int:
+        """Tokens drafted per step (k)."""
+    @property
+    def acceptance(self) -> list[float]:
+        """Conditional acceptance of each draft position (the method's published default where none was
+        given).
+        """
+    @property
+    def draft_model(self) -> str | None:
+        """The draft model's id (method draft), else None."""
+    @property
+    def batch(self) -> float:
+        """Sequences decoding together."""
+    @property
+    def context(self) -> float:
+        """Tokens each sequence holds."""
+    @property
+    def tokens_per_step(self) -> float:
+        """Tokens kept per sequence and step: 1 + the expected accepted drafts."""
+    @property
+    def draft_s(self) -> float:
+        """The k draft passes, s."""
+    @property
+    def verify_s(self) -> float:
+        """The target's verify step of width k + 1, s."""
+    @property
+    def tokens_per_s_per_user(self) -> float:
+        """tokens_per_step / (draft_s + verify_s)."""
+    @property
+    def plain_tokens_per_s_per_user(self) -> float:
+        """The same batch without speculation."""
+    @property
+    def speedup(self) -> float:
+        """tokens_per_s_per_user / plain_tokens_per_s_per_user."""
+    @property
+    def stops_paying_batch(self) -> float | None:
+        """First batch of 1, 2, 4, ... where speculation is no faster, or None."""
+    @property
+    def batches(self) -> list[dict[str, Any]]:
+        """Per batch: tokens_per_s_per_user and plain_tokens_per_s_per_user, speedup,
+        total_tokens_per_s and plain_total_tokens_per_s, draft_s, verify_s.
+        """
+    def batches_frame(self) -> pd.DataFrame: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __getitem__(self, key: str) -> Any: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __getstate__(self) -> str: ...
+    def __setstate__(self, state: str) -> None: ...

@@ -1,0 +1,136 @@
+// Speculative decoding (speculative.hpp), computed by hand.
+#include <doctest/doctest.h>
+
+#include "llmroof/llmroof.hpp"
+
+using namespace llmroof;
+
+namespace {
+
+deployment on(const char* model, const char* dev, int devices = 1) {
+  static std::vector<std::unique_ptr<architecture>> models;
+  static std::vector<std::unique_ptr<device>> devs;
+  models.push_back(std::make_unique<architecture>(find_model(model)));
+  devs.push_back(std::make_unique<device>(find_device(dev)));
+  request q;
+  q.model = models.back().get();
+  q.dev = devs.back().get();
+  q.layout.devices_per_node = devices;
+  return resolve(q);
+}
+
+}  // namespace
+
+TEST_CASE("tokens kept per step: 1 + the sum over positions of the cumulative acceptance") {
+  speculation s;
+  s.method = spec_method::ngram;
+  s.draft_tokens = 3;
+  s.acceptance = {0.6};
+  // i.i.d. 0.6: 1 + 0.6 + 0.36 + 0.216 = 2.176 = (1 - 0.6^4) / (1 - 0.6)
+  CHECK(accepted_tokens(s) == doctest::Approx(2.176));
+  CHECK(accepted_tokens(s) == doctest::Approx((1 - 0.6 * 0.6 * 0.6 * 0.6) / (1 - 0.6)));
+  // Conditional per position 0.76, 0.56/0.76, 0.43/0.56 = cumulative 0.76, 0.56, 0.43
+  // (MiniMax-M3 EAGLE-3, vLLM blog): 1 + 0.76 + 0.56 + 0.43 = 2.75.
+  s.acceptance = {0.76, 0.56 / 0.76, 0.43 / 0.56};
+  CHECK(accepted_tokens(s) == doctest::Approx(2.75));
+  // MTP defaults: 0.85 at k = 1 (DeepSeek-V3: 1.85 tokens per step); 0.60 each beyond.
+  speculation mtp;
+  CHECK(accepted_tokens(mtp) == doctest::Approx(1.85));
+  mtp.draft_tokens = 3;
+  CHECK(accepted_tokens(mtp) == doctest::Approx(2.176));
+  // Property: more acceptance or more drafts never keep fewer tokens.
+  for (double a = 0; a <= 1.0; a += 0.125) {
+    speculation x;
+    x.method = spec_method::ngram;
+    x.acceptance = {a};
+    double last = 0;
+    for (int k = 1; k <= 8; ++k) {
+      x.draft_tokens = k;
+      const double e = accepted_tokens(x);
+      CHECK(e >= last);
+      CHECK(e <= k + 1);
+      last = e;
+    }
+  }
+  speculation bad;
+  bad.method = spec_method::draft;
+  CHECK_THROWS_WITH_AS(accepted_tokens(bad),
+                       "acceptance must be given for draft speculation (no published default: it depends on the workload)",
+                       std::invalid_argument);
+  bad.acceptance = {0.5, 0.5};
+  CHECK_THROWS_WITH_AS(accepted_tokens(bad), "acceptance must hold one value or one per draft token (1, got 2)",
+                       std::invalid_argument);
+  bad.acceptance = {1.5};
+  CHECK_THROWS_AS(accepted_tokens(bad), std::invalid_argument);
+  bad.draft_tokens = 0;
+  CHECK_THROWS_AS(accepted_tokens(bad), std::invalid_argument);
+}
+
+TEST_CASE("a verify step of width k+1 reads the weights and each sequence's KV once") {
+  const architecture& a = find_model("llama-3.1-8b");
+  const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
+  const op_counts one = count_decode(a, pr, 8, 4096);
+  const op_counts four = count_decode(a, pr, 8, 4096, 4);
+  // The weights once: only the embedding rows of the 24 more tokens are read (24 x 4,096 x 2 B = 196,608 B).
+  CHECK(four.weight_bytes().value() - one.weight_bytes().value() == doctest::Approx(196608));
+  CHECK(four.kv_read_bytes().value() == doctest::Approx(one.kv_read_bytes().value()));
+  CHECK(four.new_tokens == 32);
+  // Attention pairs per sequence: width x context + width (width + 1) / 2 =
+  // 4 x 4096 + 10 = 16,394 against 4,097 for one token.
+  for (std::size_t i = 0; i < one.ops.size(); ++i) {
+    if (one.ops[i].kind == op_kind::attention_global) {
+      CHECK(four.ops[i].flop.value() / one.ops[i].flop.value() == doctest::Approx(16394.0 / 4097.0));
+    }
+    if (one.ops[i].kind == op_kind::lm_head) {
+      CHECK(four.ops[i].flop.value() == doctest::Approx(4 * one.ops[i].flop.value()));
+    }
+  }
+}
+
+TEST_CASE("speculative steps: MTP drafts one layer and lm_head per token; it pays while the verify is memory-bound") {
+  const deployment d = on("deepseek-v3", "h200", 8);
+  speculation s;  // MTP, k = 1, acceptance 0.85
+  const speculative_step r = speculate(d, s, 1, 4096);
+  // Draft: the plain step's ops less lm_head and embedding over 61 layers, plus those two.
+  seconds ops = make_seconds(0);
+  seconds ends = make_seconds(0);
+  for (std::size_t i = 0; i < r.plain.counts.ops.size(); ++i) {
+    ops += r.plain.times[i].estimate();
+    const op_kind k = r.plain.counts.ops[i].kind;
+    if (k == op_kind::lm_head || k == op_kind::embedding) ends += r.plain.times[i].estimate();
+  }
+  CHECK(r.draft.value() == doctest::Approx(((ops - ends) / 61.0 + ends).value()));
+  CHECK(r.verify.value() == doctest::Approx(d.decode(1, 4096, 2).estimate.value()));
+  CHECK(r.tokens_per_s_per_user() == doctest::Approx(1.85 / (r.draft + r.verify).value()));
+  // DeepSeek-V3 technical report 5.4.3: MTP k = 1 decodes 1.8x faster.
+  CHECK(r.speedup() > 1.6);
+  CHECK(r.speedup() < 1.85);
+  // n-gram drafts cost nothing: the speed-up is at most the tokens kept.
+  speculation ng;
+  ng.method = spec_method::ngram;
+  ng.acceptance = {0.5};
+  const speculative_step n = speculate(d, ng, 1, 4096);
+  CHECK(n.draft.value() == 0);
+  CHECK(n.speedup() <= 1.5);
+  // A compute-bound verify stops paying: Llama-3.1-8B on an L4 (242 TFLOP/s FP8-class
+  // roof, 300 GB/s) at a short context, where the batch's FLOP reach the ridge.
+  const deployment l4 = on("llama-3.1-8b", "l4");
+  speculation low;
+  low.method = spec_method::ngram;
+  low.draft_tokens = 4;
+  low.acceptance = {0.3};
+  const speculative_table t = speculate_against_batch(l4, low, 1, 128, 256);
+  REQUIRE(t.stops_paying);
+  CHECK(t.rows.front().speedup() > 1);
+  CHECK(t.rows.back().speedup() < 1);
+  // Refusals name what is wrong.
+  CHECK_THROWS_WITH_AS(speculate(l4, speculation{}, 1, 0),
+                       "model 'llama-3.1-8b' has no multi-token-prediction layers (num_nextn_predict_layers): use a "
+                       "draft model or n-gram speculation",
+                       std::invalid_argument);
+  speculation other;
+  other.method = spec_method::draft;
+  other.acceptance = {0.7};
+  other.draft = find_model("qwen3-0.6b");
+  CHECK_THROWS_AS(speculate(l4, other, 1, 0), std::invalid_argument);
+}
