@@ -347,6 +347,10 @@ measurement_set read_measurements(const std::string& path) {
     // how many run), as GPUStack's ShareGPT and fixed-length bursts ran.
     const bool burst = get("batch").empty() && (has(notes, "request rate inf") || has(notes, "request_rate=inf")) &&
                        !has(notes, "max-concurrency");
+    if (burst && m.what != metric::tpot_ms && m.what != metric::decode_tps_total && m.what != metric::ttft_ms) {
+      skip("a burst's " + met + " is not predicted (only its TPOT, TTFT and output tokens/s)");
+      continue;
+    }
     const double batch = burst ? 1.0 : number(get("batch"));
     if (batch < 1) {
       skip("batch '" + get("batch").substr(0, 40) + "' is not a number (runtime-chosen batches cannot be replayed)");
@@ -404,7 +408,7 @@ measurement_set read_measurements(const std::string& path) {
       // are their own version, as llama.cpp's 2024 builds are.
       const bool early = has(backend, "v0.5") || has(backend, "v0.6") || has(backend, "v0.7");
       m.engine = key(engine_id::tensorrt_llm, early ? "2023" : "current", "");
-      if ((has(backend, "EP8") || has(backend, "expert parallel")) && m.arch.is_moe()) {
+      if (has(backend, "EP8") && m.arch.is_moe()) {
         m.plan.ep = n;
       } else {
         m.plan.tp = n;
@@ -420,19 +424,22 @@ measurement_set read_measurements(const std::string& path) {
       }
     } else if (engine_spelled(backend, engine_id::vllm) || engine_spelled(backend, engine_id::sglang)) {
       const bool sglang = engine_spelled(backend, engine_id::sglang);
+      // llmroof's ep > 1 is data-parallel attention beside expert-parallel
+      // experts (parallel.hpp); SGLang's "TP8 + DP attention" keeps its
+      // experts tensor-parallel, and "TP2 EP2" its attention: neither is.
       if (has(backend, "DP attention") || has(backend, "dp-attention")) {
-        skip("attention data parallel beside expert parallel is not modelled (issue 32)");
+        skip("attention data parallel with tensor-parallel experts is not modelled (issue 32)");
+        continue;
+      }
+      if (has(backend, " EP") || has(backend, "expert parallel")) {
+        skip("tensor-parallel attention with expert-parallel experts is not modelled (issue 32)");
         continue;
       }
       // SGLang v0.4.x ran DeepSeek-style models with 2024 kernels (engines.cpp: sglang@2024).
       const bool sglang_2024 = sglang && has(backend, "v0.4");
       m.engine = sglang ? key(engine_id::sglang, sglang_2024 ? "2024" : "current", "")
                         : key(engine_id::vllm, "current", "");
-      if ((has(backend, "EP") || has(backend, "expert parallel")) && m.arch.is_moe()) {
-        m.plan.ep = n;
-      } else {
-        m.plan.tp = n;
-      }
+      m.plan.tp = n;
     } else if (engine_spelled(backend, engine_id::mlx)) {
       m.engine = key(engine_id::mlx, "current", "");
     } else {

@@ -156,15 +156,14 @@ class deployment {
     d.check();
     return d;
   }
-  /// Another model in `p` on the same devices, engine and profile, laid out
-  /// by layout_for (a dense model on an expert-parallel plan takes tensor
-  /// and pipeline parallelism); its weights counted, nothing offloaded.
   /// This deployment laid out over `other`'s device plan (the layout_for
   /// this model of `other`'s parallel plan): the second side of a comparison.
   [[nodiscard]] deployment beside(const deployment& other) const {
     return with_layout(layout_for(model, other.parallel()));
   }
-
+  /// Another model in `p` on the same devices, engine and profile, laid out
+  /// by layout_for (a dense model on an expert-parallel plan takes tensor
+  /// and pipeline parallelism); its weights counted, nothing offloaded.
   [[nodiscard]] deployment with_model(architecture m, precision p) const {
     const parallel_plan q = layout_for(m, where.parallel);
     return {std::move(m), std::move(p), roof(), {q, std::nullopt}, engine};

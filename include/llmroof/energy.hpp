@@ -32,14 +32,18 @@ struct power_model {
 /// weighted by the step's compute-bound time (1), memory- and link-bound
 /// time (memory_share) and launch gaps and host time (0). Throws
 /// std::invalid_argument when the device's TDP is unknown (0).
-inline double step_power_w(const device& dev, const phase_timing& step, const power_model& m = {}) {
+/// `stages`: a pipeline's stages run one after another within the step, so
+/// each device is busy for 1/stages of its compute and memory time.
+inline double step_power_w(const device& dev, const phase_timing& step, const power_model& m = {},
+                           double stages = 1) {
   if (!(dev.tdp_w > 0)) {
     throw std::invalid_argument("device '" + dev.id + "' has no power figure: give its TDP (custom:...,tdp=300W)");
   }
   const double t = step.estimate.value();
   const double idle = m.idle_share * dev.tdp_w;
   if (!(t > 0)) return idle;
-  const double busy = (step.compute_time.value() + m.memory_share * (step.memory_time + step.link_time).value()) / t;
+  const double busy =
+      (step.compute_time.value() + m.memory_share * (step.memory_time + step.link_time).value()) / t / stages;
   return idle + (dev.tdp_w - idle) * std::min(1.0, busy);
 }
 
@@ -89,7 +93,7 @@ inline energy_cost energy_and_cost(const deployment& d, const phase_timing& step
   out.devices = d.devices();
   out.tokens_per_s = tokens_per_s;
   if (d.dev().tdp_w > 0) {
-    out.power_w = out.devices * step_power_w(d.dev(), step, m);
+    out.power_w = out.devices * step_power_w(d.dev(), step, m, d.parallel().pp);
     if (tokens_per_s > 0) {
       out.joules_per_token = *out.power_w / tokens_per_s;
       out.tokens_per_s_per_kw = tokens_per_s / (*out.power_w / 1e3);
@@ -101,7 +105,7 @@ inline energy_cost energy_and_cost(const deployment& d, const phase_timing& step
                                               : 0.0;
     double per_hour = out.devices * hardware;
     if (p.electricity_kwh) {
-      if (!out.power_w) step_power_w(d.dev(), step, m);  // throws: the electricity needs the power
+      if (!out.power_w) step_power_w(d.dev(), step, m, d.parallel().pp);  // throws: the electricity needs the power
       per_hour += *out.power_w / 1e3 * p.pue * *p.electricity_kwh;
     }
     out.cost_per_hour = per_hour;

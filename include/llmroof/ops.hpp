@@ -344,8 +344,8 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
 }  // namespace detail
 
 /// Decode step of `batch` sequences, each with `context` tokens cached: one new
-/// token per sequence. Throws std::invalid_argument unless batch >= 1 and
-/// context >= 0.
+/// token per sequence, or `width` in a speculative verify step. Throws
+/// std::invalid_argument unless batch >= 1, context >= 0 and width in [1, 64].
 inline op_counts count_decode(const architecture& a, const precision& pr, double batch,
                               double context, double width = 1) {
   detail::require_in("batch", batch, 1, 1e9);

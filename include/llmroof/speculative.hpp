@@ -119,6 +119,9 @@ inline speculative_step speculate(const deployment& d, const speculation& s, dou
                                 "or n-gram speculation");
   }
   if (s.method == spec_method::draft && !s.draft) throw std::invalid_argument("draft speculation needs a draft model");
+  if (s.method != spec_method::draft && s.draft) {
+    throw std::invalid_argument("a draft model is for draft speculation (got " + std::string(to_string(s.method)) + ")");
+  }
   if (s.draft && s.draft->vocab_size != d.model.vocab_size) {
     throw std::invalid_argument("draft model '" + s.draft->id + "' has another vocabulary (" +
                                 std::to_string(s.draft->vocab_size) + " tokens, the target " +

@@ -274,8 +274,8 @@ void register_deployment(py::module_& m) {
           "plan_report",
           [](const context& c, double users, double context_tokens, double prompt, const py::object& rate, double output,
              double ttft_target, const py::object& offload, const py::object& host, const py::object& concurrency,
-             const py::object& price_per_hour, const py::object& purchase, double years,
-             const py::object& electricity, double pue) {
+             const py::object& price_per_hour, const py::object& purchase, const py::object& years,
+             const py::object& electricity, const py::object& pue) {
             workload w;
             w.users = users;
             w.context = context_tokens;
@@ -290,9 +290,9 @@ void register_deployment(py::module_& m) {
             price p;
             p.per_device_hour = number(price_per_hour);
             p.purchase = number(purchase);
-            p.years = years;
+            p.years = number(years).value_or(p.years);  // the defaults: price{} (energy.hpp)
             p.electricity_kwh = number(electricity);
-            p.pue = pue;
+            p.pue = number(pue).value_or(p.pue);
             return plan_report{report::plan_json(d, d.roof(), res, load, output, p)};
           },
           py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("rate"), py::arg("output"),

@@ -24,7 +24,7 @@ constexpr area areas[] = {
      &llmroof::python::register_catalog},
     {"memory_plan", "memory_plan as a compiled value", &llmroof::python::register_memory_plan},
     {"reports", "The command's reports as compiled values: Phase, Plan, Users, KvCache, MoeReport, Comparison, "
-                "Calibration", &llmroof::python::register_reports},
+                "Calibration, Speculation", &llmroof::python::register_reports},
     {"deployment", "A resolved deployment and the phase timings it answers", &llmroof::python::register_deployment},
     {"moe", "Expert routing: expected distinct experts, simulation, the MoE table", &llmroof::python::register_moe},
     {"calibrate", "Fitting and validating efficiency profiles on measurement files",

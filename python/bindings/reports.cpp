@@ -3,7 +3,7 @@
 // table (report/json.cpp, `keys_of`), so a key is written once, in C++:
 // to_dict() is the command's JSON, a list of rows has a `<key>_frame()`, and
 // pickling carries the JSON. The stubs (_core/reports.pyi) are generated
-// from the same tables (scripts/report_stubs.py; a test checks them).
+// from the same tables (scripts/gen_report_stubs.py; a test checks them).
 #include <pybind11/stl.h>
 
 #include <cstdio>
@@ -16,8 +16,6 @@ namespace llmroof::python {
 namespace {
 
 using report::json;
-
-constexpr std::string_view rows_type = "list[dict[str, Any]]";
 
 /// A list of rows as a pandas DataFrame (imported on first use), without
 /// the list-valued columns (a fit's residuals).
@@ -78,7 +76,7 @@ void bind_keys(py::class_<T>& cls, std::string_view schema, Value value, All all
       });
     }
     cls.def_property_readonly(key.c_str(), get, std::string(k.doc).c_str());
-    if (k.type == rows_type) {
+    if (k.type == report::rows_type) {
       const std::string name = frame_name(key);
       frames.append(name);
       cls.def(

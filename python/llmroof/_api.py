@@ -503,7 +503,7 @@ def _lm_head(lm_head: str | None) -> str | None:
 
 # ---- results ----------------------------------------------------------------
 # The reports are compiled classes (_core.reports: Phase, Plan, Users, KvCache,
-# MoeReport, Comparison, Calibration; _core.memory_plan: MemoryPlan): their
+# MoeReport, Comparison, Calibration, Speculation; _core.memory_plan: MemoryPlan): their
 # properties, docstrings and frames come from the command's report tables.
 
 
@@ -590,9 +590,9 @@ def _plan_args(
     host: DeviceLike = "ryzen-9-7950x",
     price_per_hour: float | None = None,
     purchase: float | None = None,
-    years: float = 3,
+    years: float | None = None,
     electricity: float | None = None,
-    pue: float = 1.0,
+    pue: float | None = None,
 ) -> tuple[Any, ...]:
     """A plan's load (:class:`PlanLoad`), checked, in the order
     Deployment.plan_report takes it: the one place its defaults are decided."""
@@ -611,9 +611,9 @@ def _plan_args(
         None if concurrency is None else _number("concurrency", concurrency, minimum=1),
         maybe("price_per_hour", price_per_hour),
         maybe("purchase", purchase),
-        _number("years", years),
+        maybe("years", years),
         maybe("electricity", electricity),
-        _number("pue", pue),
+        maybe("pue", pue),
     )
 
 
@@ -641,8 +641,8 @@ an id, a vendor name, ``"custom:..."``, a device JSON file or a
 bandwidth."""),
     ("price_per_hour, purchase, years, electricity, pue", """The price the plan's ``energy`` section counts its cost at (USD; no
 default price): a rate per device-hour, or a purchase price per device
-amortised over ``years`` of continuous use, plus electricity per kWh times
-the facility's ``pue``; as the command's ``--price-per-hour``, ``--purchase``,
+amortised over ``years`` of continuous use (default 3), plus electricity per
+kWh times the facility's ``pue`` (default 1.0); as the command's ``--price-per-hour``, ``--purchase``,
 ``--years``, ``--electricity``, ``--pue``. Power comes from the device's TDP
 and the step's compute- and memory-bound time (without a TDP: None)."""),
     ("weights, kv", """Storage formats of the weights and the KV cache (``Format.names()``);
@@ -955,6 +955,8 @@ def decode(
         contexts = [_tokens("context", c) for c in context]
         if not contexts:
             raise ValueError("context must hold at least one sequence (got an empty sequence)")
+        if len(contexts) == 1:  # one sequence: any layout
+            return dep.decode(1.0, contexts[0])
         return dep.decode_sequences(contexts)
     return dep.decode(_number("batch", batch), _tokens("context", context))
 
@@ -1113,9 +1115,9 @@ def speculate(
     """
     dep = _compile(_model(model), device, **options)
     draft = None if draft_model is None else _compile(_model(draft_model), device, **options)
-    accept = [] if acceptance is None else _floats("acceptance", acceptance if isinstance(acceptance, Sequence)
-                                                     else [acceptance])
-    return dep.speculate_report(_text("method", method), _integer("draft_tokens", draft_tokens, minimum=1, maximum=16),
+    single = isinstance(acceptance, (int, float)) and not isinstance(acceptance, bool)
+    accept = [] if acceptance is None else _floats("acceptance", [acceptance] if single else acceptance)
+    return dep.speculate_report(_text("method", method), _integer("draft_tokens", draft_tokens),
                                 accept, draft, _number("batch", batch), _tokens("context", context),
                                 _number("max_batch", max_batch, minimum=1))
 

@@ -259,9 +259,9 @@ class PlanLoad(TypedDict, total=False):
     host: str | Device
     price_per_hour: float | None
     purchase: float | None
-    years: float
+    years: float | None
     electricity: float | None
-    pue: float
+    pue: float | None
 
 
 class PlanOptions(PlanLoad, EngineOptions, total=False):

@@ -30,12 +30,13 @@ int cmd_plan(const options& o) {
   const double ttft_target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
   const served_load load = serve_load(s, sc, rate, concurrency, make_seconds(ttft_target));
   price pr;
-  if (auto v = o.get("price-per-hour")) pr.per_device_hour = parse_number("price-per-hour", *v, 0, 1e6);
-  if (auto v = o.get("purchase")) pr.purchase = parse_number("purchase", *v, 0, 1e9);
-  if (auto v = o.get("years")) pr.years = parse_number("years", *v, 0.01, 100);
-  if (auto v = o.get("electricity")) pr.electricity_kwh = parse_number("electricity", *v, 0, 100);
-  if (auto v = o.get("pue")) pr.pue = parse_number("pue", *v, 1, 5);
-  const energy_cost energy = plan_energy(s, res, pr);
+  // Ranges and defaults: validate(price) in energy.hpp.
+  if (auto v = o.get("price-per-hour")) pr.per_device_hour = parse_number("price-per-hour", *v);
+  if (auto v = o.get("purchase")) pr.purchase = parse_number("purchase", *v);
+  if (auto v = o.get("years")) pr.years = parse_number("years", *v);
+  if (auto v = o.get("electricity")) pr.electricity_kwh = parse_number("electricity", *v);
+  if (auto v = o.get("pue")) pr.pue = parse_number("pue", *v);
+  validate(pr);  // before the first line is printed
   if (o.json) {
     std::cout << report::plan_json(s, r, res, load, sc.output, pr).dump(2) << "\n";
     return 0;
@@ -184,6 +185,7 @@ int cmd_plan(const options& o) {
     std::printf("  saturation: %.3g requests/s, %.0f output tokens/s with %s requests in the engine; limit: %s\n",
                 most->requests_per_s, most->output_tokens_per_s, fmt("%.1f", most->users).c_str(), std::string(to_string(most->limit)).c_str());
   }
+  const energy_cost energy = plan_energy(s, res, pr);
   const phase_timing& empty = res.curve.front().single;
   std::printf("\nAn empty-context decode step reads %s per token (weights %s); at %s tokens the KV cache adds %s.\n",
               gb(empty.counts.total_bytes()).c_str(), gb(empty.counts.weight_bytes()).c_str(),
@@ -235,7 +237,7 @@ int cmd_speculate(const options& o) {
   const auto m = detail::enum_from_name<spec_method>(method, spec_method_names);
   if (!m) throw usage_error("--spec must be mtp, draft or ngram (got '" + method + "')");
   spec.method = *m;
-  spec.draft_tokens = static_cast<int>(parse_count("draft-tokens", o.get("draft-tokens").value_or("1"), 16));
+  if (auto k = o.get("draft-tokens")) spec.draft_tokens = static_cast<int>(parse_count("draft-tokens", *k));
   if (auto a = o.get("accept")) {
     std::size_t at = 0;
     while (at <= a->size()) {
@@ -248,7 +250,6 @@ int cmd_speculate(const options& o) {
   }
   std::optional<setup> draft;
   if (auto id = o.get("draft-model")) {
-    if (spec.method != spec_method::draft) throw usage_error("--draft-model is for --spec draft");
     draft.emplace(make_setup(o, true, *id));
     spec.draft = draft->model;
     spec.draft_pr = draft->pr;
@@ -280,7 +281,8 @@ int cmd_speculate(const options& o) {
                 1.0 / r.plain.estimate.value(), r.speedup(), t.batches[i] * r.tokens_per_s_per_user());
   }
   if (t.stops_paying) {
-    std::printf("\n  speculation stops paying at batch %s: the verify step of width %d turns compute-bound\n",
+    std::printf("\n  speculation stops paying at batch %s: the draft passes and the verify step of width %d cost more "
+                "than the tokens they keep\n",
                 thousands(*t.stops_paying).c_str(), spec.draft_tokens + 1);
   } else {
     std::printf("\n  speculation pays at every batch up to %s\n", thousands(t.batches.back()).c_str());

@@ -6,7 +6,7 @@ namespace llmroof::report {
 namespace {
 
 // Python types of the keys (the generated stubs' annotations).
-constexpr std::string_view rows_t = "list[dict[str, Any]]";
+constexpr std::string_view rows_t = rows_type;
 constexpr std::string_view object_t = "dict[str, Any]";
 constexpr std::string_view maybe_object_t = "dict[str, Any] | None";
 constexpr std::string_view maybe_float_t = "float | None";
@@ -37,7 +37,8 @@ const field_table<P>& phase_fields() {
   static const field_table<P> t = {
       {"phase", "str", "decode or prefill.", [](const P& p) { return json(to_string(p.counts.kind)); }},
       {"sequences", "float", "Sequences in the step.", [](const P& p) { return json(p.counts.sequences); }},
-      {"new_tokens", "float", "Tokens the step produces (decode: one per sequence; prefill: the prompts).",
+      {"new_tokens", "float",
+       "Tokens through the layers (decode: one per sequence, a speculative verify k + 1; prefill: the prompts).",
        [](const P& p) { return json(p.counts.new_tokens); }},
       {"flop", "float", "FLOP of every op.", [](const P& p) { return json(p.counts.total_flop().value()); }},
       {"bytes", "float", "Bytes moved by every op, B.", [](const P& p) { return json(p.counts.total_bytes().value()); }},
@@ -902,10 +903,5 @@ const std::vector<key_doc>& keys_of(std::string_view schema) {
   throw std::invalid_argument("unknown report schema '" + std::string(schema) + "'");
 }
 
-std::vector<std::string_view> schemas() {
-  std::vector<std::string_view> out;
-  for (const schema_keys& k : known) out.push_back(k.name);
-  return out;
-}
 
 }  // namespace llmroof::report

@@ -36,6 +36,10 @@ struct field {
 template <class V>
 using field_table = std::vector<field<V>>;
 
+/// The Python type of a key that holds a list of rows (each a JSON object):
+/// the bindings give such a key a `<key>_frame()`.
+inline constexpr std::string_view rows_type = "list[dict[str, Any]]";
+
 /// The value of a key that this report does not hold.
 inline json absent() { return json(json::value_t::discarded); }
 
@@ -58,11 +62,9 @@ struct key_doc {
 };
 
 /// The keys of a report by its schema ("llmroof.plan/1", ...: plan, decode,
-/// prefill, kv, users, moe, compare, calibrate, phase), in the JSON's order.
-/// Throws std::invalid_argument for another name.
+/// prefill, speculative, kv, users, moe, compare, calibrate, phase), in the
+/// JSON's order. Throws std::invalid_argument for another name.
 const std::vector<key_doc>& keys_of(std::string_view schema);
-/// The schemas keys_of knows.
-std::vector<std::string_view> schemas();
 
 json model_source_json(const model_source& m);
 

@@ -543,7 +543,7 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   const measurement& burst = *rows["S2"];
   CHECK((burst.closed_loop && burst.burst && burst.engine == "sglang"));
   REQUIRE(set.skipped.size() == 1);
-  CHECK(set.skipped[0].reason == "attention data parallel beside expert parallel is not modelled (issue 32)");
+  CHECK(set.skipped[0].reason == "attention data parallel with tensor-parallel experts is not modelled (issue 32)");
   // A burst runs at the engine's saturation: its TPOT is the closed loop's at
   // as many users as the engine admits, longer than one user's step.
   const validation v = validate({burst}, false);

@@ -31,6 +31,8 @@ TEST_CASE("step power lies between idle and TDP by the step's compute- and memor
   CHECK(step_power_w(h100, step_of(1, 0, 0, 1)) == doctest::Approx(700));
   // 2 ms compute, 6 ms memory, 2 ms launch gaps: 91 + 609 x (2 + 0.52 x 6) / 10 = 91 + 609 x 0.512 = 402.81 W.
   CHECK(step_power_w(h100, step_of(2e-3, 6e-3, 2e-3, 1)) == doctest::Approx(402.808));
+  // Two pipeline stages: each device works half the step: 91 + 609 x 0.52 / 2 = 249.34 W.
+  CHECK(step_power_w(h100, step_of(0, 1, 0, 1), {}, 2) == doctest::Approx(249.34));
   device apple = find_device("m3-max-40c");
   REQUIRE(apple.tdp_w == 0);
   CHECK_THROWS_WITH_AS(step_power_w(apple, step_of(0, 1, 0, 1)),

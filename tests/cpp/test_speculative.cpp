@@ -112,8 +112,8 @@ TEST_CASE("speculative steps: MTP drafts one layer and lm_head per token; it pay
   const speculative_step n = speculate(d, ng, 1, 4096);
   CHECK(n.draft.value() == 0);
   CHECK(n.speedup() <= 1.5);
-  // A compute-bound verify stops paying: Llama-3.1-8B on an L4 (242 TFLOP/s FP8-class
-  // roof, 300 GB/s) at a short context, where the batch's FLOP reach the ridge.
+  // A compute-bound verify stops paying: Llama-3.1-8B BF16 on an L4 (121 TFLOP/s,
+  // 300 GB/s) at a short context, where the batch's FLOP reach the ridge.
   const deployment l4 = on("llama-3.1-8b", "l4");
   speculation low;
   low.method = spec_method::ngram;

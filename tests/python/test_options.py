@@ -34,8 +34,8 @@ DEFAULTS = dict(weights=None, kv=None, lm_head=None, engine="vllm", devices=1, t
                 efficiency=None, memory_utilization=None, block_tokens=None, max_num_seqs=None,
                 max_num_batched_tokens=None, max_model_len=None,
                 users=1, context=4096, prompt=None, rate=None, concurrency=None, output=512, ttft_target_s=1.0,
-                offload=None, host="ryzen-9-7950x", threads=None, price_per_hour=None, purchase=None, years=3,
-                electricity=None, pue=1.0)
+                offload=None, host="ryzen-9-7950x", threads=None, price_per_hour=None, purchase=None, years=None,
+                electricity=None, pue=None)
 SWEEP_DEFAULTS = DEFAULTS  # a sweep's combination is the deployment decode() resolves (issue 29, V4)
 
 

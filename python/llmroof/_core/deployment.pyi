@@ -45,9 +45,9 @@ class Deployment:
         concurrency: float | None,
         price_per_hour: float | None,
         purchase: float | None,
-        years: float,
+        years: float | None,
         electricity: float | None,
-        pue: float,
+        pue: float | None,
     ) -> Plan: ...
     def speculate_report(
         self,

@@ -18,7 +18,9 @@ class Phase:
         """Sequences in the step."""
     @property
     def new_tokens(self) -> float:
-        """Tokens the step produces (decode: one per sequence; prefill: the prompts)."""
+        """Tokens through the layers (decode: one per sequence, a speculative verify k + 1; prefill:
+        the prompts).
+        """
     @property
     def flop(self) -> float:
         """FLOP of every op."""
