@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "llmroof/energy.hpp"
 #include "llmroof/load.hpp"
 
 namespace llmroof {
@@ -174,6 +175,15 @@ inline users_result max_users(const deployment& d, const workload& s, tokens_per
     out.curve.push_back({n, d.decode(n, s.context), d.memory(n, s.context).fits, loop, loop.output_tokens_per_s(s.output)});
   }
   return out;
+}
+
+/// Power, energy per output token and cost of the most users `u` at
+/// `context` tokens each: their decode step, at the closed loop's output
+/// tokens/s (none when not one user qualifies). Throws std::invalid_argument
+/// for an invalid price.
+inline energy_cost users_energy(const deployment& d, const users_result& u, double context, const price& p = {}) {
+  if (!(u.users >= 1)) return energy_and_cost(d, phase_timing{}, 0, p);
+  return energy_and_cost(d, d.decode(u.users, context), u.tokens_per_s_total(), p);
 }
 
 }  // namespace llmroof

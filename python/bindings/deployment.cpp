@@ -184,6 +184,18 @@ std::optional<offload_plan> offload_from(const py::object& offload, const py::ob
   return op;
 }
 
+/// A price from Python's keywords (None: price{}'s default, or no price).
+price price_from(const py::object& per_hour, const py::object& purchase, const py::object& years,
+                 const py::object& electricity, const py::object& pue) {
+  price p;
+  p.per_device_hour = number(per_hour);
+  p.purchase = number(purchase);
+  p.years = number(years).value_or(p.years);
+  p.electricity_kwh = number(electricity);
+  p.pue = number(pue).value_or(p.pue);
+  return p;
+}
+
 }  // namespace
 
 const deployment& deployment_of(const py::handle& compiled) { return compiled.cast<const context&>().setup; }
@@ -287,13 +299,8 @@ void register_deployment(py::module_& m) {
                                           : c.setup.with_offload(offload_from(offload, host));
             const plan_result res = plan(d, w);
             const served_load load = serve_load(d, w, number(rate), number(concurrency), make_seconds(ttft_target));
-            price p;
-            p.per_device_hour = number(price_per_hour);
-            p.purchase = number(purchase);
-            p.years = number(years).value_or(p.years);  // the defaults: price{} (energy.hpp)
-            p.electricity_kwh = number(electricity);
-            p.pue = number(pue).value_or(p.pue);
-            return plan_report{report::plan_json(d, d.roof(), res, load, output, p)};
+            return plan_report{report::plan_json(d, d.roof(), res, load, output,
+                                                 price_from(price_per_hour, purchase, years, electricity, pue))};
           },
           py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("rate"), py::arg("output"),
           py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"), py::arg("price_per_hour"),
@@ -323,16 +330,19 @@ void register_deployment(py::module_& m) {
       .def(
           "users_report",
           [](const context& c, double context_tokens, double prompt, double min_tokens_per_s, double ttft_target,
-             double output) {
+             double output, const py::object& price_per_hour, const py::object& purchase, const py::object& years,
+             const py::object& electricity, const py::object& pue) {
             workload w;
             w.context = detail::require_non_negative("context", context_tokens);
             w.prompt = prompt;
             w.output = output;
             const users_result u =
                 max_users(c.setup, w, make_tokens_per_second(min_tokens_per_s), make_seconds(ttft_target));
-            return users_report{report::users_json(c.setup, context_tokens, min_tokens_per_s, ttft_target, u, w.output)};
+            return users_report{report::users_json(c.setup, context_tokens, min_tokens_per_s, ttft_target, u, w.output,
+                                                   price_from(price_per_hour, purchase, years, electricity, pue))};
           },
-          py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"), py::arg("output"))
+          py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"), py::arg("output"),
+          py::arg("price_per_hour"), py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"))
       .def(
           "moe_report",
           [](const context& c, double context_tokens, double max_batch) {

@@ -29,9 +29,11 @@ from ._rows import (
     ModuleFormats,
     PlanLoad,
     PlanOptions,
+    PriceOptions,
     RoutingSample,
     SweepDecodeOptions,
     SweepOptions,
+    UsersOptions,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -596,9 +598,6 @@ def _plan_args(
 ) -> tuple[Any, ...]:
     """A plan's load (:class:`PlanLoad`), checked, in the order
     Deployment.plan_report takes it: the one place its defaults are decided."""
-    def maybe(name: str, v: float | None) -> float | None:
-        return None if v is None else _number(name, v, minimum=0)
-
     return (
         _number("users", users),
         _tokens("context", context),
@@ -609,12 +608,19 @@ def _plan_args(
         offload if isinstance(offload, str) or offload is None else _number("offload", offload),
         _host(host),
         None if concurrency is None else _number("concurrency", concurrency, minimum=1),
-        maybe("price_per_hour", price_per_hour),
-        maybe("purchase", purchase),
-        maybe("years", years),
-        maybe("electricity", electricity),
-        maybe("pue", pue),
+        *_price_args(price_per_hour=price_per_hour, purchase=purchase, years=years, electricity=electricity, pue=pue),
     )
+
+
+def _price_args(*, price_per_hour: float | None = None, purchase: float | None = None, years: float | None = None,
+                electricity: float | None = None, pue: float | None = None) -> tuple[float | None, ...]:
+    """A price (:class:`PriceOptions`), checked, in the order the core takes it
+    (None: the core's default, or no price)."""
+    def maybe(name: str, v: float | None) -> float | None:
+        return None if v is None else _number(name, v, minimum=0)
+
+    return (maybe("price_per_hour", price_per_hour), maybe("purchase", purchase), maybe("years", years),
+            maybe("electricity", electricity), maybe("pue", pue))
 
 
 # What each keyword means, written once; _takes puts the entries
@@ -752,7 +758,7 @@ def plan(*, model: ModelLike, device: DeviceLike, **options: Unpack[PlanOptions]
     return Estimator(model=model, device=device, **deployment)._plan(_plan_args(**load))
 
 
-@_takes(EngineOptions)
+@_takes(UsersOptions)
 def users(
     *,
     model: ModelLike,
@@ -762,7 +768,7 @@ def users(
     context: Tokens = 4096,
     prompt: Tokens = 0,
     output: float = 512,
-    **options: Unpack[EngineOptions],
+    **options: Unpack[UsersOptions],
 ) -> Users:
     """The most concurrent users at ``context`` tokens such that each gets at
     least ``min_tokens_per_s``, a new arrival's TTFT stays at or under
@@ -790,8 +796,10 @@ def users(
         ``output``-token requests, the next when the last completes (TTFT,
         TPOT, tokens/s), or None when no user qualifies.
     """
-    args = _users_args(min_tokens_per_s, ttft_target_s, context, prompt, output)
-    return Estimator(model=model, device=device, **options)._users(args)
+    price: dict[str, Any] = {k: v for k, v in options.items() if k in PriceOptions.__annotations__}
+    deployment: dict[str, Any] = {k: v for k, v in options.items() if k not in price}
+    args = _users_args(min_tokens_per_s, ttft_target_s, context, prompt, output) + _price_args(**price)
+    return Estimator(model=model, device=device, **deployment)._users(args)
 
 
 def _users_args(min_tokens_per_s: float, ttft_target_s: float, context: Tokens, prompt: Tokens,
@@ -859,10 +867,10 @@ class Estimator:
 
     def users(
         self, *, min_tokens_per_s: float, ttft_target_s: float = 0, context: Tokens = 4096, prompt: Tokens = 0,
-        output: float = 512,
+        output: float = 512, **price: Unpack[PriceOptions],
     ) -> Users:
         """:func:`users` of this deployment (same arguments and defaults)."""
-        return self._users(_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output))
+        return self._users(_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output) + _price_args(**price))
 
     def memory(self, *, users: float = 1, context: Tokens = 4096) -> MemoryPlan:
         """The memory plan of :func:`plan` alone (``users`` at ``context``
@@ -873,7 +881,7 @@ class Estimator:
     def _plan(self, args: tuple[Any, ...]) -> Plan:
         return self._obj.plan_report(*args)
 
-    def _users(self, args: tuple[float, ...]) -> Users:
+    def _users(self, args: tuple[Any, ...]) -> Users:
         return self._obj.users_report(*args)
 
 

@@ -22,11 +22,13 @@ __all__ = [
     "ModuleFormats",
     "PlanLoad",
     "PlanOptions",
+    "PriceOptions",
     "RoutingSample",
     "SweepDecodeOptions",
     "SweepOptions",
     "TensorTotal",
     "Tensors",
+    "UsersOptions",
 ]
 
 
@@ -242,7 +244,18 @@ class EngineOptions(DeploymentOptions, total=False):
     max_model_len: int | None
 
 
-class PlanLoad(TypedDict, total=False):
+class PriceOptions(TypedDict, total=False):
+    """The price a plan's or users' ``energy`` section counts its cost at (USD;
+    no default price); ``years`` and ``pue`` default to 3 and 1.0."""
+
+    price_per_hour: float | None
+    purchase: float | None
+    years: float | None
+    electricity: float | None
+    pue: float | None
+
+
+class PlanLoad(PriceOptions, total=False):
     """The load of a plan (:meth:`Estimator.plan`): users and their context,
     the TTFT prompt, an open (``rate``) or closed (``concurrency``) loop,
     llama.cpp-style offload, and the price its cost is counted at. Defaults
@@ -257,11 +270,11 @@ class PlanLoad(TypedDict, total=False):
     ttft_target_s: float
     offload: float | str | None
     host: str | Device
-    price_per_hour: float | None
-    purchase: float | None
-    years: float | None
-    electricity: float | None
-    pue: float | None
+
+
+class UsersOptions(PriceOptions, EngineOptions, total=False):
+    """The keywords :func:`users` takes besides its targets and loop: the
+    deployment's and the price."""
 
 
 class PlanOptions(PlanLoad, EngineOptions, total=False):

@@ -67,6 +67,10 @@ std::string command_help(const command_spec& c);
 /// command does not take, a missing value or a stray word is a usage error.
 options parse(int argc, char** argv);
 
+/// The price of --price-per-hour, --purchase, --years, --electricity, --pue
+/// (validated: std::invalid_argument naming the field).
+price price_of(const options& o);
+
 /// Each throws std::invalid_argument naming `field`.
 double parse_tokens(const std::string& field, const std::string& s);
 double parse_seconds(const std::string& field, const std::string& s);

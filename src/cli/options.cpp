@@ -112,7 +112,9 @@ const std::vector<command_spec>& commands() {
        "two models side by side against batch", join({model_opts, layout_opts, {"context", "max-batch"}}), cmd_compare},
       {"users", "--model ID --device ID[:N] --tps T [--ttft S] [--context C] [--prompt P] [--output O]",
        "most users that meet a tokens/s (and TTFT) target",
-       join({model_opts, layout_opts, memory_opts, {"context", "prompt", "output", "tps", "ttft"}}), cmd_users},
+       join({model_opts, layout_opts, memory_opts,
+             {"context", "prompt", "output", "tps", "ttft", "price-per-hour", "purchase", "years", "electricity", "pue"}}),
+       cmd_users},
       {"calibrate", "POINTS.csv [--scope global|engine|engine-kind] [--write-profiles FILE]",
        "fit efficiency profiles to measured points", {"scope", "write-profiles"}, cmd_calibrate},
       {"validate", "POINTS.csv [--no-refit] [--report DIR] [--write-bands FILE]",
@@ -376,6 +378,18 @@ const device& device_of(const std::string& spec) {
     return d;
   }
   return find_device(spec);
+}
+
+price price_of(const options& o) {
+  // Ranges and defaults: price{} and validate(price) (energy.hpp).
+  price p;
+  if (auto v = o.get("price-per-hour")) p.per_device_hour = parse_number("price-per-hour", *v);
+  if (auto v = o.get("purchase")) p.purchase = parse_number("purchase", *v);
+  if (auto v = o.get("years")) p.years = parse_number("years", *v);
+  if (auto v = o.get("electricity")) p.electricity_kwh = parse_number("electricity", *v);
+  if (auto v = o.get("pue")) p.pue = parse_number("pue", *v);
+  validate(p);
+  return p;
 }
 
 setup make_setup(const options& o, bool need_device, std::optional<std::string> which) {

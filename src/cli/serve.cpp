@@ -10,6 +10,27 @@
 
 namespace llmroof::cli {
 
+namespace {
+
+/// The energy lines of plan and users.
+void print_energy(const setup& s, const energy_cost& energy, double users, double context) {
+  std::printf("\nEnergy, %s decoding at %s tokens (%.0f output tokens/s): ", users_label(users).c_str(),
+              thousands(context).c_str(), energy.tokens_per_s);
+  if (energy.power_w) {
+    std::printf("%.0f W for %s, %.3g J per output token, %.0f tokens/s per kW\n", *energy.power_w,
+                s.devices() > 1 ? (std::to_string(s.devices()) + " devices").c_str() : "the device",
+                energy.joules_per_token.value_or(0), energy.tokens_per_s_per_kw.value_or(0));
+  } else {
+    std::printf("no power figure for %s (a custom device takes tdp=...)\n", s.dev().id.c_str());
+  }
+  if (energy.cost_per_hour) {
+    std::printf("  cost: $%.2f per hour, $%.3g per million output tokens\n", *energy.cost_per_hour,
+                energy.cost_per_million.value_or(0));
+  }
+}
+
+}  // namespace
+
 int cmd_plan(const options& o) {
   workload sc;
   sc.users = parse_count("users", o.get("users").value_or("1"));
@@ -29,14 +50,7 @@ int cmd_plan(const options& o) {
       o.get("concurrency") ? std::optional<double>(parse_count("concurrency", *o.get("concurrency"))) : std::nullopt;
   const double ttft_target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
   const served_load load = serve_load(s, sc, rate, concurrency, make_seconds(ttft_target));
-  price pr;
-  // Ranges and defaults: validate(price) in energy.hpp.
-  if (auto v = o.get("price-per-hour")) pr.per_device_hour = parse_number("price-per-hour", *v);
-  if (auto v = o.get("purchase")) pr.purchase = parse_number("purchase", *v);
-  if (auto v = o.get("years")) pr.years = parse_number("years", *v);
-  if (auto v = o.get("electricity")) pr.electricity_kwh = parse_number("electricity", *v);
-  if (auto v = o.get("pue")) pr.pue = parse_number("pue", *v);
-  validate(pr);  // before the first line is printed
+  const price pr = price_of(o);  // checked before the first line is printed
   if (o.json) {
     std::cout << report::plan_json(s, r, res, load, sc.output, pr).dump(2) << "\n";
     return 0;
@@ -190,19 +204,7 @@ int cmd_plan(const options& o) {
   std::printf("\nAn empty-context decode step reads %s per token (weights %s); at %s tokens the KV cache adds %s.\n",
               gb(empty.counts.total_bytes()).c_str(), gb(empty.counts.weight_bytes()).c_str(),
               thousands(sc.context).c_str(), gb(res.curve.back().single.counts.kv_read_bytes()).c_str());
-  std::printf("\nEnergy, %s decoding at %s tokens (%.0f output tokens/s): ", users_label(users).c_str(),
-              thousands(sc.context).c_str(), energy.tokens_per_s);
-  if (energy.power_w) {
-    std::printf("%.0f W for %s, %.3g J per output token, %.0f tokens/s per kW\n", *energy.power_w,
-                s.devices() > 1 ? (std::to_string(s.devices()) + " devices").c_str() : "the device",
-                energy.joules_per_token.value_or(0), energy.tokens_per_s_per_kw.value_or(0));
-  } else {
-    std::printf("no power figure for %s (a custom device takes tdp=...)\n", s.dev().id.c_str());
-  }
-  if (energy.cost_per_hour) {
-    std::printf("  cost: $%.2f per hour, $%.3g per million output tokens\n", *energy.cost_per_hour,
-                energy.cost_per_million.value_or(0));
-  }
+  print_energy(s, energy, users, sc.context);
   return 0;
 }
 
@@ -351,9 +353,10 @@ int cmd_users(const options& o) {
   if (auto out = o.get("output")) sc.output = parse_count("output", *out);
   const double tps = parse_number("tps", o.get("tps").value_or("10"), 0, 1e9);
   const double ttft = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 0.0;
+  const price pr = price_of(o);
   const users_result u = max_users(s, sc, make_tokens_per_second(tps), make_seconds(ttft));
   if (o.json) {
-    std::cout << report::users_json(s, sc.context, tps, ttft, u, sc.output).dump(2) << "\n";
+    std::cout << report::users_json(s, sc.context, tps, ttft, u, sc.output, pr).dump(2) << "\n";
     return 0;
   }
   std::printf("llmroof users: %s on %s, weights %s, KV %s, every user at %s tokens\n", s.model.name.c_str(),
@@ -378,6 +381,7 @@ int cmd_users(const options& o) {
                 p.tokens_per_s_total(), ms(p.loop.ttft).c_str(), p.fits ? "yes" : "no",
                 p.users == u.users ? "   <- most users" : "");
   }
+  if (u.users >= 1) print_energy(s, users_energy(s, u, sc.context, pr), u.users, sc.context);
   return 0;
 }
 

@@ -662,6 +662,7 @@ struct users_view {
   double ttft_target_s;
   const users_result& u;
   double output;
+  const energy_cost& energy;
 };
 
 const field_table<users_view>& users_fields() {
@@ -688,6 +689,11 @@ const field_table<users_view>& users_fields() {
            "Those users in a closed loop of the stated output (a plan's load: concurrency, active, slots, limit, "
            "requests_per_s, queue_wait_s, ttft_s, tpot_s, output_tokens_per_s, ...), or None when none qualifies.",
            [](const V& v) { return v.u.loop.concurrency > 0 ? closed_loop_json(v.u.loop, v.output) : json(nullptr); }},
+          {"energy", object_t,
+           "Those users decoding at the context, at the loop's output tokens/s: devices, power_w, "
+           "output_tokens_per_s, joules_per_output_token, output_tokens_per_s_per_kw, and with a price "
+           "cost_per_hour and cost_per_million_output_tokens (as a plan's energy).",
+           [](const V& v) { return energy_json(v.energy); }},
           {"curve", rows_t,
            "The closed loop at 1, 2, 4, ... users and at max_users: users, per_user_tokens_per_s_estimate, "
            "total_tokens_per_s_estimate, ttft_s and fits (whether the deployment holds them).",
@@ -709,8 +715,9 @@ const field_table<users_view>& users_fields() {
 }  // namespace
 
 json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u,
-                double output) {
-  return object_json(users_fields(), users_view{s, context, min_tokens_per_s, ttft_target_s, u, output});
+                double output, const price& p) {
+  return object_json(users_fields(),
+                     users_view{s, context, min_tokens_per_s, ttft_target_s, u, output, users_energy(s, u, context, p)});
 }
 
 json moe_table_json(const std::vector<moe_model_row>& rows) {

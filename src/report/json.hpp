@@ -125,7 +125,7 @@ std::string predictions_csv(const validation_scope& best);
 void write_validation_report(const std::string& dir, const std::string& markdown, const std::string& csv);
 /// "llmroof.users/1": the most users meeting a tokens/s and a TTFT target.
 json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u,
-                double output);
+                double output, const price& p = {});
 /// "llmroof.kv/1"
 json kv_json(const setup& s, double context, double users, const kv_breakdown& kv);
 

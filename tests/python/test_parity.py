@@ -346,3 +346,19 @@ def test_speculate_parity_and_refusals(cli: str) -> None:
     out = subprocess.run([cli, "speculate", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--spec", "ngram"],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "acceptance must be given" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_users_energy_parity(cli: str) -> None:
+    # The most users' energy: their decode step at the context, at the loop's output tokens/s.
+    kw: dict[str, Any] = dict(model="llama-3.1-70b", device="h100-sxm:4", weights="fp8", min_tokens_per_s=20)
+    u = llmroof.users(**kw, price_per_hour=2, pue=1.2)
+    e = u.energy
+    assert e["output_tokens_per_s"] == pytest.approx(u.total_tokens_per_s_estimate)
+    assert e["cost_per_hour"] == pytest.approx(8.0) and 4 * 91 < e["power_w"] < 4 * 700
+    assert e["cost_per_million_output_tokens"] == pytest.approx(8.0 / (3.6e-3 * e["output_tokens_per_s"]))
+    est = llmroof.Estimator(model="llama-3.1-70b", device="h100-sxm:4", weights="fp8")
+    assert est.users(min_tokens_per_s=20, price_per_hour=2, pue=1.2).to_dict() == u.to_dict()
+    with pytest.raises(ValueError, match="price_per_hour and purchase"):
+        llmroof.users(**kw, price_per_hour=2, purchase=1)
+    assert run(cli, "users", "--model", "llama-3.1-70b", "--device", "h100-sxm:4", "--weights", "fp8", "--tps", "20",
+               "--price-per-hour", "2", "--pue", "1.2") == u.to_dict()

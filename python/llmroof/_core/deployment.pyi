@@ -60,7 +60,17 @@ class Deployment:
         max_batch: float,
     ) -> Speculation: ...
     def users_report(
-        self, context: float, prompt: float, min_tokens_per_s: float, ttft_target: float, output: float
+        self,
+        context: float,
+        prompt: float,
+        min_tokens_per_s: float,
+        ttft_target: float,
+        output: float,
+        price_per_hour: float | None,
+        purchase: float | None,
+        years: float | None,
+        electricity: float | None,
+        pue: float | None,
     ) -> Users: ...
     def moe_report(self, context: float, max_batch: float) -> MoeReport: ...
     def compare_report(self, other: Deployment, context: float, max_batch: float) -> Comparison: ...

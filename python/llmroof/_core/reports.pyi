@@ -231,6 +231,12 @@ class Users:
         None when none qualifies.
         """
     @property
+    def energy(self) -> dict[str, Any]:
+        """Those users decoding at the context, at the loop's output tokens/s: devices, power_w,
+        output_tokens_per_s, joules_per_output_token, output_tokens_per_s_per_kw, and with a price
+        cost_per_hour and cost_per_million_output_tokens (as a plan's energy).
+        """
+    @property
     def curve(self) -> list[dict[str, Any]]:
         """The closed loop at 1, 2, 4, ... users and at max_users: users,
         per_user_tokens_per_s_estimate, total_tokens_per_s_estimate, ttft_s and fits (whether the
