@@ -645,8 +645,8 @@ layers that make the users fit, as ``--offload auto``), in the RAM of ``host`` (
 an id, a vendor name, ``"custom:..."``, a device JSON file or a
 :class:`Device`, as the command's ``--host``), computed there at its DRAM
 bandwidth."""),
-    ("price_per_hour, purchase, years, electricity, pue", """The price the plan's ``energy`` section counts its cost at (USD; no
-default price): a rate per device-hour, or a purchase price per device
+    ("price_per_hour, purchase, years, electricity, pue", """The price the ``energy`` section (of a plan, or of the most users)
+counts its cost at (USD; no default price): a rate per device-hour, or a purchase price per device
 amortised over ``years`` of continuous use (default 3), plus electricity per
 kWh times the facility's ``pue`` (default 1.0); as the command's ``--price-per-hour``, ``--purchase``,
 ``--years``, ``--electricity``, ``--pue``. Power comes from the device's TDP
