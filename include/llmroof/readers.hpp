@@ -8,6 +8,7 @@
 // exceeds what a 120-byte file can hold".
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -27,6 +28,9 @@ namespace llmroof {
 enum class component : std::uint8_t {
   embedding, attention, ffn, experts, router, norms, lm_head, vision, other
 };
+
+inline constexpr std::array<std::string_view, 9> component_names{"embedding", "attention", "ffn",     "experts", "router",
+                                                                  "norms",     "lm_head",   "vision", "other"};
 
 std::string_view to_string(component c);
 

@@ -90,11 +90,8 @@ model_source source_from(const py::dict& src, const architecture& a, const preci
     if (t.contains("count")) inv.tensors = t["count"].cast<std::size_t>();
     if (t.contains("by_component")) {
       for (const auto& [k, v] : t["by_component"].cast<py::dict>()) {
-        const auto name = k.cast<std::string>();
-        component c = component::other;
-        for (int i = 0; i <= static_cast<int>(component::other); ++i) {
-          if (to_string(static_cast<component>(i)) == name) c = static_cast<component>(i);
-        }
+        const component c =
+            detail::enum_from_name<component>(k.cast<std::string>(), component_names).value_or(component::other);
         inv.bytes[c] += v["bytes"].cast<double>();
         inv.elements[c] += v["elements"].cast<double>();
       }

@@ -42,14 +42,6 @@ std::string fixed(const char* format, double a, double b = 0, double c = 0) {
   return out;
 }
 
-/// `x` with thousands separators and no decimals (12,345).
-std::string grouped(double x) {
-  std::string digits = fixed("%.0f", x);
-  const std::size_t start = digits.starts_with('-') ? 1 : 0;
-  for (std::size_t i = digits.size(); i > start + 3; i -= 3) digits.insert(i - 3, ",");
-  return digits;
-}
-
 std::string text(const json& j, const char* key) { return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : ""; }
 double number(const json& j, const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0; }
 
@@ -123,7 +115,7 @@ py::class_<T> bind_report(py::module_& m, const char* name, std::string_view sch
 }
 
 std::string setup_text(const json& j) {
-  return text(j, "model") + " on " + grouped(number(j, "devices")) + " x " + text(j, "device") + ", weights " +
+  return text(j, "model") + " on " + report::thousands(number(j, "devices")) + " x " + text(j, "device") + ", weights " +
          text(j, "weights") + ", KV " + text(j, "kv");
 }
 
@@ -132,7 +124,7 @@ std::string against_batch_repr(const char* name, const json& j) {
   const std::string span = rows.empty() ? "no batches"
                                         : "batch " + fixed("%g", rows.front()["batch"].get<double>()) + "-" +
                                               fixed("%g", rows.back()["batch"].get<double>());
-  return std::string(name) + "(" + text(j, "schema") + ", " + span + " at " + grouped(number(j, "context")) + " tokens)";
+  return std::string(name) + "(" + text(j, "schema") + ", " + span + " at " + report::thousands(number(j, "context")) + " tokens)";
 }
 
 /// A plan as the package prints it: the memory verdict, TTFT and the decode curve.
@@ -140,9 +132,9 @@ std::string plan_text(const json& j) {
   constexpr double gib = 1073741824.0;
   const json& m = j["memory"];
   const double users = number(m, "users");
-  const std::string at = grouped(number(m, "context")) + " tokens";
+  const std::string at = report::thousands(number(m, "context")) + " tokens";
   std::string out = "llmroof plan: " + setup_text(j) + "\n";
-  out += "  KV cache per token: " + grouped(number(m, "kv_bytes_per_token")) + " B; per user at " + at + ": " +
+  out += "  KV cache per token: " + report::thousands(number(m, "kv_bytes_per_token")) + " B; per user at " + at + ": " +
          fixed("%.2f GiB\n", number(m, "kv_bytes_per_sequence") / gib);
   out += fixed("  weights %.2f GiB, KV budget %.2f GiB of %.2f GiB usable\n", number(m, "weight_bytes") / gib,
                number(m, "kv_budget_bytes") / gib, number(m, "usable_bytes") / gib);
@@ -150,12 +142,12 @@ std::string plan_text(const json& j) {
          (m["fits"].get<bool>() ? std::string(" fit\n")
                                 : fixed(" do NOT fit: short by %.2f GiB\n", number(m, "shortfall_bytes") / gib));
   out += "  most users at " + at + fixed(": %g; longest context for %g users: ", number(m, "max_users_at_context"), users) +
-         grouped(number(m, "max_context_for_users")) + " tokens\n";
-  out += "  time to first token (" + grouped(number(j, "prompt_tokens")) + " tokens): " +
+         report::thousands(number(m, "max_context_for_users")) + " tokens\n";
+  out += "  time to first token (" + report::thousands(number(j, "prompt_tokens")) + " tokens): " +
          fixed("%.1f ms (bound %.1f ms)\n", 1e3 * number(j["ttft"], "estimate_s"), 1e3 * number(j["ttft"], "bound_s"));
   out += "  context   fits  1 user t/s est (bound)   per user est   total est";
   for (const json& pt : j["decode_curve"]) {
-    std::string ctx = grouped(number(pt, "context"));
+    std::string ctx = report::thousands(number(pt, "context"));
     ctx.insert(0, ctx.size() < 7 ? 7 - ctx.size() : 0, ' ');
     out += "\n  " + ctx + (pt["fits"].get<bool>() ? "    yes" : "    no ") +
            fixed("  %8.1f (%6.1f)", number(pt, "single_user_tokens_per_s_estimate"),
@@ -199,14 +191,14 @@ void register_reports(py::module_& m) {
       .def("__repr__", [](const users_report& u) {
         const json& j = u.j;
         return "Users(" + fixed("%g users at %g t/s each, ", number(j, "max_users"), number(j, "min_tokens_per_s_per_user")) +
-               grouped(number(j, "context")) + " tokens; limit " + text(j, "limit") + ")";
+               report::thousands(number(j, "context")) + " tokens; limit " + text(j, "limit") + ")";
       });
   bind_report<kv_report>(m, "KvCache", "llmroof.kv/1", "KV-cache bytes per token and per sequence, by layer kind (`llmroof kv --json`).")
       .def("__repr__", [](const kv_report& k) {
         const json& j = k.j;
-        return "KvCache(" + text(j, "model") + ", " + text(j, "kv") + ": " + grouped(number(j, "kv_bytes_per_token")) +
+        return "KvCache(" + text(j, "model") + ", " + text(j, "kv") + ": " + report::thousands(number(j, "kv_bytes_per_token")) +
                " B/token, " + fixed("%.2f GiB per sequence at ", number(j, "kv_bytes_per_sequence") / 1073741824.0) +
-               grouped(number(j, "context")) + " tokens)";
+               report::thousands(number(j, "context")) + " tokens)";
       });
   bind_report<moe_report>(m, "MoeReport", "llmroof.moe/1",
                           "A MoE model against batch beside the dense model of its total size (`llmroof moe --json`): "

@@ -86,7 +86,7 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
 // ---- text tables (format.cpp) -------------------------------------------------
 
 std::string fmt(const char* f, double v);
-std::string thousands(double v);
+using report::thousands;  // json.hpp: the Python reprs write numbers alike
 std::string gib(bytes b);
 std::string gb(bytes b);
 std::string ms(seconds t);

@@ -13,13 +13,6 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-std::string thousands(double v) {
-  const auto n = static_cast<long long>(std::llround(v));
-  std::string s = std::to_string(n < 0 ? -n : n);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return (n < 0 ? "-" : "") + s;
-}
-
 std::string gib(bytes b) { return fmt("%.2f GiB", in_GiB(b)); }
 std::string gb(bytes b) { return fmt("%.2f GB", in_GB(b)); }
 // Seconds from 10 s up: a queue of whole requests reads as "106.3 s", not "106341.57 ms".

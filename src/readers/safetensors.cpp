@@ -54,11 +54,7 @@ component classify_hf(const std::string& n) {
 
 }  // namespace
 
-std::string_view to_string(component c) {
-  static constexpr std::array<std::string_view, 9> names{"embedding", "attention", "ffn",    "experts", "router",
-                                                         "norms",     "lm_head",   "vision", "other"};
-  return detail::enum_name(c, names);
-}
+std::string_view to_string(component c) { return detail::enum_name(c, component_names); }
 
 double tensor_inventory::total_bytes() const {
   double s = 0;

@@ -1,7 +1,17 @@
 // JSON reports of the command and the Python bindings (schema: docs/cli-json.md).
 #include "report/json.hpp"
 
+#include <cmath>
+#include <string>
+
 namespace llmroof::report {
+
+std::string thousands(double v) {
+  const auto n = static_cast<long long>(std::llround(v));
+  std::string s = std::to_string(n < 0 ? -n : n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return (n < 0 ? "-" : "") + s;
+}
 
 namespace {
 

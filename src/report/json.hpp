@@ -18,6 +18,10 @@ namespace llmroof::report {
 
 using json = nlohmann::ordered_json;
 
+/// `v` rounded to a whole number with thousands separators (131,072): the
+/// command's text and the Python reprs write numbers alike.
+std::string thousands(double v);
+
 /// What a report was computed for (deployment.hpp).
 using setup = deployment;
 
