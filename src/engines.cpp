@@ -4,6 +4,7 @@
 // (engine_profile.hpp).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -79,7 +80,8 @@ std::vector<engine_row> build() {
       .numbered_versions = false,
       .kernels = engine_id::llama_cpp,
       .spellings = {"llama.cpp"},
-      .splits_layers = true};
+      .splits_layers = true,
+      .shares_prefix_blocks = false};
   engine_row ollama = llama;
   ollama.defaults.id = engine_id::ollama;
   ollama.defaults.source = "Ollama runs llama.cpp with its defaults (num_ctx 4096, OLLAMA_NUM_PARALLEL 1)";
@@ -97,7 +99,8 @@ std::vector<engine_row> build() {
       .versions = {},
       .numbered_versions = false,
       .kernels = engine_id::mlx,
-      .spellings = {"MLX"}};
+      .spellings = {"MLX"},
+      .shares_prefix_blocks = false};
   return {vllm, sglang, trt, llama, ollama, mlx};
 }
 
@@ -248,6 +251,15 @@ double vllm_sampler_copies(const std::string& version) {
   return 9.7;
 }
 
+// vLLM before 0.8 ran the V0 engine by default, prefix caching off.
+bool vllm_v0(const std::string& version) {
+  const auto dot = version.find('.');
+  if (dot == std::string::npos) return false;
+  const int major = std::atoi(version.substr(0, dot).c_str());
+  const int minor = std::atoi(version.substr(dot + 1).c_str());
+  return major == 0 && minor < 8;
+}
+
 engine_settings find_engine(std::string_view name) {
   std::string key = detail::to_lower(name);
   std::string version = "current";
@@ -266,6 +278,7 @@ engine_settings find_engine(std::string_view name) {
         throw std::invalid_argument("engine version must be a release like 0.10 or 'current' (got '" + version + "')");
       }
       e.sampler_copies = vllm_sampler_copies(version);
+      e.prefix_caching = !vllm_v0(version);
       return e;
     }
     if (std::find(r.versions.begin(), r.versions.end(), version) == r.versions.end()) {
@@ -273,6 +286,8 @@ engine_settings find_engine(std::string_view name) {
       for (std::string_view v : r.versions) takes += std::string(v) + " or ";
       throw std::invalid_argument("engine version of " + key + " must be " + takes + "'current' (got '" + version + "')");
     }
+    // TensorRT-LLM's 2023 releases reused no KV blocks unless asked.
+    if (e.id == engine_id::tensorrt_llm) e.prefix_caching = false;
     return e;
   }
   detail::fail_unknown("engine", key, engine_names());
@@ -286,6 +301,7 @@ engine_settings with_overrides(engine_settings e, const engine_overrides& o) {
   if (o.max_batched_tokens) e.max_batched_tokens = *o.max_batched_tokens;
   if (o.max_sequences) e.max_sequences = *o.max_sequences;
   if (o.max_model_len) e.max_model_len = *o.max_model_len;
+  if (o.prefix_caching) e.prefix_caching = *o.prefix_caching;
   validate(e);
   return e;
 }

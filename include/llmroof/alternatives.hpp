@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "llmroof/deployment.hpp"
+#include "llmroof/prefix_cache.hpp"
 #include "llmroof/workload.hpp"
 
 namespace llmroof {
@@ -32,17 +33,17 @@ struct alternative {
 
 /// The fewest whole layers a single-device deployment keeps in host RAM so
 /// that `users` sequences of `context` fit (llama.cpp -ngl below the layer
-/// count; `host` runs them): none when it fits already, nullopt when even every
+/// count; `host` runs them), `shared` prefix tokens held once: none when it fits already, nullopt when even every
 /// layer on the host does not fit. The share rises in steps of 1/num_layers.
 inline std::optional<offload_plan> smallest_offload(const deployment& d, double users, double context,
-                                                    device host = offload_plan{}.host) {
+                                                    device host = offload_plan{}.host, double shared = 0) {
   offload_plan o;
   o.host = std::move(host);
-  if (d.memory(users, context).fits) return o;
+  if (d.memory(users, context, shared).fits) return o;
   const int layers = d.model.num_layers;
   const auto fits = [&](int k) {
     o.layers = double(k) / layers;
-    return d.with_offload(o).memory(users, context).fits;
+    return d.with_offload(o).memory(users, context, shared).fits;
   };
   if (d.devices() != 1 || !fits(layers)) return std::nullopt;
   int lo = 0, hi = layers;  // fits(hi), !fits(lo)
@@ -60,7 +61,7 @@ inline std::optional<offload_plan> smallest_offload(const deployment& d, double 
 inline deployment with_offload_auto(const deployment& d, const workload& w,
                                     device host = offload_plan{}.host) {
   if (d.devices() != 1) throw std::invalid_argument("offload auto needs a single device (got " + std::to_string(d.devices()) + ")");
-  const auto o = smallest_offload(d, w.users, w.context, std::move(host));
+  const auto o = smallest_offload(d, w.users, w.context, std::move(host), reuse_of(d, w).shared);
   if (!o) {
     throw std::invalid_argument("offload auto: " + std::to_string(static_cast<long long>(w.users)) + " x " +
                                 std::to_string(static_cast<long long>(w.context)) +
@@ -77,8 +78,9 @@ inline std::vector<alternative> plan_alternatives(const deployment& d, const wor
   const auto bulk = [](const deployment& x) -> const numeric_format& {
     return x.model.is_moe() ? x.pr.experts_format() : x.pr.weights;
   };
+  const double shared = reuse_of(d, w).shared;
   const auto entry = [&](std::string change, const deployment& x, double users, double context) {
-    const memory_plan m = x.memory(users, context);
+    const memory_plan m = x.memory(users, context, shared);
     out.push_back({std::move(change), m.fits, users, context, x.devices(), std::string(bulk(x).name),
                    std::string(x.pr.kv.name), m.max_sequences, x.decode(users, context)});
   };

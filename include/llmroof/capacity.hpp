@@ -129,6 +129,7 @@ struct users_result {
   /// answer, at most 4,096) and at the answer itself.
   std::vector<users_point> curve;
   double output_tokens_per_s = 0;  ///< the loop's, all users together
+  prefix_reuse prefix;             ///< the workload's shared prefix on the deployment
   [[nodiscard]] double tokens_per_s_per_user() const { return loop.tokens_per_s_per_user().value(); }
   [[nodiscard]] double tokens_per_s_total() const { return output_tokens_per_s; }
 };
@@ -141,7 +142,7 @@ inline users_result max_users(const deployment& d, const workload& s, tokens_per
       if (why) *why = l;
       return false;
     };
-    if (!d.memory(n, s.context).fits) return no(serving_limit::memory);
+    if (!memory_of(d, s, n, s.context).fits) return no(serving_limit::memory);
     const closed_loop_result loop = serve_closed_loop(d, s, n);
     if (loop.active < n - 1e-9) {
       // Not all inside: the slots are full, or the engine saturates first (on prompts, mostly).
@@ -157,6 +158,7 @@ inline users_result max_users(const deployment& d, const workload& s, tokens_per
     return true;
   };
   users_result out;
+  out.prefix = reuse_of(d, s);
   if (!check(1, &out.limit)) return out;
   const double lo = detail::last_true([&](double n) { return check(n, nullptr); }, 1, 2, 1e6, true);
   if (lo < 1e6) check(lo + 1, &out.limit);
@@ -165,14 +167,14 @@ inline users_result max_users(const deployment& d, const workload& s, tokens_per
   out.loop = serve_closed_loop(d, s, lo);
   out.output_tokens_per_s = out.loop.output_tokens_per_s(s.output);
   out.ttft = out.loop.ttft;
-  out.memory = d.memory(lo, s.context);
+  out.memory = memory_of(d, s, lo, s.context);
   std::vector<double> ns;
   for (double n = 1; n < lo * 2 && n <= 4096; n *= 2) ns.push_back(n);
   if (std::find(ns.begin(), ns.end(), lo) == ns.end()) ns.push_back(lo);
   std::sort(ns.begin(), ns.end());
   for (double n : ns) {
     const closed_loop_result loop = n == lo ? out.loop : serve_closed_loop(d, s, n);
-    out.curve.push_back({n, d.decode(n, s.context), d.memory(n, s.context).fits, loop, loop.output_tokens_per_s(s.output)});
+    out.curve.push_back({n, d.decode(n, s.context), memory_of(d, s, n, s.context).fits, loop, loop.output_tokens_per_s(s.output)});
   }
   return out;
 }

@@ -185,9 +185,11 @@ class deployment {
   [[nodiscard]] phase_timing prefill(double prompt, double cached = 0, double batch = 1) const {
     return detail::prefill_on(model, pr, roof(), where, prompt, cached, batch);
   }
-  /// Memory of one device for `users` sequences of `context` tokens.
-  [[nodiscard]] memory_plan memory(double users, double context) const {
-    return plan_memory_parallel(model, pr, dev(), where.parallel, users, context, engine, device_weights());
+  /// Memory of one device for `users` sequences of `context` tokens whose
+  /// first `shared` tokens are one copy (a shared prompt prefix in whole
+  /// blocks: prefix_cache.hpp decides it).
+  [[nodiscard]] memory_plan memory(double users, double context, double shared = 0) const {
+    return plan_memory_parallel(model, pr, dev(), where.parallel, users, context, engine, device_weights(), shared);
   }
   /// The weights' fit, and the sequences of `context` tokens the KV budget holds.
   [[nodiscard]] weights_fit fit(double context) const {

@@ -91,6 +91,12 @@ struct engine_settings {
   std::optional<double> max_model_len = std::nullopt;
   /// vLLM picks max_num_seqs and max_num_batched_tokens by GPU (configure_engine).
   bool device_sized_batches = true;
+  /// Whether a prompt's prefix already in the KV cache is skipped by prefill:
+  /// vLLM V1's automatic prefix caching (enable_prefix_caching, on by default
+  /// from 0.8; V0 releases had it off), SGLang's radix cache (on unless
+  /// --disable-radix-cache), TensorRT-LLM's KV block reuse (enable_block_reuse,
+  /// on in current releases, off in 2023's), llama.cpp's cache_prompt (on).
+  bool prefix_caching = true;
   std::string source = "vLLM EngineArgs defaults (docs.vllm.ai, engine arguments); memory profiler (gpu_worker.py)";
 };
 
@@ -102,6 +108,7 @@ struct engine_overrides {
   std::optional<double> max_batched_tokens;
   std::optional<double> max_sequences;
   std::optional<double> max_model_len = std::nullopt;
+  std::optional<bool> prefix_caching;
 };
 
 /// One engine: everything the library knows of it, in one row.
@@ -134,6 +141,12 @@ struct engine_row {
   /// LLAMA_SPLIT_MODE_LAYER); `--tp` asks for its row split. vLLM, SGLang and
   /// TensorRT-LLM take tensor parallel over the devices.
   bool splits_layers = false;
+  /// Whether cached prefixes are KV blocks every sequence shares, held once
+  /// (vLLM's hashed full blocks, SGLang's radix tree, TensorRT-LLM's reused
+  /// blocks), or each slot's own last prompt, matched token by token
+  /// (llama.cpp's cache_prompt, so Ollama's; mlx-lm's server keeps one
+  /// prompt cache): there a prefix every user sends is held once per slot.
+  bool shares_prefix_blocks = true;
 };
 
 /// Every engine, in engine_id order.

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include <algorithm>
 #include <cmath>
 
 #include "llmroof/architecture.hpp"
@@ -82,6 +83,18 @@ inline bytes kv_bytes_per_sequence(const architecture& a, const numeric_format& 
          s * round_to_blocks(tokens_held(a, layer_kind::sliding, c), block_tokens) *
              kv_bytes_per_token(a, layer_kind::sliding, kv) +
          l * linear_state_bytes_per_layer(a);
+}
+
+/// Bytes of a sequence at `context` tokens that lie in its first `prefix`
+/// tokens and so can be one copy shared by sequences that start alike: every
+/// full-attention layer's prefix, a sliding layer's share of it still inside
+/// the window (the tokens [context - window, context) it holds), no linear
+/// state (each sequence's own). `prefix` is taken in whole blocks already.
+inline bytes kv_bytes_shared(const architecture& a, const numeric_format& kv, double prefix, double context) {
+  const double p = std::min(prefix, context);
+  const double in_window = a.sliding_window > 0 ? std::max(0.0, p - std::max(0.0, context - a.sliding_window)) : p;
+  return double(a.count_layers(layer_kind::global)) * p * kv_bytes_per_token(a, layer_kind::global, kv) +
+         double(a.count_layers(layer_kind::sliding)) * in_window * kv_bytes_per_token(a, layer_kind::sliding, kv);
 }
 
 /// KV read by one decode step of a sequence at `context` cached tokens (the

@@ -11,6 +11,7 @@
 
 #include "llmroof/deployment.hpp"
 #include "llmroof/detail/search.hpp"
+#include "llmroof/prefix_cache.hpp"
 #include "llmroof/serving_limit.hpp"
 #include "llmroof/workload.hpp"
 
@@ -29,7 +30,7 @@ struct load_result {
   /// first token), at most `users`.
   double decoding = 0;
   double prefill_share = 0;    ///< share of device time spent in prefill
-  seconds prefill = make_seconds(0);     ///< one prompt's prefill, alone
+  seconds prefill = make_seconds(0);     ///< one prompt's prefill, alone (the mean over prefix-cache hits and misses)
   seconds ttft_wait = make_seconds(0);   ///< mean queueing before the prefill starts
   seconds ttft = make_seconds(0);        ///< wait + prefill stretched by running decodes
   seconds tpot = make_seconds(0);        ///< time per output token while N users decode
@@ -54,7 +55,10 @@ struct load_result {
 ///    prefills) and step / (1 - rho) (prefill-first). rho = interfering x
 ///    rate x S is the device share of the prefills that arrive while a request
 ///    decodes, and the prefill queue is M/D/1: W = rho S / (2 (1 - rho))
-///    (Pollaczek-Khinchine, deterministic service).
+///    (Pollaczek-Khinchine, deterministic service). With a shared prefix a
+///    share h of the prompts are cache hits prefilling only their uncached
+///    tokens (S_hit) and the rest full ones (S_miss): S and the chunks are
+///    the means, and the queue is M/G/1, W = rate x E[S^2] / (2 (1 - rho)).
 ///  * A new request first waits for the step the engine is running to end
 ///    (half a step on average while anyone else decodes: engines admit
 ///    requests between steps), and pays the engine's per-request handling.
@@ -78,11 +82,17 @@ inline load_result serve_at_rate(const deployment& d, const workload& s, double 
   const double handling = d.efficiency().per_request.value();
   load_result out;
   out.rate = rate;
-  out.prefill = d.prefill(prompt).estimate;
-  const double S = out.prefill.value();
+  const prefix_reuse reuse = reuse_of(d, s);
+  const double miss = d.prefill(prompt).estimate.value();
+  const double hit = reuse.hit > 0 ? prefill_on_hit(d, s, reuse).estimate.value() : miss;
+  const double h = reuse.hit;
+  const double S = h * hit + (1 - h) * miss;
+  const double residual = h > 0 ? (h * hit * hit + (1 - h) * miss * miss) / S : S;  // E[S^2] / E[S]
+  out.prefill = make_seconds(S);
   out.prefill_share = rate * S;
   const double rho = interfering * out.prefill_share;
-  const double chunks = std::ceil(prompt / d.engine.max_batched_tokens);
+  const double mbt = d.engine.max_batched_tokens;
+  const double chunks = h * std::ceil((prompt - reuse.cached) / mbt) + (1 - h) * std::ceil(prompt / mbt);
   // Requests in the server, fractional at light load (a step still runs at
   // least one sequence): Little's law from one sequence's times.
   double n = rate * (handling + S + s.output * d.decode(1, mean_context).estimate.value());
@@ -100,7 +110,7 @@ inline load_result serve_at_rate(const deployment& d, const workload& s, double 
     const double mixed_per_s = interfering * rate * chunks;
     const double mixed = std::max(S / chunks, step);
     tpot = 1 / (mixed_per_s + (1 - mixed_per_s * mixed) / step);
-    wait = rho * S / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);
+    wait = rho * residual / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);
     ttft = handling + wait + S + chunks * step * std::min(1.0, others / std::max(1.0, d.engine.max_batched_tokens));
     return rate * (ttft + s.output * tpot);
   };
@@ -149,7 +159,7 @@ inline load_result serve_at_rate(const deployment& d, const workload& s, double 
   out.tpot = make_seconds(tpot);
   out.ttft_wait = make_seconds(wait);
   out.ttft = make_seconds(ttft);
-  const bool fits = converged && d.memory(std::max(1.0, std::ceil(n)), prompt + s.output).fits;
+  const bool fits = converged && memory_of(d, s, std::max(1.0, std::ceil(n)), prompt + s.output).fits;
   out.keeps_up = ok && converged;
   out.stable = out.keeps_up && fits;
   return out;
@@ -196,7 +206,7 @@ struct engine_slots {
 };
 
 inline engine_slots slots_for(const deployment& d, const workload& s) {
-  const memory_plan m = d.memory(1, s.prompt_tokens() + s.output);
+  const memory_plan m = memory_of(d, s, 1, s.prompt_tokens() + s.output);
   return {std::min(m.max_sequences, d.engine.max_sequences),
           m.max_sequences <= d.engine.max_sequences ? serving_limit::kv_cache : serving_limit::max_num_seqs};
 }

@@ -93,7 +93,9 @@ struct memory_plan {
   bytes kv_budget = make_bytes(0);    ///< usable - weights - reserve - activations (may be < 0)
   bytes kv_per_token = make_bytes(0); ///< per token below every window
   bytes kv_per_sequence = make_bytes(0);  ///< one sequence at `context`, block-rounded
-  bytes kv_needed = make_bytes(0);    ///< users x kv_per_sequence
+  bytes kv_needed = make_bytes(0);    ///< users x kv_per_sequence, less the shared prefix's copies
+  double shared_tokens = 0;           ///< prompt-prefix tokens every sequence shares (held once)
+  bytes kv_shared = make_bytes(0);    ///< their bytes in one sequence at `context` (per device)
   double users = 0;
   double context = 0;
   bool weights_fit = false;           ///< weights + reserve + activations <= usable

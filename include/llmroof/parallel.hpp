@@ -352,9 +352,10 @@ inline phase_timing prefill_parallel(const architecture& a, const precision& pr,
 inline memory_plan plan_memory_parallel(const architecture& a, const precision& pr, const device& d,
                                         const parallel_plan& p, double users, double context,
                                         const engine_settings& e = {},
-                                        std::optional<bytes> stored_weights = std::nullopt) {
+                                        std::optional<bytes> stored_weights = std::nullopt, double shared = 0) {
   detail::require_in("users", users, 1, 1e9);
   detail::require_tokens("context", context);
+  detail::require_tokens("shared", shared);
   validate(p, a);
   validate(e);
   validate_kv_format(e, pr.kv);
@@ -385,16 +386,29 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
     return kv_share * kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value();
   };
   const double per_seq = per_sequence(context);
+  // A prefix every sequence starts with is one copy on each device's share
+  // (a block-sharing prefix cache): n sequences need n x per_seq less
+  // (n - 1) copies of it.
+  const auto held_once = [&](double c) { return kv_share * kv_bytes_shared(a, pr.kv, shared, c).value(); };
+  const auto needed = [&](double n, double c) {
+    return n <= 0 ? 0.0 : n * per_sequence(c) - (n - 1) * held_once(c);
+  };
   m.kv_per_token = kv_share * kv_bytes_per_token(a, pr.kv);
   m.kv_per_sequence = make_bytes(per_seq);
-  m.kv_needed = make_bytes(seqs_per_device * per_seq);
+  m.shared_tokens = shared;
+  m.kv_shared = make_bytes(held_once(context));
+  m.kv_needed = make_bytes(needed(seqs_per_device, context));
   detail::apply_startup(m, e, e.max_model_len.value_or(std::max(1.0, context)), m.kv_per_token.value(), per_sequence);
   m.fits = m.starts && context <= m.max_model_len && m.kv_needed <= m.kv_budget;
   const double replicas_of_budget = p.ep > 1 ? p.ep : 1;
-  m.max_sequences = m.weights_fit && per_seq > 0 ? replicas_of_budget * std::floor(m.kv_budget.value() / per_seq) : 0;
+  const double sh = m.kv_shared.value();
+  m.max_sequences = m.weights_fit && per_seq > 0
+                        ? replicas_of_budget * (per_seq > sh ? std::floor((m.kv_budget.value() - sh) / (per_seq - sh))
+                                                             : (m.kv_budget.value() >= per_seq ? 1e9 : 0.0))
+                        : 0;
   if (m.weights_fit) {
     m.max_context = std::max(0.0, detail::largest_fitting([&](double c) {
-                                    return seqs_per_device * per_sequence(c) <= m.kv_budget.value();
+                                    return needed(seqs_per_device, c) <= m.kv_budget.value();
                                   }));
   }
   return m;

@@ -3,12 +3,14 @@
 // whether the KV cache holds them, with what would make it fit.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "llmroof/alternatives.hpp"
 #include "llmroof/deployment.hpp"
 #include "llmroof/energy.hpp"
 #include "llmroof/metric.hpp"
+#include "llmroof/prefix_cache.hpp"
 #include "llmroof/workload.hpp"
 
 namespace llmroof {
@@ -32,6 +34,10 @@ struct curve_point {
 struct plan_result {
   memory_plan memory;
   phase_timing ttft;                  ///< prefill of the prompt, one user, empty cache
+  prefix_reuse prefix;                ///< the workload's shared prefix on this deployment
+  /// Prefill of the prompt when its prefix is cached (the uncached tokens
+  /// after the cached ones); unset when nothing is cached.
+  std::optional<phase_timing> ttft_cached;
   std::vector<curve_point> curve;     ///< from an empty context to workload.context
   double prompt = 0;
   /// When the plan does not fit: each change alone (a smaller KV format the
@@ -52,16 +58,18 @@ inline std::vector<double> curve_contexts(double context) {
 inline plan_result plan(const deployment& d, const workload& w) {
   validate(w);
   plan_result out;
-  out.memory = d.memory(w.users, w.context);
+  out.prefix = reuse_of(d, w);
+  out.memory = d.memory(w.users, w.context, out.prefix.shared);
   out.prompt = w.prompt_tokens();
   out.ttft = d.prefill(out.prompt);
+  if (out.prefix.cached > 0) out.ttft_cached = prefill_on_hit(d, w, out.prefix);
   const deployment lo = d.with_efficiency(slower(d.efficiency()));
   const deployment hi = d.with_efficiency(faster(d.efficiency()));
   const double width = band_width(metric::decode_tps_per_seq);
   for (double c : curve_contexts(w.context)) {
     curve_point pt;
     pt.context = c;
-    pt.fits = d.memory(w.users, c).fits;
+    pt.fits = d.memory(w.users, c, out.prefix.shared).fits;
     pt.single = d.decode(1, c);
     pt.all = d.decode(w.users, c);
     const double low = 1.0 / lo.decode(1, c).estimate.value();

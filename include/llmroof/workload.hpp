@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -21,6 +22,14 @@ struct workload {
   double context = 4096;   ///< tokens each user may hold (prompt + answer)
   double prompt = 0;       ///< prompt tokens of a new request; 0 = min(context, 2048)
   double output = 512;     ///< tokens generated per request (load model)
+  /// Tokens at the start of every prompt that all requests share (a system
+  /// prompt, tool definitions, a document); 0: none. Under an engine's
+  /// prefix cache a request that finds them cached prefills only the rest
+  /// (prefix_cache.hpp).
+  double prefix = 0;
+  /// Share of requests that find the prefix cached; unset: every one (the
+  /// steady state of one shared prefix). Only with a prefix.
+  std::optional<double> prefix_hit;
 
   /// The prompt a new request brings: `prompt`, or min(context, 2048) and at
   /// least one token when unset. The one place that default is decided.
@@ -53,7 +62,9 @@ inline double parse_token_count(std::string_view field, std::string_view text, s
 
 /// Throws std::invalid_argument naming the field: users a whole number in
 /// [1, 1e9], context in [1, 1e9] tokens, prompt a whole number in [0, 1e9]
-/// (0: the default) and at most the context, output in [1, 1e9].
+/// (0: the default) and at most the context, output in [1, 1e9], prefix a
+/// whole number of tokens at most the prompt, prefix_hit in [0, 1] and only
+/// with a prefix.
 inline void validate(const workload& w) {
   detail::require_whole("users", w.users);
   detail::require_in("users", w.users, 1, 1e9);
@@ -64,6 +75,15 @@ inline void validate(const workload& w) {
   detail::require_in("output", w.output, 1, 1e9);
   // The context holds the prompt (and the answer after it).
   if (w.prompt > w.context) detail::fail("prompt", "<= the context (" + detail::show(w.context) + " tokens)", w.prompt);
+  detail::require_tokens("prefix", w.prefix);
+  detail::require_whole("prefix", w.prefix);
+  if (w.prefix > w.prompt_tokens()) {
+    detail::fail("prefix", "<= the prompt (" + detail::show(w.prompt_tokens()) + " tokens)", w.prefix);
+  }
+  if (w.prefix_hit) {
+    detail::require_in("prefix_hit", *w.prefix_hit, 0, 1);
+    if (w.prefix <= 0) throw std::invalid_argument("prefix_hit needs a prefix (the prompt tokens every request shares)");
+  }
 }
 
 }  // namespace llmroof

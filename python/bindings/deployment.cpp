@@ -213,6 +213,8 @@ engine_overrides overrides_from(const py::object& spec) {
       o.max_batched_tokens = v.cast<double>();
     } else if (key == "max_model_len") {
       o.max_model_len = v.cast<double>();
+    } else if (key == "prefix_caching") {
+      o.prefix_caching = v.cast<bool>();
     } else {
       throw std::invalid_argument("unknown engine setting '" + key + "'");
     }
@@ -284,12 +286,14 @@ void register_deployment(py::module_& m) {
           [](const context& c, double users, double context_tokens, double prompt, const py::object& rate, double output,
              double ttft_target, const py::object& offload, const py::object& host, const py::object& concurrency,
              const py::object& price_per_hour, const py::object& purchase, const py::object& years,
-             const py::object& electricity, const py::object& pue) {
+             const py::object& electricity, const py::object& pue, double prefix, const py::object& prefix_hit) {
             workload w;
             w.users = users;
             w.context = context_tokens;
             w.prompt = prompt;
             w.output = output;
+            w.prefix = prefix;
+            w.prefix_hit = number(prefix_hit);
             // "auto": the fewest layers in host RAM that hold the workload, as --offload auto.
             const bool autosize = py::isinstance<py::str>(offload) && offload.cast<std::string>() == "auto";
             const deployment d = autosize ? with_offload_auto(c.setup, w, host_from(host))
@@ -301,7 +305,8 @@ void register_deployment(py::module_& m) {
           },
           py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("rate"), py::arg("output"),
           py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"), py::arg("price_per_hour"),
-          py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"))
+          py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"), py::arg("prefix"),
+          py::arg("prefix_hit"))
       .def(
           "speculate_report",
           [](const context& c, const std::string& method, int draft_tokens, const std::vector<double>& acceptance,
@@ -328,18 +333,21 @@ void register_deployment(py::module_& m) {
           "users_report",
           [](const context& c, double context_tokens, double prompt, double min_tokens_per_s, double ttft_target,
              double output, const py::object& price_per_hour, const py::object& purchase, const py::object& years,
-             const py::object& electricity, const py::object& pue) {
+             const py::object& electricity, const py::object& pue, double prefix, const py::object& prefix_hit) {
             workload w;
             w.context = detail::require_non_negative("context", context_tokens);
             w.prompt = prompt;
             w.output = output;
+            w.prefix = prefix;
+            w.prefix_hit = number(prefix_hit);
             const users_result u =
                 max_users(c.setup, w, make_tokens_per_second(min_tokens_per_s), make_seconds(ttft_target));
             return users_report{report::users_json(c.setup, context_tokens, min_tokens_per_s, ttft_target, u, w.output,
                                                    price_from(price_per_hour, purchase, years, electricity, pue))};
           },
           py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"), py::arg("output"),
-          py::arg("price_per_hour"), py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"))
+          py::arg("price_per_hour"), py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"),
+          py::arg("prefix"), py::arg("prefix_hit"))
       .def(
           "moe_report",
           [](const context& c, double context_tokens, double max_batch) {

@@ -55,6 +55,8 @@ const plan_field plan_fields[] = {
     LLMROOF_PLAN_FIELD("kv_bytes_per_token", kv_per_token),
     LLMROOF_PLAN_FIELD("kv_bytes_per_sequence", kv_per_sequence),
     LLMROOF_PLAN_FIELD("kv_bytes_needed", kv_needed),
+    LLMROOF_PLAN_FIELD("shared_prefix_tokens", shared_tokens),
+    LLMROOF_PLAN_FIELD("kv_shared_bytes", kv_shared),
     LLMROOF_PLAN_FIELD("users", users),
     LLMROOF_PLAN_FIELD("context", context),
     LLMROOF_PLAN_FIELD("weights_fit", weights_fit),

@@ -553,6 +553,7 @@ def _compile(
     max_num_seqs: int | None = None,
     max_num_batched_tokens: int | None = None,
     max_model_len: int | None = None,
+    prefix_caching: bool | None = None,
 ) -> _core.deployment.Deployment:
     """The compiled deployment every question asks (``device`` None: a
     question without one, the KV cache's). The one place the deployment
@@ -566,8 +567,13 @@ def _compile(
                 raise ValueError(f"device '{device}:{n}' names {n} devices; devices={devices} contradicts it")
             devices = n
     dev_n, par = _layout(devices, tp, pp, ep, nodes, link, inter_link)
-    settings = _settings(memory_utilization=memory_utilization, block_tokens=block_tokens, max_num_seqs=max_num_seqs,
-                         max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)
+    settings: dict[str, float | bool] = {**_settings(
+        memory_utilization=memory_utilization, block_tokens=block_tokens, max_num_seqs=max_num_seqs,
+        max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)}
+    if prefix_caching is not None:
+        if not isinstance(prefix_caching, bool):
+            raise ValueError(f"prefix_caching must be True, False or None (got {prefix_caching!r})")
+        settings["prefix_caching"] = prefix_caching
     return _core.deployment.Deployment(m.fields, None if device is None else _device(device).fields, w, k,
                                        _lm_head(lm_head), dev_n, efficiency, mods, par, _text("engine", engine),
                                        settings, m.source or None, m.asked)
@@ -584,6 +590,8 @@ def _plan_args(
     users: float = 1,
     context: Tokens = 4096,
     prompt: Tokens | None = None,
+    prefix: Tokens = 0,
+    prefix_hit: float | None = None,
     rate: float | None = None,
     concurrency: float | None = None,
     output: float = 512,
@@ -609,7 +617,13 @@ def _plan_args(
         _host(host),
         None if concurrency is None else _number("concurrency", concurrency, minimum=1),
         *_price_args(price_per_hour=price_per_hour, purchase=purchase, years=years, electricity=electricity, pue=pue),
+        *_prefix_args(prefix, prefix_hit),
     )
+
+
+def _prefix_args(prefix: Tokens, prefix_hit: float | None) -> tuple[float, float | None]:
+    """A shared prefix and its hit rate, checked (the core checks them against the prompt)."""
+    return (_tokens("prefix", prefix), None if prefix_hit is None else _number("prefix_hit", prefix_hit, minimum=0))
 
 
 def _price_args(*, price_per_hour: float | None = None, purchase: float | None = None, years: float | None = None,
@@ -629,6 +643,13 @@ _OPTION_DOCS = (
     ("users", "Concurrent sequences (>= 1)."),
     ("context", "Tokens each user holds (>= 0)."),
     ("prompt", "Prompt of the time-to-first-token estimate; default min(context, 2048)."),
+    ("prefix, prefix_hit", """Prompt tokens every request shares (a system prompt, tool definitions;
+at most ``prompt``), and the share of requests that find them in the
+engine's prefix cache (default 1): a hit prefills only the rest of the
+prompt (whole cache blocks are reused, never the last token), and
+block-sharing engines (vLLM, SGLang, TensorRT-LLM) hold the prefix once for
+all users; as the command's ``--prefix`` and ``--prefix-hit``. The report's
+``prefix`` section gives the TTFT on a hit."""),
     ("rate, output, ttft_target_s", """With ``rate`` (requests/s), the plan gains a ``load`` section: steady-state
 users, TTFT (M/D/1 prefill queue), TPOT, and the highest rate whose mean
 TTFT stays under ``ttft_target_s``."""),
@@ -666,10 +687,11 @@ expert-parallel experts). Collectives cost link time."""),
 nvlink4 on an H100 SXM, pcie4 on an RTX 4090) and between nodes (default
 ib-ndr); ids of ``llmroof list links``."""),
     ("efficiency", "Override fields of the engine's efficiency profile on the device (:class:`Efficiency`)."),
-    ("memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens, max_model_len",
+    ("memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens, max_model_len, prefix_caching",
      """Engine settings; None keeps the engine's default for the device (vLLM:
 0.9, 16, 1024 and 8192 on GPUs of >= 70 GiB other than the A100, else
-256 and 2048; max_model_len = ``context``). A plan says whether the
+256 and 2048; max_model_len = ``context``; prefix caching on, off for
+vLLM before 0.8 and TensorRT-LLM 2023). A plan says whether the
 engine would start (``memory["starts"]``), its KV tokens and blocks."""),
 )
 
@@ -768,6 +790,8 @@ def users(
     context: Tokens = 4096,
     prompt: Tokens = 0,
     output: float = 512,
+    prefix: Tokens = 0,
+    prefix_hit: float | None = None,
     **options: Unpack[UsersOptions],
 ) -> Users:
     """The most concurrent users at ``context`` tokens such that each gets at
@@ -785,6 +809,9 @@ def users(
     context, prompt, output
         Tokens each user holds; the closed loop's prompt and output tokens per
         request.
+    prefix, prefix_hit
+        The prompt tokens every request shares and the share of requests
+        that find them cached (as :func:`plan`'s).
     {options}
 
     Returns
@@ -798,7 +825,8 @@ def users(
     """
     price: dict[str, Any] = {k: v for k, v in options.items() if k in PriceOptions.__annotations__}
     deployment: dict[str, Any] = {k: v for k, v in options.items() if k not in price}
-    args = _users_args(min_tokens_per_s, ttft_target_s, context, prompt, output) + _price_args(**price)
+    args = (_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output) + _price_args(**price)
+            + _prefix_args(prefix, prefix_hit))
     return Estimator(model=model, device=device, **deployment)._users(args)
 
 
@@ -867,10 +895,11 @@ class Estimator:
 
     def users(
         self, *, min_tokens_per_s: float, ttft_target_s: float = 0, context: Tokens = 4096, prompt: Tokens = 0,
-        output: float = 512, **price: Unpack[PriceOptions],
+        output: float = 512, prefix: Tokens = 0, prefix_hit: float | None = None, **price: Unpack[PriceOptions],
     ) -> Users:
         """:func:`users` of this deployment (same arguments and defaults)."""
-        return self._users(_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output) + _price_args(**price))
+        return self._users(_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output) + _price_args(**price)
+                           + _prefix_args(prefix, prefix_hit))
 
     def memory(self, *, users: float = 1, context: Tokens = 4096) -> MemoryPlan:
         """The memory plan of :func:`plan` alone (``users`` at ``context``

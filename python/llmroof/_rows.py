@@ -242,6 +242,7 @@ class EngineOptions(DeploymentOptions, total=False):
     max_num_seqs: int | None
     max_num_batched_tokens: int | None
     max_model_len: int | None
+    prefix_caching: bool | None
 
 
 class PriceOptions(TypedDict, total=False):
@@ -264,6 +265,8 @@ class PlanLoad(PriceOptions, total=False):
     users: float
     context: float | str
     prompt: float | str | None
+    prefix: float | str
+    prefix_hit: float | None
     rate: float | None
     concurrency: float | None
     output: float

@@ -70,6 +70,8 @@ options parse(int argc, char** argv);
 /// The price of --price-per-hour, --purchase, --years, --electricity, --pue
 /// (validated: std::invalid_argument naming the field).
 price price_of(const options& o);
+/// --prefix and --prefix-hit into `w` (validated with the workload).
+void read_prefix(const options& o, workload& w);
 
 /// Each throws std::invalid_argument naming `field`.
 double parse_tokens(const std::string& field, const std::string& s);

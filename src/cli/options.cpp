@@ -32,6 +32,10 @@ constexpr option_doc option_docs[] = {
     {"batch", "N", "sequences decoded together (default 1)"},
     {"context", "C", "tokens per user: 4096, 128k (= 131072), 1m (default 4096; prefill: cached tokens, default 0)"},
     {"prompt", "P", "prompt tokens (default 2048, or the context if smaller)"},
+    {"prefix", "P", "prompt tokens every request shares (a system prompt, tools): a prefix-cache hit prefills only the "
+                    "rest; block-sharing engines (vLLM, SGLang) hold it once"},
+    {"prefix-hit", "H", "share of requests that find --prefix cached (default 1)"},
+    {"prefix-caching", "on|off", "the engine's prefix cache (default: on; vLLM before 0.8 and TensorRT-LLM 2023: off)"},
     {"memory-utilization", "F", "share of device memory the engine uses (default: the engine's, vLLM 0.9)"},
     {"block-tokens", "N", "KV block size of the paged engine (default: the engine's, vLLM 16)"},
     {"max-num-seqs", "N", "sequences the engine schedules and profiles its sampler with (vLLM: 1024 on GPUs of >= 70 GiB but A100, else 256)"},
@@ -76,7 +80,7 @@ constexpr option_doc option_docs[] = {
 const std::vector<std::string> model_opts = {"model", "weights", "kv", "lm-head", "engine"};
 const std::vector<std::string> layout_opts = {"device", "tp", "pp", "ep", "nodes", "link", "inter-link"};
 const std::vector<std::string> memory_opts = {"memory-utilization", "block-tokens", "max-num-seqs",
-                                              "max-num-batched-tokens", "max-model-len"};
+                                              "max-num-batched-tokens", "max-model-len", "prefix-caching"};
 
 namespace {
 
@@ -93,8 +97,8 @@ const std::vector<command_spec>& commands() {
       {"plan", "--model ID --device ID[:N] [--users N] [--context C] [--prompt P] [--rate R | --concurrency N] [--output O] ...",
        "memory plan, users that fit, decode speed against context, TTFT; its users in a closed loop (or --rate, --concurrency)",
        join({model_opts, layout_opts, memory_opts,
-             {"users", "context", "prompt", "offload", "host", "rate", "concurrency", "output", "ttft", "price-per-hour",
-              "purchase", "years", "electricity", "pue"}}), cmd_plan},
+             {"users", "context", "prompt", "prefix", "prefix-hit", "offload", "host", "rate", "concurrency", "output",
+              "ttft", "price-per-hour", "purchase", "years", "electricity", "pue"}}), cmd_plan},
       {"decode", "--model ID --device ID[:N] [--batch N] [--context C]", "one decode step, per op",
        join({model_opts, layout_opts, {"batch", "context"}}), cmd_decode},
       {"speculate", "--model ID --device ID[:N] [--spec mtp|draft|ngram] [--draft-tokens K] [--accept A] [--batch N] ...",
@@ -113,7 +117,8 @@ const std::vector<command_spec>& commands() {
       {"users", "--model ID --device ID[:N] --tps T [--ttft S] [--context C] [--prompt P] [--output O]",
        "most users that meet a tokens/s (and TTFT) target",
        join({model_opts, layout_opts, memory_opts,
-             {"context", "prompt", "output", "tps", "ttft", "price-per-hour", "purchase", "years", "electricity", "pue"}}),
+             {"context", "prompt", "prefix", "prefix-hit", "output", "tps", "ttft", "price-per-hour", "purchase", "years",
+              "electricity", "pue"}}),
        cmd_users},
       {"calibrate", "POINTS.csv [--scope global|engine|engine-kind] [--write-profiles FILE]",
        "fit efficiency profiles to measured points", {"scope", "write-profiles"}, cmd_calibrate},
@@ -438,6 +443,10 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
   if (auto t = o.get("max-num-batched-tokens")) eo.max_batched_tokens = parse_count("max-num-batched-tokens", *t);
   if (auto n = o.get("max-num-seqs")) eo.max_sequences = parse_count("max-num-seqs", *n);
   if (auto l = o.get("max-model-len")) eo.max_model_len = parse_count("max-model-len", *l);
+  if (auto c = o.get("prefix-caching")) {
+    if (*c != "on" && *c != "off") throw usage_error("--prefix-caching must be on or off (got '" + *c + "')");
+    eo.prefix_caching = *c == "on";
+  }
   if (auto off = o.get("offload"); off && *off != "auto") {  // auto: cmd_plan, which knows the workload
     offload_plan op;
     if (*off == "experts") {
@@ -450,6 +459,11 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
   }
   if (auto e = o.get("engine")) q.engine = *e;
   return resolve(q);
+}
+
+void read_prefix(const options& o, workload& w) {
+  if (auto p = o.get("prefix")) w.prefix = parse_tokens("prefix", *p);
+  if (auto h = o.get("prefix-hit")) w.prefix_hit = parse_number("prefix-hit", *h, 0, 1);
 }
 
 }  // namespace llmroof::cli

@@ -29,6 +29,29 @@ void print_energy(const setup& s, const energy_cost& energy, double users, doubl
   }
 }
 
+// What a shared prefix saves: the prefill on a hit, or why nothing is cached.
+void print_prefix(const setup& s, const prefix_reuse& r, double prompt, const std::optional<phase_timing>& hit) {
+  if (r.prefix <= 0) return;
+  if (!s.engine.prefix_caching) {
+    std::printf("  %s-token shared prefix: %s runs with prefix caching off, every prompt prefills in full\n",
+                thousands(r.prefix).c_str(), std::string(s.engine.name()).c_str());
+  } else if (r.cached <= 0) {
+    std::printf("  %s-token shared prefix: shorter than one cache block of %d tokens, nothing is reused\n",
+                thousands(r.prefix).c_str(), s.engine.block_tokens);
+  } else {
+    std::printf("  %s-token shared prefix, %s tokens cached (%s), %.0f%% of requests hit",
+                thousands(r.prefix).c_str(), thousands(r.cached).c_str(),
+                engine_row_of(s.engine.id).shares_prefix_blocks ? "whole blocks, one copy for every user"
+                                                                : "token by token, one copy per slot",
+                100 * r.hit);
+    if (hit) {
+      std::printf(": TTFT on a hit %s (%s tokens computed)", ms(hit->estimate).c_str(),
+                  thousands(prompt - r.cached).c_str());
+    }
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 int cmd_plan(const options& o) {
@@ -36,6 +59,7 @@ int cmd_plan(const options& o) {
   sc.users = parse_count("users", o.get("users").value_or("1"));
   sc.context = parse_tokens("context", o.get("context").value_or("4096"));
   if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
+  read_prefix(o, sc);
   setup s = make_setup(o, true);
   if (o.get("offload") == "auto") {
     s = with_offload_auto(s, sc, o.get("host") ? device_of(*o.get("host")) : offload_plan{}.host);
@@ -97,6 +121,10 @@ int cmd_plan(const options& o) {
               thousands(m.kv_tokens).c_str(), thousands(m.kv_blocks).c_str(), s.engine.block_tokens);
   std::printf("  %-34s %12s B  (%.1f KiB)\n", "KV cache per token", thousands(m.kv_per_token.value()).c_str(), m.kv_per_token.value() / 1024);
   std::printf("  %-34s %12s\n", ("KV per user at " + thousands(sc.context) + " tokens").c_str(), gib(m.kv_per_sequence).c_str());
+  if (m.shared_tokens > 0) {
+    std::printf("  %-34s %12s  (%s prompt tokens every user shares, held once)\n", "KV of the shared prefix",
+                gib(m.kv_shared).c_str(), thousands(m.shared_tokens).c_str());
+  }
   std::printf("  %-34s %12s\n", ("KV for " + users_label(users)).c_str(), gib(m.kv_needed).c_str());
   if (!m.weights_fit) {
     std::printf("\n  The weights alone do NOT fit: short by %s (%s); %s would refuse to start.\n",
@@ -136,6 +164,7 @@ int cmd_plan(const options& o) {
   std::printf("\nTime to first token, prompt of %s tokens: estimate %s, bound %s (%s-bound, %.0f tokens/s)\n",
               thousands(res.prompt).c_str(), ms(res.ttft.estimate).c_str(), ms(res.ttft.bound).c_str(),
               std::string(to_string(res.ttft.limit())).c_str(), res.ttft.tokens_per_s_estimate().value());
+  print_prefix(s, res.prefix, res.prompt, res.ttft_cached);
 
   std::printf("\nDecode tokens/s against context (bound = peak roofs; estimate = profile %s, eta_m %.2f)\n",
               r.efficiency().name.c_str(), r.efficiency().memory);
@@ -351,6 +380,7 @@ int cmd_users(const options& o) {
   sc.context = parse_tokens("context", o.get("context").value_or("4096"));
   if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
   if (auto out = o.get("output")) sc.output = parse_count("output", *out);
+  read_prefix(o, sc);
   const double tps = parse_number("tps", o.get("tps").value_or("10"), 0, 1e9);
   const double ttft = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 0.0;
   const price pr = price_of(o);
@@ -374,6 +404,7 @@ int cmd_users(const options& o) {
               "%s-token answers, the next sent when one completes)\n",
               u.tokens_per_s_per_user(), u.tokens_per_s_total(), ms(u.ttft).c_str(),
               thousands(sc.prompt_tokens()).c_str(), thousands(sc.output).c_str());
+  print_prefix(s, u.prefix, sc.prompt_tokens(), std::nullopt);
   // The curve against users: what each user and the server get.
   std::printf("\n  %8s %16s %16s %10s %8s\n", "users", "t/s per user", "t/s total", "TTFT", "fits");
   for (const users_point& p : u.curve) {

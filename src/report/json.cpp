@@ -125,6 +125,7 @@ json engine_json(const engine_settings& e) {
             {"sampler_copies", e.sampler_copies},
             {"runtime_reserve_bytes", e.runtime_reserve.value()},
             {"collective_reserve_bytes", e.collective_reserve.value()},
+            {"prefix_caching", e.prefix_caching},
             {"source", e.source}};
   j["max_model_len"] = e.max_model_len ? json(*e.max_model_len) : json(nullptr);
   return j;
@@ -205,6 +206,8 @@ json memory_json(const memory_plan& m) {
           {"kv_bytes_per_token", m.kv_per_token.value()},
           {"kv_bytes_per_sequence", m.kv_per_sequence.value()},
           {"kv_bytes_needed", m.kv_needed.value()},
+          {"shared_prefix_tokens", m.shared_tokens},
+          {"kv_shared_bytes", m.kv_shared.value()},
           {"users", m.users},
           {"context", m.context},
           {"weights_fit", m.weights_fit},
@@ -221,6 +224,17 @@ json memory_json(const memory_plan& m) {
           {"longest_start_context", m.longest_start}};
 }
 
+
+json prefix_json(const prefix_reuse& r, const std::optional<phase_timing>& ttft_cached) {
+  if (r.prefix <= 0) return json(nullptr);
+  json j = {{"tokens", r.prefix},
+            {"cached_tokens", r.cached},
+            {"hit_rate", r.hit},
+            {"shared_tokens", r.shared},
+            {"computed_tokens", r.computed}};
+  j["ttft_cached"] = ttft_cached ? phase_json(*ttft_cached) : json(nullptr);
+  return j;
+}
 
 json alternatives_json(const std::vector<alternative>& alts) {
   json out = json::array();
@@ -302,6 +316,12 @@ const field_table<plan_view>& plan_fields() {
           {"prompt_tokens", "float", "Prompt of the TTFT estimate.", [](const V& v) { return json(v.res.prompt); }},
           {"ttft", "Phase", "Prefill of prompt_tokens for one user on an empty cache: TTFT without queueing.",
            [](const V& v) { return phase_json(v.res.ttft); }},
+          {"prefix", maybe_object_t,
+           "The prompt prefix every request shares, when one is given: tokens, cached_tokens (what a cache hit "
+           "skips: whole blocks, never the last prompt token; 0 when the engine caches none), hit_rate, "
+           "shared_tokens (held once in memory: block-sharing engines), computed_tokens (mean prompt tokens a "
+           "request computes) and ttft_cached (the prefill on a hit, a phase; None when nothing is cached).",
+           [](const V& v) { return v.res.prefix.prefix > 0 ? prefix_json(v.res.prefix, v.res.ttft_cached) : absent(); }},
           {"decode_curve", rows_t,
            "Decode speed at each context from 0 to the plan's: context, fits, "
            "single_user_tokens_per_s_estimate/_bound/_low/_high (one user alone, with the band), "
@@ -695,6 +715,9 @@ const field_table<users_view>& users_fields() {
            [](const V& v) { return json(v.u.users > 0 ? v.u.tokens_per_s_per_user() : 0.0); }},
           {"total_tokens_per_s_estimate", "float", "Output tokens/s of all max_users together in the loop.",
            [](const V& v) { return json(v.u.users > 0 ? v.u.tokens_per_s_total() : 0.0); }},
+          {"prefix", maybe_object_t,
+           "The shared prompt prefix, when one is given (a plan's prefix, without ttft_cached).",
+           [](const V& v) { return v.u.prefix.prefix > 0 ? prefix_json(v.u.prefix, std::nullopt) : absent(); }},
           {"closed_loop", maybe_object_t,
            "Those users in a closed loop of the stated output (a plan's load: concurrency, active, slots, limit, "
            "requests_per_s, queue_wait_s, ttft_s, tpot_s, output_tokens_per_s, ...), or None when none qualifies.",

@@ -83,6 +83,8 @@ json setup_json(const setup& s);
 json efficiency_json(const efficiency_profile& e);
 
 /// When a plan does not fit: what would (plan_result::alternatives).
+/// A shared prefix's reuse (null without a prefix); `ttft_cached` when known.
+json prefix_json(const prefix_reuse& r, const std::optional<phase_timing>& ttft_cached);
 json alternatives_json(const std::vector<alternative>& alts);
 
 /// "llmroof.plan/1"

@@ -103,6 +103,11 @@ CLI: list[tuple[str, list[str], str]] = [
     # Calibration: a value that is not finite names its row.
     ("calibrate inf", ["calibrate", "{D}/inf_value.csv"], "inf_value.csv: line 2: value 'inf' is not a finite number"),
     ("validate inf", ["validate", "{D}/inf_value.csv"], "inf_value.csv: line 2: value 'inf' is not a finite number"),
+    # Prefix caching (issue 30): a hit rate needs a prefix, a prefix fits its prompt.
+    ("prefix-hit alone", [*P, "--prefix-hit", "0.5"], "prefix_hit needs a prefix (the prompt tokens every request shares)"),
+    ("prefix > prompt", [*P, "--prompt", "4k", "--prefix", "1m"], "prefix must be <= the prompt (4096 tokens) (got 1048576)"),
+    ("prefix-hit inf", [*P, "--prefix", "1k", "--prefix-hit", "inf"], "--prefix-hit must be a number (got 'inf')"),
+    ("prefix-caching 1", [*P, "--prefix-caching", "1"], "--prefix-caching must be on or off (got '1')"),
 ]
 
 # (name, python source of one call on `llmroof` as `r` and the corpus as D,
@@ -158,4 +163,8 @@ PYTHON: list[tuple[str, str, str, str]] = [
     ("max_model_len 10x", "r.plan(model='llama-3.1-8b', device='h100-sxm', max_model_len=1310720)", "ValueError",
      "is beyond the 131072 positions of 'llama-3.1-8b'"),
     ("calibrate inf", "r.calibrate(D + '/inf_value.csv')", "ValueError", "line 2: value 'inf' is not a finite number"),
+    ("prefix_hit alone", "r.plan(model='llama-3.1-8b', device='h100-sxm', prefix_hit=0.5)", "ValueError",
+     "prefix_hit needs a prefix"),
+    ("prefix nan", "r.users(model='llama-3.1-8b', device='h100-sxm', min_tokens_per_s=10, prefix=float('nan'))",
+     "ValueError", "prefix"),
 ]

@@ -32,8 +32,8 @@ TAKERS: list[tuple[Callable[..., Any], list[str]]] = [
 DEFAULTS = dict(weights=None, kv=None, lm_head=None, engine="vllm", devices=1, tp=None, pp=1, ep=1, nodes=1,
                 link=None, inter_link=None,
                 efficiency=None, memory_utilization=None, block_tokens=None, max_num_seqs=None,
-                max_num_batched_tokens=None, max_model_len=None,
-                users=1, context=4096, prompt=None, rate=None, concurrency=None, output=512, ttft_target_s=1.0,
+                max_num_batched_tokens=None, max_model_len=None, prefix_caching=None,
+                users=1, context=4096, prompt=None, prefix=0, prefix_hit=None, rate=None, concurrency=None, output=512, ttft_target_s=1.0,
                 offload=None, host="ryzen-9-7950x", threads=None, price_per_hour=None, purchase=None, years=None,
                 electricity=None, pue=None)
 SWEEP_DEFAULTS = DEFAULTS  # a sweep's combination is the deployment decode() resolves (issue 29, V4)
@@ -43,7 +43,7 @@ def test_the_groups_are_the_commands() -> None:
     assert DEPLOYMENT == ["weights", "kv", "lm_head", "engine", "devices", "tp", "pp", "ep", "nodes", "link", "inter_link",
                           "efficiency"]
     assert ENGINE == DEPLOYMENT + ["memory_utilization", "block_tokens", "max_num_seqs", "max_num_batched_tokens",
-                                   "max_model_len"]
+                                   "max_model_len", "prefix_caching"]
     assert list(llmroof.PlanOptions.__annotations__) == LOAD + ENGINE
 
 

@@ -362,3 +362,44 @@ def test_users_energy_parity(cli: str) -> None:
         llmroof.users(**kw, price_per_hour=2, purchase=1)
     assert run(cli, "users", "--model", "llama-3.1-70b", "--device", "h100-sxm:4", "--weights", "fp8", "--tps", "20",
                "--price-per-hour", "2", "--pue", "1.2") == u.to_dict()
+
+
+def test_prefix_caching_parity_and_refusals(cli: str) -> None:
+    # A shared prefix: the plan's and users' reports from the command and
+    # Python (prefix_cache.hpp has the hand-computed cases).
+    args = ["--model", "llama-3.1-70b", "--device", "h100-sxm:4", "--weights", "fp8", "--users", "32", "--context",
+            "32k", "--prompt", "24k", "--prefix", "20k", "--prefix-hit", "0.9", "--output", "500"]
+    kw: dict[str, Any] = dict(model="llama-3.1-70b", device="h100-sxm:4", weights="fp8", users=32, context="32k",
+                              prompt="24k", prefix="20k", prefix_hit=0.9, output=500)
+    p = llmroof.plan(**kw)
+    assert run(cli, "plan", *args) == p.to_dict()
+    assert p.prefix["cached_tokens"] == 20480 and p.prefix["shared_tokens"] == 20480
+    assert p.prefix["computed_tokens"] == pytest.approx(24576 - 0.9 * 20480)
+    assert p.prefix["ttft_cached"]["estimate_s"] < p.ttft.estimate_s
+    assert p.memory.shared_prefix_tokens == 20480 and p.memory.kv_shared_bytes > 0
+    # Without it: more KV per user, a slower closed loop.
+    plain = llmroof.plan(**{k: v for k, v in kw.items() if k not in ("prefix", "prefix_hit")})
+    assert "prefix" not in plain.to_dict()
+    assert p.memory.kv_bytes_needed < plain.memory.kv_bytes_needed
+    assert p.load["ttft_s"] < plain.load["ttft_s"]
+    off = llmroof.plan(**kw, prefix_caching=False)
+    assert run(cli, "plan", *args, "--prefix-caching", "off") == off.to_dict()
+    assert off.prefix["cached_tokens"] == 0 and off["engine_settings"]["prefix_caching"] is False
+    ukw: dict[str, Any] = dict(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20, context="8k", prompt=4096,
+                               prefix=3000)
+    u = llmroof.users(**ukw)
+    assert run(cli, "users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "20", "--context", "8k",
+               "--prompt", "4096", "--prefix", "3000") == u.to_dict()
+    assert u.prefix["cached_tokens"] == 2992  # 187 whole blocks of 16
+    est = llmroof.Estimator(model="llama-3.1-8b", device="h100-sxm")
+    assert est.users(min_tokens_per_s=20, context="8k", prompt=4096, prefix=3000).to_dict() == u.to_dict()
+    for bad, message in ((dict(prefix_hit=0.5), "prefix_hit needs a prefix"),
+                         (dict(prefix=5000, prompt=4096), "prefix must be <= the prompt"),
+                         (dict(prefix=1000, prefix_hit=1.5), "prefix_hit"),
+                         (dict(prefix=-1), "prefix"),
+                         (dict(prefix_caching="yes"), "prefix_caching")):
+        with pytest.raises(ValueError, match=message):
+            llmroof.plan(model="llama-3.1-8b", device="h100-sxm", **bad)
+    out = subprocess.run([cli, "plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--prefix-hit", "0.5"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "prefix_hit needs a prefix" in out.stderr and out.stderr.count("\n") == 1

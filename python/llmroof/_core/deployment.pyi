@@ -17,7 +17,7 @@ class Deployment:
         module_formats: Mapping[str, Any] | None,
         parallel: dict[str, Any] | None,
         engine: str,
-        engine_options: dict[str, float] | None,
+        engine_options: dict[str, float | bool] | None,
         source: Mapping[str, Any] | None,
         name: str,
     ) -> None: ...
@@ -48,6 +48,8 @@ class Deployment:
         years: float | None,
         electricity: float | None,
         pue: float | None,
+        prefix: float,
+        prefix_hit: float | None,
     ) -> Plan: ...
     def speculate_report(
         self,
@@ -71,6 +73,8 @@ class Deployment:
         years: float | None,
         electricity: float | None,
         pue: float | None,
+        prefix: float,
+        prefix_hit: float | None,
     ) -> Users: ...
     def moe_report(self, context: float, max_batch: float) -> MoeReport: ...
     def compare_report(self, other: Deployment, context: float, max_batch: float) -> Comparison: ...

@@ -120,6 +120,14 @@ class Plan:
     def ttft(self) -> Phase:
         """Prefill of prompt_tokens for one user on an empty cache: TTFT without queueing."""
     @property
+    def prefix(self) -> dict[str, Any] | None:
+        """The prompt prefix every request shares, when one is given: tokens, cached_tokens (what a
+        cache hit skips: whole blocks, never the last prompt token; 0 when the engine caches none),
+        hit_rate, shared_tokens (held once in memory: block-sharing engines), computed_tokens (mean
+        prompt tokens a request computes) and ttft_cached (the prefill on a hit, a phase; None when
+        nothing is cached).
+        """
+    @property
     def decode_curve(self) -> list[dict[str, Any]]:
         """Decode speed at each context from 0 to the plan's: context, fits,
         single_user_tokens_per_s_estimate/_bound/_low/_high (one user alone, with the band),
@@ -224,6 +232,9 @@ class Users:
     @property
     def total_tokens_per_s_estimate(self) -> float:
         """Output tokens/s of all max_users together in the loop."""
+    @property
+    def prefix(self) -> dict[str, Any] | None:
+        """The shared prompt prefix, when one is given (a plan's prefix, without ttft_cached)."""
     @property
     def closed_loop(self) -> dict[str, Any] | None:
         """Those users in a closed loop of the stated output (a plan's load: concurrency, active,
