@@ -81,7 +81,8 @@ std::vector<engine_row> build() {
       .kernels = engine_id::llama_cpp,
       .spellings = {"llama.cpp"},
       .splits_layers = true,
-      .shares_prefix_blocks = false};
+      .shares_prefix_blocks = false,
+      .disaggregates = false};
   engine_row ollama = llama;
   ollama.defaults.id = engine_id::ollama;
   ollama.defaults.source = "Ollama runs llama.cpp with its defaults (num_ctx 4096, OLLAMA_NUM_PARALLEL 1)";
@@ -100,7 +101,8 @@ std::vector<engine_row> build() {
       .numbered_versions = false,
       .kernels = engine_id::mlx,
       .spellings = {"MLX"},
-      .shares_prefix_blocks = false};
+      .shares_prefix_blocks = false,
+      .disaggregates = false};
   return {vllm, sglang, trt, llama, ollama, mlx};
 }
 

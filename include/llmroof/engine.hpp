@@ -147,6 +147,11 @@ struct engine_row {
   /// (llama.cpp's cache_prompt, so Ollama's; mlx-lm's server keeps one
   /// prompt cache): there a prefix every user sends is held once per slot.
   bool shares_prefix_blocks = true;
+  /// Whether it serves prefill and decode on separate instances, handing the
+  /// KV cache over a link: vLLM's KV connectors (NixlConnector,
+  /// P2pNcclConnector), SGLang's --disaggregation-mode prefill|decode,
+  /// TensorRT-LLM's disaggregated serving; not llama.cpp, Ollama or mlx-lm.
+  bool disaggregates = true;
 };
 
 /// Every engine, in engine_id order.

@@ -15,6 +15,7 @@
 #include "llmroof/memory_plan.hpp"    // IWYU pragma: export
 #include "llmroof/energy.hpp"         // IWYU pragma: export
 #include "llmroof/prefix_cache.hpp"   // IWYU pragma: export
+#include "llmroof/disaggregation.hpp"  // IWYU pragma: export
 #include "llmroof/speculative.hpp"    // IWYU pragma: export
 #include "llmroof/serving.hpp"        // IWYU pragma: export
 #include "llmroof/compare.hpp"        // IWYU pragma: export

@@ -37,6 +37,15 @@ struct parallel_plan {
   [[nodiscard]] int nodes() const { return (devices() + devices_per_node - 1) / devices_per_node; }
 };
 
+/// A parallel plan as people write it: "TP 2", "TP 2 x PP 2", "PP 4", "EP 8", "1 device".
+inline std::string layout_name(const parallel_plan& p) {
+  if (p.ep > 1) return "EP " + std::to_string(p.ep);
+  if (p.tp > 1 && p.pp > 1) return "TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp);
+  if (p.tp > 1) return "TP " + std::to_string(p.tp);
+  if (p.pp > 1) return "PP " + std::to_string(p.pp);
+  return "1 device";
+}
+
 /// A layout as asked for: devices per node and nodes, and whichever degrees
 /// were given (unset: inferred by infer_layout).
 struct layout_request {

@@ -286,7 +286,9 @@ void register_deployment(py::module_& m) {
           [](const context& c, double users, double context_tokens, double prompt, const py::object& rate, double output,
              double ttft_target, const py::object& offload, const py::object& host, const py::object& concurrency,
              const py::object& price_per_hour, const py::object& purchase, const py::object& years,
-             const py::object& electricity, const py::object& pue, double prefix, const py::object& prefix_hit) {
+             const py::object& electricity, const py::object& pue, double prefix, const py::object& prefix_hit,
+             const py::object& pd, const py::object& min_tokens_per_s, const py::object& kv_link,
+             const py::object& kv_link_efficiency, bool kv_overlap) {
             workload w;
             w.users = users;
             w.context = context_tokens;
@@ -300,13 +302,34 @@ void register_deployment(py::module_& m) {
                                           : c.setup.with_offload(offload_from(offload, host));
             const plan_result res = plan(d, w);
             const served_load load = serve_load(d, w, number(rate), number(concurrency), make_seconds(ttft_target));
-            return plan_report{report::plan_json(d, d.roof(), res, load, output,
-                                                 price_from(price_per_hour, purchase, years, electricity, pue))};
+            const price p = price_from(price_per_hour, purchase, years, electricity, pue);
+            // pd: as the command's --pd, --tps, --kv-link, --kv-link-efficiency, --kv-overlap.
+            std::optional<pd_comparison> split;
+            if (!pd.is_none()) {
+              serving_targets t;
+              t.ttft = make_seconds(ttft_target);
+              if (auto x = number(min_tokens_per_s)) t.tpot = make_seconds(1 / detail::require_positive("min_tokens_per_s", *x));
+              std::optional<int> devices;
+              if (!py::isinstance<py::str>(pd)) devices = pd.cast<int>();
+              else if (pd.cast<std::string>() != "auto") throw std::invalid_argument("pd must be 'auto' or a device count");
+              std::optional<kv_transfer> link;
+              if (!kv_link.is_none() || !kv_link_efficiency.is_none() || kv_overlap) {
+                kv_transfer k{kv_link.is_none() ? default_kv_link(d) : find_link(kv_link.cast<std::string>())};
+                if (auto e = number(kv_link_efficiency)) k.efficiency = *e;
+                k.layerwise = kv_overlap;
+                link = k;
+              }
+              split = compare_disaggregation(d, w, t, devices, link);
+            } else if (!min_tokens_per_s.is_none() || !kv_link.is_none() || !kv_link_efficiency.is_none() || kv_overlap) {
+              throw std::invalid_argument("min_tokens_per_s, kv_link, kv_link_efficiency and kv_overlap need pd");
+            }
+            return plan_report{report::plan_json(d, d.roof(), res, load, output, p, split ? &*split : nullptr)};
           },
           py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("rate"), py::arg("output"),
           py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"), py::arg("price_per_hour"),
           py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"), py::arg("prefix"),
-          py::arg("prefix_hit"))
+          py::arg("prefix_hit"), py::arg("pd"), py::arg("min_tokens_per_s"), py::arg("kv_link"),
+          py::arg("kv_link_efficiency"), py::arg("kv_overlap"))
       .def(
           "speculate_report",
           [](const context& c, const std::string& method, int draft_tokens, const std::vector<double>& acceptance,

@@ -122,6 +122,12 @@ def _floats(name: str, values: object) -> list[float]:
     return out
 
 
+def _flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False (got {type(value).__name__})")
+    return value
+
+
 def _text(name: str, value: object) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str (got {type(value).__name__})")
@@ -603,6 +609,11 @@ def _plan_args(
     years: float | None = None,
     electricity: float | None = None,
     pue: float | None = None,
+    pd: int | str | None = None,
+    min_tokens_per_s: float | None = None,
+    kv_link: str | None = None,
+    kv_link_efficiency: float | None = None,
+    kv_overlap: bool = False,
 ) -> tuple[Any, ...]:
     """A plan's load (:class:`PlanLoad`), checked, in the order
     Deployment.plan_report takes it: the one place its defaults are decided."""
@@ -618,7 +629,21 @@ def _plan_args(
         None if concurrency is None else _number("concurrency", concurrency, minimum=1),
         *_price_args(price_per_hour=price_per_hour, purchase=purchase, years=years, electricity=electricity, pue=pue),
         *_prefix_args(prefix, prefix_hit),
+        _pd(pd),
+        None if min_tokens_per_s is None else _number("min_tokens_per_s", min_tokens_per_s, minimum=0),
+        None if kv_link is None else _text("kv_link", kv_link),
+        None if kv_link_efficiency is None else _number("kv_link_efficiency", kv_link_efficiency, minimum=0),
+        _flag("kv_overlap", kv_overlap),
     )
+
+
+def _pd(pd: int | str | None) -> int | str | None:
+    """``pd``: None, ``"auto"`` or a device count per instance."""
+    if pd is None or pd == "auto":
+        return pd
+    if isinstance(pd, str):
+        raise ValueError(f"pd must be 'auto' or a device count (got {pd!r})")
+    return _integer("pd", pd, minimum=1)
 
 
 def _prefix_args(prefix: Tokens, prefix_hit: float | None) -> tuple[float, float | None]:
@@ -660,6 +685,17 @@ section then gives ``ttft_s``, ``tpot_s``, ``output_tokens_per_s``,
 ``requests_per_s``, the requests inside the engine and what limits them.
 Without ``rate`` or ``concurrency``, more than one of ``users`` are that
 closed loop (as the command's plan prints it)."""),
+    ("pd, min_tokens_per_s, kv_link, kv_link_efficiency, kv_overlap", """Prefill and decode apart (as the command's ``--pd``, ``--tps``,
+``--kv-link``, ``--kv-link-efficiency``, ``--kv-overlap``): ``pd`` = the devices
+of one instance (``"auto"``: the fewest that hold a request and decode it
+within ``1 / min_tokens_per_s``); the plan's devices as aggregated
+replicas of it, as one instance, and in every split into x prefill and y
+decode instances, each at its goodput (the most requests/s with mean TTFT
+<= ``ttft_target_s`` and TPOT <= ``1 / min_tokens_per_s``); the KV cache
+crosses ``kv_link`` (default: the node's link, across nodes the
+inter-node one) at ``kv_link_efficiency`` of its bandwidth (default 0.87),
+layer by layer with ``kv_overlap``. The report's ``disaggregation``
+section holds the rows, the best and why; vLLM, SGLang and TensorRT-LLM only."""),
     ("offload, host", """llama.cpp-style placement on one device: a share of the layers in
 [0, 1], ``"experts"`` (routed experts), or ``"auto"`` (the fewest whole
 layers that make the users fit, as ``--offload auto``), in the RAM of ``host`` (a CPU:

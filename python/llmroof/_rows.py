@@ -273,6 +273,11 @@ class PlanLoad(PriceOptions, total=False):
     ttft_target_s: float
     offload: float | str | None
     host: str | Device
+    pd: int | str | None
+    min_tokens_per_s: float | None
+    kv_link: str | None
+    kv_link_efficiency: float | None
+    kv_overlap: bool
 
 
 class UsersOptions(PriceOptions, EngineOptions, total=False):

@@ -29,6 +29,52 @@ void print_energy(const setup& s, const energy_cost& energy, double users, doubl
   }
 }
 
+// --pd: aggregated and disaggregated on the plan's devices, under --tps and --ttft.
+std::optional<pd_comparison> pd_of(const options& o, const setup& s, const workload& w, double ttft_target) {
+  for (const char* k : {"tps", "kv-link", "kv-link-efficiency", "kv-overlap"}) {
+    if (o.get(k) && !o.get("pd")) throw usage_error(std::string("--") + k + " needs --pd");
+  }
+  const auto v = o.get("pd");
+  if (!v) return std::nullopt;
+  serving_targets t;
+  t.ttft = make_seconds(ttft_target);
+  if (auto tps = o.get("tps")) {
+    const double x = parse_number("tps", *tps, 0, 1e9, true);
+    t.tpot = make_seconds(1 / x);
+  }
+  std::optional<int> devices;
+  if (*v != "auto") devices = static_cast<int>(parse_count("pd", *v, 65536));
+  std::optional<kv_transfer> link;
+  if (o.get("kv-link") || o.get("kv-link-efficiency") || o.flag("kv-overlap")) {
+    kv_transfer k{o.get("kv-link") ? find_link(*o.get("kv-link")) : default_kv_link(s)};
+    if (auto e = o.get("kv-link-efficiency")) k.efficiency = parse_number("kv-link-efficiency", *e, 0, 1, true);
+    k.layerwise = o.flag("kv-overlap");
+    link = k;
+  }
+  return compare_disaggregation(s, w, t, devices, link);
+}
+
+void print_pd(const pd_comparison& c) {
+  const pd_row& first = c.rows.front();
+  std::printf("\nPrefill and decode, aggregated or apart, on %d devices (KV over %s at %.0f%%%s); goodput: the most "
+              "requests/s with mean TTFT <= %s%s\n",
+              first.devices, c.link.link.name.c_str(), 100 * c.link.efficiency, c.link.layerwise ? ", layer by layer" : "",
+              ms(c.targets.ttft).c_str(),
+              c.targets.tpot.value() > 0
+                  ? (" and TPOT <= " + ms(c.targets.tpot) + " (" + fmt("%.0f", 1 / c.targets.tpot.value()) + " t/s per user)").c_str()
+                  : "");
+  std::printf("  %-24s %8s %10s %10s %10s %9s %9s %8s %8s  %s\n", "layout", "req/s", "out t/s", "t/s/device", "TTFT",
+              "TPOT", "KV move", "decoding", "prefill", "limit");
+  for (std::size_t i = 0; i < c.rows.size(); ++i) {
+    const pd_row& r = c.rows[i];
+    std::printf("  %-24s %8.3g %10.0f %10.1f %10s %9s %9s %8.1f %7.0f%%  %s%s\n", r.label.c_str(), r.requests_per_s,
+                r.output_tokens_per_s, r.output_tokens_per_s_per_device(), ms(r.ttft).c_str(), ms(r.tpot).c_str(),
+                r.disaggregated ? ms(r.transfer).c_str() : "-", r.decode_users, 100 * r.prefill_utilisation,
+                std::string(to_string(r.limit)).c_str(), i == c.best ? "   <- best" : "");
+  }
+  std::printf("  %s\n", c.why.c_str());
+}
+
 // What a shared prefix saves: the prefill on a hit, or why nothing is cached.
 void print_prefix(const setup& s, const prefix_reuse& r, double prompt, const std::optional<phase_timing>& hit) {
   if (r.prefix <= 0) return;
@@ -75,8 +121,9 @@ int cmd_plan(const options& o) {
   const double ttft_target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
   const served_load load = serve_load(s, sc, rate, concurrency, make_seconds(ttft_target));
   const price pr = price_of(o);  // checked before the first line is printed
+  const std::optional<pd_comparison> pd = pd_of(o, s, sc, ttft_target);
   if (o.json) {
-    std::cout << report::plan_json(s, r, res, load, sc.output, pr).dump(2) << "\n";
+    std::cout << report::plan_json(s, r, res, load, sc.output, pr, pd ? &*pd : nullptr).dump(2) << "\n";
     return 0;
   }
 
@@ -181,6 +228,7 @@ int cmd_plan(const options& o) {
                 pt.per_user_bound().value(), pt.total_estimate().value(),
                 std::string(to_string(pt.all.limit())).c_str());
   }
+  if (pd) print_pd(*pd);
   if (!res.alternatives.empty()) {
     std::printf("\nWhat would make it fit (each change alone):\n");
     std::printf("  %-26s %-5s %7s %9s %8s %14s %11s\n", "change", "fits", "users", "context", "devices",

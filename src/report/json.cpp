@@ -284,6 +284,7 @@ struct plan_view {
   const served_load& load;
   double output;
   const energy_cost& energy;
+  const pd_comparison* pd = nullptr;
 };
 
 json curve_rows(const plan_result& res) {
@@ -338,6 +339,13 @@ const field_table<plan_view>& plan_fields() {
            "output_tokens_per_s, joules_per_output_token, output_tokens_per_s_per_kw, and with a price "
            "cost_per_hour and cost_per_million_output_tokens (USD; null without one).",
            [](const V& v) { return energy_json(v.energy); }},
+          {"disaggregation", maybe_object_t,
+           "With pd: the plan's devices as aggregated replicas, as one instance, and split into x prefill and y "
+           "decode instances (link, link_efficiency, layerwise, ttft_target_s, tpot_target_s; rows: layout, "
+           "disaggregated, prefill_instances, decode_instances, devices, requests_per_s (the goodput under the "
+           "targets), output_tokens_per_s, output_tokens_per_s_per_device, ttft_s, tpot_s, kv_transfer_s, "
+           "decode_users, prefill_utilisation, limit; best, why).",
+           [](const V& v) { return v.pd ? pd_json(*v.pd) : absent(); }},
           {"load", maybe_object_t,
            "The plan under load: a closed loop (concurrency, or more than one user) or an open loop (a rate), "
            "with its saturation; absent for one user alone.",
@@ -498,8 +506,36 @@ const field_table<kv_view>& kv_fields() {
 }  // namespace
 
 json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load, double output,
-               const price& p) {
-  return object_json(plan_fields(), plan_view{s, r, res, load, output, plan_energy(s, res, p)});
+               const price& p, const pd_comparison* pd) {
+  return object_json(plan_fields(), plan_view{s, r, res, load, output, plan_energy(s, res, p), pd});
+}
+
+json pd_json(const pd_comparison& c) {
+  json rows = json::array();
+  for (const pd_row& r : c.rows) {
+    rows.push_back({{"layout", r.label},
+                    {"disaggregated", r.disaggregated},
+                    {"prefill_instances", r.prefill_instances},
+                    {"decode_instances", r.decode_instances},
+                    {"devices", r.devices},
+                    {"requests_per_s", r.requests_per_s},
+                    {"output_tokens_per_s", r.output_tokens_per_s},
+                    {"output_tokens_per_s_per_device", r.output_tokens_per_s_per_device()},
+                    {"ttft_s", r.ttft.value()},
+                    {"tpot_s", r.tpot.value()},
+                    {"kv_transfer_s", r.transfer.value()},
+                    {"decode_users", r.decode_users},
+                    {"prefill_utilisation", r.prefill_utilisation},
+                    {"limit", to_string(r.limit)}});
+  }
+  return {{"link", c.link.link.id},
+          {"link_efficiency", c.link.efficiency},
+          {"layerwise", c.link.layerwise},
+          {"ttft_target_s", c.targets.ttft.value()},
+          {"tpot_target_s", c.targets.tpot.value()},
+          {"rows", rows},
+          {"best", c.rows.empty() ? json(nullptr) : json(c.rows[c.best].label)},
+          {"why", c.why}};
 }
 
 json energy_json(const energy_cost& e) {

@@ -91,8 +91,11 @@ json alternatives_json(const std::vector<alternative>& alts);
 /// With `load` (served_load) when it holds an open or a closed loop, whose
 /// requests have `output` tokens.
 /// With its energy and, when `p` names a price, its cost (plan_energy).
+/// With `pd` (compare_disaggregation), its rows.
 json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load = {},
-               double output = 0, const price& p = {});
+               double output = 0, const price& p = {}, const pd_comparison* pd = nullptr);
+/// Aggregated and disaggregated rows ("disaggregation" of a plan).
+json pd_json(const pd_comparison& c);
 /// Power, energy per output token and cost (null where unknown).
 json energy_json(const energy_cost& e);
 /// "llmroof.decode/1"

@@ -108,6 +108,16 @@ CLI: list[tuple[str, list[str], str]] = [
     ("prefix > prompt", [*P, "--prompt", "4k", "--prefix", "1m"], "prefix must be <= the prompt (4096 tokens) (got 1048576)"),
     ("prefix-hit inf", [*P, "--prefix", "1k", "--prefix-hit", "inf"], "--prefix-hit must be a number (got 'inf')"),
     ("prefix-caching 1", [*P, "--prefix-caching", "1"], "--prefix-caching must be on or off (got '1')"),
+    # Disaggregation: an instance that divides the fleet, an engine that splits, a link that exists.
+    ("pd 3 of 8", ["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm:8", "--pd", "3"],
+     "instance devices must divide the fleet's 8 devices (got 3)"),
+    ("pd one device", [*P, "--pd", "auto"], "no instance of fewer than the fleet's 1 devices holds one request"),
+    ("pd llama.cpp", ["plan", "--model", "llama-3.1-8b", "--device", "rtx-4090:2", "--engine", "llama.cpp", "--pd", "auto"],
+     "llama.cpp does not serve prefill and decode apart"),
+    ("kv-link warp", ["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm:2", "--pd", "auto", "--kv-link", "warp"],
+     "unknown link 'warp'"),
+    ("kv-overlap=1", ["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm:2", "--pd", "auto", "--kv-overlap=1"],
+     "--kv-overlap takes no value"),
 ]
 
 # (name, python source of one call on `llmroof` as `r` and the corpus as D,

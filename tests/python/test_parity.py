@@ -403,3 +403,34 @@ def test_prefix_caching_parity_and_refusals(cli: str) -> None:
     out = subprocess.run([cli, "plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--prefix-hit", "0.5"],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "prefix_hit needs a prefix" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_disaggregation_parity_and_refusals(cli: str) -> None:
+    # --pd on a plan: the same rows from the command and Python (disaggregation.hpp
+    # has the hand-computed cases).
+    args = ["--model", "llama-3.1-70b", "--device", "h100-sxm:8", "--weights", "fp8", "--context", "4608", "--prompt",
+            "4k", "--output", "500"]
+    kw: dict[str, Any] = dict(model="llama-3.1-70b", device="h100-sxm:8", weights="fp8", context=4608, prompt="4k",
+                              output=500)
+    p = llmroof.plan(**kw, pd="auto", min_tokens_per_s=60)
+    assert run(cli, "plan", *args, "--pd", "auto", "--tps", "60") == p.to_dict()
+    pd = p.disaggregation
+    assert [r["layout"] for r in pd["rows"]] == ["aggregated 2 x TP 4", "aggregated 1 x TP 8", "1P1D"]
+    assert pd["best"] == "1P1D" and pd["link"] == "nvlink4" and pd["tpot_target_s"] == pytest.approx(1 / 60)
+    q = llmroof.plan(**kw, pd=2, min_tokens_per_s=25, kv_link="ib-ndr", kv_link_efficiency=0.5, kv_overlap=True)
+    assert run(cli, "plan", *args, "--pd", "2", "--tps", "25", "--kv-link", "ib-ndr", "--kv-link-efficiency", "0.5",
+               "--kv-overlap") == q.to_dict()
+    assert [r["layout"] for r in q.disaggregation["rows"]][2:] == ["1P3D", "2P2D", "3P1D"]
+    assert q.disaggregation["layerwise"] is True and q.disaggregation["link_efficiency"] == 0.5
+    assert "disaggregation" not in llmroof.plan(**kw).to_dict()
+    for bad, message in ((dict(pd=3), "must divide the fleet's 8 devices"),
+                         (dict(pd="two"), "pd must be 'auto' or a device count"),
+                         (dict(min_tokens_per_s=60), "need pd"),
+                         (dict(pd="auto", kv_link="warp"), "unknown link 'warp'"),
+                         (dict(pd="auto", kv_link_efficiency=1.5), "kv_link.efficiency")):
+        with pytest.raises(ValueError, match=message):
+            llmroof.plan(**kw, **bad)
+    with pytest.raises(ValueError, match="llama.cpp does not serve prefill and decode apart"):
+        llmroof.plan(model="llama-3.1-8b", device="rtx-4090:2", engine="llama.cpp", pd="auto")
+    out = subprocess.run([cli, "plan", *args, "--tps", "60"], capture_output=True, text=True)
+    assert out.returncode == 2 and "--tps needs --pd" in out.stderr and out.stderr.count("\n") == 1

@@ -50,6 +50,11 @@ class Deployment:
         pue: float | None,
         prefix: float,
         prefix_hit: float | None,
+        pd: int | str | None,
+        min_tokens_per_s: float | None,
+        kv_link: str | None,
+        kv_link_efficiency: float | None,
+        kv_overlap: bool,
     ) -> Plan: ...
     def speculate_report(
         self,

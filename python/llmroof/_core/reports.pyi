@@ -148,6 +148,15 @@ class Plan:
         cost_per_hour and cost_per_million_output_tokens (USD; null without one).
         """
     @property
+    def disaggregation(self) -> dict[str, Any] | None:
+        """With pd: the plan's devices as aggregated replicas, as one instance, and split into x
+        prefill and y decode instances (link, link_efficiency, layerwise, ttft_target_s,
+        tpot_target_s; rows: layout, disaggregated, prefill_instances, decode_instances, devices,
+        requests_per_s (the goodput under the targets), output_tokens_per_s,
+        output_tokens_per_s_per_device, ttft_s, tpot_s, kv_transfer_s, decode_users,
+        prefill_utilisation, limit; best, why).
+        """
+    @property
     def load(self) -> dict[str, Any] | None:
         """The plan under load: a closed loop (concurrency, or more than one user) or an open loop (a
         rate), with its saturation; absent for one user alone.

@@ -1,0 +1,179 @@
+// Disaggregated prefill and decode (disaggregation.hpp): the KV hand-over,
+// the pools' goodput and the comparison with aggregated replicas.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "llmroof/llmroof.hpp"
+
+using namespace llmroof;
+
+namespace {
+
+deployment fleet_of(const char* model, const char* weights, int devices, const char* engine = "vllm") {
+  const device& h100 = find_device("h100-sxm");
+  layout_request lr;
+  lr.devices_per_node = devices;
+  const efficiency_profile e = default_profile(h100, engine);
+  return {find_model(model), precision::of(find_format(weights), find_format("bf16")), roofline(h100, e),
+          {infer_layout(lr), std::nullopt}, configure_engine(engine, h100)};
+}
+
+workload shape(double prompt, double output) {
+  workload w;
+  w.prompt = prompt;
+  w.output = output;
+  w.context = prompt + output;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("KV transfer of a 4k Llama-3.1-70B prompt over NVLink, 400 Gb/s InfiniBand and 100 GbE") {
+  const architecture& a = find_model("llama-3.1-70b");
+  // 80 layers x 2 x 8 heads x 128 x 2 B = 327,680 B (320 KiB) per token;
+  // 4,096 tokens: 1,342,177,280 B.
+  const bytes kv = kv_bytes_per_sequence(a, find_format("bf16"), 4096, 1);
+  REQUIRE(kv.value() == 1342177280.0);
+  kv_transfer t;
+  t.efficiency = 1;
+  // At line rate: NVLink 4, 450 GB/s each way: 2.98262 ms + 1.5 us = 2.98412 ms.
+  t.link = find_link("nvlink4");
+  CHECK(kv_transfer_time(t, kv).value() == doctest::Approx(2.984116e-3));
+  // InfiniBand NDR, 50 GB/s: 26.8435 ms + 4 us = 26.8475 ms.
+  t.link = find_link("ib-ndr");
+  CHECK(kv_transfer_time(t, kv).value() == doctest::Approx(26.84755e-3));
+  // 100 GbE, 12.5 GB/s: 107.374 ms + 10 us = 107.384 ms.
+  t.link = find_link("eth-100g");
+  CHECK(kv_transfer_time(t, kv).value() == doctest::Approx(107.3842e-3));
+  // At Mooncake's 87%: 1,342,177,280 / (0.87 x 12.5e9) + 10 us = 123.4286 ms;
+  // four ranks sending their heads' shares in parallel: 30.8647 ms.
+  t.efficiency = default_kv_link_efficiency;
+  CHECK(kv_transfer_time(t, kv).value() == doctest::Approx(123.42860e-3));
+  CHECK(kv_transfer_time(t, kv, 4).value() == doctest::Approx(30.864650e-3));
+  t.efficiency = 0;
+  CHECK_THROWS_WITH_AS(kv_transfer_time(t, kv), "kv_link.efficiency must be in (0, 1] (got 0)", std::invalid_argument);
+}
+
+TEST_CASE("disaggregated goodput: the least of the prefill pool under its TTFT target, the link and the decode pool") {
+  const deployment one = fleet_of("llama-3.1-8b", "bf16", 1);
+  const workload w = shape(4096, 500);
+  kv_transfer link{find_link("ib-ndr")};
+  serving_targets t{make_seconds(1.0), make_seconds(0.020)};
+  const pd_row r = serve_disaggregated(one, 1, one, 3, w, link, t);
+  const double S = one.prefill(4096).estimate.value();
+  const double handling = one.efficiency().per_request.value();
+  // 4,096 x 131,072 B = 536,870,912 B over one lane at 0.87 x 50 GB/s: 12.341 ms + 4 us.
+  const double xfer = 536870912.0 / (0.87 * 50e9) + 4e-6;
+  CHECK(r.transfer.value() == doctest::Approx(xfer));
+  // Prefill pool: rate E[S^2] / (2 (1 - rate S)) <= A = 1 s - handling - S - transfer,
+  // so rate <= 2A / (S^2 + 2 A S) per instance.
+  const double A = 1.0 - handling - S - xfer;
+  const double prefill_rate = 2 * A / (S * S + 2 * A * S);
+  // Decode pool: the most sequences whose step at 4,096 + 250 tokens is within 20 ms.
+  const auto step = [&](double n) { return one.decode(n, 4346).estimate.value(); };
+  const double n = detail::last_true([&](double m) { return step(m) <= 0.020; }, 1, 2, slots_for(one, w).slots, true);
+  REQUIRE(step(n) <= 0.020);
+  REQUIRE(step(n + 1) > 0.020);
+  const double decode_rate = n / (500 * step(n));
+  CHECK(r.requests_per_s == doctest::Approx(std::min(prefill_rate, 3 * decode_rate)));
+  CHECK(r.devices == 4);
+  if (prefill_rate < 3 * decode_rate) {
+    // The prefill pool binds: its TTFT is the target.
+    CHECK(r.limit == serving_limit::ttft);
+    CHECK(r.ttft.value() == doctest::Approx(1.0));
+  } else {
+    CHECK(r.limit == serving_limit::tokens_per_s);
+    CHECK(r.tpot.value() <= 0.020 + 1e-12);
+  }
+  CHECK(r.output_tokens_per_s == doctest::Approx(500 * r.requests_per_s));
+}
+
+TEST_CASE("property: more decode instances, a faster link or a layer-wise hand-over never lower the goodput") {
+  const deployment one = fleet_of("llama-3.1-8b", "bf16", 1);
+  const workload w = shape(8192, 300);
+  const serving_targets t{make_seconds(2.0), make_seconds(0.025)};
+  kv_transfer slow{find_link("eth-10g")};
+  kv_transfer fast{find_link("nvlink4")};
+  double last = 0;
+  for (int y = 1; y <= 6; ++y) {
+    const double g = serve_disaggregated(one, 2, one, y, w, fast, t).requests_per_s;
+    CHECK(g >= last - 1e-12);
+    last = g;
+  }
+  CHECK(serve_disaggregated(one, 2, one, 2, w, fast, t).requests_per_s >=
+        serve_disaggregated(one, 2, one, 2, w, slow, t).requests_per_s);
+  kv_transfer overlap = slow;
+  overlap.layerwise = true;
+  const pd_row plain = serve_disaggregated(one, 2, one, 2, w, slow, t);
+  const pd_row layered = serve_disaggregated(one, 2, one, 2, w, overlap, t);
+  CHECK(layered.transfer < plain.transfer);
+  CHECK(layered.requests_per_s >= plain.requests_per_s);
+  // 8,192 x 131,072 B over 10 GbE at 87%: 987.3 ms whole, which outlasts the
+  // prefill: what remains is that excess (transfer - S x 31/32) or a layer's share.
+  const double S = one.prefill(8192).estimate.value();
+  const double wire = 8192.0 * 131072 / (0.87 * 1.25e9);
+  CHECK(layered.transfer.value() == doctest::Approx(30e-6 + std::max(wire / 32, wire - S * 31 / 32)));
+}
+
+TEST_CASE("aggregated goodput: the highest rate whose open loop meets both targets") {
+  const deployment one = fleet_of("llama-3.1-8b", "bf16", 1);
+  const workload w = shape(4096, 500);
+  const serving_targets t{make_seconds(1.0), make_seconds(0.020)};
+  const pd_row r = serve_aggregated(one, 3, w, t);
+  const double per = r.requests_per_s / 3;
+  const load_result at = serve_at_rate(one, w, per);
+  CHECK(at.stable);
+  CHECK(at.tpot.value() <= 0.020 * (1 + 1e-9));
+  CHECK(at.ttft.value() <= 1.0);
+  const load_result past = serve_at_rate(one, w, per * 1.01);
+  CHECK((!past.stable || past.tpot.value() > 0.020 || past.ttft.value() > 1.0));
+  CHECK(r.label == "aggregated 3 x 1 device");
+  CHECK(r.devices == 3);
+}
+
+TEST_CASE("the comparison: P/D wins a strict TPOT target on a large fleet, loses on a small one and at high prefix reuse") {
+  const workload w = shape(4096, 500);
+  // Llama-3.1-70B FP8 on 8 x H100 at 60 tokens/s per user: TP 4 instances
+  // are the fewest that decode within 16.7 ms; 1P1D beats both aggregated layouts.
+  const deployment eight = fleet_of("llama-3.1-70b", "fp8", 8);
+  const pd_comparison big = compare_disaggregation(eight, w, {make_seconds(1.0), make_seconds(1.0 / 60)});
+  REQUIRE(big.rows.size() == 3);
+  CHECK(big.rows[0].label == "aggregated 2 x TP 4");
+  CHECK(big.rows[1].label == "aggregated 1 x TP 8");
+  CHECK(big.rows[2].label == "1P1D");
+  CHECK(big.rows[big.best].disaggregated);
+  CHECK(big.link.link.id == "nvlink4");
+  // TP 2 instances at 25 tokens/s: every split from 1P3D to 3P1D.
+  const pd_comparison tp2 = compare_disaggregation(eight, w, {make_seconds(1.0), make_seconds(0.040)}, 2);
+  CHECK(tp2.rows.size() == 5);
+  CHECK(tp2.rows[2].label == "1P3D");
+  CHECK(tp2.rows[4].label == "3P1D");
+  // Most of every prompt cached: little prefill left to take off the decode devices.
+  workload cached = w;
+  cached.prefix = 3584;
+  const pd_comparison reuse = compare_disaggregation(eight, cached, {make_seconds(1.0), make_seconds(0.040)}, 2);
+  CHECK_FALSE(reuse.rows[reuse.best].disaggregated);
+  // Two devices: 1P1D halves the decode pool.
+  const deployment two = fleet_of("llama-3.1-8b", "bf16", 2);
+  const pd_comparison small = compare_disaggregation(two, w, {make_seconds(1.0), make_seconds(1.0 / 60)});
+  CHECK_FALSE(small.rows[small.best].disaggregated);
+  CHECK(small.why.find("1P1D") != std::string::npos);
+}
+
+TEST_CASE("disaggregation is refused where the engine or the fleet cannot do it") {
+  const workload w = shape(4096, 500);
+  CHECK_THROWS_WITH_AS(pd_instance(fleet_of("llama-3.1-8b", "bf16", 2, "llama.cpp"), w),
+                       "llama.cpp does not serve prefill and decode apart (vLLM, SGLang and TensorRT-LLM do)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(pd_instance(fleet_of("llama-3.1-8b", "bf16", 4), w, 3),
+                       "instance devices must divide the fleet's 4 devices (got 3)", std::invalid_argument);
+  CHECK_THROWS_AS(pd_instance(fleet_of("llama-3.1-8b", "bf16", 1), w), std::invalid_argument);
+  CHECK_THROWS_AS(pd_instance(fleet_of("llama-3.1-405b", "bf16", 2), w), std::invalid_argument);
+  const deployment one = fleet_of("llama-3.1-8b", "bf16", 1);
+  CHECK_THROWS_WITH_AS(serve_disaggregated(one, 0, one, 1, w, {}, {}), "prefill instances must be in [1, 65536] (got 0)",
+                       std::invalid_argument);
+  const deployment other = fleet_of("qwen3-8b", "bf16", 1);
+  CHECK_THROWS_AS(serve_disaggregated(one, 1, other, 1, w, {}, {}), std::invalid_argument);
+}
