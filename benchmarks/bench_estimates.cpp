@@ -95,6 +95,63 @@ void sweep_point_70b(benchmark::State& state) {
 }
 BENCHMARK(sweep_point_70b);
 
+// A speculative decode estimate: MTP with 3 draft tokens on DeepSeek-V3,
+// the plain step, the verify step of width 4 and the draft passes.
+void speculative_step_mtp(benchmark::State& state) {
+  const device& h200 = find_device("h200");
+  const deployment d(find_model("deepseek-v3"), fp8_weights, roofline(h200, default_profile(h200, "sglang"), 8), {},
+                     configure_engine("sglang", h200));
+  speculation s;
+  s.draft_tokens = 3;
+  cycle(state, 1, 64, 1, [&](double batch) { return speculate(d, s, batch, 8192).tokens_per_s_per_user(); });
+}
+BENCHMARK(speculative_step_mtp);
+
+// The same for a dense model with n-gram drafts: the plain and the verify step.
+void speculative_step_dense(benchmark::State& state) {
+  const deployment d(find_model("llama-3.1-70b"), fp8_weights, roofline(find_device("h100-sxm")));
+  speculation s;
+  s.method = spec_method::ngram;
+  s.draft_tokens = 3;
+  s.acceptance = {0.6};
+  cycle(state, 1, 64, 1, [&](double batch) { return speculate(d, s, batch, 8192).tokens_per_s_per_user(); });
+}
+BENCHMARK(speculative_step_dense);
+
+void deployment_decode_70b(benchmark::State& state) {
+  const deployment d(find_model("llama-3.1-70b"), fp8_weights, roofline(find_device("h100-sxm")));
+  cycle(state, 1, 64, 1, [&](double batch) { return d.decode(batch, 8192, 4).estimate; });
+}
+BENCHMARK(deployment_decode_70b);
+
+// A plan's prefill/decode comparison: Llama-3.1-70B FP8 on 8 x H100 at
+// 4k/500, aggregated replicas, the whole fleet, and every split, each a
+// goodput search; with a shared prefix and speculation's memory beside it.
+void plan_with_pd_and_speculation(benchmark::State& state) {
+  const device& h100 = find_device("h100-sxm");
+  layout_request lr;
+  lr.devices_per_node = 8;
+  const deployment fleet(find_model("llama-3.1-70b"), fp8_weights, roofline(h100, default_profile(h100, "vllm")),
+                         {infer_layout(lr), std::nullopt}, configure_engine("vllm", h100));
+  workload w;
+  w.prompt = 4096;
+  w.output = 500;
+  w.context = 4608;
+  w.prefix = 1024;
+  speculation s;
+  s.method = spec_method::ngram;
+  s.draft_tokens = 3;
+  s.acceptance = {0.6};
+  cycle(state, 1, 64, 1, [&](double users) {
+    w.users = users;
+    const plan_result p = plan(fleet, w);
+    const pd_comparison c = compare_disaggregation(fleet, w, {make_seconds(1.0), make_seconds(1.0 / 60)}, 2);
+    return p.curve.back().all.estimate.value() + c.rows[c.best].requests_per_s +
+           speculate(fleet, s, users, 4608).tokens_per_s_per_user() + speculation_memory(fleet, s, 4608).max_users;
+  });
+}
+BENCHMARK(plan_with_pd_and_speculation);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -35,6 +36,31 @@ struct speculation {
   std::optional<precision> draft_pr;    ///< its formats (default: the target's)
 };
 
+namespace detail {
+
+// The checks of position_acceptance, allocating nothing (speculate runs per estimate).
+inline void check_acceptance(const speculation& s) {
+  detail::require_in("draft_tokens", s.draft_tokens, 1, 16);
+  const auto k = static_cast<std::size_t>(s.draft_tokens);
+  if (s.acceptance.empty() && s.method != spec_method::mtp) {
+    throw std::invalid_argument("acceptance must be given for " + std::string(to_string(s.method)) +
+                                " speculation (no published default: it depends on the workload)");
+  }
+  if (s.acceptance.size() > 1 && s.acceptance.size() != k) {
+    throw std::invalid_argument("acceptance must hold one value or one per draft token (" + std::to_string(k) +
+                                ", got " + std::to_string(s.acceptance.size()) + ")");
+  }
+  for (double x : s.acceptance) detail::require_in("acceptance", x, 0, 1);
+}
+
+// The i-th position's conditional acceptance, the default filled in (checked first).
+inline double acceptance_at(const speculation& s, std::size_t i) {
+  if (s.acceptance.empty()) return s.draft_tokens == 1 ? 0.85 : 0.60;
+  return s.acceptance.size() == 1 ? s.acceptance.front() : s.acceptance[i];
+}
+
+}  // namespace detail
+
 /// The conditional acceptance of each of the k positions, the default
 /// filled in. MTP defaults: k = 1: 0.85 (DeepSeek-V3 technical report,
 /// section 5.4.3: second-token acceptance 85-90%, the low end); k > 1: 0.60
@@ -43,22 +69,9 @@ struct speculation {
 /// a = 0.60). Draft models and n-grams have no default (their acceptance is
 /// the workload's): std::invalid_argument naming the field.
 inline std::vector<double> position_acceptance(const speculation& s) {
-  detail::require_in("draft_tokens", s.draft_tokens, 1, 16);
-  const auto k = static_cast<std::size_t>(s.draft_tokens);
-  std::vector<double> a = s.acceptance;
-  if (a.empty()) {
-    if (s.method != spec_method::mtp) {
-      throw std::invalid_argument("acceptance must be given for " + std::string(to_string(s.method)) +
-                                  " speculation (no published default: it depends on the workload)");
-    }
-    a.assign(k, k == 1 ? 0.85 : 0.60);
-  }
-  if (a.size() == 1) a.assign(k, a.front());
-  if (a.size() != k) {
-    throw std::invalid_argument("acceptance must hold one value or one per draft token (" + std::to_string(k) +
-                                ", got " + std::to_string(a.size()) + ")");
-  }
-  for (double x : a) detail::require_in("acceptance", x, 0, 1);
+  detail::check_acceptance(s);
+  std::vector<double> a(static_cast<std::size_t>(s.draft_tokens));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = detail::acceptance_at(s, i);
   return a;
 }
 
@@ -66,10 +79,11 @@ inline std::vector<double> position_acceptance(const speculation& s) {
 /// the expected accepted drafts, 1 + sum_i prod_{j<=i} a_j (i.i.d. rate a:
 /// (1 - a^(k+1)) / (1 - a)).
 inline double accepted_tokens(const speculation& s) {
+  detail::check_acceptance(s);
   double total = 1;
   double reach = 1;
-  for (double a : position_acceptance(s)) {
-    reach *= a;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(s.draft_tokens); ++i) {
+    reach *= detail::acceptance_at(s, i);
     total += reach;
   }
   return total;
@@ -97,6 +111,20 @@ inline seconds kind_time(const phase_timing& p, op_kind k) {
   return t;
 }
 
+/// The draft model beside `d`: laid out as the target (layout_for), or on
+/// one device when its heads do not split that way (vLLM's
+/// draft_tensor_parallel_size 1).
+inline deployment draft_beside(const deployment& d, const speculation& s) {
+  const precision pr = s.draft_pr ? *s.draft_pr : d.pr;
+  try {
+    return d.with_model(*s.draft, pr);
+  } catch (const std::invalid_argument&) {
+    parallel_plan one = d.parallel();
+    one.tp = one.pp = one.ep = 1;
+    return {*s.draft, pr, d.roof(), {one, std::nullopt}, d.engine};
+  }
+}
+
 }  // namespace detail
 
 /// Speculative decoding on deployment `d` (one device or tensor/expert
@@ -122,16 +150,19 @@ inline speculative_step speculate(const deployment& d, const speculation& s, dou
   if (s.method != spec_method::draft && s.draft) {
     throw std::invalid_argument("a draft model is for draft speculation (got " + std::string(to_string(s.method)) + ")");
   }
-  if (s.draft && s.draft->vocab_size != d.model.vocab_size) {
+  // One tokenizer, embedding tables padded apart (Qwen2.5-72B 152,064 rows,
+  // Qwen2.5-0.5B 151,936, the pair LM Studio and vLLM run): within 1%.
+  if (s.draft && std::abs(double(s.draft->vocab_size) - d.model.vocab_size) > 0.01 * d.model.vocab_size) {
     throw std::invalid_argument("draft model '" + s.draft->id + "' has another vocabulary (" +
                                 std::to_string(s.draft->vocab_size) + " tokens, the target " +
                                 std::to_string(d.model.vocab_size) + "): its drafts cannot be verified");
   }
-  speculative_step out;
-  out.tokens_per_step = accepted_tokens(s);
   const double k = s.draft_tokens;
-  out.plain = d.decode(batch, context);
-  out.verify = d.decode(batch, context, k + 1).estimate;
+  // The plain step built in place: a phase's op list is a few kB.
+  speculative_step out{.tokens_per_step = accepted_tokens(s),
+                       .draft = make_seconds(0),
+                       .verify = d.decode(batch, context, k + 1).estimate,
+                       .plain = d.decode(batch, context)};
   if (s.method == spec_method::mtp) {
     const phase_timing& p = out.plain;
     seconds ops = make_seconds(0);
@@ -140,9 +171,55 @@ inline speculative_step speculate(const deployment& d, const speculation& s, dou
     const seconds layer = (ops - ends) / double(d.model.num_layers);
     out.draft = k * (layer + ends);
   } else if (s.method == spec_method::draft) {
-    const deployment dd = d.with_model(*s.draft, s.draft_pr ? *s.draft_pr : d.pr);
-    out.draft = k * dd.decode(batch, context).estimate;
+    out.draft = k * detail::draft_beside(d, s).decode(batch, context).estimate;
   }
+  return out;
+}
+
+/// What speculation costs in one device's memory at a context, and the
+/// sequences that still fit.
+struct speculative_memory {
+  /// Weights the drafter adds per device: the MTP modules (engines load them
+  /// only when MTP is on: DeepSeek-V3's 14B beside its 671B), a draft model
+  /// on the same devices, or none (n-gram).
+  bytes weights = make_bytes(0);
+  /// The drafter's KV per sequence at the context, per device (an MTP
+  /// module's one attention layer, or the draft model's whole cache).
+  bytes kv_per_sequence = make_bytes(0);
+  /// Token slots reserved per sequence for the drafts (vLLM allocates k
+  /// lookahead slots), per device.
+  bytes lookahead_per_sequence = make_bytes(0);
+  double max_users_plain = 0;  ///< sequences at the context without speculation
+  double max_users = 0;        ///< with it
+  /// Sequences a step of max_num_batched_tokens holds: each verifies k + 1 tokens.
+  double batch_budget = 0;
+};
+
+/// Throws std::invalid_argument as speculate() on the method's inputs.
+inline speculative_memory speculation_memory(const deployment& d, const speculation& s, double context) {
+  detail::require_tokens("context", context);
+  const double k = s.draft_tokens;
+  detail::require_in("draft_tokens", k, 1, 16);
+  const memory_plan m = d.memory(1, context);
+  speculative_memory out;
+  if (s.method == spec_method::mtp) {
+    const param_counts pc = count_parameters(d.model);
+    const numeric_format& f = d.model.is_moe() ? d.pr.experts_format() : d.pr.weights;
+    out.weights = f.bytes_of(pc.mtp) / double(d.devices());
+    out.kv_per_sequence = double(d.model.moe.mtp_layers) / d.model.num_layers * m.kv_per_sequence;
+  } else if (s.method == spec_method::draft) {
+    if (!s.draft) throw std::invalid_argument("draft speculation needs a draft model");
+    const memory_plan dm = detail::draft_beside(d, s).memory(1, context);
+    out.weights = dm.weights;
+    out.kv_per_sequence = dm.kv_per_sequence;
+  }
+  out.lookahead_per_sequence = k * m.kv_per_token;
+  out.max_users_plain = m.max_sequences;
+  const double per = (m.kv_per_sequence + out.kv_per_sequence + out.lookahead_per_sequence).value();
+  const double budget = (m.kv_budget - out.weights).value();
+  const double replicas = d.parallel().ep > 1 ? d.parallel().ep : 1;
+  out.max_users = m.weights_fit && budget > 0 && per > 0 ? replicas * std::floor(budget / per) : 0;
+  out.batch_budget = std::floor(d.engine.max_batched_tokens / (k + 1));
   return out;
 }
 
@@ -156,6 +233,7 @@ struct speculative_table {
   std::vector<double> batches;
   std::vector<speculative_step> rows;   ///< one per batch
   std::optional<double> stops_paying;   ///< first batch with speedup <= 1
+  speculative_memory memory;            ///< at `context`
 };
 
 /// Throws std::invalid_argument as speculate(), and on max_batch < 1.
@@ -167,6 +245,7 @@ inline speculative_table speculate_against_batch(const deployment& d, const spec
   t.context = context;
   t.acceptance = position_acceptance(s);
   t.at = speculate(d, s, batch, context);
+  t.memory = speculation_memory(d, s, context);
   for (double b = 1; b <= max_batch; b *= 2) {
     t.batches.push_back(b);
     t.rows.push_back(speculate(d, s, b, context));

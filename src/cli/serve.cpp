@@ -366,6 +366,13 @@ int cmd_speculate(const options& o) {
   } else {
     std::printf("\n  speculation pays at every batch up to %s\n", thousands(t.batches.back()).c_str());
   }
+  const speculative_memory& mem = t.memory;
+  std::printf("  memory per device at %s tokens: %s of drafter weights, %s of drafter KV and %s of %d lookahead slots "
+              "per sequence; users that fit %s -> %s; a step of %s tokens verifies at most %s sequences\n",
+              thousands(context).c_str(), gib(mem.weights).c_str(), gib(mem.kv_per_sequence).c_str(),
+              gib(mem.lookahead_per_sequence).c_str(), spec.draft_tokens, thousands(mem.max_users_plain).c_str(),
+              thousands(mem.max_users).c_str(), thousands(s.engine.max_batched_tokens).c_str(),
+              thousands(mem.batch_budget).c_str());
   return 0;
 }
 

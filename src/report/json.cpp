@@ -429,6 +429,20 @@ const field_table<speculative_view>& speculative_fields() {
            [](const V& v) { return json(v.t.at.speedup()); }},
           {"stops_paying_batch", maybe_float_t, "First batch of 1, 2, 4, ... where speculation is no faster, or None.",
            [](const V& v) { return v.t.stops_paying ? json(*v.t.stops_paying) : json(nullptr); }},
+          {"memory", object_t,
+           "What it costs per device at the context: weight_bytes (the MTP modules or the draft model), "
+           "kv_bytes_per_sequence (the drafter's), lookahead_bytes_per_sequence (k token slots), max_users_plain and "
+           "max_users (sequences that fit without and with it), batch_budget (sequences a step of "
+           "max_num_batched_tokens verifies, k + 1 tokens each).",
+           [](const V& v) {
+             const speculative_memory& m = v.t.memory;
+             return json{{"weight_bytes", m.weights.value()},
+                         {"kv_bytes_per_sequence", m.kv_per_sequence.value()},
+                         {"lookahead_bytes_per_sequence", m.lookahead_per_sequence.value()},
+                         {"max_users_plain", m.max_users_plain},
+                         {"max_users", m.max_users},
+                         {"batch_budget", m.batch_budget}};
+           }},
           {"batches", rows_t,
            "Per batch: tokens_per_s_per_user and plain_tokens_per_s_per_user, speedup, total_tokens_per_s and "
            "plain_total_tokens_per_s, draft_s, verify_s.",

@@ -134,3 +134,58 @@ TEST_CASE("speculative steps: MTP drafts one layer and lm_head per token; it pay
   other.draft = find_model("qwen3-0.6b");
   CHECK_THROWS_AS(speculate(l4, other, 1, 0), std::invalid_argument);
 }
+
+TEST_CASE("speculation's memory: the drafter's weights and KV, k lookahead slots, the users that still fit") {
+  const deployment d = on("llama-3.1-8b", "h100-sxm");
+  speculation s;
+  s.method = spec_method::draft;
+  s.draft_tokens = 4;
+  s.acceptance = {0.7};
+  s.draft = find_model("llama-3.2-1b");
+  const speculative_memory m = speculation_memory(d, s, 4096);
+  // The draft model's weights on the same device, as a plan of it counts them.
+  CHECK(m.weights.value() == doctest::Approx(weight_bytes(*s.draft, d.pr).value()));
+  // Llama-3.2-1B: 16 layers x 2 x 8 heads x 64 x 2 B = 32,768 B per token; 4,096 tokens: 134,217,728 B.
+  CHECK(m.kv_per_sequence.value() == doctest::Approx(134217728.0));
+  // 4 lookahead slots of the target's 131,072 B per token: 524,288 B.
+  CHECK(m.lookahead_per_sequence.value() == doctest::Approx(524288.0));
+  // Users: (KV budget - draft weights) / (536,870,912 + 134,217,728 + 524,288) B each.
+  const memory_plan plain = d.memory(1, 4096);
+  CHECK(m.max_users_plain == plain.max_sequences);
+  CHECK(m.max_users == std::floor((plain.kv_budget - m.weights).value() / (536870912.0 + 134217728.0 + 524288.0)));
+  CHECK(m.max_users < m.max_users_plain);
+  // A step of max_num_batched_tokens (8,192) verifies 8,192 / 5 = 1,638 sequences.
+  CHECK(m.batch_budget == 1638);
+  // MTP: the modules' parameters in the experts' format over the devices; one
+  // MTP attention layer of KV beside the 61 of DeepSeek-V3.
+  const deployment ds = on("deepseek-v3", "h200", 8);
+  speculation mtp;
+  const speculative_memory dm = speculation_memory(ds, mtp, 32768);
+  CHECK(dm.weights.value() ==
+        doctest::Approx(ds.pr.experts_format().bytes_of(count_parameters(ds.model).mtp).value() / 8));
+  CHECK(dm.kv_per_sequence.value() == doctest::Approx(ds.memory(1, 32768).kv_per_sequence.value() / 61));
+  // n-gram: nothing but the lookahead slots.
+  speculation ngram;
+  ngram.method = spec_method::ngram;
+  ngram.acceptance = {0.5};
+  const speculative_memory nm = speculation_memory(d, ngram, 4096);
+  CHECK(nm.weights.value() == 0);
+  CHECK(nm.kv_per_sequence.value() == 0);
+  CHECK(nm.lookahead_per_sequence.value() == doctest::Approx(131072.0));
+}
+
+TEST_CASE("a draft model shares the target's tokenizer: embedding tables padded apart are one vocabulary") {
+  // Qwen2.5-72B pads its table to 152,064 rows, Qwen2.5-0.5B to 151,936 (0.08% apart).
+  const deployment d = on("qwen2.5-72b", "h100-sxm", 4);
+  speculation s;
+  s.method = spec_method::draft;
+  s.acceptance = {0.6};
+  s.draft = find_model("qwen2.5-0.5b");
+  REQUIRE(d.model.vocab_size != s.draft->vocab_size);
+  CHECK_NOTHROW(speculate(d, s, 1, 4096));
+  s.draft = find_model("llama-3.2-1b");  // 128,256: another tokenizer
+  CHECK_THROWS_WITH_AS(speculate(d, s, 1, 4096),
+                       "draft model 'llama-3.2-1b' has another vocabulary (128256 tokens, the target 152064): its "
+                       "drafts cannot be verified",
+                       std::invalid_argument);
+}

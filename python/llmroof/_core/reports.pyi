@@ -591,6 +591,13 @@ class Speculation:
     def stops_paying_batch(self) -> float | None:
         """First batch of 1, 2, 4, ... where speculation is no faster, or None."""
     @property
+    def memory(self) -> dict[str, Any]:
+        """What it costs per device at the context: weight_bytes (the MTP modules or the draft model),
+        kv_bytes_per_sequence (the drafter's), lookahead_bytes_per_sequence (k token slots),
+        max_users_plain and max_users (sequences that fit without and with it), batch_budget
+        (sequences a step of max_num_batched_tokens verifies, k + 1 tokens each).
+        """
+    @property
     def batches(self) -> list[dict[str, Any]]:
         """Per batch: tokens_per_s_per_user and plain_tokens_per_s_per_user, speedup,
         total_tokens_per_s and plain_total_tokens_per_s, draft_s, verify_s.
