@@ -82,11 +82,13 @@ std::vector<engine_row> build() {
       .spellings = {"llama.cpp"},
       .splits_layers = true,
       .shares_prefix_blocks = false,
-      .disaggregates = false};
+      .disaggregates = false,
+      .speculation = {"mtp", "draft", "ngram"}};
   engine_row ollama = llama;
   ollama.defaults.id = engine_id::ollama;
   ollama.defaults.source = "Ollama runs llama.cpp with its defaults (num_ctx 4096, OLLAMA_NUM_PARALLEL 1)";
   ollama.spellings = {"Ollama"};
+  ollama.speculation = {};
   // mlx-lm: unified memory, the GPU share set by gpu_visible_fraction (Metal's
   // working-set limit); prefills in steps of 2048 tokens; grows its KV cache in
   // steps of 256; 16-bit caches or its quantized cache (close to q8_0/q4_0).
@@ -102,7 +104,8 @@ std::vector<engine_row> build() {
       .kernels = engine_id::mlx,
       .spellings = {"MLX"},
       .shares_prefix_blocks = false,
-      .disaggregates = false};
+      .disaggregates = false,
+      .speculation = {"draft"}};
   return {vllm, sglang, trt, llama, ollama, mlx};
 }
 

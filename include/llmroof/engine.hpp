@@ -152,6 +152,13 @@ struct engine_row {
   /// P2pNcclConnector), SGLang's --disaggregation-mode prefill|decode,
   /// TensorRT-LLM's disaggregated serving; not llama.cpp, Ollama or mlx-lm.
   bool disaggregates = true;
+  /// Speculative decoding methods it runs (speculative.hpp's names): vLLM's
+  /// speculative_config methods mtp, draft_model, eagle/eagle3 and ngram;
+  /// SGLang's NEXTN, STANDALONE, EAGLE/EAGLE3 and NGRAM; TensorRT-LLM's MTP,
+  /// Draft-Target, EAGLE-3 and N-gram; llama.cpp's --model-draft, lookup
+  /// decoding and (2026 builds) --spec-type draft-mtp; mlx-lm's --draft-model;
+  /// Ollama none.
+  std::vector<std::string_view> speculation = {"mtp", "draft", "eagle", "ngram"};
 };
 
 /// Every engine, in engine_id order.

@@ -3,6 +3,7 @@
 // target's own next token) are kept.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -17,12 +18,24 @@ namespace llmroof {
 
 /// Who drafts: the model's own multi-token-prediction layers (DeepSeek-V3,
 /// GLM-4.5, Qwen3-Next: `num_nextn_predict_layers`), a separate draft model,
-/// or n-gram / prompt lookup (no GPU work).
-enum class spec_method : std::uint8_t { mtp, draft, ngram };
+/// an EAGLE/EAGLE-3 head (one decoder layer trained on the target's hidden
+/// states), or n-gram / prompt lookup (no GPU work).
+enum class spec_method : std::uint8_t { mtp, draft, eagle, ngram };
 
-inline constexpr std::array<std::string_view, 3> spec_method_names{"mtp", "draft", "ngram"};
+inline constexpr std::array<std::string_view, 4> spec_method_names{"mtp", "draft", "eagle", "ngram"};
 
 constexpr std::string_view to_string(spec_method m) { return detail::enum_name(m, spec_method_names); }
+
+/// A method by name. Throws std::invalid_argument "<field> must be mtp,
+/// draft, eagle or ngram (got '...')".
+inline spec_method parse_spec_method(std::string_view name, std::string_view field = "method") {
+  if (const auto m = detail::enum_from_name<spec_method>(name, spec_method_names)) return *m;
+  throw std::invalid_argument(std::string(field) + " must be mtp, draft, eagle or ngram (got '" + std::string(name) + "')");
+}
+
+/// The vocabulary an EAGLE-3 head drafts from (draft_vocab_size, 32,000 in
+/// yuhuili/EAGLE3-LLaMA3.1-Instruct-8B's config.json).
+inline constexpr double eagle_draft_vocab = 32000;
 
 /// A speculative-decoding setup. `acceptance` holds the conditional
 /// acceptance of each draft position (the chance the i-th draft token is
@@ -42,7 +55,7 @@ namespace detail {
 inline void check_acceptance(const speculation& s) {
   detail::require_in("draft_tokens", s.draft_tokens, 1, 16);
   const auto k = static_cast<std::size_t>(s.draft_tokens);
-  if (s.acceptance.empty() && s.method != spec_method::mtp) {
+  if (s.acceptance.empty() && s.method != spec_method::mtp && s.method != spec_method::eagle) {
     throw std::invalid_argument("acceptance must be given for " + std::string(to_string(s.method)) +
                                 " speculation (no published default: it depends on the workload)");
   }
@@ -53,8 +66,16 @@ inline void check_acceptance(const speculation& s) {
   for (double x : s.acceptance) detail::require_in("acceptance", x, 0, 1);
 }
 
+// EAGLE-3's conditional acceptance of the first three positions: cumulative
+// 76%, 56%, 43% (MiniMax-M3, k = 3; vLLM blog 2026-07-13); beyond, their mean.
+inline constexpr std::array<double, 3> eagle_acceptance{0.76, 0.56 / 0.76, 0.43 / 0.56};
+inline constexpr double eagle_acceptance_beyond = (0.76 + 0.56 / 0.76 + 0.43 / 0.56) / 3;
+
 // The i-th position's conditional acceptance, the default filled in (checked first).
 inline double acceptance_at(const speculation& s, std::size_t i) {
+  if (s.acceptance.empty() && s.method == spec_method::eagle) {
+    return i < eagle_acceptance.size() ? eagle_acceptance[i] : eagle_acceptance_beyond;
+  }
   if (s.acceptance.empty()) return s.draft_tokens == 1 ? 0.85 : 0.60;
   return s.acceptance.size() == 1 ? s.acceptance.front() : s.acceptance[i];
 }
@@ -66,8 +87,10 @@ inline double acceptance_at(const speculation& s, std::size_t i) {
 /// section 5.4.3: second-token acceptance 85-90%, the low end); k > 1: 0.60
 /// at every position (SGLang's DeepSeek-V3 MTP with 3 draft tokens, accept
 /// length 2.18 (SGLang blog 2025-07-17): 1 + a + a^2 + a^3 = 2.18 at
-/// a = 0.60). Draft models and n-grams have no default (their acceptance is
-/// the workload's): std::invalid_argument naming the field.
+/// a = 0.60). EAGLE: 0.76, 0.737, 0.768 (cumulative 76/56/43%, MiniMax-M3
+/// EAGLE-3 at k = 3, vLLM blog 2026-07-13), 0.755 beyond. Draft models and
+/// n-grams have no default (their acceptance is the workload's):
+/// std::invalid_argument naming the field.
 inline std::vector<double> position_acceptance(const speculation& s) {
   detail::check_acceptance(s);
   std::vector<double> a(static_cast<std::size_t>(s.draft_tokens));
@@ -132,14 +155,21 @@ inline deployment draft_beside(const deployment& d, const speculation& s) {
 ///  - verify: a decode step of width k + 1 per sequence (weights read once;
 ///    FLOP, activations, lm_head and KV writes x (k + 1); each sequence's KV
 ///    cache read once, as FlashMLA/FlashInfer verify kernels do);
-///  - draft, MTP: k passes of one MTP block (one average decoder layer of the
-///    target's decode step, with its collectives) and lm_head; a draft model:
+///  - draft, MTP and EAGLE: k passes of one block (one average decoder layer
+///    of the target's decode step, with its collectives) and lm_head; a draft model:
 ///    k of its own decode steps on the same devices; n-gram: none.
 inline speculative_step speculate(const deployment& d, const speculation& s, double batch, double context) {
   d.require_device();
   if (d.parallel().pp > 1 || d.offload()) {  // pipelines and offloads verify stage by stage: not modelled
     throw std::invalid_argument("speculative decoding is modelled on one device or tensor/expert parallel (got " +
                                 std::string(d.offload() ? "an offload" : "pp " + std::to_string(d.parallel().pp)) + ")");
+  }
+  const auto& runs = engine_row_of(d.engine.id).speculation;
+  if (std::find(runs.begin(), runs.end(), to_string(s.method)) == runs.end()) {
+    std::string list;
+    for (std::string_view m : runs) list += (list.empty() ? "" : ", ") + std::string(m);
+    throw std::invalid_argument(std::string(d.engine.name()) + " does not run " + std::string(to_string(s.method)) +
+                                " speculation (" + (list.empty() ? "it runs none" : "it runs " + list) + ")");
   }
   if (s.method == spec_method::mtp && d.model.moe.mtp_layers < 1) {
     throw std::invalid_argument("model '" + d.model.id +
@@ -163,13 +193,19 @@ inline speculative_step speculate(const deployment& d, const speculation& s, dou
                        .draft = make_seconds(0),
                        .verify = d.decode(batch, context, k + 1).estimate,
                        .plain = d.decode(batch, context)};
-  if (s.method == spec_method::mtp) {
+  if (s.method == spec_method::mtp || s.method == spec_method::eagle) {
+    // One decoder layer and lm_head per draft token (an EAGLE-3 head is one
+    // layer over the target's fused hidden states, as an MTP module is).
     const phase_timing& p = out.plain;
     seconds ops = make_seconds(0);
     for (const op_time& t : p.times) ops += t.estimate();
-    const seconds ends = detail::kind_time(p, op_kind::lm_head) + detail::kind_time(p, op_kind::embedding);
+    const seconds head = detail::kind_time(p, op_kind::lm_head);
+    const seconds ends = head + detail::kind_time(p, op_kind::embedding);
     const seconds layer = (ops - ends) / double(d.model.num_layers);
-    out.draft = k * (layer + ends);
+    // An EAGLE-3 head scores a vocabulary of its own, draft_vocab_size 32,000
+    // (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B config.json), mapped to the target's.
+    const double vocab = s.method == spec_method::eagle ? std::min(1.0, eagle_draft_vocab / d.model.vocab_size) : 1.0;
+    out.draft = k * (layer + ends - (1 - vocab) * head);
   } else if (s.method == spec_method::draft) {
     out.draft = k * detail::draft_beside(d, s).decode(batch, context).estimate;
   }
@@ -207,6 +243,17 @@ inline speculative_memory speculation_memory(const deployment& d, const speculat
     const numeric_format& f = d.model.is_moe() ? d.pr.experts_format() : d.pr.weights;
     out.weights = f.bytes_of(pc.mtp) / double(d.devices());
     out.kv_per_sequence = double(d.model.moe.mtp_layers) / d.model.num_layers * m.kv_per_sequence;
+  } else if (s.method == spec_method::eagle) {
+    // One decoder layer with a dense FFN of the model's width, the fc fusing
+    // three layers' hidden states (3d x d) and a 32,000-row lm_head, in BF16
+    // as EAGLE-3 heads are published (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B).
+    const architecture& a = d.model;
+    const double dd = a.hidden_size;
+    const double ffn = a.ffn_size > 0 ? dense_ffn_params(a) : 3.0 * dd * a.moe.expert_ffn;
+    const double head = std::min(eagle_draft_vocab, double(a.vocab_size)) * dd;
+    out.weights = find_format("bf16").bytes_of(attention_params(a, layer_kind::global) + ffn + 3 * dd * dd + head) /
+                  double(d.devices());
+    out.kv_per_sequence = m.kv_per_sequence / double(a.num_layers);
   } else if (s.method == spec_method::draft) {
     if (!s.draft) throw std::invalid_argument("draft speculation needs a draft model");
     const memory_plan dm = detail::draft_beside(d, s).memory(1, context);

@@ -337,9 +337,7 @@ void register_deployment(py::module_& m) {
             detail::require_in("batch", batch, 1, 1e9);
             detail::require_tokens("context", context_tokens);
             speculation spec;
-            const auto m = detail::enum_from_name<spec_method>(method, spec_method_names);
-            if (!m) throw std::invalid_argument("method must be mtp, draft or ngram (got '" + method + "')");
-            spec.method = *m;
+            spec.method = parse_spec_method(method);
             spec.draft_tokens = draft_tokens;
             spec.acceptance = acceptance;
             if (!draft.is_none()) {

@@ -1168,13 +1168,17 @@ def speculate(
         of them, as the command's ``--device ID:N``.
     method
         ``"mtp"`` (the model's own multi-token-prediction layers), ``"draft"``
-        (``draft_model``) or ``"ngram"`` (prompt lookup: no GPU work).
+        (``draft_model``), ``"eagle"`` (an EAGLE-3 head: one decoder layer and a
+        32,000-token lm_head) or ``"ngram"`` (prompt lookup: no GPU work); the
+        engine must run it (Ollama runs none, mlx-lm draft models only).
     draft_tokens
         Tokens drafted per step (k, 1-16).
     acceptance
         Conditional acceptance of each draft position, or one value for all;
         default for ``mtp``: 0.85 at k = 1 (DeepSeek-V3 report), else 0.60
-        (SGLang's accept length 2.18 at k = 3); required for the others.
+        (SGLang's accept length 2.18 at k = 3); for ``eagle`` 0.76, 0.74, 0.77
+        (cumulative 76/56/43%, MiniMax-M3 EAGLE-3), 0.75 beyond; required for
+        the others.
     draft_model
         The draft model (same vocabulary), on the same devices and options.
     batch, context, max_batch

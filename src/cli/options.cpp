@@ -63,10 +63,11 @@ constexpr option_doc option_docs[] = {
     {"kv-link-efficiency", "F", "share of the link's bandwidth a KV transfer reaches (default 0.87, Mooncake)"},
     {"kv-overlap", "", "send the KV layer by layer while the prefill runs"},
     {"ttft", "S", "time-to-first-token target: 1, 0.5s, 500ms"},
-    {"spec", "METHOD", "speculative decoding: mtp (the model's own MTP layers; default), draft (--draft-model) or ngram"},
+    {"spec", "METHOD", "speculative decoding: mtp (the model's own MTP layers; default), draft (--draft-model), eagle "
+                       "(an EAGLE-3 head) or ngram"},
     {"draft-tokens", "K", "tokens drafted per step (default 1)"},
     {"accept", "A[,A2,...]", "conditional acceptance of each draft position, or one for all (default for mtp: 0.85 at "
-                             "k = 1, else 0.60; required for draft and ngram)"},
+                             "k = 1, else 0.60; eagle: 0.76, 0.74, 0.77, then 0.75; required for draft and ngram)"},
     {"draft-model", "ID|PATH", "the draft model of --spec draft (same vocabulary as --model)"},
     {"price-per-hour", "USD", "cost: rate per device-hour (cloud); no default price"},
     {"purchase", "USD", "cost: purchase price per device, amortised over --years of continuous use"},

@@ -313,9 +313,7 @@ int cmd_speculate(const options& o) {
   const setup s = make_setup(o, true);
   speculation spec;
   const std::string method = o.get("spec").value_or("mtp");
-  const auto m = detail::enum_from_name<spec_method>(method, spec_method_names);
-  if (!m) throw usage_error("--spec must be mtp, draft or ngram (got '" + method + "')");
-  spec.method = *m;
+  spec.method = parse_spec_method(method, "--spec");
   if (auto k = o.get("draft-tokens")) spec.draft_tokens = static_cast<int>(parse_count("draft-tokens", *k));
   if (auto a = o.get("accept")) {
     std::size_t at = 0;

@@ -19,6 +19,14 @@ deployment on(const char* model, const char* dev, int devices = 1) {
   return resolve(q);
 }
 
+deployment on_engine_for(const char* engine) {
+  request q;
+  q.model = &find_model("llama-3.1-8b");
+  q.dev = &find_device("h100-sxm");
+  q.engine = engine;
+  return resolve(q);
+}
+
 }  // namespace
 
 TEST_CASE("tokens kept per step: 1 + the sum over positions of the cumulative acceptance") {
@@ -187,5 +195,37 @@ TEST_CASE("a draft model shares the target's tokenizer: embedding tables padded 
   CHECK_THROWS_WITH_AS(speculate(d, s, 1, 4096),
                        "draft model 'llama-3.2-1b' has another vocabulary (128256 tokens, the target 152064): its "
                        "drafts cannot be verified",
+                       std::invalid_argument);
+}
+
+TEST_CASE("EAGLE-3 heads: a published default, one layer and a 32,000-token lm_head per draft, engines that run it") {
+  speculation s;
+  s.method = spec_method::eagle;
+  s.draft_tokens = 3;
+  // Cumulative 76%, 56%, 43% (MiniMax-M3, vLLM blog): 1 + 0.76 + 0.56 + 0.43 = 2.75 tokens per step.
+  CHECK(accepted_tokens(s) == doctest::Approx(2.75));
+  const deployment d = on("llama-3.1-8b", "h100-sxm");
+  const speculative_step st = speculate(d, s, 1, 4096);
+  // Draft = 3 x (one of 32 layers + embedding + lm_head x 32,000 / 128,256).
+  seconds ops = make_seconds(0);
+  for (const op_time& t : st.plain.times) ops += t.estimate();
+  seconds head = make_seconds(0), embed = make_seconds(0);
+  for (std::size_t i = 0; i < st.plain.counts.ops.size(); ++i) {
+    if (st.plain.counts.ops[i].kind == op_kind::lm_head) head += st.plain.times[i].estimate();
+    if (st.plain.counts.ops[i].kind == op_kind::embedding) embed += st.plain.times[i].estimate();
+  }
+  const double layer = (ops - head - embed).value() / 32;
+  CHECK(st.draft.value() == doctest::Approx(3 * (layer + embed.value() + head.value() * 32000.0 / 128256)));
+  // Its memory: attention 4096 x (32 + 2 x 8) x 128 + 4096 x 4096 = 41,943,040; FFN 3 x 4096 x 14,336 =
+  // 176,160,768; fc 3 x 4096^2 = 50,331,648; lm_head 32,000 x 4096 = 131,072,000: 399,507,456 params x 2 B.
+  const speculative_memory m = speculation_memory(d, s, 4096);
+  CHECK(m.weights.value() == doctest::Approx(2.0 * 399507456));
+  CHECK(m.kv_per_sequence.value() == doctest::Approx(4096.0 * 131072 / 32));
+  // Engines: Ollama runs none, mlx-lm draft models only.
+  CHECK_THROWS_WITH_AS(speculate(on_engine_for("ollama"), s, 1, 4096),
+                       "ollama does not run eagle speculation (it runs none)", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(speculate(on_engine_for("mlx"), s, 1, 4096), "mlx does not run eagle speculation (it runs draft)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_spec_method("eagel"), "method must be mtp, draft, eagle or ngram (got 'eagel')",
                        std::invalid_argument);
 }

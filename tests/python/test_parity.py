@@ -334,8 +334,13 @@ def test_speculate_parity_and_refusals(cli: str) -> None:
                           draft_tokens=4, acceptance=[0.8, 0.7, 0.6, 0.5], max_batch=8)
     assert run(cli, "speculate", *draft) == d.to_dict()
     assert d.draft_model == "llama-3.2-1b" and d.tokens_per_step == pytest.approx(1 + 0.8 + 0.56 + 0.336 + 0.168)
+    e = llmroof.speculate(model="llama-3.1-8b", device="h100-sxm", method="eagle", draft_tokens=3)
+    assert run(cli, "speculate", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--spec", "eagle",
+               "--draft-tokens", "3") == e.to_dict()
+    assert e.tokens_per_step == pytest.approx(2.75) and e.memory["weight_bytes"] == pytest.approx(2 * 399507456)
     for bad, message in ((dict(method="ngram"), "acceptance must be given for ngram"),
-                         (dict(method="eagle", acceptance=0.5), "method must be mtp, draft or ngram"),
+                         (dict(method="eagel", acceptance=0.5), "method must be mtp, draft, eagle or ngram"),
+                         (dict(method="eagle", engine="ollama"), "ollama does not run eagle speculation"),
                          (dict(method="ngram", acceptance=1.5), "acceptance"),
                          (dict(method="ngram", acceptance=0.5, draft_tokens=0), "draft_tokens"),
                          (dict(method="draft", acceptance=0.5, draft_model="qwen3-0.6b"), "another vocabulary")):
