@@ -197,6 +197,25 @@ price price_from(const py::object& per_hour, const py::object& purchase, const p
 
 const deployment& deployment_of(const py::handle& compiled) { return compiled.cast<const context&>().setup; }
 
+namespace {
+
+// A speculation as speculate() and plan(speculative=) take it: the draft a compiled deployment.
+speculation speculation_from(const std::string& method, int draft_tokens, const std::vector<double>& acceptance,
+                             const py::object& draft) {
+  speculation spec;
+  spec.method = parse_spec_method(method);
+  spec.draft_tokens = draft_tokens;
+  spec.acceptance = acceptance;
+  if (!draft.is_none()) {
+    const deployment& dd = deployment_of(draft);
+    spec.draft = dd.model;
+    spec.draft_pr = dd.pr;
+  }
+  return spec;
+}
+
+}  // namespace
+
 engine_overrides overrides_from(const py::object& spec) {
   engine_overrides o;
   if (spec.is_none()) return o;
@@ -288,7 +307,8 @@ void register_deployment(py::module_& m) {
              const py::object& price_per_hour, const py::object& purchase, const py::object& years,
              const py::object& electricity, const py::object& pue, double prefix, const py::object& prefix_hit,
              const py::object& pd, const py::object& min_tokens_per_s, const py::object& kv_link,
-             const py::object& kv_link_efficiency, bool kv_overlap) {
+             const py::object& kv_link_efficiency, bool kv_overlap, const py::object& spec_method_name,
+             int draft_tokens, const std::vector<double>& acceptance, const py::object& draft) {
             workload w;
             w.users = users;
             w.context = context_tokens;
@@ -323,28 +343,29 @@ void register_deployment(py::module_& m) {
             } else if (!min_tokens_per_s.is_none() || !kv_link.is_none() || !kv_link_efficiency.is_none() || kv_overlap) {
               throw std::invalid_argument("min_tokens_per_s, kv_link, kv_link_efficiency and kv_overlap need pd");
             }
+            // speculative: as the command's --spec, at the plan's users and context.
+            if (!spec_method_name.is_none()) {
+              const speculation spec = speculation_from(spec_method_name.cast<std::string>(), draft_tokens, acceptance, draft);
+              const speculative_table t =
+                  speculate_against_batch(d, spec, users, context_tokens, std::max(1.0, std::min(2 * users, 1e6)));
+              const report::plan_speculation with{spec, t};
+              return plan_report{report::plan_json(d, d.roof(), res, load, output, p, split ? &*split : nullptr, &with)};
+            }
             return plan_report{report::plan_json(d, d.roof(), res, load, output, p, split ? &*split : nullptr)};
           },
           py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("rate"), py::arg("output"),
           py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"), py::arg("price_per_hour"),
           py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"), py::arg("prefix"),
           py::arg("prefix_hit"), py::arg("pd"), py::arg("min_tokens_per_s"), py::arg("kv_link"),
-          py::arg("kv_link_efficiency"), py::arg("kv_overlap"))
+          py::arg("kv_link_efficiency"), py::arg("kv_overlap"), py::arg("spec_method"), py::arg("draft_tokens"),
+          py::arg("acceptance"), py::arg("draft"))
       .def(
           "speculate_report",
           [](const context& c, const std::string& method, int draft_tokens, const std::vector<double>& acceptance,
              const py::object& draft, double batch, double context_tokens, double max_batch) {
             detail::require_in("batch", batch, 1, 1e9);
             detail::require_tokens("context", context_tokens);
-            speculation spec;
-            spec.method = parse_spec_method(method);
-            spec.draft_tokens = draft_tokens;
-            spec.acceptance = acceptance;
-            if (!draft.is_none()) {
-              const deployment& dd = deployment_of(draft);
-              spec.draft = dd.model;
-              spec.draft_pr = dd.pr;
-            }
+            const speculation spec = speculation_from(method, draft_tokens, acceptance, draft);
             const speculative_table t = speculate_against_batch(c.setup, spec, batch, context_tokens, max_batch);
             return speculative_report{report::speculative_json(c.setup, spec, t)};
           },

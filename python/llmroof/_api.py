@@ -614,6 +614,7 @@ def _plan_args(
     kv_link: str | None = None,
     kv_link_efficiency: float | None = None,
     kv_overlap: bool = False,
+    speculative: Speculative | None = None,
 ) -> tuple[Any, ...]:
     """A plan's load (:class:`PlanLoad`), checked, in the order
     Deployment.plan_report takes it: the one place its defaults are decided."""
@@ -634,7 +635,14 @@ def _plan_args(
         None if kv_link is None else _text("kv_link", kv_link),
         None if kv_link_efficiency is None else _number("kv_link_efficiency", kv_link_efficiency, minimum=0),
         _flag("kv_overlap", kv_overlap),
+        speculative if speculative is None else _speculative(speculative),
     )
+
+
+def _speculative(spec: object) -> Speculative:
+    if not isinstance(spec, Speculative):
+        raise TypeError(f"speculative must be a Speculative or None (got {type(spec).__name__})")
+    return spec
 
 
 def _pd(pd: int | str | None) -> int | str | None:
@@ -696,6 +704,9 @@ crosses ``kv_link`` (default: the node's link, across nodes the
 inter-node one) at ``kv_link_efficiency`` of its bandwidth (default 0.87),
 layer by layer with ``kv_overlap``. The report's ``disaggregation``
 section holds the rows, the best and why; vLLM, SGLang and TensorRT-LLM only."""),
+    ("speculative", """Speculative decoding (:class:`Speculative`: method, draft tokens,
+acceptance, draft model), as the command's ``--spec``: the report gains a
+``speculation`` section, :func:`speculate` at the plan's users and context."""),
     ("offload, host", """llama.cpp-style placement on one device: a share of the layers in
 [0, 1], ``"experts"`` (routed experts), or ``"auto"`` (the fewest whole
 layers that make the users fit, as ``--offload auto``), in the RAM of ``host`` (a CPU:
@@ -786,6 +797,42 @@ def _takes(options: Any, *, source: tuple[Callable[..., Any], ...] = (_compile, 
         return cast(_F, checked)
 
     return wrap
+
+
+@dataclass(frozen=True)
+class Speculative:
+    """Speculative decoding for :func:`plan` (``speculative=``), as the
+    command's ``--spec``, ``--draft-tokens``, ``--accept`` and ``--draft-model``:
+    the plan gains a ``speculation`` section, :func:`speculate`'s report at
+    its users and context (speed with and without, the batch where it stops
+    paying, the memory it costs).
+
+    Parameters
+    ----------
+    method
+        ``"mtp"``, ``"draft"``, ``"eagle"`` or ``"ngram"`` (see :func:`speculate`).
+    draft_tokens
+        Tokens drafted per step (k, 1-16).
+    acceptance
+        Conditional acceptance per draft position, or one value for all;
+        None: the method's published default (MTP, EAGLE).
+    draft_model
+        The draft model of ``method="draft"``, on the plan's devices and options.
+    """
+
+    method: str = "mtp"
+    draft_tokens: int = 1
+    acceptance: float | Sequence[float] | None = None
+    draft_model: ModelLike | None = None
+
+
+setattr(_rows_module, "Speculative", Speculative)  # PlanLoad names it (get_type_hints)
+
+
+def _acceptance(acceptance: float | Sequence[float] | None) -> list[float]:
+    """One acceptance for all positions, one per position, or none (the default), checked."""
+    single = isinstance(acceptance, (int, float)) and not isinstance(acceptance, bool)
+    return [] if acceptance is None else _floats("acceptance", [acceptance] if single else acceptance)
 
 
 @_takes(PlanOptions)
@@ -900,11 +947,14 @@ class Estimator:
     >>> round(1 / est.decode(batch=1, context=4096).estimate_s)  # doctest: +SKIP
     """
 
-    __slots__ = ("_obj", "_model")
+    __slots__ = ("_obj", "_model", "_device", "_options")
 
     def __init__(self, *, model: ModelLike, device: DeviceLike, **options: Unpack[EngineOptions]) -> None:
         self._model = _model(model)
         self._obj = _compile(self._model, device, **options)
+        # A plan's draft model is compiled beside it, on the same devices and options.
+        self._device = device
+        self._options: dict[str, Any] = dict(options)
 
     def decode(self, *, batch: float = 1, context: float = 4096) -> Phase:
         """One decode step of ``batch`` sequences at ``context`` cached tokens each.
@@ -944,7 +994,13 @@ class Estimator:
         return self._obj.memory(_number("users", users), _tokens("context", context))
 
     def _plan(self, args: tuple[Any, ...]) -> Plan:
-        return self._obj.plan_report(*args)
+        spec = args[-1]
+        if spec is None:
+            return self._obj.plan_report(*(args[:-1] + (None, 1, [], None)))
+        draft = None if spec.draft_model is None else _compile(_model(spec.draft_model), self._device, **self._options)
+        return self._obj.plan_report(*(args[:-1] + (_text("method", spec.method),
+                                                    _integer("draft_tokens", spec.draft_tokens),
+                                                    _acceptance(spec.acceptance), draft)))
 
     def _users(self, args: tuple[Any, ...]) -> Users:
         return self._obj.users_report(*args)
@@ -1192,10 +1248,8 @@ def speculate(
     """
     dep = _compile(_model(model), device, **options)
     draft = None if draft_model is None else _compile(_model(draft_model), device, **options)
-    single = isinstance(acceptance, (int, float)) and not isinstance(acceptance, bool)
-    accept = [] if acceptance is None else _floats("acceptance", [acceptance] if single else acceptance)
     return dep.speculate_report(_text("method", method), _integer("draft_tokens", draft_tokens),
-                                accept, draft, _number("batch", batch), _tokens("context", context),
+                                _acceptance(acceptance), draft, _number("batch", batch), _tokens("context", context),
                                 _number("max_batch", max_batch, minimum=1))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal, Sequence, TypedDict
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._api import Device  # _api sets it here at import, for get_type_hints
+    from ._api import Device, Speculative  # _api sets them here at import, for get_type_hints
 
 __all__ = [
     "DeploymentOptions",
@@ -278,6 +278,7 @@ class PlanLoad(PriceOptions, total=False):
     kv_link: str | None
     kv_link_efficiency: float | None
     kv_overlap: bool
+    speculative: Speculative | None
 
 
 class UsersOptions(PriceOptions, EngineOptions, total=False):

@@ -105,7 +105,7 @@ const std::vector<command_spec>& commands() {
        join({model_opts, layout_opts, memory_opts,
              {"users", "context", "prompt", "prefix", "prefix-hit", "offload", "host", "rate", "concurrency", "output",
               "ttft", "price-per-hour", "purchase", "years", "electricity", "pue", "pd", "tps", "kv-link",
-              "kv-link-efficiency", "kv-overlap"}}), cmd_plan},
+              "kv-link-efficiency", "kv-overlap", "spec", "draft-tokens", "accept", "draft-model"}}), cmd_plan},
       {"decode", "--model ID --device ID[:N] [--batch N] [--context C]", "one decode step, per op",
        join({model_opts, layout_opts, {"batch", "context"}}), cmd_decode},
       {"speculate", "--model ID --device ID[:N] [--spec mtp|draft|ngram] [--draft-tokens K] [--accept A] [--batch N] ...",

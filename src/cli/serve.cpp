@@ -29,6 +29,29 @@ void print_energy(const setup& s, const energy_cost& energy, double users, doubl
   }
 }
 
+// --spec, --draft-tokens, --accept and --draft-model (whose setup `draft` holds).
+speculation speculation_of(const options& o, std::optional<setup>& draft) {
+  speculation spec;
+  spec.method = parse_spec_method(o.get("spec").value_or("mtp"), "--spec");
+  if (auto k = o.get("draft-tokens")) spec.draft_tokens = static_cast<int>(parse_count("draft-tokens", *k));
+  if (auto a = o.get("accept")) {
+    std::size_t at = 0;
+    while (at <= a->size()) {
+      const auto comma = a->find(',', at);
+      const std::string part = a->substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+      spec.acceptance.push_back(parse_number("accept", part, 0, 1));
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+  }
+  if (auto id = o.get("draft-model")) {
+    draft.emplace(make_setup(o, true, *id));
+    spec.draft = draft->model;
+    spec.draft_pr = draft->pr;
+  }
+  return spec;
+}
+
 // --pd: aggregated and disaggregated on the plan's devices, under --tps and --ttft.
 std::optional<pd_comparison> pd_of(const options& o, const setup& s, const workload& w, double ttft_target) {
   for (const char* k : {"tps", "kv-link", "kv-link-efficiency", "kv-overlap"}) {
@@ -52,6 +75,22 @@ std::optional<pd_comparison> pd_of(const options& o, const setup& s, const workl
     link = k;
   }
   return compare_disaggregation(s, w, t, devices, link);
+}
+
+void print_plan_speculation(const speculation& spec, const speculative_table& t, double users) {
+  const speculative_step& a = t.at;
+  std::printf("\nSpeculative decoding (%s, %d draft token%s): %.2f tokens kept per step; %s: %.1f tokens/s each "
+              "with it, %.1f without (x%.2f)\n",
+              std::string(to_string(spec.method)).c_str(), spec.draft_tokens, spec.draft_tokens == 1 ? "" : "s",
+              a.tokens_per_step, users_label(users).c_str(), a.tokens_per_s_per_user(), 1.0 / a.plain.estimate.value(),
+              a.speedup());
+  if (t.stops_paying) {
+    std::printf("  it stops paying at batch %s", thousands(*t.stops_paying).c_str());
+  } else {
+    std::printf("  it pays at every batch up to %s", thousands(t.batches.back()).c_str());
+  }
+  std::printf("; it costs %s of drafter weights per device, users that fit %s -> %s\n", gib(t.memory.weights).c_str(),
+              thousands(t.memory.max_users_plain).c_str(), thousands(t.memory.max_users).c_str());
 }
 
 void print_pd(const pd_comparison& c) {
@@ -122,8 +161,23 @@ int cmd_plan(const options& o) {
   const served_load load = serve_load(s, sc, rate, concurrency, make_seconds(ttft_target));
   const price pr = price_of(o);  // checked before the first line is printed
   const std::optional<pd_comparison> pd = pd_of(o, s, sc, ttft_target);
+  // --spec: the speculative table at the plan's users and context.
+  std::optional<setup> draft;
+  std::optional<speculation> spec;
+  std::optional<speculative_table> spec_table;
+  if (o.get("spec")) {
+    spec = speculation_of(o, draft);
+    spec_table = speculate_against_batch(s, *spec, sc.users, sc.context, std::max(1.0, std::min(2 * sc.users, 1e6)));
+  } else {
+    for (const char* k : {"draft-tokens", "accept", "draft-model"}) {
+      if (o.get(k)) throw usage_error(std::string("--") + k + " needs --spec");
+    }
+  }
   if (o.json) {
-    std::cout << report::plan_json(s, r, res, load, sc.output, pr, pd ? &*pd : nullptr).dump(2) << "\n";
+    const std::optional<report::plan_speculation> with =
+        spec ? std::optional<report::plan_speculation>(report::plan_speculation{*spec, *spec_table}) : std::nullopt;
+    std::cout << report::plan_json(s, r, res, load, sc.output, pr, pd ? &*pd : nullptr, with ? &*with : nullptr).dump(2)
+              << "\n";
     return 0;
   }
 
@@ -229,6 +283,7 @@ int cmd_plan(const options& o) {
                 std::string(to_string(pt.all.limit())).c_str());
   }
   if (pd) print_pd(*pd);
+  if (spec) print_plan_speculation(*spec, *spec_table, users);
   if (!res.alternatives.empty()) {
     std::printf("\nWhat would make it fit (each change alone):\n");
     std::printf("  %-26s %-5s %7s %9s %8s %14s %11s\n", "change", "fits", "users", "context", "devices",
@@ -311,26 +366,8 @@ int cmd_decode(const options& o) {
 
 int cmd_speculate(const options& o) {
   const setup s = make_setup(o, true);
-  speculation spec;
-  const std::string method = o.get("spec").value_or("mtp");
-  spec.method = parse_spec_method(method, "--spec");
-  if (auto k = o.get("draft-tokens")) spec.draft_tokens = static_cast<int>(parse_count("draft-tokens", *k));
-  if (auto a = o.get("accept")) {
-    std::size_t at = 0;
-    while (at <= a->size()) {
-      const auto comma = a->find(',', at);
-      const std::string part = a->substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-      spec.acceptance.push_back(parse_number("accept", part, 0, 1));
-      if (comma == std::string::npos) break;
-      at = comma + 1;
-    }
-  }
   std::optional<setup> draft;
-  if (auto id = o.get("draft-model")) {
-    draft.emplace(make_setup(o, true, *id));
-    spec.draft = draft->model;
-    spec.draft_pr = draft->pr;
-  }
+  const speculation spec = speculation_of(o, draft);
   const double batch = parse_count("batch", o.get("batch").value_or("1"));
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));

@@ -285,6 +285,7 @@ struct plan_view {
   double output;
   const energy_cost& energy;
   const pd_comparison* pd = nullptr;
+  const plan_speculation* spec = nullptr;
 };
 
 json curve_rows(const plan_result& res) {
@@ -346,6 +347,10 @@ const field_table<plan_view>& plan_fields() {
            "targets), output_tokens_per_s, output_tokens_per_s_per_device, ttft_s, tpot_s, kv_transfer_s, "
            "decode_users, prefill_utilisation, limit; best, why).",
            [](const V& v) { return v.pd ? pd_json(*v.pd) : absent(); }},
+          {"speculation", maybe_object_t,
+           "With speculative decoding (--spec): the speculate report (llmroof.speculative/1) at the plan's users "
+           "and context, against batch up to twice the users, with its memory.",
+           [](const V& v) { return v.spec ? speculative_json(v.s, v.spec->spec, v.spec->table) : absent(); }},
           {"load", maybe_object_t,
            "The plan under load: a closed loop (concurrency, or more than one user) or an open loop (a rate), "
            "with its saturation; absent for one user alone.",
@@ -520,8 +525,8 @@ const field_table<kv_view>& kv_fields() {
 }  // namespace
 
 json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load, double output,
-               const price& p, const pd_comparison* pd) {
-  return object_json(plan_fields(), plan_view{s, r, res, load, output, plan_energy(s, res, p), pd});
+               const price& p, const pd_comparison* pd, const plan_speculation* spec) {
+  return object_json(plan_fields(), plan_view{s, r, res, load, output, plan_energy(s, res, p), pd, spec});
 }
 
 json pd_json(const pd_comparison& c) {

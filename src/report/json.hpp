@@ -91,9 +91,16 @@ json alternatives_json(const std::vector<alternative>& alts);
 /// With `load` (served_load) when it holds an open or a closed loop, whose
 /// requests have `output` tokens.
 /// With its energy and, when `p` names a price, its cost (plan_energy).
-/// With `pd` (compare_disaggregation), its rows.
+/// A plan's speculative decoding: the setup and its table at the plan's users and context.
+struct plan_speculation {
+  const speculation& spec;
+  const speculative_table& table;
+};
+
+/// With `pd` (compare_disaggregation), its rows; with `spec`, its speculative report.
 json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load = {},
-               double output = 0, const price& p = {}, const pd_comparison* pd = nullptr);
+               double output = 0, const price& p = {}, const pd_comparison* pd = nullptr,
+               const plan_speculation* spec = nullptr);
 /// Aggregated and disaggregated rows ("disaggregation" of a plan).
 json pd_json(const pd_comparison& c);
 /// Power, energy per output token and cost (null where unknown).

@@ -36,7 +36,7 @@ DEFAULTS = dict(weights=None, kv=None, lm_head=None, engine="vllm", devices=1, t
                 users=1, context=4096, prompt=None, prefix=0, prefix_hit=None, rate=None, concurrency=None, output=512, ttft_target_s=1.0,
                 offload=None, host="ryzen-9-7950x", threads=None, price_per_hour=None, purchase=None, years=None,
                 electricity=None, pue=None, pd=None, min_tokens_per_s=None, kv_link=None, kv_link_efficiency=None,
-                kv_overlap=False)
+                kv_overlap=False, speculative=None)
 SWEEP_DEFAULTS = DEFAULTS  # a sweep's combination is the deployment decode() resolves (issue 29, V4)
 
 

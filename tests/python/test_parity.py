@@ -439,3 +439,29 @@ def test_disaggregation_parity_and_refusals(cli: str) -> None:
         llmroof.plan(model="llama-3.1-8b", device="rtx-4090:2", engine="llama.cpp", pd="auto")
     out = subprocess.run([cli, "plan", *args, "--tps", "60"], capture_output=True, text=True)
     assert out.returncode == 2 and "--tps needs --pd" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_plan_speculation_parity_and_refusals(cli: str) -> None:
+    # plan --spec: the speculate report at the plan's users and context, from both doors.
+    args = ["--model", "llama-3.1-70b", "--device", "h100-sxm:4", "--weights", "fp8", "--users", "8", "--spec", "draft",
+            "--draft-model", "llama-3.2-1b", "--draft-tokens", "4", "--accept", "0.7"]
+    spec = llmroof.Speculative(method="draft", draft_tokens=4, acceptance=0.7, draft_model="llama-3.2-1b")
+    p = llmroof.plan(model="llama-3.1-70b", device="h100-sxm:4", weights="fp8", users=8, speculative=spec)
+    assert run(cli, "plan", *args) == p.to_dict()
+    s = p.speculation
+    assert s["batch"] == 8 and s["context"] == 4096 and s["draft_model"] == "llama-3.2-1b"
+    assert [r["batch"] for r in s["batches"]] == [1, 2, 4, 8, 16]
+    est = llmroof.Estimator(model="llama-3.1-70b", device="h100-sxm:4", weights="fp8")
+    assert est.plan(users=8, speculative=spec).to_dict() == p.to_dict()
+    eagle = llmroof.plan(model="llama-3.1-8b", device="h100-sxm", users=32,
+                         speculative=llmroof.Speculative(method="eagle", draft_tokens=3))
+    assert run(cli, "plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--users", "32", "--spec", "eagle",
+               "--draft-tokens", "3") == eagle.to_dict()
+    assert "speculation" not in llmroof.plan(model="llama-3.1-8b", device="h100-sxm").to_dict()
+    with pytest.raises(TypeError, match="speculative must be a Speculative"):
+        llmroof.plan(model="llama-3.1-8b", device="h100-sxm", speculative="mtp")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no multi-token-prediction layers"):
+        llmroof.plan(model="llama-3.1-8b", device="h100-sxm", speculative=llmroof.Speculative())
+    out = subprocess.run([cli, "plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--accept", "0.5"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "--accept needs --spec" in out.stderr and out.stderr.count("\n") == 1

@@ -55,6 +55,10 @@ class Deployment:
         kv_link: str | None,
         kv_link_efficiency: float | None,
         kv_overlap: bool,
+        spec_method: str | None,
+        draft_tokens: int,
+        acceptance: list[float],
+        draft: Deployment | None,
     ) -> Plan: ...
     def speculate_report(
         self,

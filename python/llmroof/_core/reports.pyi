@@ -157,6 +157,11 @@ class Plan:
         prefill_utilisation, limit; best, why).
         """
     @property
+    def speculation(self) -> dict[str, Any] | None:
+        """With speculative decoding (--spec): the speculate report (llmroof.speculative/1) at the
+        plan's users and context, against batch up to twice the users, with its memory.
+        """
+    @property
     def load(self) -> dict[str, Any] | None:
         """The plan under load: a closed loop (concurrency, or more than one user) or an open loop (a
         rate), with its saturation; absent for one user alone.
