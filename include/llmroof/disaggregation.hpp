@@ -64,6 +64,14 @@ struct pd_row {
   seconds transfer = make_seconds(0);  ///< KV hand-over per request (disaggregated)
   double decode_users = 0;             ///< sequences decoding per decode instance (or replica)
   double prefill_utilisation = 0;      ///< share of the prefill instances' time
+  /// Every device of the row at its goodput, W (pd_power; unset without a TDP):
+  /// prefill devices at the prefill's power for their busy share and idle
+  /// otherwise, decode devices at their step's; aggregated devices split so.
+  std::optional<double> power_w;
+  [[nodiscard]] std::optional<double> joules_per_output_token() const {
+    if (!power_w || !(output_tokens_per_s > 0)) return std::nullopt;
+    return *power_w / output_tokens_per_s;
+  }
   /// What stops more requests/s: tokens_per_s (the TPOT target), ttft,
   /// prefill (the prefill pool saturates), kv_cache or max_num_seqs (the
   /// decode instances' slots), memory (not one request fits), link.
@@ -77,9 +85,31 @@ struct serving_targets {
   seconds tpot = make_seconds(0);
 };
 
+/// Throws std::invalid_argument naming the field: a TTFT target > 0 (a
+/// goodput without one lets the prefill queue grow without bound), a TPOT
+/// target >= 0 (0: none).
+inline void validate(const serving_targets& t) {
+  if (!(t.ttft.value() > 0)) detail::fail("ttft_target", "> 0 s for a goodput", t.ttft.value());
+  detail::require_non_negative("tpot_target", t.tpot.value());
+}
+
 namespace detail {
 
 inline bool meets(seconds x, seconds target) { return target.value() <= 0 || x <= target; }
+
+}  // namespace detail
+
+namespace detail {
+
+// Average power of `devices` devices of `d` that prefill `busy` of the time
+// (at the prefill's power) and run `step` the rest (idle when none).
+inline std::optional<double> pool_power(const deployment& d, double devices, double busy, const phase_timing& prefill,
+                                        const std::optional<phase_timing>& step) {
+  if (!(d.dev().tdp_w > 0)) return std::nullopt;
+  const double b = std::clamp(busy, 0.0, 1.0);
+  const double rest = step ? step_power_w(d.dev(), *step) : power_model{}.idle_share * d.dev().tdp_w;
+  return devices * (b * step_power_w(d.dev(), prefill) + (1 - b) * rest);
+}
 
 }  // namespace detail
 
@@ -88,19 +118,26 @@ inline bool meets(seconds x, seconds target) { return target.value() <= 0 || x <
 /// and TPOT meet the targets. Throws std::invalid_argument on invalid fields.
 inline pd_row serve_aggregated(const deployment& d, int replicas, const workload& w, const serving_targets& t) {
   validate(w);
+  validate(t);
   detail::require_in("replicas", replicas, 1, 65536);
   pd_row r;
   r.label = "aggregated " + std::to_string(replicas) + " x " + layout_name(d.parallel());
   r.decode_instances = replicas;
   r.devices = replicas * d.devices();
-  const auto ok = [&](double rate) {
-    const load_result l = serve_at_rate(d, w, rate);
-    return l.stable && detail::meets(l.tpot, t.tpot) && detail::meets(l.ttft, t.ttft);
+  // The engine admits at most its slots (KV for prompt + output, max_num_seqs).
+  const engine_slots slots = slots_for(d, w);
+  const auto why_not = [&](const load_result& l) -> std::optional<serving_limit> {
+    if (!l.keeps_up) return l.prefill_share >= 0.5 ? serving_limit::prefill : serving_limit::compute;
+    if (!l.stable) return serving_limit::kv_cache;
+    if (std::ceil(l.users) > slots.slots) return slots.limit;
+    if (!detail::meets(l.tpot, t.tpot)) return serving_limit::tokens_per_s;
+    if (!detail::meets(l.ttft, t.ttft)) return serving_limit::ttft;
+    return std::nullopt;
   };
+  const auto ok = [&](double rate) { return !why_not(serve_at_rate(d, w, rate)); };
   if (!ok(1e-9)) {
-    const load_result l = serve_at_rate(d, w, 1e-9);
-    r.limit = !l.stable ? serving_limit::memory : !detail::meets(l.tpot, t.tpot) ? serving_limit::tokens_per_s
-                                                                                 : serving_limit::ttft;
+    const auto no = why_not(serve_at_rate(d, w, 1e-9));
+    r.limit = no && *no == serving_limit::kv_cache ? serving_limit::memory : no.value_or(serving_limit::none);
     return r;
   }
   const double rate = detail::last_true(ok, 0, 1, 1e7, false);
@@ -112,9 +149,9 @@ inline pd_row serve_aggregated(const deployment& d, int replicas, const workload
   r.tpot = l.tpot;
   r.decode_users = l.decoding;
   r.prefill_utilisation = l.prefill_share;
-  r.limit = !past.stable ? (past.prefill_share >= 0.5 ? serving_limit::prefill : serving_limit::kv_cache)
-            : !detail::meets(past.tpot, t.tpot) ? serving_limit::tokens_per_s
-                                                : serving_limit::ttft;
+  r.power_w = detail::pool_power(d, r.devices, l.prefill_share, d.prefill(w.prompt_tokens()),
+                                 d.decode(std::max(1.0, l.decoding), w.prompt_tokens() + w.output / 2));
+  r.limit = why_not(past).value_or(serving_limit::ttft);
   return r;
 }
 
@@ -130,14 +167,18 @@ inline pd_row serve_aggregated(const deployment& d, int replicas, const workload
 ///    mean context (prompt + output / 2), with no prompt chunks beside them;
 ///    an instance serves n / (output x step(n)) requests/s; n is capped by
 ///    its slots (KV for prompt + output each, max_num_seqs).
-///  * Link: each prefill instance's lanes (min of the two instances'
-///    devices) carry rate / x x bytes.
-/// The goodput is the least of the three pools' rates under the targets.
-/// Throws std::invalid_argument on invalid fields.
+///  * Link: each transfer runs over min(prefill, decode) devices' links and
+///    leaves one prefill instance for one decode instance: min(x, y) of them
+///    at once, queued (M/D/1) in TTFT.
+/// The goodput is the decode pool's rate, or less where the prefill pool and
+/// the link would break the TTFT target. Throws std::invalid_argument on
+/// invalid fields, or without a TTFT target (> 0: without one the prefill
+/// queue may grow to any length).
 inline pd_row serve_disaggregated(const deployment& prefill, int x, const deployment& decode, int y,
                                   const workload& w, const kv_transfer& link, const serving_targets& t) {
   validate(w);
   validate(link);
+  validate(t);
   detail::require_in("prefill instances", x, 1, 65536);
   detail::require_in("decode instances", y, 1, 65536);
   if (prefill.model.id != decode.model.id) {
@@ -166,14 +207,17 @@ inline pd_row serve_disaggregated(const deployment& prefill, int x, const deploy
   const double exposed = link.layerwise ? link.link.latency.value() + std::max(wire / layers, wire - S * (layers - 1) / layers)
                                         : whole;
   r.transfer = make_seconds(exposed);
-  // Prefill pool: the most requests/s per instance under the TTFT target,
-  // rate E[S^2] / (2 (1 - rate S)) <= A = target - handling - S - transfer.
-  double prefill_rate = 1 / S;
-  if (t.ttft.value() > 0) {
-    const double room = t.ttft.value() - handling - S - exposed;
-    prefill_rate = room > 0 ? 2 * room / (S2 + 2 * room * S) : 0;
-  }
-  const double link_rate = wire > 0 ? 1 / wire : std::numeric_limits<double>::infinity();
+  // TTFT at a rate: handling + the prefill queue (M/G/1 at rate / x) + S +
+  // the hand-over, itself queued on the link (M/D/1 at rate / min(x, y):
+  // each transfer leaves one prefill instance and lands on one decode one).
+  const double link_pairs = std::min(x, y);
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto ttft_at = [&](double rate) {
+    const double rp = rate / x, rl = rate / link_pairs;
+    const double rho_p = rp * S, rho_l = rl * wire;
+    if (rho_p >= 1 || rho_l >= 1) return inf;
+    return handling + rp * S2 / (2 * (1 - rho_p)) + S + exposed + rl * wire * wire / (2 * (1 - rho_l));
+  };
   // Decode pool: the most sequences per instance whose step meets the TPOT target.
   const double context = prompt + w.output / 2;
   const engine_slots slots = slots_for(decode, w);
@@ -186,25 +230,36 @@ inline pd_row serve_disaggregated(const deployment& prefill, int x, const deploy
                 : 0;
     decode_limit = serving_limit::tokens_per_s;
   }
-  const double decode_rate = n_max >= 1 ? n_max / (w.output * step(n_max)) : 0;
-  const double rate = std::min({x * prefill_rate, x * link_rate, y * decode_rate});
-  if (!(rate > 0)) {
-    r.limit = n_max < 1 ? (slots.slots < 1 ? serving_limit::memory : serving_limit::tokens_per_s)
-                        : serving_limit::ttft;
+  const double decode_cap = n_max >= 1 ? y * n_max / (w.output * step(n_max)) : 0;
+  if (!(decode_cap > 0)) {
+    r.limit = slots.slots < 1 ? serving_limit::memory : serving_limit::tokens_per_s;
     return r;
   }
-  r.limit = rate == y * decode_rate ? decode_limit
-            : rate == x * link_rate ? serving_limit::link
-            : t.ttft.value() > 0    ? serving_limit::ttft
-                                    : serving_limit::prefill;
+  if (!(ttft_at(0) <= t.ttft.value())) {
+    r.limit = serving_limit::ttft;
+    return r;
+  }
+  // The decode pool's rate when the prefill pool and the link meet the TTFT
+  // target there; else the highest rate at which they do (bisection: TTFT
+  // grows with the rate).
+  double rate = decode_cap;
+  r.limit = decode_limit;
+  if (!(ttft_at(decode_cap) <= t.ttft.value())) {
+    double lo = 0, hi = decode_cap;
+    for (int i = 0; i < 80 && hi - lo > 1e-12 * hi; ++i) {
+      const double mid = (lo + hi) / 2;
+      (ttft_at(mid) <= t.ttft.value() ? lo : hi) = mid;
+    }
+    rate = lo;
+    // What fills up: the link when it is the busier of the two queues.
+    r.limit = rate / link_pairs * wire > rate / x * S ? serving_limit::link : serving_limit::ttft;
+  }
   r.requests_per_s = rate;
   r.output_tokens_per_s = rate * w.output;
   // The operating point: the prefill queue at rate / x, and the sequences a
   // decode instance holds at rate / y (the fewest n serving it).
-  const double per_prefill = rate / x;
-  r.prefill_utilisation = per_prefill * S;
-  const double rho = std::min(r.prefill_utilisation, 1 - 1e-12);
-  r.ttft = make_seconds(handling + per_prefill * S2 / (2 * (1 - rho)) + S + exposed);
+  r.prefill_utilisation = rate / x * S;
+  r.ttft = make_seconds(ttft_at(rate));
   const double per_decode = rate / y;
   // Below one sequence: the share of time one decodes; above: the most n
   // whose n / (output x step(n)) stays within the instance's rate.
@@ -215,6 +270,12 @@ inline pd_row serve_disaggregated(const deployment& prefill, int x, const deploy
   }
   r.decode_users = n;
   r.tpot = make_seconds(step(std::max(1.0, r.decode_users)));
+  // Both pools' devices: prefill busy for its utilisation, decode at its step.
+  const auto p = detail::pool_power(prefill, double(x) * prefill.devices(), r.prefill_utilisation,
+                                    prefill.prefill(prompt), std::nullopt);
+  const auto dp = detail::pool_power(decode, double(y) * decode.devices(), 0, decode.prefill(prompt),
+                                     decode.decode(std::max(1.0, r.decode_users), context));
+  if (p && dp) r.power_w = *p + *dp;
   return r;
 }
 
@@ -225,6 +286,16 @@ inline link_spec default_kv_link(const deployment& fleet) {
   const parallel_plan& p = fleet.parallel();
   if (p.nodes() > 1) return p.inter;
   return p.intra ? *p.intra : intra_node_link(fleet.dev(), fleet.devices());
+}
+
+/// The hand-over of a fleet's pools as asked: `link` (default
+/// default_kv_link), `efficiency` (default default_kv_link_efficiency) and
+/// layer-by-layer overlap. The one place those defaults are decided.
+inline kv_transfer kv_transfer_for(const deployment& fleet, std::optional<link_spec> link = std::nullopt,
+                                   std::optional<double> efficiency = std::nullopt, bool layerwise = false) {
+  kv_transfer k{link ? *link : default_kv_link(fleet), efficiency.value_or(default_kv_link_efficiency), layerwise};
+  validate(k);
+  return k;
 }
 
 /// One instance of a fleet for its pools: `devices` of the fleet's devices
@@ -242,6 +313,7 @@ inline deployment pd_instance(const deployment& fleet, const workload& w, std::o
   }
   if (fleet.offload()) throw std::invalid_argument("a disaggregated fleet offloads nothing: drop the offload");
   const int n = fleet.devices();
+  if (n < 2) throw std::invalid_argument("disaggregation needs at least 2 devices (got " + std::to_string(n) + ")");
   const auto with = [&](int t) {
     parallel_plan p = fleet.parallel();
     p.tp = t;
@@ -297,10 +369,14 @@ inline pd_comparison compare_disaggregation(const deployment& instance, int inst
   out.targets = t;
   out.rows.push_back(serve_aggregated(instance, instances, w, t));
   if (whole) out.rows.push_back(serve_aggregated(*whole, 1, w, t));
-  // Every split up to 16 instances; beyond, 16 evenly spaced ones.
+  // Every split below 32 instances; from 32, 1PnD, nP1D and the multiples
+  // of instances / 16 between them.
   const int stride = std::max(1, instances / 16);
-  for (int x = stride; x < instances; x += stride) {
+  for (int x = 1; x < instances; x = x == 1 && stride > 1 ? stride : x + stride) {
     out.rows.push_back(serve_disaggregated(instance, x, instance, instances - x, w, link, t));
+  }
+  if (out.rows.back().prefill_instances != instances - 1) {
+    out.rows.push_back(serve_disaggregated(instance, instances - 1, instance, 1, w, link, t));
   }
   for (std::size_t i = 1; i < out.rows.size(); ++i) {
     if (out.rows[i].requests_per_s > out.rows[out.best].requests_per_s) out.best = i;
@@ -326,7 +402,8 @@ inline pd_comparison compare_disaggregation(const deployment& instance, int inst
     const auto pct = [&](double v) { return rate(100 * v) + "%"; };
     if (b.disaggregated) {
       out.why += ": aggregated, every prompt's chunks run inside the decode steps (prefill " +
-                 pct(o.prefill_utilisation) + " of the time), and the TPOT target pays for them";
+                 pct(o.prefill_utilisation) + " of the time)" +
+                 (t.tpot.value() > 0 ? ", and the TPOT target pays for them" : "");
     } else if (o.limit == serving_limit::ttft || o.limit == serving_limit::prefill || o.limit == serving_limit::link) {
       out.why += ": its prefill pool saturates while its decode devices wait";
     } else {
@@ -346,8 +423,7 @@ inline pd_comparison compare_disaggregation(const deployment& fleet, const workl
                                             std::optional<int> instance_devices = std::nullopt,
                                             std::optional<kv_transfer> link = std::nullopt) {
   const deployment one = pd_instance(fleet, w, instance_devices, t.tpot);
-  kv_transfer k = link ? *link : kv_transfer{default_kv_link(fleet)};
-  return compare_disaggregation(one, fleet.devices() / one.devices(), w, k, t, fleet);
+  return compare_disaggregation(one, fleet.devices() / one.devices(), w, link ? *link : kv_transfer_for(fleet), t, fleet);
 }
 
 }  // namespace llmroof

@@ -80,6 +80,11 @@ struct energy_cost {
   std::optional<double> tokens_per_s_per_kw;
   std::optional<double> cost_per_hour;       ///< USD, all devices (hardware + electricity)
   std::optional<double> cost_per_million;    ///< USD per million output tokens
+  /// Prompt tokens (a plan's; prefill_energy): J per input token, all
+  /// devices, and USD per million input tokens, blended over prefix-cache
+  /// hits and misses. Unset where unknown (no TDP, no price, no prompt).
+  std::optional<double> joules_per_input_token;
+  std::optional<double> cost_per_million_input;
 };
 
 /// `step` of deployment `d` producing `tokens_per_s` output tokens/s in all.
@@ -112,6 +117,44 @@ inline energy_cost energy_and_cost(const deployment& d, const phase_timing& step
     if (tokens_per_s > 0) out.cost_per_million = per_hour / (3600 * tokens_per_s / 1e6);
   }
   return out;
+}
+
+/// `e` with the prompt side filled in: prefills of `prompt` tokens that take
+/// `miss` on an empty cache and `hit` (when given) for a share `hit_share`
+/// of the requests that find their prefix cached. Energy per prompt =
+/// devices x (h x P(hit) x t_hit + (1 - h) x P(miss) x t_miss); the device
+/// time per prompt is priced at the hourly rate, its energy at the
+/// electricity price x PUE. Throws std::invalid_argument as energy_and_cost.
+inline energy_cost with_prefill_energy(energy_cost e, const deployment& d, double prompt, const phase_timing& miss,
+                                       const phase_timing* hit = nullptr, double hit_share = 0, const price& p = {},
+                                       const power_model& m = {}) {
+  validate(p);
+  detail::require_in("hit_share", hit_share, 0, 1);
+  if (!(prompt > 0)) return e;
+  const double h = hit ? hit_share : 0.0;
+  const double t_miss = miss.estimate.value();
+  const double t_hit = hit ? hit->estimate.value() : 0.0;
+  const double seconds_per_prompt = h * t_hit + (1 - h) * t_miss;
+  std::optional<double> joules;
+  if (d.dev().tdp_w > 0) {
+    const double stages = d.parallel().pp;
+    const double w_miss = step_power_w(d.dev(), miss, m, stages);
+    const double w_hit = hit ? step_power_w(d.dev(), *hit, m, stages) : 0.0;
+    joules = e.devices * (h * w_hit * t_hit + (1 - h) * w_miss * t_miss);
+    e.joules_per_input_token = *joules / prompt;
+  }
+  if (p.per_device_hour || p.purchase || p.electricity_kwh) {
+    const double hardware = p.per_device_hour ? *p.per_device_hour
+                            : p.purchase      ? *p.purchase / (p.years * 365.25 * 24)
+                                              : 0.0;
+    double usd = e.devices * hardware * seconds_per_prompt / 3600;
+    if (p.electricity_kwh) {
+      if (!joules) step_power_w(d.dev(), miss, m);  // throws: the electricity needs the power
+      usd += *joules / 3.6e6 * p.pue * *p.electricity_kwh;
+    }
+    e.cost_per_million_input = usd / prompt * 1e6;
+  }
+  return e;
 }
 
 }  // namespace llmroof

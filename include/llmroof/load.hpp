@@ -58,7 +58,8 @@ struct load_result {
 ///    (Pollaczek-Khinchine, deterministic service). With a shared prefix a
 ///    share h of the prompts are cache hits prefilling only their uncached
 ///    tokens (S_hit) and the rest full ones (S_miss): S and the chunks are
-///    the means, and the queue is M/G/1, W = rate x E[S^2] / (2 (1 - rho)).
+///    the means, and the queue is M/G/1, W = interfering x rate x E[S^2] /
+///    (2 (1 - rho)).
 ///  * A new request first waits for the step the engine is running to end
 ///    (half a step on average while anyone else decodes: engines admit
 ///    requests between steps), and pays the engine's per-request handling.

@@ -83,11 +83,13 @@ inline plan_result plan(const deployment& d, const workload& w) {
 
 /// Power, energy per output token and cost of the plan's users decoding
 /// together at its context (the decode curve's last point, steady state:
-/// prefills not counted). Throws std::invalid_argument for an invalid price.
+/// prefills not counted), and per input token of its prompt (with_prefill_energy). Throws std::invalid_argument for an invalid price.
 inline energy_cost plan_energy(const deployment& d, const plan_result& r, const price& p = {}) {
   if (r.curve.empty()) return energy_and_cost(d, phase_timing{}, 0, p);
   const phase_timing& step = r.curve.back().all;
-  return energy_and_cost(d, step, step.tokens_per_s_estimate().value(), p);
+  const energy_cost e = energy_and_cost(d, step, step.tokens_per_s_estimate().value(), p);
+  // The prompt side: the plan's TTFT prefill, blended with its cache hits.
+  return with_prefill_energy(e, d, r.prompt, r.ttft, r.ttft_cached ? &*r.ttft_cached : nullptr, r.prefix.hit, p);
 }
 
 }  // namespace llmroof

@@ -22,7 +22,11 @@ struct prefix_reuse {
   double cached = 0;
   double hit = 0;     ///< share of requests that find it cached (0 when nothing is cached)
   /// Tokens every running sequence shares, one copy in memory: `cached` on
-  /// block-sharing engines, 0 where each slot keeps its own (llama.cpp).
+  /// block-sharing engines while any request hits (the saving assumes all
+  /// running sequences start with it), 0 where each slot keeps its own
+  /// (llama.cpp). Hybrid linear-attention models are assumed to keep their
+  /// recurrent state at block boundaries, as vLLM's and SGLang's hybrid
+  /// caches do.
   double shared = 0;
   /// Mean prompt tokens a request computes: prompt - hit x cached.
   double computed = 0;
@@ -46,7 +50,9 @@ inline prefix_reuse reuse_of(const deployment& d, const workload& w) {
     return r;
   }
   r.hit = w.prefix_hit.value_or(1.0);
-  r.shared = blocks ? r.cached : 0;
+  // One copy for every running sequence while any request finds it (the
+  // running ones hold it); a prefix no request finds is no one's to share.
+  r.shared = blocks && r.hit > 0 ? r.cached : 0;
   r.computed = prompt - r.hit * r.cached;
   return r;
 }

@@ -18,7 +18,7 @@ enum class serving_limit : std::uint8_t {
   compute,       ///< the engine's time saturates on the compute roof
   bandwidth,     ///< ... on the memory-bandwidth roof
   scheduler,     ///< ... on per-step and launch overheads
-  link,          ///< ... on collectives
+  link,          ///< ... on collectives (a disaggregated fleet: its KV hand-over link)
   prefill,       ///< prompts take most of the device
   tokens_per_s,  ///< one more user falls under the tokens/s target
   ttft,          ///< one more user's first token comes after the TTFT target

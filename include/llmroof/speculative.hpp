@@ -205,7 +205,10 @@ inline speculative_step speculate(const deployment& d, const speculation& s, dou
     // An EAGLE-3 head scores a vocabulary of its own, draft_vocab_size 32,000
     // (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B config.json), mapped to the target's.
     const double vocab = s.method == spec_method::eagle ? std::min(1.0, eagle_draft_vocab / d.model.vocab_size) : 1.0;
-    out.draft = k * (layer + ends - (1 - vocab) * head);
+    // An EAGLE head is BF16 beside a target in fewer bits: its layer reads
+    // 16 / b times the bytes of the target's (memory-bound decode).
+    const double wider = s.method == spec_method::eagle ? std::max(1.0, 16.0 / d.pr.weights.bits) : 1.0;
+    out.draft = k * (wider * layer + ends - (1 - vocab) * head);
   } else if (s.method == spec_method::draft) {
     out.draft = k * detail::draft_beside(d, s).decode(batch, context).estimate;
   }
@@ -246,12 +249,16 @@ inline speculative_memory speculation_memory(const deployment& d, const speculat
   } else if (s.method == spec_method::eagle) {
     // One decoder layer with a dense FFN of the model's width, the fc fusing
     // three layers' hidden states (3d x d) and a 32,000-row lm_head, in BF16
-    // as EAGLE-3 heads are published (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B).
+    // as EAGLE-3 heads are published (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B);
+    // its q/k/v take 2d inputs.
     const architecture& a = d.model;
     const double dd = a.hidden_size;
     const double ffn = a.ffn_size > 0 ? dense_ffn_params(a) : 3.0 * dd * a.moe.expert_ffn;
     const double head = std::min(eagle_draft_vocab, double(a.vocab_size)) * dd;
-    out.weights = find_format("bf16").bytes_of(attention_params(a, layer_kind::global) + ffn + 3 * dd * dd + head) /
+    // q, k and v read [embedding; fused hidden] (2d inputs): d (h + 2g) d_h more than a layer's.
+    const double wide_qkv = dd * (a.num_heads + 2.0 * a.num_kv_heads) * a.head_dim;
+    out.weights = find_format("bf16").bytes_of(attention_params(a, layer_kind::global) + wide_qkv + ffn + 3 * dd * dd +
+                                               head) /
                   double(d.devices());
     out.kv_per_sequence = m.kv_per_sequence / double(a.num_layers);
   } else if (s.method == spec_method::draft) {

@@ -332,13 +332,9 @@ void register_deployment(py::module_& m) {
               std::optional<int> devices;
               if (!py::isinstance<py::str>(pd)) devices = pd.cast<int>();
               else if (pd.cast<std::string>() != "auto") throw std::invalid_argument("pd must be 'auto' or a device count");
-              std::optional<kv_transfer> link;
-              if (!kv_link.is_none() || !kv_link_efficiency.is_none() || kv_overlap) {
-                kv_transfer k{kv_link.is_none() ? default_kv_link(d) : find_link(kv_link.cast<std::string>())};
-                if (auto e = number(kv_link_efficiency)) k.efficiency = *e;
-                k.layerwise = kv_overlap;
-                link = k;
-              }
+              const kv_transfer link = kv_transfer_for(
+                  d, kv_link.is_none() ? std::nullopt : std::optional<link_spec>(find_link(kv_link.cast<std::string>())),
+                  number(kv_link_efficiency), kv_overlap);
               split = compare_disaggregation(d, w, t, devices, link);
             } else if (!min_tokens_per_s.is_none() || !kv_link.is_none() || !kv_link_efficiency.is_none() || kv_overlap) {
               throw std::invalid_argument("min_tokens_per_s, kv_link, kv_link_efficiency and kv_overlap need pd");

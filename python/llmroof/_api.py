@@ -10,7 +10,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Callable, Dict, NoReturn, Sequence, TypeVar, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, NoReturn, Sequence, TypeVar, Union, cast
 
 import numpy as np
 
@@ -829,6 +829,13 @@ class Speculative:
 setattr(_rows_module, "Speculative", Speculative)  # PlanLoad names it (get_type_hints)
 
 
+def _draft(draft_model: ModelLike, options: Mapping[str, Any]) -> _core.deployment.Deployment:
+    """A draft model's formats (the deployment's weights, kv, lm_head and
+    engine options), without a device: the core lays it out beside the target."""
+    formats = {k: v for k, v in options.items() if k in ("weights", "kv", "lm_head", "engine")}
+    return _compile(_model(draft_model), None, **formats)
+
+
 def _acceptance(acceptance: float | Sequence[float] | None) -> list[float]:
     """One acceptance for all positions, one per position, or none (the default), checked."""
     single = isinstance(acceptance, (int, float)) and not isinstance(acceptance, bool)
@@ -947,13 +954,12 @@ class Estimator:
     >>> round(1 / est.decode(batch=1, context=4096).estimate_s)  # doctest: +SKIP
     """
 
-    __slots__ = ("_obj", "_model", "_device", "_options")
+    __slots__ = ("_obj", "_model", "_options")
 
     def __init__(self, *, model: ModelLike, device: DeviceLike, **options: Unpack[EngineOptions]) -> None:
         self._model = _model(model)
         self._obj = _compile(self._model, device, **options)
-        # A plan's draft model is compiled beside it, on the same devices and options.
-        self._device = device
+        # A plan's draft model takes the same formats and engine.
         self._options: dict[str, Any] = dict(options)
 
     def decode(self, *, batch: float = 1, context: float = 4096) -> Phase:
@@ -997,7 +1003,7 @@ class Estimator:
         spec = args[-1]
         if spec is None:
             return self._obj.plan_report(*(args[:-1] + (None, 1, [], None)))
-        draft = None if spec.draft_model is None else _compile(_model(spec.draft_model), self._device, **self._options)
+        draft = None if spec.draft_model is None else _draft(spec.draft_model, self._options)
         return self._obj.plan_report(*(args[:-1] + (_text("method", spec.method),
                                                     _integer("draft_tokens", spec.draft_tokens),
                                                     _acceptance(spec.acceptance), draft)))
@@ -1247,7 +1253,7 @@ def speculate(
         ``to_dict()``: ``llmroof speculate --json``, schema ``llmroof.speculative/1``.
     """
     dep = _compile(_model(model), device, **options)
-    draft = None if draft_model is None else _compile(_model(draft_model), device, **options)
+    draft = None if draft_model is None else _draft(draft_model, options)
     return dep.speculate_report(_text("method", method), _integer("draft_tokens", draft_tokens),
                                 _acceptance(acceptance), draft, _number("batch", batch), _tokens("context", context),
                                 _number("max_batch", max_batch, minimum=1))

@@ -24,8 +24,13 @@ void print_energy(const setup& s, const energy_cost& energy, double users, doubl
     std::printf("no power figure for %s (a custom device takes tdp=...)\n", s.dev().id.c_str());
   }
   if (energy.cost_per_hour) {
-    std::printf("  cost: $%.2f per hour, $%.3g per million output tokens\n", *energy.cost_per_hour,
+    std::printf("  cost: $%.2f per hour, $%.3g per million output tokens", *energy.cost_per_hour,
                 energy.cost_per_million.value_or(0));
+    if (energy.cost_per_million_input) std::printf(", $%.3g per million input tokens", *energy.cost_per_million_input);
+    std::printf("\n");
+  }
+  if (energy.joules_per_input_token) {
+    std::printf("  prompts: %.3g J per input token (prefill, prefix-cache hits blended in)\n", *energy.joules_per_input_token);
   }
 }
 
@@ -45,7 +50,9 @@ speculation speculation_of(const options& o, std::optional<setup>& draft) {
     }
   }
   if (auto id = o.get("draft-model")) {
-    draft.emplace(make_setup(o, true, *id));
+    // The draft's model and formats only: speculate lays it out beside the
+    // target (on one device where its heads do not split as the target's).
+    draft.emplace(make_setup(o, false, *id));
     spec.draft = draft->model;
     spec.draft_pr = draft->pr;
   }
@@ -67,13 +74,11 @@ std::optional<pd_comparison> pd_of(const options& o, const setup& s, const workl
   }
   std::optional<int> devices;
   if (*v != "auto") devices = static_cast<int>(parse_count("pd", *v, 65536));
-  std::optional<kv_transfer> link;
-  if (o.get("kv-link") || o.get("kv-link-efficiency") || o.flag("kv-overlap")) {
-    kv_transfer k{o.get("kv-link") ? find_link(*o.get("kv-link")) : default_kv_link(s)};
-    if (auto e = o.get("kv-link-efficiency")) k.efficiency = parse_number("kv-link-efficiency", *e, 0, 1, true);
-    k.layerwise = o.flag("kv-overlap");
-    link = k;
-  }
+  const kv_transfer link = kv_transfer_for(
+      s, o.get("kv-link") ? std::optional<link_spec>(find_link(*o.get("kv-link"))) : std::nullopt,
+      o.get("kv-link-efficiency") ? std::optional<double>(parse_number("kv-link-efficiency", *o.get("kv-link-efficiency"), 0, 1, true))
+                                  : std::nullopt,
+      o.flag("kv-overlap"));
   return compare_disaggregation(s, w, t, devices, link);
 }
 
@@ -102,14 +107,16 @@ void print_pd(const pd_comparison& c) {
               c.targets.tpot.value() > 0
                   ? (" and TPOT <= " + ms(c.targets.tpot) + " (" + fmt("%.0f", 1 / c.targets.tpot.value()) + " t/s per user)").c_str()
                   : "");
-  std::printf("  %-24s %8s %10s %10s %10s %9s %9s %8s %8s  %s\n", "layout", "req/s", "out t/s", "t/s/device", "TTFT",
-              "TPOT", "KV move", "decoding", "prefill", "limit");
+  std::printf("  %-24s %8s %10s %10s %10s %9s %9s %8s %8s %8s  %s\n", "layout", "req/s", "out t/s", "t/s/device",
+              "TTFT", "TPOT", "KV move", "decoding", "prefill", "J/token", "limit");
   for (std::size_t i = 0; i < c.rows.size(); ++i) {
     const pd_row& r = c.rows[i];
-    std::printf("  %-24s %8.3g %10.0f %10.1f %10s %9s %9s %8.1f %7.0f%%  %s%s\n", r.label.c_str(), r.requests_per_s,
+    const auto j = r.joules_per_output_token();
+    std::printf("  %-24s %8.3g %10.0f %10.1f %10s %9s %9s %8.1f %7.0f%% %8s  %s%s\n", r.label.c_str(), r.requests_per_s,
                 r.output_tokens_per_s, r.output_tokens_per_s_per_device(), ms(r.ttft).c_str(), ms(r.tpot).c_str(),
                 r.disaggregated ? ms(r.transfer).c_str() : "-", r.decode_users, 100 * r.prefill_utilisation,
-                std::string(to_string(r.limit)).c_str(), i == c.best ? "   <- best" : "");
+                j ? fmt("%.3g", *j).c_str() : "-", std::string(to_string(r.limit)).c_str(),
+                i == c.best ? "   <- best" : "");
   }
   std::printf("  %s\n", c.why.c_str());
 }
@@ -121,8 +128,11 @@ void print_prefix(const setup& s, const prefix_reuse& r, double prompt, const st
     std::printf("  %s-token shared prefix: %s runs with prefix caching off, every prompt prefills in full\n",
                 thousands(r.prefix).c_str(), std::string(s.engine.name()).c_str());
   } else if (r.cached <= 0) {
-    std::printf("  %s-token shared prefix: shorter than one cache block of %d tokens, nothing is reused\n",
-                thousands(r.prefix).c_str(), s.engine.block_tokens);
+    std::printf("  %s-token shared prefix: nothing is reused (%s, and the prompt's last token always runs)\n",
+                thousands(r.prefix).c_str(),
+                engine_row_of(s.engine.id).shares_prefix_blocks
+                    ? ("hits are whole blocks of " + std::to_string(s.engine.block_tokens) + " tokens").c_str()
+                    : "hits are matched token by token");
   } else {
     std::printf("  %s-token shared prefix, %s tokens cached (%s), %.0f%% of requests hit",
                 thousands(r.prefix).c_str(), thousands(r.cached).c_str(),

@@ -338,14 +338,16 @@ const field_table<plan_view>& plan_fields() {
            "The plan's users decoding at its context, steady state: devices, power_w (all devices, from the "
            "roofline's compute- and memory-bound time between idle and TDP; null without a TDP), "
            "output_tokens_per_s, joules_per_output_token, output_tokens_per_s_per_kw, and with a price "
-           "cost_per_hour and cost_per_million_output_tokens (USD; null without one).",
+           "cost_per_hour and cost_per_million_output_tokens (USD; null without one); the prompt's prefill: "
+           "joules_per_input_token and cost_per_million_input_tokens, blended over prefix-cache hits.",
            [](const V& v) { return energy_json(v.energy); }},
           {"disaggregation", maybe_object_t,
            "With pd: the plan's devices as aggregated replicas, as one instance, and split into x prefill and y "
            "decode instances (link, link_efficiency, layerwise, ttft_target_s, tpot_target_s; rows: layout, "
            "disaggregated, prefill_instances, decode_instances, devices, requests_per_s (the goodput under the "
            "targets), output_tokens_per_s, output_tokens_per_s_per_device, ttft_s, tpot_s, kv_transfer_s, "
-           "decode_users, prefill_utilisation, limit; best, why).",
+           "decode_users, prefill_utilisation, power_w and joules_per_output_token (every device of both pools), "
+           "limit; best, why).",
            [](const V& v) { return v.pd ? pd_json(*v.pd) : absent(); }},
           {"speculation", maybe_object_t,
            "With speculative decoding (--spec): the speculate report (llmroof.speculative/1) at the plan's users "
@@ -545,6 +547,9 @@ json pd_json(const pd_comparison& c) {
                     {"kv_transfer_s", r.transfer.value()},
                     {"decode_users", r.decode_users},
                     {"prefill_utilisation", r.prefill_utilisation},
+                    {"power_w", r.power_w ? json(*r.power_w) : json(nullptr)},
+                    {"joules_per_output_token",
+                     r.joules_per_output_token() ? json(*r.joules_per_output_token()) : json(nullptr)},
                     {"limit", to_string(r.limit)}});
   }
   return {{"link", c.link.link.id},
@@ -565,7 +570,9 @@ json energy_json(const energy_cost& e) {
           {"joules_per_output_token", num(e.joules_per_token)},
           {"output_tokens_per_s_per_kw", num(e.tokens_per_s_per_kw)},
           {"cost_per_hour", num(e.cost_per_hour)},
-          {"cost_per_million_output_tokens", num(e.cost_per_million)}};
+          {"cost_per_million_output_tokens", num(e.cost_per_million)},
+          {"joules_per_input_token", num(e.joules_per_input_token)},
+          {"cost_per_million_input_tokens", num(e.cost_per_million_input)}};
 }
 
 json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p) {

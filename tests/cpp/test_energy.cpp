@@ -97,3 +97,27 @@ TEST_CASE("a plan's energy is its users' decode step at its context") {
   CHECK(*e.power_w > 4 * 91);
   CHECK(*e.power_w < 4 * 700);
 }
+
+TEST_CASE("input tokens: the prompt's prefill energy and device time, blended over prefix-cache hits") {
+  const architecture& a = find_model("llama-3.1-8b");
+  const deployment d(a, precision::of(find_format("bf16"), find_format("bf16")), roofline(find_device("h100-sxm")),
+                     {parallel_plan{}, {}}, configure_engine("vllm", find_device("h100-sxm")));
+  // A miss prefills in 100 ms, a hit in 20 ms, both compute-bound (700 W); 3 of 4 requests hit.
+  const phase_timing miss = step_of(0.1, 0, 0, 4096);
+  const phase_timing hit = step_of(0.02, 0, 0, 1024);
+  price p;
+  p.per_device_hour = 2.0;
+  p.electricity_kwh = 0.15;
+  p.pue = 1.3;
+  const energy_cost e = with_prefill_energy(energy_cost{}, d, 4096, miss, &hit, 0.75, p);
+  // 0.75 x 700 W x 0.02 s + 0.25 x 700 W x 0.1 s = 10.5 + 17.5 = 28 J per prompt; / 4,096 = 0.0068359 J per token.
+  CHECK(*e.joules_per_input_token == doctest::Approx(28.0 / 4096));
+  // Device time 0.75 x 0.02 + 0.25 x 0.1 = 0.04 s at $2/h = $2.2222e-5, plus 28 J x 1.3 x $0.15/kWh
+  // = $1.5167e-6: $2.37389e-5 per prompt, $0.0057956 per million input tokens.
+  CHECK(*e.cost_per_million_input == doctest::Approx(0.0057956).epsilon(1e-4));
+  // No hit: the miss alone, 700 W x 0.1 s = 70 J.
+  CHECK(*with_prefill_energy(energy_cost{}, d, 4096, miss).joules_per_input_token == doctest::Approx(70.0 / 4096));
+  // No price: no cost; no prompt: nothing.
+  CHECK_FALSE(with_prefill_energy(energy_cost{}, d, 4096, miss).cost_per_million_input);
+  CHECK_FALSE(with_prefill_energy(energy_cost{}, d, 0, miss).joules_per_input_token);
+}

@@ -216,10 +216,11 @@ TEST_CASE("EAGLE-3 heads: a published default, one layer and a 32,000-token lm_h
   }
   const double layer = (ops - head - embed).value() / 32;
   CHECK(st.draft.value() == doctest::Approx(3 * (layer + embed.value() + head.value() * 32000.0 / 128256)));
-  // Its memory: attention 4096 x (32 + 2 x 8) x 128 + 4096 x 4096 = 41,943,040; FFN 3 x 4096 x 14,336 =
-  // 176,160,768; fc 3 x 4096^2 = 50,331,648; lm_head 32,000 x 4096 = 131,072,000: 399,507,456 params x 2 B.
+  // Its memory: attention 4096 x (32 + 2 x 8) x 128 + 4096 x 4096 = 41,943,040, and q/k/v over 2d inputs
+  // another 4096 x 48 x 128 = 25,165,824; FFN 3 x 4096 x 14,336 = 176,160,768; fc 3 x 4096^2 = 50,331,648;
+  // lm_head 32,000 x 4096 = 131,072,000: 424,673,280 params x 2 B.
   const speculative_memory m = speculation_memory(d, s, 4096);
-  CHECK(m.weights.value() == doctest::Approx(2.0 * 399507456));
+  CHECK(m.weights.value() == doctest::Approx(2.0 * 424673280));
   CHECK(m.kv_per_sequence.value() == doctest::Approx(4096.0 * 131072 / 32));
   // Engines: Ollama runs none, mlx-lm draft models only.
   CHECK_THROWS_WITH_AS(speculate(on_engine_for("ollama"), s, 1, 4096),

@@ -111,7 +111,7 @@ CLI: list[tuple[str, list[str], str]] = [
     # Disaggregation: an instance that divides the fleet, an engine that splits, a link that exists.
     ("pd 3 of 8", ["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm:8", "--pd", "3"],
      "instance devices must divide the fleet's 8 devices (got 3)"),
-    ("pd one device", [*P, "--pd", "auto"], "no instance of fewer than the fleet's 1 devices holds one request"),
+    ("pd one device", [*P, "--pd", "auto"], "disaggregation needs at least 2 devices (got 1)"),
     ("pd llama.cpp", ["plan", "--model", "llama-3.1-8b", "--device", "rtx-4090:2", "--engine", "llama.cpp", "--pd", "auto"],
      "llama.cpp does not serve prefill and decode apart"),
     ("kv-link warp", ["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm:2", "--pd", "auto", "--kv-link", "warp"],

@@ -337,7 +337,7 @@ def test_speculate_parity_and_refusals(cli: str) -> None:
     e = llmroof.speculate(model="llama-3.1-8b", device="h100-sxm", method="eagle", draft_tokens=3)
     assert run(cli, "speculate", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--spec", "eagle",
                "--draft-tokens", "3") == e.to_dict()
-    assert e.tokens_per_step == pytest.approx(2.75) and e.memory["weight_bytes"] == pytest.approx(2 * 399507456)
+    assert e.tokens_per_step == pytest.approx(2.75) and e.memory["weight_bytes"] == pytest.approx(2 * 424673280)
     for bad, message in ((dict(method="ngram"), "acceptance must be given for ngram"),
                          (dict(method="eagel", acceptance=0.5), "method must be mtp, draft, eagle or ngram"),
                          (dict(method="eagle", engine="ollama"), "ollama does not run eagle speculation"),

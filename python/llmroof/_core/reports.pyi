@@ -145,7 +145,9 @@ class Plan:
         """The plan's users decoding at its context, steady state: devices, power_w (all devices, from
         the roofline's compute- and memory-bound time between idle and TDP; null without a TDP),
         output_tokens_per_s, joules_per_output_token, output_tokens_per_s_per_kw, and with a price
-        cost_per_hour and cost_per_million_output_tokens (USD; null without one).
+        cost_per_hour and cost_per_million_output_tokens (USD; null without one); the prompt's
+        prefill: joules_per_input_token and cost_per_million_input_tokens, blended over prefix-cache
+        hits.
         """
     @property
     def disaggregation(self) -> dict[str, Any] | None:
@@ -154,7 +156,8 @@ class Plan:
         tpot_target_s; rows: layout, disaggregated, prefill_instances, decode_instances, devices,
         requests_per_s (the goodput under the targets), output_tokens_per_s,
         output_tokens_per_s_per_device, ttft_s, tpot_s, kv_transfer_s, decode_users,
-        prefill_utilisation, limit; best, why).
+        prefill_utilisation, power_w and joules_per_output_token (every device of both pools),
+        limit; best, why).
         """
     @property
     def speculation(self) -> dict[str, Any] | None:
