@@ -11,8 +11,10 @@
 #include <chrono>
 #include <exception>
 #include <initializer_list>
+#include <limits>
 #include <stdexcept>
 #include <string>
+#include <limits>
 #include <thread>
 #include <vector>
 
@@ -165,12 +167,19 @@ void for_each_point(const std::vector<combo>& cs, Eigen::Index n, int threads, B
   }
 }
 
+// All devices' power over a step (energy.hpp), W; NaN (pandas' missing
+// value) for a device without a TDP figure.
+double power_of(const deployment& d, const phase_timing& p) {
+  if (!(d.dev().tdp_w > 0)) return std::numeric_limits<double>::quiet_NaN();
+  return d.devices() * step_power_w(d.dev(), p, {}, d.parallel().pp);
+}
+
 // Decode steps of `batch` sequences at `context` tokens, every combination.
 py::dict sweep_decode(const std::vector<combo>& cs, const Eigen::Ref<const column>& batch,
                       const Eigen::Ref<const column>& context, int threads) {
   columns out({"batch", "context", "tpot_s_bound", "tpot_s_estimate", "bytes_per_step", "weight_bytes_per_step",
                "kv_read_bytes_per_step", "flop_per_step", "tokens_per_s_per_user_estimate",
-               "tokens_per_s_per_user_bound", "tokens_per_s_total_estimate"},
+               "tokens_per_s_per_user_bound", "tokens_per_s_total_estimate", "power_w", "joules_per_token"},
               {"fits", "compute_bound"}, batch.size() * static_cast<Eigen::Index>(cs.size()));
   for_each_point(cs, batch.size(), threads, [&](const combo& k, Eigen::Index i, Eigen::Index j) {
     const deployment& d = k.dep;
@@ -183,9 +192,11 @@ py::dict sweep_decode(const std::vector<combo>& cs, const Eigen::Ref<const colum
                   batch[i] * kv_bytes_per_sequence(d.model, d.pr.kv, context[i], d.engine.block_tokens).value() <=
                       k.kv_budget
             : d.memory(batch[i], context[i]).fits;
+    const double watts = power_of(d, p);
     out.set(j, {batch[i], context[i], p.bound.value(), p.estimate.value(), p.counts.total_bytes().value(),
              p.counts.weight_bytes().value(), p.counts.kv_read_bytes().value(), p.counts.total_flop().value(),
-             1.0 / p.estimate.value(), 1.0 / p.bound.value(), batch[i] / p.estimate.value()},
+             1.0 / p.estimate.value(), 1.0 / p.bound.value(), batch[i] / p.estimate.value(), watts,
+             watts * p.estimate.value() / batch[i]},
             {fit, p.limit() == bottleneck::compute});
   });
   return out.to_dict();
@@ -195,12 +206,14 @@ py::dict sweep_decode(const std::vector<combo>& cs, const Eigen::Ref<const colum
 py::dict sweep_prefill(const std::vector<combo>& cs, const Eigen::Ref<const column>& prompt,
                        const Eigen::Ref<const column>& cached, int threads) {
   columns out({"prompt", "cached", "ttft_s_bound", "ttft_s_estimate", "flop", "bytes",
-               "prefill_tokens_per_s_estimate"},
+               "prefill_tokens_per_s_estimate", "power_w", "joules_per_token"},
               {}, prompt.size() * static_cast<Eigen::Index>(cs.size()));
   for_each_point(cs, prompt.size(), threads, [&](const combo& k, Eigen::Index i, Eigen::Index j) {
     const phase_timing p = k.dep.prefill(prompt[i], cached[i]);
+    const double watts = power_of(k.dep, p);
     out.set(j, {prompt[i], cached[i], p.bound.value(), p.estimate.value(), p.counts.total_flop().value(),
-             p.counts.total_bytes().value(), prompt[i] / p.estimate.value()},
+             p.counts.total_bytes().value(), prompt[i] / p.estimate.value(), watts,
+             watts * p.estimate.value() / prompt[i]},
             {});
   });
   return out.to_dict();

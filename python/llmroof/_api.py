@@ -1505,7 +1505,10 @@ def sweep_decode(
         ``tpot_s_estimate``, ``bytes_per_step``, ``weight_bytes_per_step``,
         ``kv_read_bytes_per_step``, ``flop_per_step``,
         ``tokens_per_s_per_user_estimate``, ``tokens_per_s_per_user_bound``,
-        ``tokens_per_s_total_estimate``, then the bools ``fits`` (all
+        ``tokens_per_s_total_estimate``, ``power_w`` (all devices over the
+        step: idle 13% of TDP plus the span weighted by its compute- and
+        memory-bound time, as a plan's ``energy``; NaN without a TDP) and
+        ``joules_per_token`` (per output token), then the bools ``fits`` (all
         ``batch`` sequences' KV fit beside the weights) and ``compute_bound``.
     """
     return _sweep("decode", model, device, {"batch": batch, "context": context}, **options)
@@ -1536,7 +1539,8 @@ def sweep_prefill(
     -------
     pandas.DataFrame
         One row per point: the labels, ``prompt``, ``cached``,
-        ``ttft_s_bound``, ``ttft_s_estimate``, ``flop``, ``bytes`` and
-        ``prefill_tokens_per_s_estimate``.
+        ``ttft_s_bound``, ``ttft_s_estimate``, ``flop``, ``bytes``,
+        ``prefill_tokens_per_s_estimate``, ``power_w`` and ``joules_per_token``
+        (per prompt token; NaN without a TDP).
     """
     return _sweep("prefill", model, device, {"prompt": prompt, "cached": cached}, **options)

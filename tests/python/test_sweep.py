@@ -28,7 +28,8 @@ def test_sweep_columns_their_order_and_types() -> None:
     assert list(df.columns) == [
         "model", "device", "weights", "kv", "batch", "context", "tpot_s_bound", "tpot_s_estimate", "bytes_per_step",
         "weight_bytes_per_step", "kv_read_bytes_per_step", "flop_per_step", "tokens_per_s_per_user_estimate",
-        "tokens_per_s_per_user_bound", "tokens_per_s_total_estimate", "fits", "compute_bound"]
+        "tokens_per_s_per_user_bound", "tokens_per_s_total_estimate", "power_w", "joules_per_token", "fits",
+        "compute_bound"]
     assert all(df[c].dtype == "category" for c in ("model", "device", "weights", "kv"))
     assert df["fits"].dtype == bool and df["compute_bound"].dtype == bool
     # Rows run combination-major: model, then device, weights, kv; the grid inside each.
@@ -41,8 +42,20 @@ def test_sweep_columns_their_order_and_types() -> None:
     assert (df["tokens_per_s_total_estimate"] == df["batch"] / df["tpot_s_estimate"]).all()
     pre = llmroof.sweep_prefill(model="llama-3.1-8b", device="l4", prompt=[128, 2048])
     assert list(pre.columns) == ["model", "device", "weights", "kv", "prompt", "cached", "ttft_s_bound",
-                                 "ttft_s_estimate", "flop", "bytes", "prefill_tokens_per_s_estimate"]
+                                 "ttft_s_estimate", "flop", "bytes", "prefill_tokens_per_s_estimate", "power_w",
+                                 "joules_per_token"]
     assert (pre["prefill_tokens_per_s_estimate"] == pre["prompt"] / pre["ttft_s_estimate"]).all()
+    # Energy per token: all devices' power over the step (energy.hpp) times its time, per token:
+    # between idle (13% of the L4's 72 W) and the TDP.
+    assert (pre["joules_per_token"] == pre["power_w"] * pre["ttft_s_estimate"] / pre["prompt"]).all()
+    assert ((0.13 * 72 <= pre["power_w"]) & (pre["power_w"] <= 72)).all()
+    assert (df["joules_per_token"] == df["power_w"] * df["tpot_s_estimate"] / df["batch"]).all()
+    # The same power as a plan's energy section for one user decoding (4 x ... only the device count differs).
+    plan = llmroof.plan(model="llama-3.1-8b", device="h100-sxm", context=131072)
+    one = llmroof.sweep_decode(model="llama-3.1-8b", device="h100-sxm", batch=1, context=131072)
+    assert one["power_w"].iloc[0] == pytest.approx(plan.energy["power_w"])
+    apple = llmroof.sweep_decode(model="llama-3.1-8b", device="m3-max-40c", batch=1, context=0)
+    assert apple["power_w"].isna().all()  # no TDP figure: missing, never a guess
 
 
 def test_sweep_fits_flag_follows_memory() -> None:
