@@ -234,12 +234,14 @@ struct speculative_memory {
   double batch_budget = 0;
 };
 
+/// `shared`: prompt-prefix tokens every sequence shares (prefix_cache.hpp).
 /// Throws std::invalid_argument as speculate() on the method's inputs.
-inline speculative_memory speculation_memory(const deployment& d, const speculation& s, double context) {
+inline speculative_memory speculation_memory(const deployment& d, const speculation& s, double context,
+                                             double shared = 0) {
   detail::require_tokens("context", context);
   const double k = s.draft_tokens;
   detail::require_in("draft_tokens", k, 1, 16);
-  const memory_plan m = d.memory(1, context);
+  const memory_plan m = d.memory(1, context, shared);
   speculative_memory out;
   if (s.method == spec_method::mtp) {
     const param_counts pc = count_parameters(d.model);
@@ -269,8 +271,9 @@ inline speculative_memory speculation_memory(const deployment& d, const speculat
   }
   out.lookahead_per_sequence = k * m.kv_per_token;
   out.max_users_plain = m.max_sequences;
-  const double per = (m.kv_per_sequence + out.kv_per_sequence + out.lookahead_per_sequence).value();
-  const double budget = (m.kv_budget - out.weights).value();
+  // n sequences: n x (per + drafter + lookahead) less n - 1 copies of a shared prefix.
+  const double per = (m.kv_per_sequence + out.kv_per_sequence + out.lookahead_per_sequence - m.kv_shared).value();
+  const double budget = (m.kv_budget - out.weights - m.kv_shared).value();
   const double replicas = d.parallel().ep > 1 ? d.parallel().ep : 1;
   out.max_users = m.weights_fit && budget > 0 && per > 0 ? replicas * std::floor(budget / per) : 0;
   out.batch_budget = std::floor(d.engine.max_batched_tokens / (k + 1));
@@ -290,16 +293,17 @@ struct speculative_table {
   speculative_memory memory;            ///< at `context`
 };
 
-/// Throws std::invalid_argument as speculate(), and on max_batch < 1.
+/// `shared` as speculation_memory's. Throws std::invalid_argument as
+/// speculate(), and on max_batch < 1.
 inline speculative_table speculate_against_batch(const deployment& d, const speculation& s, double batch,
-                                                 double context, double max_batch = 1024) {
+                                                 double context, double max_batch = 1024, double shared = 0) {
   detail::require_in("max_batch", max_batch, 1, 1e6);
   speculative_table t;
   t.batch = batch;
   t.context = context;
   t.acceptance = position_acceptance(s);
   t.at = speculate(d, s, batch, context);
-  t.memory = speculation_memory(d, s, context);
+  t.memory = speculation_memory(d, s, context, shared);
   for (double b = 1; b <= max_batch; b *= 2) {
     t.batches.push_back(b);
     t.rows.push_back(speculate(d, s, b, context));

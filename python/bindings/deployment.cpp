@@ -343,7 +343,8 @@ void register_deployment(py::module_& m) {
             if (!spec_method_name.is_none()) {
               const speculation spec = speculation_from(spec_method_name.cast<std::string>(), draft_tokens, acceptance, draft);
               const speculative_table t =
-                  speculate_against_batch(d, spec, users, context_tokens, std::max(1.0, std::min(2 * users, 1e6)));
+                  speculate_against_batch(d, spec, users, context_tokens, std::max(1.0, std::min(2 * users, 1e6)),
+                                          res.prefix.shared);
               const report::plan_speculation with{spec, t};
               return plan_report{report::plan_json(d, d.roof(), res, load, output, p, split ? &*split : nullptr, &with)};
             }

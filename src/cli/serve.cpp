@@ -177,7 +177,8 @@ int cmd_plan(const options& o) {
   std::optional<speculative_table> spec_table;
   if (o.get("spec")) {
     spec = speculation_of(o, draft);
-    spec_table = speculate_against_batch(s, *spec, sc.users, sc.context, std::max(1.0, std::min(2 * sc.users, 1e6)));
+    spec_table = speculate_against_batch(s, *spec, sc.users, sc.context, std::max(1.0, std::min(2 * sc.users, 1e6)),
+                                         res.prefix.shared);
   } else {
     for (const char* k : {"draft-tokens", "accept", "draft-model"}) {
       if (o.get(k)) throw usage_error(std::string("--") + k + " needs --spec");

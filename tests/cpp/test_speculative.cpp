@@ -172,6 +172,13 @@ TEST_CASE("speculation's memory: the drafter's weights and KV, k lookahead slots
   CHECK(dm.weights.value() ==
         doctest::Approx(ds.pr.experts_format().bytes_of(count_parameters(ds.model).mtp).value() / 8));
   CHECK(dm.kv_per_sequence.value() == doctest::Approx(ds.memory(1, 32768).kv_per_sequence.value() / 61));
+  // A shared prefix of 992 tokens (one copy for all): (budget - w - shared) / (per sequence + draft + lookahead - shared).
+  const memory_plan sh = d.memory(1, 4096, 992);
+  REQUIRE(sh.kv_shared.value() == doctest::Approx(992.0 * 131072));
+  CHECK(speculation_memory(d, s, 4096, 992).max_users ==
+        std::floor((sh.kv_budget - m.weights - sh.kv_shared).value() /
+                   (536870912.0 + 134217728.0 + 524288.0 - 992.0 * 131072)));
+  CHECK(speculation_memory(d, s, 4096, 992).max_users_plain == sh.max_sequences);
   // n-gram: nothing but the lookahead slots.
   speculation ngram;
   ngram.method = spec_method::ngram;
