@@ -160,11 +160,14 @@ def decode_curve(plan: Plan, *, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def users_curve(frame: Any, *, ax: Axes | None = None) -> Axes:
+def users_curve(frame: Any, *, ax: Axes | None = None, max_num_seqs: float | None = None) -> Axes:
     """Per-user and total tokens/s against users, from a ``sweep_decode`` frame
     swept over ``batch`` (one line per model/device/format combination).
     Batches whose KV cache does not fit (the frame's ``fits``) are drawn as grey
-    crosses past a line at the most users that fit; the lines stop there."""
+    crosses past a line at the most users that fit; the lines stop there.
+    ``max_num_seqs`` (the engine's, e.g. ``plan.to_dict()["engine_settings"]
+    ["max_sequences"]``) marks where the engine stops scheduling more
+    sequences in a batch: users beyond it wait for a slot."""
     ax = _axes(ax)
     twin = ax.twinx()
     for key, g in frame.groupby(["model", "device", "weights", "kv"], sort=False, observed=True):
@@ -181,6 +184,9 @@ def users_curve(frame: Any, *, ax: Axes | None = None) -> Axes:
             if len(fit):
                 ax.axvline(float(fit["batch"].max()), color="red", ls=":",
                            label=f"most users that fit: {float(fit['batch'].max()):g}")
+    if max_num_seqs is not None and float(max_num_seqs) <= float(frame["batch"].max()):
+        ax.axvline(float(max_num_seqs), color="purple", ls="-.",
+                   label=f"max_num_seqs {float(max_num_seqs):g}: more users wait for a slot")
     ax.set_xscale("log", base=2)
     _plain_ticks(ax.xaxis)
     ax.set_xlabel("users (sequences decoding together)")
