@@ -179,13 +179,18 @@ inline users_result max_users(const deployment& d, const workload& s, tokens_per
   return out;
 }
 
-/// Power, energy per output token and cost of the most users `u` at
-/// `context` tokens each: their decode step, at the closed loop's output
-/// tokens/s (none when not one user qualifies). Throws std::invalid_argument
-/// for an invalid price.
-inline energy_cost users_energy(const deployment& d, const users_result& u, double context, const price& p = {}) {
+/// Power, energy per output token and cost of the most users `u` of
+/// workload `w`: their decode step at its context, at the closed loop's
+/// output tokens/s (none when not one user qualifies), and per input token
+/// of its prompt (with_prefill_energy, cache hits blended in). Throws
+/// std::invalid_argument for an invalid price.
+inline energy_cost users_energy(const deployment& d, const users_result& u, const workload& w, const price& p = {}) {
   if (!(u.users >= 1)) return energy_and_cost(d, phase_timing{}, 0, p);
-  return energy_and_cost(d, d.decode(u.users, context), u.tokens_per_s_total(), p);
+  const energy_cost e = energy_and_cost(d, d.decode(u.users, w.context), u.tokens_per_s_total(), p);
+  const double prompt = w.prompt_tokens();
+  const std::optional<phase_timing> hit =
+      u.prefix.hit > 0 ? std::optional<phase_timing>(prefill_on_hit(d, w, u.prefix)) : std::nullopt;
+  return with_prefill_energy(e, d, prompt, d.prefill(prompt), hit ? &*hit : nullptr, u.prefix.hit, p);
 }
 
 }  // namespace llmroof

@@ -70,6 +70,12 @@ inline void validate(const price& p) {
   }
 }
 
+/// USD per device-hour of the hardware alone: the hourly rate, or the
+/// purchase price over `years` of continuous use, or 0 (electricity only).
+inline double hardware_per_device_hour(const price& p) {
+  return p.per_device_hour ? *p.per_device_hour : p.purchase ? *p.purchase / (p.years * 365.25 * 24) : 0.0;
+}
+
 /// Energy and cost of a deployment producing `tokens_per_s` output tokens
 /// per second (all devices together) with `step` the step that produces them.
 struct energy_cost {
@@ -105,10 +111,7 @@ inline energy_cost energy_and_cost(const deployment& d, const phase_timing& step
     }
   }
   if (p.per_device_hour || p.purchase || p.electricity_kwh) {
-    const double hardware = p.per_device_hour ? *p.per_device_hour
-                            : p.purchase      ? *p.purchase / (p.years * 365.25 * 24)
-                                              : 0.0;
-    double per_hour = out.devices * hardware;
+    double per_hour = out.devices * hardware_per_device_hour(p);
     if (p.electricity_kwh) {
       if (!out.power_w) step_power_w(d.dev(), step, m, d.parallel().pp);  // throws: the electricity needs the power
       per_hour += *out.power_w / 1e3 * p.pue * *p.electricity_kwh;
@@ -144,10 +147,7 @@ inline energy_cost with_prefill_energy(energy_cost e, const deployment& d, doubl
     e.joules_per_input_token = *joules / prompt;
   }
   if (p.per_device_hour || p.purchase || p.electricity_kwh) {
-    const double hardware = p.per_device_hour ? *p.per_device_hour
-                            : p.purchase      ? *p.purchase / (p.years * 365.25 * 24)
-                                              : 0.0;
-    double usd = e.devices * hardware * seconds_per_prompt / 3600;
+    double usd = e.devices * hardware_per_device_hour(p) * seconds_per_prompt / 3600;
     if (p.electricity_kwh) {
       if (!joules) step_power_w(d.dev(), miss, m);  // throws: the electricity needs the power
       usd += *joules / 3.6e6 * p.pue * *p.electricity_kwh;

@@ -381,7 +381,7 @@ void register_deployment(py::module_& m) {
             w.prefix_hit = number(prefix_hit);
             const users_result u =
                 max_users(c.setup, w, make_tokens_per_second(min_tokens_per_s), make_seconds(ttft_target));
-            return users_report{report::users_json(c.setup, context_tokens, min_tokens_per_s, ttft_target, u, w.output,
+            return users_report{report::users_json(c.setup, w, min_tokens_per_s, ttft_target, u,
                                                    price_from(price_per_hour, purchase, years, electricity, pue))};
           },
           py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"), py::arg("output"),

@@ -487,7 +487,7 @@ int cmd_users(const options& o) {
   const price pr = price_of(o);
   const users_result u = max_users(s, sc, make_tokens_per_second(tps), make_seconds(ttft));
   if (o.json) {
-    std::cout << report::users_json(s, sc.context, tps, ttft, u, sc.output, pr).dump(2) << "\n";
+    std::cout << report::users_json(s, sc, tps, ttft, u, pr).dump(2) << "\n";
     return 0;
   }
   std::printf("llmroof users: %s on %s, weights %s, KV %s, every user at %s tokens\n", s.model.name.c_str(),
@@ -513,7 +513,7 @@ int cmd_users(const options& o) {
                 p.tokens_per_s_total(), ms(p.loop.ttft).c_str(), p.fits ? "yes" : "no",
                 p.users == u.users ? "   <- most users" : "");
   }
-  if (u.users >= 1) print_energy(s, users_energy(s, u, sc.context, pr), u.users, sc.context);
+  if (u.users >= 1) print_energy(s, users_energy(s, u, sc, pr), u.users, sc.context);
   return 0;
 }
 

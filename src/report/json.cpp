@@ -809,10 +809,10 @@ const field_table<users_view>& users_fields() {
 
 }  // namespace
 
-json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u,
-                double output, const price& p) {
+json users_json(const setup& s, const workload& w, double min_tokens_per_s, double ttft_target_s, const users_result& u,
+                const price& p) {
   return object_json(users_fields(),
-                     users_view{s, context, min_tokens_per_s, ttft_target_s, u, output, users_energy(s, u, context, p)});
+                     users_view{s, w.context, min_tokens_per_s, ttft_target_s, u, w.output, users_energy(s, u, w, p)});
 }
 
 json moe_table_json(const std::vector<moe_model_row>& rows) {

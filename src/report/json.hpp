@@ -140,8 +140,9 @@ std::string predictions_csv(const validation_scope& best);
 /// Throws std::invalid_argument naming the folder or file it cannot write.
 void write_validation_report(const std::string& dir, const std::string& markdown, const std::string& csv);
 /// "llmroof.users/1": the most users meeting a tokens/s and a TTFT target.
-json users_json(const setup& s, double context, double min_tokens_per_s, double ttft_target_s, const users_result& u,
-                double output, const price& p = {});
+/// `w`: the users' context and their loop's prompt, prefix and output.
+json users_json(const setup& s, const workload& w, double min_tokens_per_s, double ttft_target_s, const users_result& u,
+                const price& p = {});
 /// "llmroof.kv/1"
 json kv_json(const setup& s, double context, double users, const kv_breakdown& kv);
 

@@ -360,6 +360,8 @@ def test_users_energy_parity(cli: str) -> None:
     e = u.energy
     assert e["output_tokens_per_s"] == pytest.approx(u.total_tokens_per_s_estimate)
     assert e["cost_per_hour"] == pytest.approx(8.0) and 4 * 91 < e["power_w"] < 4 * 700
+    # The loop's prompts too: a prefill's energy and device time per input token.
+    assert e["joules_per_input_token"] > 0 and e["cost_per_million_input_tokens"] > 0
     assert e["cost_per_million_output_tokens"] == pytest.approx(8.0 / (3.6e-3 * e["output_tokens_per_s"]))
     est = llmroof.Estimator(model="llama-3.1-70b", device="h100-sxm:4", weights="fp8")
     assert est.users(min_tokens_per_s=20, price_per_hour=2, pue=1.2).to_dict() == u.to_dict()
