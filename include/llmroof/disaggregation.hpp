@@ -171,11 +171,14 @@ inline pd_row serve_aggregated(const deployment& d, int replicas, const workload
 ///    leaves one prefill instance for one decode instance: min(x, y) of them
 ///    at once, queued (M/D/1) in TTFT.
 /// The goodput is the decode pool's rate, or less where the prefill pool and
-/// the link would break the TTFT target. Throws std::invalid_argument on
+/// the link would break the TTFT target. The operating point (TTFT, TPOT,
+/// decode users, utilisation, power) is at the goodput, or at `at_rate`
+/// requests/s when that is lower (a load below the goodput). Throws std::invalid_argument on
 /// invalid fields, or without a TTFT target (> 0: without one the prefill
 /// queue may grow to any length).
 inline pd_row serve_disaggregated(const deployment& prefill, int x, const deployment& decode, int y,
-                                  const workload& w, const kv_transfer& link, const serving_targets& t) {
+                                  const workload& w, const kv_transfer& link, const serving_targets& t,
+                                  std::optional<double> at_rate = std::nullopt) {
   validate(w);
   validate(link);
   validate(t);
@@ -256,6 +259,7 @@ inline pd_row serve_disaggregated(const deployment& prefill, int x, const deploy
   }
   r.requests_per_s = rate;
   r.output_tokens_per_s = rate * w.output;
+  if (at_rate) rate = std::min(rate, detail::require_in("at_rate", *at_rate, 1e-12, 1e12));
   // The operating point: the prefill queue at rate / x, and the sequences a
   // decode instance holds at rate / y (the fewest n serving it).
   r.prefill_utilisation = rate / x * S;

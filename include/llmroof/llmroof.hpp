@@ -15,10 +15,11 @@
 #include "llmroof/memory_plan.hpp"    // IWYU pragma: export
 #include "llmroof/energy.hpp"         // IWYU pragma: export
 #include "llmroof/prefix_cache.hpp"   // IWYU pragma: export
-#include "llmroof/disaggregation.hpp"  // IWYU pragma: export
+#include "llmroof/disaggregation.hpp" // IWYU pragma: export
 #include "llmroof/speculative.hpp"    // IWYU pragma: export
 #include "llmroof/serving.hpp"        // IWYU pragma: export
 #include "llmroof/compare.hpp"        // IWYU pragma: export
+#include "llmroof/recommend.hpp"      // IWYU pragma: export
 #include "llmroof/parallel.hpp"       // IWYU pragma: export
 #include "llmroof/offload.hpp"        // IWYU pragma: export
 #include "llmroof/calibrate.hpp"      // IWYU pragma: export

@@ -74,7 +74,11 @@ struct load_result {
 /// 1 for open-loop (Poisson) arrivals; in a closed loop of N users a request
 /// meets the other N - 1 (the arrival theorem), (N - 1) / N, and never its own
 /// prefill: one user alone sees TTFT = per_request + S, TPOT = step(1).
-inline load_result serve_at_rate(const deployment& d, const workload& s, double rate, double interfering = 1) {
+namespace detail {
+
+// serve_at_rate; `memory` false skips the memory check (stable = keeps_up),
+// for searches that only ask whether the engine keeps up (serve_closed_loop).
+inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s, double rate, double interfering, bool memory) {
   validate(s);
   detail::require_non_negative("rate", rate);
   detail::require_in("interfering", interfering, 0, 1);
@@ -160,10 +164,16 @@ inline load_result serve_at_rate(const deployment& d, const workload& s, double 
   out.tpot = make_seconds(tpot);
   out.ttft_wait = make_seconds(wait);
   out.ttft = make_seconds(ttft);
-  const bool fits = converged && memory_of(d, s, std::max(1.0, std::ceil(n)), prompt + s.output).fits;
+  const bool fits = converged && (!memory || memory_of(d, s, std::max(1.0, std::ceil(n)), prompt + s.output).fits);
   out.keeps_up = ok && converged;
   out.stable = out.keeps_up && fits;
   return out;
+}
+
+}  // namespace detail
+
+inline load_result serve_at_rate(const deployment& d, const workload& s, double rate, double interfering = 1) {
+  return detail::serve_at_rate(d, s, rate, interfering, true);
 }
 
 /// Highest arrival rate (requests/s) that stays stable with a mean TTFT at or
@@ -220,13 +230,66 @@ inline engine_slots slots_for(const deployment& d, const workload& s) {
 /// it runs at that rate and the rest queue (serving_limit::compute).
 /// Throws std::invalid_argument on invalid workload fields or unless concurrency
 /// is a whole number in [1, 1e6].
-inline closed_loop_result serve_closed_loop(const deployment& d, const workload& s, double concurrency) {
+namespace detail {
+
+// The rate at which `active` requests are in the engine, solved directly:
+// at that rate the open loop's fixed point is n = active, so its decode step
+// is step(active) and only the rate-dependent terms of serve_at_rate's
+// implied() remain (closed forms: the prefill queue, the mixed steps), and
+// rate x (TTFT + output x TPOT) = active is bisected to `tolerance` without
+// a decode step per trial. None when no rate reaches it, or when the open
+// loop at the rate found does not settle at `active` (another fixed point
+// lies below it): the caller searches as serve_closed_loop does.
+inline std::optional<double> closed_loop_rate(const deployment& d, const llmroof::workload& s, double active,
+                                              double interfering, double tolerance) {
+  const double prompt = s.prompt_tokens();
+  const double mean_context = prompt + s.output / 2;
+  const double handling = d.efficiency().per_request.value();
+  const prefix_reuse reuse = reuse_of(d, s);
+  const double miss = d.prefill(prompt).estimate.value();
+  const double hit = reuse.hit > 0 ? prefill_on_hit(d, s, reuse).estimate.value() : miss;
+  const double h = reuse.hit;
+  const double S = h * hit + (1 - h) * miss;
+  const double residual = h > 0 ? (h * hit * hit + (1 - h) * miss * miss) / S : S;
+  const double mbt = d.engine.max_batched_tokens;
+  const double chunks = h * std::ceil((prompt - reuse.cached) / mbt) + (1 - h) * std::ceil(prompt / mbt);
+  const double step = d.decode(std::max(1.0, active), mean_context).estimate.value();
+  const double others = interfering * active;
+  // As serve_at_rate's implied(active), at `rate`.
+  const auto held = [&](double rate) {
+    if (rate * S >= 1) return std::numeric_limits<double>::infinity();
+    const double rho = interfering * rate * S;
+    const double mixed_per_s = interfering * rate * chunks;
+    const double mixed = std::max(S / chunks, step);
+    const double tpot = 1 / (mixed_per_s + (1 - mixed_per_s * mixed) / step);
+    if (!(tpot > 0)) return std::numeric_limits<double>::infinity();
+    const double wait = rho * residual / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);
+    const double ttft = handling + wait + S + chunks * step * std::min(1.0, others / std::max(1.0, mbt));
+    return rate * (ttft + s.output * tpot);
+  };
+  double lo = 0, hi = std::min(1 / S, active / (s.output * step));
+  if (!(held(hi) >= active)) return std::nullopt;
+  while (hi - lo > tolerance * hi) {
+    const double mid = (lo + hi) / 2;
+    (held(mid) < active ? lo : hi) = mid;
+  }
+  const load_result l = serve_at_rate(d, s, lo, interfering, false);
+  const double inside = lo * (l.ttft.value() + s.output * l.tpot.value());
+  if (!l.keeps_up || std::fabs(inside - active) > 10 * tolerance * active) return std::nullopt;
+  return lo;
+}
+
+// serve_closed_loop; `tolerance` > 0 stops the search for the rate once it
+// is bracketed to that share of itself (a search scoring many candidates),
+// 0 runs it to adjacent doubles.
+inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::workload& s, double concurrency,
+                                            double tolerance, std::optional<engine_slots> slots = std::nullopt) {
   validate(s);
   detail::require_whole("concurrency", concurrency);
   detail::require_in("concurrency", concurrency, 1, 1e6);
   closed_loop_result out;
   out.concurrency = concurrency;
-  const engine_slots held_at_once = slots_for(d, s);
+  const engine_slots held_at_once = slots ? *slots : slots_for(d, s);
   out.slots = held_at_once.slots;
   if (out.slots < 1) {
     out.limit = serving_limit::kv_cache;
@@ -252,13 +315,34 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const workload&
   // Requests in the engine at a rate, by Little's law on the open-loop times
   // (not floored at one user as the open-loop report is).
   const auto held = [&](double rate) {
-    const load_result l = serve_at_rate(d, s, rate, interfering);
+    const load_result l = detail::serve_at_rate(d, s, rate, interfering, false);
     return l.keeps_up ? rate * (l.ttft.value() + s.output * l.tpot.value()) : std::numeric_limits<double>::infinity();
   };
   // The highest rate that holds fewer than `active`: the engine holds them there
   // or stops keeping up just above it.
-  double rate = detail::last_true([&](double x) { return held(x) < out.active; }, 0, 1e-3, 1e9, false, 80);
-  load_result l = serve_at_rate(d, s, rate, interfering);
+  double rate = 0;
+  if (tolerance <= 0) {
+    rate = detail::last_true([&](double x) { return held(x) < out.active; }, 0, 1e-3, 1e9, false, 80);
+  } else if (const std::optional<double> direct = detail::closed_loop_rate(d, s, out.active, interfering, tolerance)) {
+    rate = *direct;
+  } else {
+    // Every request takes at least output x step(1), so no rate from
+    // active / (output x step(1)) up holds fewer than `active`: quarter down
+    // from there to a rate that does, then halve the bracket.
+    double hi = out.active / (s.output * d.decode(1, s.prompt_tokens() + s.output / 2).estimate.value());
+    double lo = hi / 4;
+    while (lo > 1e-12 && !(held(lo) < out.active)) {
+      hi = lo;
+      lo /= 4;
+    }
+    while (hi - lo > tolerance * lo) {
+      const double mid = (lo + hi) / 2;
+      (held(mid) < out.active ? lo : hi) = mid;
+    }
+    rate = lo;
+  }
+  // Fewer than the slots are inside, so they fit: a search skips the check.
+  load_result l = detail::serve_at_rate(d, s, rate, interfering, tolerance <= 0);
   const double inside = rate * (l.ttft.value() + s.output * l.tpot.value());
   if (inside < out.active * (1 - 1e-3)) {
     // The engine saturates before it holds `active`: it serves at that rate and the rest wait.
@@ -271,6 +355,12 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const workload&
   out.ttft = l.ttft + out.queue_wait;
   out.tpot = l.tpot;
   return out;
+}
+
+}  // namespace detail
+
+inline closed_loop_result serve_closed_loop(const deployment& d, const workload& s, double concurrency) {
+  return detail::serve_closed_loop(d, s, concurrency, 0);
 }
 
 /// The closed loop a plan reports: `concurrency` when given; else, when no

@@ -81,6 +81,9 @@ double parse_number(const std::string& field, const std::string& s, double lo = 
                     bool open_low = false);
 bool looks_like_path(const std::string& m);
 const device& device_of(const std::string& spec);
+/// --memory-utilization, --block-tokens, --max-num-batched-tokens,
+/// --max-num-seqs, --max-model-len and --prefix-caching.
+engine_overrides engine_options_of(const options& o);
 /// The deployment the options ask for, through resolve(); `which` picks one
 /// of several --model values (compare).
 setup make_setup(const options& o, bool need_device, std::optional<std::string> which = std::nullopt);
@@ -116,5 +119,6 @@ int cmd_users(const options& o);     // serve.cpp
 int cmd_calibrate(const options& o); // fit.cpp
 int cmd_validate(const options& o);  // fit.cpp
 int cmd_list(const options& o);      // list.cpp
+int cmd_recommend(const options& o); // recommend.cpp
 
 }  // namespace llmroof::cli

@@ -79,6 +79,15 @@ constexpr option_doc option_docs[] = {
     {"report", "DIR", "write report.md and predictions.csv to DIR"},
     {"no-refit", "", "score the shipped profiles on the points: no fitting, no cross-validation"},
     {"write-bands", "FILE", "write the chosen scope's conformal band widths as C++ rows (src/band_widths.inc)"},
+    {"pool", "ID[:N],...", "recommend: the device kinds it may use and how many of each (h100-sxm:8,rtx-4090:2)"},
+    {"per-node", "N", "recommend: devices per node (default: all of a kind in one node)"},
+    {"price", "ID=USD/h|ID=USD,...", "recommend: a price per device kind, hourly (2.5/h) or a purchase (8500, over --years)"},
+    {"max-cost", "USD", "recommend: most USD per million output tokens (needs --price)"},
+    {"max-joules", "J", "recommend: most joules per output token"},
+    {"engines", "NAME,...", "recommend: the engines to try (default: vllm and llama.cpp on NVIDIA and datacenter GPUs, "
+                            "llama.cpp and mlx on Apple, llama.cpp elsewhere)"},
+    {"skip", "WHAT,...", "recommend: parts of the search to leave out: formats, replicas, offload, pd, mtp"},
+    {"top", "K", "recommend: rows of each table (default 8)"},
     {"filter", "TEXT", "list devices|models: only entries whose id, name, vendor, family or aliases hold every word"},
 };
 
@@ -127,6 +136,13 @@ const std::vector<command_spec>& commands() {
              {"context", "prompt", "prefix", "prefix-hit", "output", "tps", "ttft", "price-per-hour", "purchase", "years",
               "electricity", "pue"}}),
        cmd_users},
+      {"recommend", "--model ID [--model ID2] --pool ID:N[,ID:N] (--users N | --rate R) [--context C] [--tps T] [--ttft S] ...",
+       "what to run: every engine, format, layout, replica count and prefill/decode split on the pool, scored "
+       "against the targets; the cheapest that meets them at its band's slow edge, the front, the best per device",
+       join({{"model", "weights", "kv", "lm-head", "engines"}, memory_opts,
+             {"pool", "per-node", "users", "rate", "context", "prompt", "prefix", "prefix-hit", "output", "tps", "ttft",
+              "max-cost", "max-joules", "price", "years", "electricity", "pue", "skip", "top"}}),
+       cmd_recommend},
       {"calibrate", "POINTS.csv [--scope global|engine|engine-kind] [--write-profiles FILE]",
        "fit efficiency profiles to measured points", {"scope", "write-profiles"}, cmd_calibrate},
       {"validate", "POINTS.csv [--no-refit] [--report DIR] [--write-bands FILE]",
@@ -404,6 +420,20 @@ price price_of(const options& o) {
   return p;
 }
 
+engine_overrides engine_options_of(const options& o) {
+  engine_overrides eo;
+  if (auto u = o.get("memory-utilization")) eo.memory_utilization = parse_number("memory-utilization", *u, 0, 1, true);
+  if (auto b = o.get("block-tokens")) eo.block_tokens = static_cast<int>(parse_count("block-tokens", *b));
+  if (auto t = o.get("max-num-batched-tokens")) eo.max_batched_tokens = parse_count("max-num-batched-tokens", *t);
+  if (auto n = o.get("max-num-seqs")) eo.max_sequences = parse_count("max-num-seqs", *n);
+  if (auto l = o.get("max-model-len")) eo.max_model_len = parse_count("max-model-len", *l);
+  if (auto c = o.get("prefix-caching")) {
+    if (*c != "on" && *c != "off") throw usage_error("--prefix-caching must be on or off (got '" + *c + "')");
+    eo.prefix_caching = *c == "on";
+  }
+  return eo;
+}
+
 setup make_setup(const options& o, bool need_device, std::optional<std::string> which) {
   request q;
   const std::string model = which ? *which : o.require("model");
@@ -444,16 +474,7 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
   if (auto w = o.get("weights")) q.weights = find_format(*w);
   if (auto k = o.get("kv")) q.kv = find_format(*k);
   if (auto h = o.get("lm-head")) q.lm_head = find_format(*h);
-  engine_overrides& eo = q.engine_options;
-  if (auto u = o.get("memory-utilization")) eo.memory_utilization = parse_number("memory-utilization", *u, 0, 1, true);
-  if (auto b = o.get("block-tokens")) eo.block_tokens = static_cast<int>(parse_count("block-tokens", *b));
-  if (auto t = o.get("max-num-batched-tokens")) eo.max_batched_tokens = parse_count("max-num-batched-tokens", *t);
-  if (auto n = o.get("max-num-seqs")) eo.max_sequences = parse_count("max-num-seqs", *n);
-  if (auto l = o.get("max-model-len")) eo.max_model_len = parse_count("max-model-len", *l);
-  if (auto c = o.get("prefix-caching")) {
-    if (*c != "on" && *c != "off") throw usage_error("--prefix-caching must be on or off (got '" + *c + "')");
-    eo.prefix_caching = *c == "on";
-  }
+  q.engine_options = engine_options_of(o);
   if (auto off = o.get("offload"); off && *off != "auto") {  // auto: cmd_plan, which knows the workload
     offload_plan op;
     if (*off == "experts") {

@@ -143,6 +143,9 @@ void write_validation_report(const std::string& dir, const std::string& markdown
 /// `w`: the users' context and their loop's prompt, prefix and output.
 json users_json(const setup& s, const workload& w, double min_tokens_per_s, double ttft_target_s, const users_result& u,
                 const price& p = {});
+/// "llmroof.recommend/1": every candidate of a search, the recommendation,
+/// the front, the best per device kind and the closest misses.
+json recommend_json(const recommend_input& in, const recommendation& r);
 /// "llmroof.kv/1"
 json kv_json(const setup& s, double context, double users, const kv_breakdown& kv);
 
