@@ -2,6 +2,7 @@
 // coverage. Run: cmake --workflow --preset release && build/release/benchmarks/llmroof_benchmarks
 #include <benchmark/benchmark.h>
 
+#include <initializer_list>
 #include <utility>
 
 #include "llmroof/llmroof.hpp"
@@ -151,6 +152,44 @@ void plan_with_pd_and_speculation(benchmark::State& state) {
   });
 }
 BENCHMARK(plan_with_pd_and_speculation);
+
+// The deployment search on one thread: four models on five device kinds
+// (26 devices), 32 users at 16k, every engine, format, layout, replica count
+// and prefill/decode split; the counter is the time per candidate.
+void recommend_pool(benchmark::State& state) {
+  recommend_input in;
+  for (const char* m : {"llama-3.1-8b", "qwen3-30b-a3b", "llama-3.1-70b", "qwen3-32b"}) {
+    request q;
+    q.model = &find_model(m);
+    q.name = m;
+    in.models.push_back(resolve(q));
+  }
+  for (const auto& [name, n] : std::initializer_list<std::pair<const char*, int>>{
+           {"h100-sxm", 8}, {"rtx-pro-6000-blackwell", 4}, {"rtx-4090", 4}, {"m3-ultra-80c", 1}, {"a100-sxm-80gb", 8}}) {
+    pool_entry e;
+    e.dev = &find_device(name);
+    e.count = n;
+    in.pool.push_back(e);
+  }
+  in.w.users = 32;
+  in.w.context = 16384;
+  in.w.prompt = 4096;
+  in.w.output = 512;
+  in.target.min_tokens_per_s = 20;
+  in.target.ttft = make_seconds(2);
+  in.space.threads = static_cast<int>(state.range(0));
+  in.space.disaggregated = state.range(1) != 0;
+  std::size_t candidates = 0;
+  for (auto _ : state) {
+    const recommendation r = recommend(in);
+    candidates = r.candidates.size();
+    benchmark::DoNotOptimize(r.best);
+  }
+  state.counters["candidates"] = double(candidates);
+  state.counters["per_candidate"] =
+      benchmark::Counter(double(candidates) * double(state.iterations()), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(recommend_pool)->Args({1, 0})->Args({1, 1})->Args({2, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -10,7 +10,10 @@ import textwrap
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from generated import write_or_check  # noqa: E402
 
-CLASSES = ("Phase", "Plan", "Users", "KvCache", "MoeReport", "Comparison", "Calibration", "Speculation")
+CLASSES = ("Phase", "Plan", "Users", "KvCache", "MoeReport", "Comparison", "Calibration", "Speculation",
+           "Recommendation")
+# Methods a class has beside its keys' (python/bindings/reports.cpp).
+EXTRA = {"Recommendation": ["    def frame(self) -> pd.DataFrame: ..."]}
 
 
 def docstring(text: str, indent: str) -> list[str]:
@@ -40,6 +43,7 @@ def stubs() -> str:
             out += ["    @property", f"    def {key}(self) -> {kind}:", *docstring(doc, "        ")]
         for frame in cls._frames:
             out.append(f"    def {frame}(self) -> pd.DataFrame: ...")
+        out += EXTRA.get(name, [])
         out += [
             "    def to_dict(self) -> dict[str, Any]: ...",
             "    def __getitem__(self, key: str) -> Any: ...",

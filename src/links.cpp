@@ -1,4 +1,5 @@
 // Interconnects: bandwidth per direction per device and per-hop latency.
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -47,12 +48,19 @@ const std::vector<link_spec>& links() {
 }
 
 const link_spec& find_link(std::string_view id) {
-  const std::string key = detail::to_lower(id);
-  std::vector<std::string> ids;
+  // Per parallel decode step (intra_node_link): no allocation unless it fails.
+  const auto same = [&](const std::string& l) {
+    if (l.size() != id.size()) return false;
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      if (l[i] != std::tolower(static_cast<unsigned char>(id[i]))) return false;
+    }
+    return true;
+  };
   for (const auto& l : links()) {
-    if (l.id == key) return l;
-    ids.push_back(l.id);
+    if (same(l.id)) return l;
   }
+  std::vector<std::string> ids;
+  for (const auto& l : links()) ids.push_back(l.id);
   detail::fail_unknown("link", id, ids);
 }
 

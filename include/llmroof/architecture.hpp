@@ -109,6 +109,7 @@ struct architecture {
                                : layer_kinds[static_cast<std::size_t>(layer)];
   }
   [[nodiscard]] constexpr int count_layers(layer_kind k) const {
+    if (layer_kinds.empty()) return k == layer_kind::global ? num_layers : 0;
     int n = 0;
     for (int i = 0; i < num_layers; ++i) n += kind_of(i) == k ? 1 : 0;
     return n;

@@ -173,12 +173,52 @@ inline pd_row serve_aggregated(const deployment& d, int replicas, const workload
 /// The goodput is the decode pool's rate, or less where the prefill pool and
 /// the link would break the TTFT target. The operating point (TTFT, TPOT,
 /// decode users, utilisation, power) is at the goodput, or at `at_rate`
-/// requests/s when that is lower (a load below the goodput). Throws std::invalid_argument on
-/// invalid fields, or without a TTFT target (> 0: without one the prefill
-/// queue may grow to any length).
-inline pd_row serve_disaggregated(const deployment& prefill, int x, const deployment& decode, int y,
-                                  const workload& w, const kv_transfer& link, const serving_targets& t,
-                                  std::optional<double> at_rate = std::nullopt) {
+/// requests/s when that is lower (a load below the goodput). A split
+/// computes the rate-independent parts once and refers to `prefill` and
+/// `decode`, which must outlive it.
+class pd_split {
+ public:
+  /// Throws std::invalid_argument on invalid fields, or without a TTFT
+  /// target (> 0: without one the prefill queue may grow to any length).
+  pd_split(const deployment& prefill, int x, const deployment& decode, int y, const workload& w,
+           const kv_transfer& link, const serving_targets& t);
+
+  /// Mean TTFT at `rate` requests/s: handling + the prefill queue (M/G/1 at
+  /// rate / x) + S + the hand-over, itself queued on the link (M/D/1 at
+  /// rate / min(x, y): each transfer leaves one prefill instance and lands
+  /// on one decode one); infinite where a queue does not keep up.
+  [[nodiscard]] double ttft_at(double rate) const {
+    const double rp = rate / x_, rl = rate / link_pairs_;
+    const double rho_p = rp * S_, rho_l = rl * wire_;
+    if (rho_p >= 1 || rho_l >= 1) return std::numeric_limits<double>::infinity();
+    return handling_ + rp * S2_ / (2 * (1 - rho_p)) + S_ + exposed_ + rl * wire_ * wire_ / (2 * (1 - rho_l));
+  }
+  /// A decode instance's step with `n` sequences at the mean context, s.
+  [[nodiscard]] double step(double n) const { return decode_->decode(n, context_).estimate.value(); }
+  /// Requests/s the decode pool serves with `n` sequences per instance
+  /// (below one: the share of the time one decodes).
+  [[nodiscard]] double decode_rate(double n) const { return y_ * n / (w_.output * step(std::max(1.0, n))); }
+  /// The most sequences per decode instance within its slots and the TPOT target.
+  [[nodiscard]] double most_sequences() const { return n_max_; }
+  /// The goodput row (serve_disaggregated), its operating point at the
+  /// goodput or at `at_rate` when that is lower.
+  [[nodiscard]] pd_row row(std::optional<double> at_rate = std::nullopt) const;
+
+ private:
+  const deployment* prefill_;
+  const deployment* decode_;
+  int x_, y_;
+  workload w_;
+  serving_targets t_;
+  double prompt_, context_, S_, S2_, handling_, wire_, exposed_, link_pairs_;
+  double n_max_ = 0;
+  serving_limit decode_limit_ = serving_limit::none;
+  pd_row base_;
+};
+
+inline pd_split::pd_split(const deployment& prefill, int x, const deployment& decode, int y, const workload& w,
+                          const kv_transfer& link, const serving_targets& t)
+    : prefill_(&prefill), decode_(&decode), x_(x), y_(y), w_(w), t_(t) {
   validate(w);
   validate(link);
   validate(t);
@@ -188,57 +228,48 @@ inline pd_row serve_disaggregated(const deployment& prefill, int x, const deploy
     throw std::invalid_argument("prefill and decode pools must run one model (got '" + prefill.model.id + "' and '" +
                                 decode.model.id + "')");
   }
-  pd_row r;
+  pd_row& r = base_;
   r.disaggregated = true;
   r.label = std::to_string(x) + "P" + std::to_string(y) + "D";
   r.prefill_instances = x;
   r.decode_instances = y;
   r.devices = x * prefill.devices() + y * decode.devices();
-  const double prompt = w.prompt_tokens();
+  prompt_ = w.prompt_tokens();
   const prefix_reuse reuse = reuse_of(prefill, w);
-  const double miss = prefill.prefill(prompt).estimate.value();
+  const double miss = prefill.prefill(prompt_).estimate.value();
   const double hit = reuse.hit > 0 ? prefill_on_hit(prefill, w, reuse).estimate.value() : miss;
-  const double S = reuse.hit * hit + (1 - reuse.hit) * miss;
-  const double S2 = reuse.hit * hit * hit + (1 - reuse.hit) * miss * miss;
-  const double handling = prefill.efficiency().per_request.value();
+  S_ = reuse.hit * hit + (1 - reuse.hit) * miss;
+  S2_ = reuse.hit * hit * hit + (1 - reuse.hit) * miss * miss;
+  handling_ = prefill.efficiency().per_request.value();
   // KV of the tokens a request computes, moved over the lanes.
   const bytes kv = kv_bytes_per_sequence(prefill.model, prefill.pr.kv, reuse.computed, 1);
   const int lanes = std::min(prefill.devices(), decode.devices());
-  const double wire = (kv / (double(lanes) * link.efficiency * link.link.bandwidth)).value();
+  wire_ = (kv / (double(lanes) * link.efficiency * link.link.bandwidth)).value();
   const double whole = kv_transfer_time(link, kv, lanes).value();
   const double layers = prefill.model.num_layers;
-  const double exposed = link.layerwise ? link.link.latency.value() + std::max(wire / layers, wire - S * (layers - 1) / layers)
-                                        : whole;
-  r.transfer = make_seconds(exposed);
-  // TTFT at a rate: handling + the prefill queue (M/G/1 at rate / x) + S +
-  // the hand-over, itself queued on the link (M/D/1 at rate / min(x, y):
-  // each transfer leaves one prefill instance and lands on one decode one).
-  const double link_pairs = std::min(x, y);
-  const double inf = std::numeric_limits<double>::infinity();
-  const auto ttft_at = [&](double rate) {
-    const double rp = rate / x, rl = rate / link_pairs;
-    const double rho_p = rp * S, rho_l = rl * wire;
-    if (rho_p >= 1 || rho_l >= 1) return inf;
-    return handling + rp * S2 / (2 * (1 - rho_p)) + S + exposed + rl * wire * wire / (2 * (1 - rho_l));
-  };
+  exposed_ = link.layerwise ? link.link.latency.value() + std::max(wire_ / layers, wire_ - S_ * (layers - 1) / layers)
+                            : whole;
+  r.transfer = make_seconds(exposed_);
+  link_pairs_ = std::min(x, y);
   // Decode pool: the most sequences per instance whose step meets the TPOT target.
-  const double context = prompt + w.output / 2;
+  context_ = prompt_ + w.output / 2;
   const engine_slots slots = slots_for(decode, w);
-  const auto step = [&](double n) { return decode.decode(n, context).estimate.value(); };
-  double n_max = std::floor(std::min(slots.slots, 1e6));
-  serving_limit decode_limit = slots.limit;
-  if (n_max >= 1 && t.tpot.value() > 0 && step(n_max) > t.tpot.value()) {
-    n_max = step(1) <= t.tpot.value()
-                ? detail::last_true([&](double n) { return step(n) <= t.tpot.value(); }, 1, 2, n_max, true)
-                : 0;
-    decode_limit = serving_limit::tokens_per_s;
+  n_max_ = std::floor(std::min(slots.slots, 1e6));
+  decode_limit_ = slots.limit;
+  if (n_max_ >= 1 && t.tpot.value() > 0 && step(n_max_) > t.tpot.value()) {
+    n_max_ = step(1) <= t.tpot.value()
+                 ? detail::last_true([&](double n) { return step(n) <= t.tpot.value(); }, 1, 2, n_max_, true)
+                 : 0;
+    decode_limit_ = serving_limit::tokens_per_s;
   }
-  const double decode_cap = n_max >= 1 ? y * n_max / (w.output * step(n_max)) : 0;
-  if (!(decode_cap > 0)) {
-    r.limit = slots.slots < 1 ? serving_limit::memory : serving_limit::tokens_per_s;
-    return r;
-  }
-  if (!(ttft_at(0) <= t.ttft.value())) {
+  if (n_max_ < 1) r.limit = slots.slots < 1 ? serving_limit::memory : serving_limit::tokens_per_s;
+}
+
+inline pd_row pd_split::row(std::optional<double> at_rate) const {
+  pd_row r = base_;
+  const double decode_cap = n_max_ >= 1 ? decode_rate(n_max_) : 0;
+  if (!(decode_cap > 0)) return r;
+  if (!(ttft_at(0) <= t_.ttft.value())) {
     r.limit = serving_limit::ttft;
     return r;
   }
@@ -246,41 +277,49 @@ inline pd_row serve_disaggregated(const deployment& prefill, int x, const deploy
   // target there; else the highest rate at which they do (bisection: TTFT
   // grows with the rate).
   double rate = decode_cap;
-  r.limit = decode_limit;
-  if (!(ttft_at(decode_cap) <= t.ttft.value())) {
+  r.limit = decode_limit_;
+  if (!(ttft_at(decode_cap) <= t_.ttft.value())) {
     double lo = 0, hi = decode_cap;
     for (int i = 0; i < 80 && hi - lo > 1e-12 * hi; ++i) {
       const double mid = (lo + hi) / 2;
-      (ttft_at(mid) <= t.ttft.value() ? lo : hi) = mid;
+      (ttft_at(mid) <= t_.ttft.value() ? lo : hi) = mid;
     }
     rate = lo;
     // What fills up: the link when it is the busier of the two queues.
-    r.limit = rate / link_pairs * wire > rate / x * S ? serving_limit::link : serving_limit::ttft;
+    r.limit = rate / link_pairs_ * wire_ > rate / x_ * S_ ? serving_limit::link : serving_limit::ttft;
   }
   r.requests_per_s = rate;
-  r.output_tokens_per_s = rate * w.output;
+  r.output_tokens_per_s = rate * w_.output;
   if (at_rate) rate = std::min(rate, detail::require_in("at_rate", *at_rate, 1e-12, 1e12));
   // The operating point: the prefill queue at rate / x, and the sequences a
   // decode instance holds at rate / y (the fewest n serving it).
-  r.prefill_utilisation = rate / x * S;
+  r.prefill_utilisation = rate / x_ * S_;
   r.ttft = make_seconds(ttft_at(rate));
-  const double per_decode = rate / y;
+  const double per_decode = rate / y_;
   // Below one sequence: the share of time one decodes; above: the most n
   // whose n / (output x step(n)) stays within the instance's rate.
-  double n = per_decode * w.output * step(1);
+  double n = per_decode * w_.output * step(1);
   if (n > 1) {
-    n = detail::last_true([&](double m) { return m / (w.output * step(m)) <= per_decode; }, 1, 2, std::max(1.0, n_max),
-                          false, 50);
+    n = detail::last_true([&](double m) { return m / (w_.output * step(m)) <= per_decode; }, 1, 2,
+                          std::max(1.0, n_max_), false, 50);
   }
   r.decode_users = n;
   r.tpot = make_seconds(step(std::max(1.0, r.decode_users)));
   // Both pools' devices: prefill busy for its utilisation, decode at its step.
-  const auto p = detail::pool_power(prefill, double(x) * prefill.devices(), r.prefill_utilisation,
-                                    prefill.prefill(prompt), std::nullopt);
-  const auto dp = detail::pool_power(decode, double(y) * decode.devices(), 0, decode.prefill(prompt),
-                                     decode.decode(std::max(1.0, r.decode_users), context));
+  const auto p = detail::pool_power(*prefill_, double(x_) * prefill_->devices(), r.prefill_utilisation,
+                                    prefill_->prefill(prompt_), std::nullopt);
+  const auto dp = detail::pool_power(*decode_, double(y_) * decode_->devices(), 0, decode_->prefill(prompt_),
+                                     decode_->decode(std::max(1.0, r.decode_users), context_));
   if (p && dp) r.power_w = *p + *dp;
   return r;
+}
+
+/// serve_disaggregated's split (pd_split) at its goodput, or operating at
+/// `at_rate` requests/s when that is lower.
+inline pd_row serve_disaggregated(const deployment& prefill, int x, const deployment& decode, int y,
+                                  const workload& w, const kv_transfer& link, const serving_targets& t,
+                                  std::optional<double> at_rate = std::nullopt) {
+  return pd_split(prefill, x, decode, y, w, link, t).row(at_rate);
 }
 
 /// The link a fleet's pools hand KV over by default: the devices' own link

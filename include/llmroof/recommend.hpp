@@ -247,11 +247,14 @@ namespace detail {
 inline constexpr double search_tolerance = 1e-4;
 
 inline std::string thousands_plain(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.0f", v);
-  std::string s = b;
-  for (int i = static_cast<int>(s.size()) - 3; i > (s[0] == '-' ? 1 : 0); i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return s;
+  const long long n = std::llround(v);
+  const std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out = n < 0 ? "-" : "";
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 /// Instance sizes a search tries on `count` devices: powers of two and the count.
@@ -434,13 +437,21 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
     c.tokens_per_s_per_user = l.tokens_per_s_per_user().value();
     c.ttft_s = l.ttft.value();
     c.output_tokens_per_s = *in.rate * w.output;
-    const deployment slow = d.with_efficiency(slower(d.efficiency()));
-    const load_result ls = serve_at_rate(slow, w, each);
-    c.tokens_per_s_per_user_slow = std::min(ls.keeps_up ? ls.tokens_per_s_per_user().value() : 0.0,
-                                            c.tokens_per_s_per_user * std::exp(-tps_width));
-    c.ttft_slow_s = std::max(ls.keeps_up ? ls.ttft.value() : 1e9, c.ttft_s * std::exp(ttft_width));
     priced(c, energy_and_cost(d, d.decode(std::max(1.0, l.decoding), mean_ctx), c.output_tokens_per_s / c.replicas, p),
            c.replicas);
+    if (first_miss(c, in.target, false)) {
+      judge(c, in.target);
+      return;
+    }
+    const load_result ls = serve_at_rate(d.with_efficiency(slower(d.efficiency())), w, each);
+    if (!ls.keeps_up) {
+      c.status = verdict::at_risk;
+      c.reason = "cannot keep up with " + show_tps(each) + " requests/s per instance at the band's slow edge";
+      c.miss = 1;
+      return;
+    }
+    c.tokens_per_s_per_user_slow = std::min(ls.tokens_per_s_per_user().value(), c.tokens_per_s_per_user * std::exp(-tps_width));
+    c.ttft_slow_s = std::max(ls.ttft.value(), c.ttft_s * std::exp(ttft_width));
     judge(c, in.target);
     return;
   }
@@ -520,7 +531,8 @@ inline void score_disaggregated(candidate& c, const deployment& pre, const deplo
                thousands_plain(std::floor(m.max_context)) + " tokens each for " + thousands_plain(share);
     return;
   }
-  const pd_row cap = serve_disaggregated(pre, x, dec, y, w, link, t);
+  const pd_split split(pre, x, dec, y, w, link, t);
+  const pd_row cap = split.row();
   if (cap.requests_per_s <= 0) {
     c.status = cap.limit == serving_limit::memory ? verdict::no_fit : verdict::misses;
     c.reason = "no rate meets the targets (limit: " + std::string(to_string(cap.limit)) + ")";
@@ -539,16 +551,21 @@ inline void score_disaggregated(candidate& c, const deployment& pre, const deplo
       c.ttft_s = cap.ttft.value();
       return;
     }
-    double lo = 0, hi = cap.requests_per_s;
-    // Each trial solves a whole split (its goodput and operating point): a
-    // coarser bracket, 0.1% of the rate.
-    while (hi - lo > 10 * search_tolerance * hi) {
+    // The n sequences per decode instance whose rate λ(n) = y n / (output x
+    // step(n)) holds the users: λ (TTFT(λ) + output x step(n)) = λ TTFT(λ) + y n
+    // = N, which grows with n (bisection, one decode step a trial).
+    const auto in_flight = [&](double n) {
+      const double rate = split.decode_rate(n);
+      return rate * split.ttft_at(rate) + y * n;
+    };
+    double lo = 0, hi = std::max(1.0, split.most_sequences());
+    while (hi - lo > search_tolerance * hi) {
       const double mid = (lo + hi) / 2;
-      (mid * latency(serve_disaggregated(pre, x, dec, y, w, link, t, mid)) < w.users ? lo : hi) = mid;
+      (in_flight(std::max(mid, 1e-9)) < w.users ? lo : hi) = mid;
     }
-    needed = hi;
+    needed = split.decode_rate(std::max(hi, 1e-9));
   }
-  const pd_row r = needed < cap.requests_per_s ? serve_disaggregated(pre, x, dec, y, w, link, t, needed) : cap;
+  const pd_row r = needed < cap.requests_per_s ? split.row(needed) : cap;
   c.users_per_instance = r.decode_users;
   c.tokens_per_s_per_user = 1 / r.tpot.value();
   c.ttft_s = r.ttft.value();

@@ -20,6 +20,7 @@ void register_reports(py::module_& m);
 void register_moe(py::module_& m);
 void register_calibrate(py::module_& m);
 void register_sweeps(py::module_& m);
+void register_recommend(py::module_& m);
 
 /// An architecture from a dict of its fields (the inverse of arch_to_dict).
 architecture arch_from_dict(const py::dict& d);
@@ -46,7 +47,7 @@ struct phase_object {
 };
 
 /// A report of the command held as its JSON (`_core.reports`: Plan, Users,
-/// KvCache, MoeReport, Comparison, Calibration, Speculation), one type per class.
+/// KvCache, MoeReport, Comparison, Calibration, Speculation, Recommendation), one type per class.
 template <int Kind>
 struct report_value {
   report::json j;
@@ -58,6 +59,7 @@ using moe_report = report_value<3>;
 using comparison_report = report_value<4>;
 using calibration_report = report_value<5>;
 using speculative_report = report_value<6>;
+using recommend_report = report_value<7>;
 
 /// A memory plan from the command's JSON `memory` object (memory_json).
 memory_plan memory_from_json(const report::json& j);

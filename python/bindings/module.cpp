@@ -1,6 +1,6 @@
 // The compiled core of the Python package: thin bindings in one submodule per
 // area, each filled by its register_* function (catalog, memory_plan,
-// reports, deployment, moe, calibrate, sweeps). Results cross the boundary as
+// reports, deployment, moe, calibrate, sweeps, recommend). Results cross the boundary as
 // compiled objects (Deployment, MemoryPlan, the reports of `reports`), as
 // numpy arrays (sweeps) or as Python objects of the command's JSON schema built
 // in C++; the pure-Python layer (python/llmroof) adds keywords and checks.
@@ -24,12 +24,14 @@ constexpr area areas[] = {
      &llmroof::python::register_catalog},
     {"memory_plan", "memory_plan as a compiled value", &llmroof::python::register_memory_plan},
     {"reports", "The command's reports as compiled values: Phase, Plan, Users, KvCache, MoeReport, Comparison, "
-                "Calibration, Speculation", &llmroof::python::register_reports},
+                "Calibration, Speculation, Recommendation", &llmroof::python::register_reports},
     {"deployment", "A resolved deployment and the phase timings it answers", &llmroof::python::register_deployment},
     {"moe", "Expert routing: expected distinct experts, simulation, the MoE table", &llmroof::python::register_moe},
     {"calibrate", "Fitting and validating efficiency profiles on measurement files",
      &llmroof::python::register_calibrate},
     {"sweeps", "Vectorised grids of decode steps and prefills", &llmroof::python::register_sweeps},
+    {"recommend", "The deployment search: what to run on a pool of machines under SLOs",
+     &llmroof::python::register_recommend},
 };
 
 }  // namespace

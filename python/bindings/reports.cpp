@@ -217,6 +217,24 @@ void register_reports(py::module_& m) {
                      number(j, "plain_tokens_per_s_per_user"), number(j, "batch")) +
                fixed(", x%.2f)", number(j, "speedup"));
       });
+  bind_report<recommend_report>(m, "Recommendation", "llmroof.recommend/1",
+                                "What to run (`llmroof recommend --json`): every candidate searched with its figures "
+                                "and first reason, the recommended one, the front, the best per device kind and the "
+                                "closest misses.")
+      .def(
+          "frame", [](const recommend_report& r) { return frame_of(r.j["candidates"]); },
+          "Every candidate as a pandas DataFrame, one row each (candidates_frame()).")
+      .def("__repr__", [](const recommend_report& r) {
+        const json& j = r.j;
+        std::string best = "nothing meets the targets";
+        if (j["best"].is_object()) {
+          const json& b = j["best"];
+          best = report::thousands(number(b, "devices")) + " x " + text(b, "device") + " (" + text(b, "layout") + ", " +
+                 text(b, "engine") + ", weights " + text(b, "weights") + ", KV " + text(b, "kv") +
+                 fixed("): %.1f tokens/s per user", number(b, "tokens_per_s_per_user"));
+        }
+        return "Recommendation(" + fixed("%g candidates: ", number(j, "searched")) + best + ")";
+      });
   bind_report<calibration_report>(m, "Calibration", "llmroof.calibrate/1",
                                   "Efficiency profiles fitted to measured points (`llmroof calibrate --json`).")
       .def("__repr__", [](const calibration_report& c) {

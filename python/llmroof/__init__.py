@@ -26,7 +26,7 @@ except ImportError as err:  # pragma: no cover - only without a build
     ) from err
 
 from ._core.memory_plan import MemoryPlan
-from ._core.reports import Calibration, Comparison, KvCache, MoeReport, Phase, Plan, Speculation, Users
+from ._core.reports import Calibration, Comparison, KvCache, MoeReport, Phase, Plan, Recommendation, Speculation, Users
 from ._api import (
     Device,
     Estimator,
@@ -44,6 +44,7 @@ from ._api import (
     moe_table,
     plan,
     prefill,
+    recommend,
     simulate_routing,
     speculate,
     sweep_decode,
@@ -69,6 +70,7 @@ __all__ = [
     "Parameters",
     "Phase",
     "Plan",
+    "Recommendation",
     "Speculation",
     "Speculative",
     "Users",
@@ -83,6 +85,7 @@ __all__ = [
     "moe_table",
     "plan",
     "prefill",
+    "recommend",
     "simulate_routing",
     "speculate",
     "sweep_decode",

@@ -17,7 +17,7 @@ import numpy as np
 from . import _core
 from . import _rows as _rows_module
 from ._core.memory_plan import MemoryPlan
-from ._core.reports import Calibration, Comparison, KvCache, MoeReport, Phase, Plan, Speculation, Users
+from ._core.reports import Calibration, Comparison, KvCache, MoeReport, Phase, Plan, Recommendation, Speculation, Users
 from ._rows import (
     DeploymentOptions,
     DeviceFields,
@@ -926,6 +926,189 @@ def _users_args(min_tokens_per_s: float, ttft_target_s: float, context: Tokens, 
     return (_tokens("context", context, minimum=0), _tokens("prompt", prompt, minimum=0),
             _number("min_tokens_per_s", min_tokens_per_s, minimum=0), _number("ttft_target_s", ttft_target_s, minimum=0),
             _number("output", output, minimum=1))
+
+
+_SEARCH_PARTS = ("formats", "replicas", "offload", "pd", "mtp")
+
+
+def _pool(pool: object) -> list[tuple[Device, int]]:
+    """The command's ``--pool`` string, or ``{device: count}``, or ``[(device, count)]``."""
+    if isinstance(pool, str):
+        return [(_device(name), count) for name, count in _core.recommend.parse_pool(pool)]
+    items = pool.items() if isinstance(pool, Mapping) else pool
+    if not isinstance(items, Iterable):
+        raise TypeError(f"pool must be 'id:n,...', a mapping of devices to counts or (device, count) pairs "
+                        f"(got {type(pool).__name__})")
+    out = []
+    for entry in items:
+        if not isinstance(entry, tuple) or len(entry) != 2:
+            raise TypeError(f"pool entries must be (device, count) pairs (got {entry!r})")
+        out.append((_device(entry[0]), _integer("pool count", entry[1], minimum=1, maximum=65536)))
+    if not out:
+        raise ValueError("pool: give at least one device kind")
+    return out
+
+
+def _prices(price: object) -> dict[str, tuple[str, float | None, float | None]]:
+    """Device id -> (the name as given, USD per hour, purchase USD): the command's ``--price``
+    string, or ``{device: "2.5/h" | "1800" | USD per hour}``."""
+    if price is None:
+        return {}
+    if isinstance(price, str):
+        pairs = [(name, (h, b)) for name, h, b in _core.recommend.parse_prices(price)]
+    elif isinstance(price, Mapping):
+        pairs = []
+        for name, value in price.items():
+            if isinstance(value, str):
+                (_, h, b), = _core.recommend.parse_prices(f"{_text('price device', name)}={value}")
+                pairs.append((name, (h, b)))
+            else:
+                pairs.append((name, (_number("price", value, minimum=0), None)))
+    else:
+        raise TypeError(f"price must be 'id=USD/h,...' or a mapping of devices to prices (got {type(price).__name__})")
+    return {_device(name).id: (str(name), *value) for name, value in pairs}
+
+
+def recommend(
+    *,
+    models: ModelLike | Sequence[ModelLike],
+    pool: str | Mapping[DeviceLike, int] | Sequence[tuple[DeviceLike, int]],
+    users: float | None = None,
+    rate: float | None = None,
+    context: Tokens = 4096,
+    prompt: Tokens | None = None,
+    output: float = 512,
+    prefix: Tokens = 0,
+    prefix_hit: float | None = None,
+    min_tokens_per_s: float = 10,
+    ttft_target_s: float = 0,
+    max_cost_per_million: float = 0,
+    max_joules_per_token: float = 0,
+    price: str | Mapping[str, str | float] | None = None,
+    years: float | None = None,
+    electricity: float | None = None,
+    pue: float | None = None,
+    per_node: int | None = None,
+    engines: Sequence[str] | None = None,
+    weights: str | None = None,
+    kv: str | None = None,
+    lm_head: str | None = None,
+    skip: Sequence[str] = (),
+    threads: int = 0,
+    memory_utilization: float | None = None,
+    block_tokens: int | None = None,
+    max_num_seqs: int | None = None,
+    max_num_batched_tokens: int | None = None,
+    max_model_len: int | None = None,
+    prefix_caching: bool | None = None,
+) -> Recommendation:
+    """What to run: every way to serve the workload on ``pool``, scored
+    against the targets (the command's ``llmroof recommend``, same numbers).
+
+    The search tries each model on each device kind under each engine
+    (default: vLLM and llama.cpp on NVIDIA and datacenter GPUs, llama.cpp and
+    mlx-lm on Apple, llama.cpp elsewhere), in its published formats and the
+    engine's smaller KV formats and quantized weights, at 1, 2, 4, ... devices
+    of tensor, pipeline or expert parallelism, as replicas, with llama.cpp's
+    smallest offload on one device, as x prefill + y decode instances (with
+    a TTFT target) and with the model's own MTP layers. Memory prunes first;
+    each survivor is scored with the closed loop of ``users`` (or the open
+    loop at ``rate``) and again under the band's slower profile.
+
+    Parameters
+    ----------
+    models
+        One model or several: catalog ids or :class:`Model` objects.
+    pool
+        The devices it may use: ``"h100-sxm:8,rtx-4090:2"`` (as ``--pool``),
+        ``{"h100-sxm": 8}`` or ``[(Device, 8)]``.
+    users, rate
+        A closed loop of ``users`` (default 1), each holding ``context``
+        tokens, or an open loop of ``rate`` requests/s; one of them.
+    context, prompt, output, prefix, prefix_hit
+        Tokens each user holds; prompt (default min(context, 2048)) and
+        output tokens per request; the shared prompt prefix and its hit
+        rate (as :func:`plan`'s).
+    min_tokens_per_s, ttft_target_s, max_cost_per_million, max_joules_per_token
+        The targets (0: none): tokens/s each user decodes (default 10), mean
+        TTFT in seconds, USD per million output tokens (needs ``price``),
+        joules per output token.
+    price, years, electricity, pue
+        Per device kind: ``"h100-sxm=2.5/h,rtx-4090=1800"`` (as ``--price``) or
+        ``{"h100-sxm": "2.5/h"}`` (a number: USD per hour); a purchase is
+        amortised over ``years`` (default 3); electricity per kWh times
+        ``pue`` on top. Every kind priced, or none (then devices are the cost).
+    per_node
+        Devices per node (default: all of a kind in one node).
+    engines, weights, kv, lm_head
+        Engines to try; a weight format (then only it) and a KV format
+        (then only it).
+    skip
+        Parts of the search to leave out: ``"formats"``, ``"replicas"``,
+        ``"offload"``, ``"pd"``, ``"mtp"``.
+    threads
+        Threads of the search (0: one per hardware thread); the answer is the same.
+    memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens, max_model_len, prefix_caching
+        Engine settings for every candidate (None: each engine's default).
+
+    Returns
+    -------
+    Recommendation
+        ``best`` (a candidate row, or None), ``front``, ``per_device``,
+        ``closest``, ``why``, ``met``; ``frame()``: every candidate as a
+        DataFrame with its status and first reason.
+
+    Raises
+    ------
+    ValueError
+        An unknown id, engine or format, a value out of range, or prices on
+        some kinds only (the message names the field).
+    TypeError
+        An argument of the wrong type.
+    """
+    many = [models] if isinstance(models, (str, Model)) else list(models)
+    if not many:
+        raise ValueError("models: give at least one model")
+    compiled = [_compile(_model(m), None, weights=weights, lm_head=lm_head) for m in many]
+    labels = [m if isinstance(m, str) else m.id for m in many]
+    prices = _prices(price)
+    entries = []
+    seen: set[str] = set()
+    for dev, count in _pool(pool):
+        _, h, b = prices.get(dev.id, ("", None, None))
+        seen.add(dev.id)
+        entries.append((dict(dev.fields), count, 0 if per_node is None else _integer("per_node", per_node, minimum=1, maximum=1024),
+                        h, b, 3.0 if years is None else _number("years", years, minimum=0),
+                        None if electricity is None else _number("electricity", electricity, minimum=0),
+                        1.0 if pue is None else _number("pue", pue, minimum=0)))
+    for key, (name, _, _) in prices.items():
+        if key not in seen:
+            raise ValueError(f"price names '{name}', which is not in pool")
+    if users is not None and rate is not None:
+        raise ValueError("users and rate are two loads; give one")
+    parts = [_text("skip", s) for s in ([skip] if isinstance(skip, str) else skip)]
+    for part in parts:
+        if part not in _SEARCH_PARTS:
+            raise ValueError(f"skip takes formats, replicas, offload, pd, mtp (got '{part}')")
+    settings: dict[str, float | bool] = {**_settings(
+        memory_utilization=memory_utilization, block_tokens=block_tokens, max_num_seqs=max_num_seqs,
+        max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)}
+    if prefix_caching is not None:
+        settings["prefix_caching"] = _flag("prefix_caching", prefix_caching)
+    pre, hit = _prefix_args(prefix, prefix_hit)
+    return _core.recommend.report(
+        compiled, labels, entries,
+        None if users is None else _number("users", users, minimum=1),
+        None if rate is None else _number("rate", rate, minimum=0),
+        _tokens("context", context, minimum=0), 0 if prompt is None else _tokens("prompt", prompt, minimum=0),
+        _number("output", output, minimum=1), pre, hit,
+        _number("ttft_target_s", ttft_target_s, minimum=0), _number("min_tokens_per_s", min_tokens_per_s, minimum=0),
+        _number("max_cost_per_million", max_cost_per_million, minimum=0),
+        _number("max_joules_per_token", max_joules_per_token, minimum=0),
+        [] if engines is None else [_text("engines", e) for e in ([engines] if isinstance(engines, str) else engines)],
+        settings, [] if kv is None else [_format_name("kv", kv)],
+        weights is None and "formats" not in parts, "replicas" not in parts, "offload" not in parts,
+        "pd" not in parts, "mtp" not in parts, _integer("threads", threads, minimum=0, maximum=4096))
 
 
 @_takes(EngineOptions)

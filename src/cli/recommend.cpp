@@ -61,7 +61,8 @@ int cmd_recommend(const options& o) {
   if (o.models.empty()) throw usage_error("--model is required for 'recommend'");
   for (const std::string& m : o.models) {
     in.models.push_back(make_setup(base, false, m));
-    in.labels.push_back(m);
+    // A catalog model as named; a file's by the id read from it (as Python's Model.id).
+    in.labels.push_back(in.models.back().source ? in.models.back().model.id : m);
   }
   if (auto k = o.get("kv")) in.space.kv = {std::string(find_format(*k).name)};
   if (o.get("weights")) in.space.formats = false;
@@ -143,7 +144,7 @@ int cmd_recommend(const options& o) {
   }
   std::printf(" (%s-token prompts, %s-token answers)\n", thousands(w.prompt_tokens()).c_str(), thousands(w.output).c_str());
   std::printf("  targets: at least %.1f tokens/s per user", in.target.min_tokens_per_s);
-  if (in.target.ttft.value() > 0) std::printf(", TTFT at most %s", ms(in.target.ttft).c_str());
+  if (in.target.ttft.value() > 0) std::printf(", TTFT at most %s", secs(in.target.ttft.value()).c_str());
   if (in.target.max_cost_per_million > 0) std::printf(", at most $%.2f per million tokens", in.target.max_cost_per_million);
   if (in.target.max_joules_per_token > 0) std::printf(", at most %.2f J per token", in.target.max_joules_per_token);
   int counts[4] = {0, 0, 0, 0};

@@ -365,6 +365,13 @@ BAD = [
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--max-num-seqs", "0"], "max-num-seqs must be in [1, 1000000000] (got 0)"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--rate", "1", "--concurrency", "4"], "concurrency and rate are two load models; give one"),
     (["frobnicate"], "unknown command 'frobnicate'"),
+    (["recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm:0"], "--pool needs a whole count in [1, 65536] after ':' (got 'h100-sxm:0')"),
+    (["recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm", "--users", "4", "--rate", "2"], "--users and --rate are two loads; give one"),
+    (["recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm", "--skip", "speed"], "--skip takes formats, replicas, offload, pd, mtp (got 'speed')"),
+    (["recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm", "--price", "a100-sxm-80gb=2/h"], "--price names 'a100-sxm-80gb', which is not in --pool"),
+    (["recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm,rtx-4090", "--price", "h100-sxm=2/h"], "price: give every device kind of the pool a price, or none"),
+    (["recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm", "--engines", "vllm,lama.cpp"], "lama.cpp"),
+    (["recommend", "--model", "llama-3.1-8b"], "--pool is required for 'recommend'"),
     (["list", "gpus"], "list needs one of: devices, models, formats, links, engines (got 'gpus')"),
     ([], "missing command"),
 ]
@@ -383,7 +390,7 @@ check("help", r.returncode == 0 and "usage:" in r.stdout, r.stderr)
 # even when other options around it are wrong.
 TAKES = {"plan": "--offload", "decode": "--batch", "prefill": "--prompt", "kv": "--block-tokens",
          "moe": "--max-batch", "compare": "--max-batch", "users": "--tps", "calibrate": "--write-profiles",
-         "validate": "--report", "list": "--json"}
+         "validate": "--report", "list": "--json", "recommend": "--pool"}
 for cmd, opt in TAKES.items():
     for args in ([cmd, "--help"], [cmd, "-h"], ["help", cmd], [cmd, "--model", "--help"]):
         r = run(*args)
@@ -443,6 +450,39 @@ check("fp4 on an H100 says which roof it runs on",
       in r.stdout.splitlines()[1], r.stdout[:400])
 r = run("decode", "--model", "qwen3-8b", "--device", "b200", "--weights", "fp4")
 check("fp4 on a B200 runs on its fp4 roof, no note", "has no fp4 math" not in r.stdout, r.stdout[:400])
+
+# recommend (issue 31): the seed scenario's question, its JSON, and exit 1 when nothing meets.
+REC = ["recommend", "--model", "devstral-small-2-24b", "--pool", "rtx-pro-6000-blackwell:2", "--users", "4",
+       "--context", "128k", "--prompt", "8k", "--output", "1k", "--tps", "20", "--ttft", "10"]
+r = run(*REC)
+check("recommend seed: exit 0", r.returncode == 0 and r.stderr == "", (r.returncode, r.stderr))
+for line in ("1 x rtx-pro-6000-blackwell (1 device, vllm, weights bf16, KV bf16): no_fit: does not fit: 1 user of "
+             "131,072 tokens per instance at most, or 60,032 tokens each for 4",
+             "KV cache in fp8-e4m3", "2 devices (TP 2)               fits", "fewer users                    fits",
+             "shorter context                fits          4 users at 60,032 tokens",
+             "recommended: 1 x rtx-pro-6000-blackwell", "why: the cheapest that meets every target at its band's slow edge"):
+    check(f"recommend seed text: {line[:40]}", line in r.stdout, r.stdout)
+rj = json.loads(run(*REC, "--json").stdout)
+check("recommend json schema", rj["schema"] == "llmroof.recommend/1" and rj["met"] and rj["best"]["status"] == "meets"
+      and rj["best"]["devices"] == 1 and rj["best"]["tokens_per_s_per_user_slow"] >= 20, rj.get("best"))
+check("recommend json counts", sum(rj["counts"].values()) == rj["searched"] == len(rj["candidates"]), rj["counts"])
+check("recommend json: the best is on the front", rj["best"]["index"] in [c["index"] for c in rj["front"]], rj["front"][:2])
+check("recommend json: every rejection says why",
+      all((c["status"] == "meets") == (c["reason"] == "") for c in rj["candidates"]), "")
+r = run(*REC[:-4], "--tps", "10000", "--json")
+nj = json.loads(r.stdout)
+check("recommend: nothing meets, exit 1", r.returncode == 1 and not nj["met"] and nj["best"] is None
+      and nj["closest"] and nj["closest"][0]["miss"] > 0 and nj["why"].startswith("nothing meets the targets; closest:"),
+      (r.returncode, nj.get("why")))
+r = run(*REC[:-4], "--tps", "10000")
+check("recommend text: nothing meets", r.returncode == 1 and "nothing meets the targets" in r.stdout
+      and "closest misses:" in r.stdout, r.stdout[-1500:])
+r = run("recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm:2,rtx-4090:2", "--rate", "5", "--prompt", "2k",
+        "--output", "256", "--tps", "20", "--ttft", "1", "--price", "h100-sxm=2.5/h,rtx-4090=1800", "--json")
+pj = json.loads(r.stdout)
+check("recommend open loop with prices", r.returncode == 0 and pj["workload"]["rate"] == 5 and
+      pj["best"]["cost_per_hour"] is not None and pj["pool"][1]["price_per_hour"] == 1800 / (3 * 365.25 * 24), pj.get("best"))
+check("recommend: disaggregated candidates", any(c["prefill_instances"] > 0 for c in pj["candidates"]), "")
 
 for f in failures:
     print("FAIL", f[:2000])

@@ -467,3 +467,52 @@ def test_plan_speculation_parity_and_refusals(cli: str) -> None:
     out = subprocess.run([cli, "plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--accept", "0.5"],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "--accept needs --spec" in out.stderr and out.stderr.count("\n") == 1
+
+
+def run_status(cli: str, *args: str) -> tuple[int, dict[str, Any]]:
+    out = subprocess.run([cli, *args, "--json"], capture_output=True, text=True)
+    assert out.returncode in (0, 1), out.stderr
+    return out.returncode, dict(json.loads(out.stdout))
+
+
+def test_recommend_parity_and_refusals(cli: str) -> None:
+    # Two models (one from a file), two device kinds with prices (hourly and a purchase), a shared prefix.
+    status, want = run_status(
+        cli, "recommend", "--model", "devstral-small-2-24b", "--model", FILE_MODEL, "--pool",
+        "rtx-pro-6000-blackwell:2,rtx-4090:2", "--users", "4", "--context", "32k", "--prompt", "8k", "--output", "1k",
+        "--prefix", "4k", "--prefix-hit", "0.5", "--tps", "20", "--ttft", "5",
+        "--price", "rtx-pro-6000-blackwell=8500,rtx-4090=0.4/h", "--electricity", "0.2")
+    got = llmroof.recommend(
+        models=["devstral-small-2-24b", llmroof.Model.from_hf_config(FILE_MODEL)],
+        pool={"rtx-pro-6000-blackwell": 2, "rtx-4090": 2}, users=4, context="32k", prompt="8k", output=1024,
+        prefix="4k", prefix_hit=0.5, min_tokens_per_s=20, ttft_target_s=5,
+        price={"rtx-pro-6000-blackwell": "8500", "rtx-4090": 0.4}, electricity=0.2)
+    assert status == 0 and want["models"][1] == "Qwen__Qwen3-8B"  # a file's model by the id read from it
+    assert got.to_dict() == want
+    assert pickle.loads(pickle.dumps(got)) == got
+    frame = got.frame()
+    assert len(frame) == got.searched and set(frame["status"]) <= {"meets", "at_risk", "misses", "no_fit"}
+    # An open loop, fixed formats and parts of the search left out: same answer both ways.
+    status, want = run_status(cli, "recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm:4", "--rate", "8",
+                              "--kv", "fp8-e4m3", "--engines", "vllm", "--skip", "replicas,pd", "--tps", "20",
+                              "--ttft", "1")
+    got = llmroof.recommend(models="llama-3.1-8b", pool=[("h100-sxm", 4)], rate=8, kv="fp8-e4m3", engines=["vllm"],
+                            skip=["replicas", "pd"], min_tokens_per_s=20, ttft_target_s=1)
+    assert got.to_dict() == want and all(c["kv"] == "fp8-e4m3" and c["replicas"] == 1 for c in want["candidates"])
+    # Nothing meets: the command exits 1, Python returns the same report.
+    status, want = run_status(cli, "recommend", "--model", "llama-3.1-8b", "--pool", "rtx-4090", "--users", "64",
+                              "--tps", "500")
+    got = llmroof.recommend(models="llama-3.1-8b", pool="rtx-4090", users=64, min_tokens_per_s=500)
+    assert status == 1 and not got.met and got.best is None and got.closest and got.to_dict() == want
+    with pytest.raises(ValueError, match="users and rate are two loads; give one"):
+        llmroof.recommend(models="llama-3.1-8b", pool="rtx-4090", users=2, rate=1)
+    with pytest.raises(ValueError, match="price: give every device kind of the pool a price, or none"):
+        llmroof.recommend(models="llama-3.1-8b", pool="rtx-4090,h100-sxm", price="h100-sxm=2/h")
+    with pytest.raises(ValueError, match="price names 'a100-sxm-80gb', which is not in pool"):
+        llmroof.recommend(models="llama-3.1-8b", pool="h100-sxm", price={"a100-sxm-80gb": 2})
+    with pytest.raises(ValueError, match=r"pool needs a whole count in \[1, 65536\] after ':'"):
+        llmroof.recommend(models="llama-3.1-8b", pool="h100-sxm:0")
+    with pytest.raises(ValueError, match="skip takes formats, replicas, offload, pd, mtp"):
+        llmroof.recommend(models="llama-3.1-8b", pool="h100-sxm", skip=["speed"])
+    with pytest.raises(TypeError):
+        llmroof.recommend(models="llama-3.1-8b", pool=8)  # type: ignore[arg-type]

@@ -5,6 +5,7 @@ from . import catalog as catalog
 from . import deployment as deployment
 from . import memory_plan as memory_plan
 from . import moe as moe
+from . import recommend as recommend
 from . import reports as reports
 from . import sweeps as sweeps
 

@@ -616,3 +616,78 @@ class Speculation:
     def __eq__(self, other: object) -> bool: ...
     def __getstate__(self) -> str: ...
     def __setstate__(self, state: str) -> None: ...
+
+class Recommendation:
+    """What to run (`llmroof recommend --json`): every candidate searched with its figures and first
+    reason, the recommended one, the front, the best per device kind and the closest misses.
+    """
+    @property
+    def schema(self) -> str:
+        """The report's schema (docs/cli-json.md)."""
+    @property
+    def models(self) -> list[str]:
+        """The models searched, as named."""
+    @property
+    def pool(self) -> list[dict[str, Any]]:
+        """The device kinds searched: device, count, per_node, price_per_hour (hardware, USD per
+        device-hour; None without a price).
+        """
+    @property
+    def workload(self) -> dict[str, Any]:
+        """users (closed loop) or rate (requests/s, open loop), context, prompt, output, prefix,
+        prefix_hit.
+        """
+    @property
+    def targets(self) -> dict[str, Any]:
+        """The SLOs (0: none): ttft_s, min_tokens_per_s_per_user, max_cost_per_million,
+        max_joules_per_token.
+        """
+    @property
+    def searched(self) -> int:
+        """Candidates searched."""
+    @property
+    def counts(self) -> dict[str, Any]:
+        """Candidates per status: meets, at_risk, misses, no_fit."""
+    @property
+    def met(self) -> bool:
+        """Whether a candidate meets every target at its estimate (the command exits 1 when none does)."""
+    @property
+    def why(self) -> str:
+        """Why the recommended candidate (and what the cheaper ones miss), or what nothing meets."""
+    @property
+    def best(self) -> dict[str, Any] | None:
+        """The recommended candidate (a row of candidates): the cheapest meeting every target at its
+        band's slow edge, else at its estimate (status at_risk); None when none meets them.
+        """
+    @property
+    def front(self) -> list[dict[str, Any]]:
+        """The Pareto front over tokens/s per user, tokens/s per device, cost (USD per hour with
+        prices, else devices), weight and KV bits, cheapest first: of the candidates meeting the
+        targets, or of every served one when none does.
+        """
+    @property
+    def per_device(self) -> list[dict[str, Any]]:
+        """The best candidate on each device kind of the pool (the runner-up per kind)."""
+    @property
+    def closest(self) -> list[dict[str, Any]]:
+        """When nothing meets the targets: the nearest misses, nearest first (miss: by how much)."""
+    @property
+    def candidates(self) -> list[dict[str, Any]]:
+        """Every candidate searched, one row each: index, model, device, devices, engine, weights, kv,
+        weight_bits, kv_bits, layout ("2 x TP 1", "1P3D of TP 2"), tp, pp, ep, replicas,
+        prefill_instances, decode_instances, offload, mtp, users_per_instance, tokens_per_s_per_user
+        and its _slow edge, ttft_s and ttft_slow_s, output_tokens_per_s, tokens_per_s_per_device,
+        power_w, joules_per_token, cost_per_hour, cost_per_million (None where unknown), max_users,
+        max_context, status (meets, at_risk, misses, no_fit), reason, miss, on_front.
+        """
+    def pool_frame(self) -> pd.DataFrame: ...
+    def front_frame(self) -> pd.DataFrame: ...
+    def per_device_frame(self) -> pd.DataFrame: ...
+    def closest_frame(self) -> pd.DataFrame: ...
+    def candidates_frame(self) -> pd.DataFrame: ...
+    def frame(self) -> pd.DataFrame: ...
+    def to_dict(self) -> dict[str, Any]: ...
+    def __getitem__(self, key: str) -> Any: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __getstate__(self) -> str: ...
+    def __setstate__(self, state: str) -> None: ...

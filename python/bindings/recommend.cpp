@@ -1,0 +1,101 @@
+// The deployment search (recommend.hpp): the command's `recommend`, its
+// report as a compiled `Recommendation`.
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+
+namespace llmroof::python {
+
+namespace {
+
+std::optional<double> maybe(const py::object& v) {
+  return v.is_none() ? std::nullopt : std::optional<double>(v.cast<double>());
+}
+
+}  // namespace
+
+void register_recommend(py::module_& m) {
+  m.def(
+      "report",
+      [](const py::list& models, const std::vector<std::string>& labels, const py::list& pool, const py::object& users,
+         const py::object& rate, double context, double prompt, double output, double prefix, const py::object& prefix_hit,
+         double ttft, double tps, double max_cost, double max_joules, const std::vector<std::string>& engines,
+         const py::object& engine_options, const std::vector<std::string>& kv, bool formats, bool replicas, bool offload,
+         bool disaggregated, bool speculation, int threads) {
+        recommend_input in;
+        for (const py::handle& d : models) in.models.push_back(deployment_of(d));
+        in.labels = labels;
+        // The devices live as long as the search.
+        std::vector<device> devices;
+        devices.reserve(pool.size());
+        for (const py::handle& h : pool) {
+          const auto t = h.cast<py::tuple>();
+          devices.push_back(device_from_dict(t[0].cast<py::dict>()));
+          pool_entry e;
+          e.dev = &devices.back();
+          e.count = t[1].cast<int>();
+          e.per_node = t[2].cast<int>();
+          e.cost.per_device_hour = maybe(t[3]);
+          e.cost.purchase = maybe(t[4]);
+          e.cost.years = t[5].cast<double>();
+          e.cost.electricity_kwh = maybe(t[6]);
+          e.cost.pue = t[7].cast<double>();
+          in.pool.push_back(e);
+        }
+        if (!users.is_none() && !rate.is_none()) throw std::invalid_argument("users and rate are two loads; give one");
+        if (!users.is_none()) in.w.users = users.cast<double>();
+        if (!rate.is_none()) in.rate = rate.cast<double>();
+        in.w.context = context;
+        in.w.prompt = prompt;
+        in.w.output = output;
+        in.w.prefix = prefix;
+        in.w.prefix_hit = maybe(prefix_hit);
+        in.target.ttft = make_seconds(ttft);
+        in.target.min_tokens_per_s = tps;
+        in.target.max_cost_per_million = max_cost;
+        in.target.max_joules_per_token = max_joules;
+        in.space.engines = engines;
+        for (const std::string& e : engines) (void)find_engine(e);
+        in.space.engine_options = overrides_from(engine_options);
+        in.space.kv = kv;
+        in.space.formats = formats;
+        in.space.replicas = replicas;
+        in.space.offload = offload;
+        in.space.disaggregated = disaggregated;
+        in.space.speculation = speculation;
+        in.space.threads = threads;
+        const recommendation r = [&] {
+          py::gil_scoped_release free;
+          return recommend(in);
+        }();
+        return recommend_report{report::recommend_json(in, r)};
+      },
+      py::arg("models"), py::arg("labels"), py::arg("pool"), py::arg("users"), py::arg("rate"), py::arg("context"),
+      py::arg("prompt"), py::arg("output"), py::arg("prefix"), py::arg("prefix_hit"), py::arg("ttft"), py::arg("tps"),
+      py::arg("max_cost"), py::arg("max_joules"), py::arg("engines"), py::arg("engine_options"), py::arg("kv"),
+      py::arg("formats"), py::arg("replicas"), py::arg("offload"), py::arg("disaggregated"), py::arg("speculation"),
+      py::arg("threads"),
+      "The command's `recommend --json` as a compiled Recommendation (recommend.hpp).");
+  m.def(
+      "parse_pool",
+      [](const std::string& text) { return parse_pool(text); }, py::arg("text"),
+      "'h100-sxm:8,rtx-4090:2' as [(name, count)] (the command's --pool).");
+  m.def(
+      "parse_prices",
+      [](const std::string& text) {
+        std::vector<py::tuple> out;
+        for (const auto& [name, p] : parse_prices(text)) {
+          out.push_back(py::make_tuple(name, p.per_device_hour ? py::object(py::float_(*p.per_device_hour)) : py::none(),
+                                       p.purchase ? py::object(py::float_(*p.purchase)) : py::none()));
+        }
+        return out;
+      },
+      py::arg("text"), "'h100-sxm=2.5/h,rtx-4090=1800' as [(name, per_hour, purchase)] (the command's --price).");
+}
+
+}  // namespace llmroof::python
