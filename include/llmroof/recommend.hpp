@@ -146,7 +146,8 @@ struct candidate {
 /// A model as published on one device of a kind, under the first engine
 /// tried (the search's first candidate there), and when it does not hold
 /// the users, each change alone that would (plan_alternatives: a smaller KV
-/// or weight format, more devices, fewer users, a shorter context).
+/// or weight format, more devices up to the pool's, fewer users, a shorter
+/// context).
 struct published_start {
   std::size_t model = 0;
   std::size_t pool = 0;
@@ -740,7 +741,11 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
                 // published on one device under the first engine; when it does not
                 // hold the users, each change alone that would (plan_alternatives).
                 published_start p{mi, pi, found.size(), {}};
-                if (!in.rate && no_fit) p.fixes = plan_alternatives(dr, w, memory_of(dr, w, w.users, w.context));
+                if (!in.rate && no_fit) {
+                  p.fixes = plan_alternatives(dr, w, memory_of(dr, w, w.users, w.context));
+                  // Only the devices the pool has.
+                  std::erase_if(p.fixes, [&](const alternative& a) { return a.devices > count; });
+                }
                 part.published = std::move(p);
                 published = true;
               }

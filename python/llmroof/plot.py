@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
     from ._api import Device
-    from ._core.reports import Phase, Plan
+    from ._core.reports import Phase, Plan, Recommendation
 
 
 def _pyplot() -> Any:
@@ -233,4 +233,70 @@ def memory_bar(plan: Plan, *, ax: Axes | None = None) -> Axes:
     ax.set_title(f"{plan.model} on {plan.devices} x {plan.device} ({plan.weights}, KV {plan.kv}): "
                  f"{users} x {m.context:,.0f} tokens", fontsize=10)
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2)
+    return ax
+
+
+def front(rec: Recommendation, *, ax: Axes | None = None) -> Axes:
+    """A search's answer (:func:`llmroof.recommend`): tokens/s per user
+    against cost (USD per hour with prices, else devices) for every candidate
+    that is served, each with a bar down to its band's slow edge; the
+    candidates on the front ringed (none is as fast, as cheap, as many
+    tokens/s per device and as many bits all at once) with a step at the
+    fastest per user each cost buys; the per-user target drawn across; the
+    recommended candidate labelled. Meets, at risk and misses are told apart
+    by colour."""
+    ax = _axes(ax)
+    rows = [c for c in rec.candidates if c["status"] != "no_fit" and c["tokens_per_s_per_user"] > 0]
+    priced = any(c["cost_per_hour"] is not None for c in rows)
+
+    def cost(c: dict[str, Any]) -> float:
+        return float(c["cost_per_hour"]) if priced and c["cost_per_hour"] is not None else float(c["devices"])
+
+    colours = {"meets": "tab:green", "at_risk": "tab:orange", "misses": "tab:grey"}
+    names = {"meets": "meets the targets", "at_risk": "at risk (meets them at its estimate only)",
+             "misses": "misses a target"}
+    for status in ("misses", "at_risk", "meets"):
+        group = [c for c in rows if c["status"] == status]
+        if not group:
+            continue
+        x = [cost(c) for c in group]
+        y = [c["tokens_per_s_per_user"] for c in group]
+        low = [max(c["tokens_per_s_per_user"] - c["tokens_per_s_per_user_slow"], 0.0) if c["tokens_per_s_per_user_slow"] > 0
+               else 0.0 for c in group]
+        ax.errorbar(x, y, yerr=[low, [0.0] * len(group)], fmt="o", ms=4, color=colours[status], alpha=0.6,
+                    elinewidth=0.8, capsize=0, label=f"{names[status]} ({len(group)})")
+    f = rec.front
+    if f:
+        ax.plot([cost(c) for c in f], [c["tokens_per_s_per_user"] for c in f], "o", ms=7, mfc="none", mec="black",
+                mew=0.8, label=f"on the front ({len(f)})")
+        # The fastest per user at each cost or less: what more money buys.
+        steps: list[tuple[float, float]] = []
+        for c in sorted(f, key=cost):
+            if not steps or c["tokens_per_s_per_user"] > steps[-1][1]:
+                steps.append((cost(c), c["tokens_per_s_per_user"]))
+        ax.step([x for x, _ in steps], [y for _, y in steps], where="post", color="black", lw=1,
+                label="fastest per user at that cost")
+    target = float(rec.targets["min_tokens_per_s_per_user"])
+    if target > 0:
+        ax.axhline(target, color="red", ls="--", lw=1, label=f"target {target:g} tokens/s per user")
+    best = rec.best
+    if best is not None:
+        ax.plot([cost(best)], [best["tokens_per_s_per_user"]], "*", ms=14, color="gold", mec="black",
+                label="recommended")
+        model = f"{best['model']} on " if len(rec.models) > 1 else ""
+        ax.annotate(f"{model}{best['devices']} x {best['device']}\n{best['layout']}, {best['engine']}\n"
+                    f"{best['weights']} / KV {best['kv']}",
+                    (cost(best), best["tokens_per_s_per_user"]), xytext=(14, 10), textcoords="offset points",
+                    fontsize=7, arrowprops={"arrowstyle": "-", "lw": 0.5},
+                    bbox={"boxstyle": "round", "fc": "white", "ec": "grey", "lw": 0.5})
+    ax.set_xlabel("USD per hour" if priced else "devices")
+    if not priced:
+        ax.set_xscale("log", base=2)
+        _plain_ticks(ax.xaxis)
+    ax.set_ylabel("tokens/s per user (bar: to the band's slow edge)")
+    load = rec.workload
+    what = f"{load['users']:g} users" if load["users"] is not None else f"{load['rate']:g} requests/s"
+    ax.set_title(f"{', '.join(rec.models)}\n{what} at {load['context']:,.0f} tokens, {rec.searched} candidates",
+                 fontsize=9)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=3)
     return ax

@@ -1088,6 +1088,24 @@ const field_table<recommend_view>& recommend_fields() {
        "The recommended candidate (a row of candidates): the cheapest meeting every target at its band's slow edge, "
        "else at its estimate (status at_risk); None when none meets them.",
        [](const V& v) { return v.r.best ? candidate_json(v.in, v.r, *v.r.best) : json(nullptr); }},
+      {"published", rows_t,
+       "Each model as published on one device of each kind under the first engine tried (the search's first "
+       "candidate there): model, device, candidate (its index), status, reason, and when it does not hold the "
+       "users, fixes: each change alone that would (a plan's alternatives: change, fits, users, context, devices, "
+       "weights, kv, max_users_at_context, per_user_tokens_per_s_estimate, total_tokens_per_s_estimate).",
+       [](const V& v) {
+         json rows = json::array();
+         for (const published_start& p : v.r.published) {
+           const candidate& c = v.r.candidates[p.candidate];
+           rows.push_back({{"model", v.in.labels.empty() ? v.in.models[p.model].model.id : v.in.labels[p.model]},
+                           {"device", v.in.pool[p.pool].dev->id},
+                           {"candidate", p.candidate},
+                           {"status", to_string(c.status)},
+                           {"reason", c.reason},
+                           {"fixes", alternatives_json(p.fixes)}});
+         }
+         return rows;
+       }},
       {"front", rows_t,
        "The Pareto front over tokens/s per user, tokens/s per device, cost (USD per hour with prices, else "
        "devices), weight and KV bits, cheapest first: of the candidates meeting the targets, or of every served one when none does.",

@@ -462,6 +462,15 @@ for line in ("1 x rtx-pro-6000-blackwell (1 device, vllm, weights bf16, KV bf16)
              "shorter context                fits          4 users at 60,032 tokens",
              "recommended: 1 x rtx-pro-6000-blackwell", "why: the cheapest that meets every target at its band's slow edge"):
     check(f"recommend seed text: {line[:40]}", line in r.stdout, r.stdout)
+# The README's recommend block is what the command prints, line by line in order.
+block = text.split("The seed scenario's question:", 1)[1].split("```", 2)[1].strip("\n").splitlines()
+lines, at = r.stdout.splitlines(), 0
+for line in block:
+    if line == "...":
+        continue
+    while at < len(lines) and lines[at] != line:
+        at += 1
+    check(f"README recommend line: {line[:50]}", at < len(lines), r.stdout)
 rj = json.loads(run(*REC, "--json").stdout)
 check("recommend json schema", rj["schema"] == "llmroof.recommend/1" and rj["met"] and rj["best"]["status"] == "meets"
       and rj["best"]["devices"] == 1 and rj["best"]["tokens_per_s_per_user_slow"] >= 20, rj.get("best"))

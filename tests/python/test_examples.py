@@ -29,3 +29,21 @@ def test_python_example_runs() -> None:
     out = subprocess.run([sys.executable, str(ROOT / "examples" / "python" / "seed_scenario.py")],
                          capture_output=True, text=True, check=True).stdout
     assert "163,840 B" in out and "KV q4_0: 4 users at 128k fit: True" in out
+
+
+def test_recommend_notebook_executes() -> None:
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(ROOT / "examples" / "notebooks" / "recommend.ipynb", as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3").execute()
+    text = "".join(
+        str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
+        for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+    )
+    # The seed question: as published it does not fit; the fixes; a one-card answer that meets 20 t/s.
+    assert "does not fit: 1 user of 131,072 tokens per instance at most" in text
+    assert "KV cache in fp8-e4m3" in text and "2 devices (TP 2)" in text and "shorter context" in text
+    assert "the cheapest that meets every target at its band's slow edge" in text
+    # The datacenter question priced both kinds; the unmeetable one says what is closest.
+    assert "cost_per_million" in text and "nothing meets the targets; closest:" in text

@@ -83,3 +83,21 @@ def test_plot_without_matplotlib_says_how_to_install(monkeypatch: object) -> Non
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)  # type: ignore[attr-defined]
     with pytest.raises(ImportError, match=r"pip install 'llmroof\[plot\]'"):
         plot.memory_bar(llmroof.plan(model="qwen3-8b", device="h100-sxm"))
+
+
+def test_front_draws_the_search(tmp_path: object) -> None:
+    import matplotlib.pyplot as plt
+    from pathlib import Path
+
+    rec = llmroof.recommend(models="devstral-small-2-24b", pool="rtx-pro-6000-blackwell:2", users=4, context="128k",
+                            prompt="8k", output=1024, min_tokens_per_s=20, ttft_target_s=10)
+    ax = plot.front(rec)
+    labels = ax.get_legend_handles_labels()[1]
+    assert "recommended" in labels and "target 20 tokens/s per user" in labels
+    assert any(label.startswith("on the front (") for label in labels) and any(label.startswith("meets") for label in labels)
+    assert ax.get_xlabel() == "devices"
+    assert ax.get_title() == "devstral-small-2-24b\n4 users at 131,072 tokens, 62 candidates"
+    out = Path(str(tmp_path)) / "front.png"
+    ax.figure.savefig(out)
+    assert out.stat().st_size > 10_000
+    plt.close("all")

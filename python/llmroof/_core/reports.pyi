@@ -660,6 +660,14 @@ class Recommendation:
         band's slow edge, else at its estimate (status at_risk); None when none meets them.
         """
     @property
+    def published(self) -> list[dict[str, Any]]:
+        """Each model as published on one device of each kind under the first engine tried (the
+        search's first candidate there): model, device, candidate (its index), status, reason, and
+        when it does not hold the users, fixes: each change alone that would (a plan's alternatives:
+        change, fits, users, context, devices, weights, kv, max_users_at_context,
+        per_user_tokens_per_s_estimate, total_tokens_per_s_estimate).
+        """
+    @property
     def front(self) -> list[dict[str, Any]]:
         """The Pareto front over tokens/s per user, tokens/s per device, cost (USD per hour with
         prices, else devices), weight and KV bits, cheapest first: of the candidates meeting the
@@ -681,6 +689,7 @@ class Recommendation:
         max_context, status (meets, at_risk, misses, no_fit), reason, miss, on_front.
         """
     def pool_frame(self) -> pd.DataFrame: ...
+    def published_frame(self) -> pd.DataFrame: ...
     def front_frame(self) -> pd.DataFrame: ...
     def per_device_frame(self) -> pd.DataFrame: ...
     def closest_frame(self) -> pd.DataFrame: ...
