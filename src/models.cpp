@@ -255,6 +255,17 @@ std::vector<architecture> build() {
     b.ffn = ffn_kind::plain;
     b.norm_bias = true;
     m.push_back(with_published(std::move(b), 180.0));
+    // DistServe's (OSDI 2024) chatbot model, for its placement example (issue 31).
+    auto c = gqa("opt-13b", "OPT-13B", "opt", 40, 5120, 40, 40, 128, 20480, 50272, 2048,
+                 "facebook/opt-13b config.json (OPTForCausalLM: 40 layers, hidden 5120, 40 heads, ffn_dim 20480, "
+                 "ReLU, biases on every linear layer, do_layer_norm_before, vocab 50272, 2048 positions, tied "
+                 "embeddings) as recalled, not shipped here [unverified here]; its learned positions (2,050 x 5,120 "
+                 "= 10.5M) are not counted; model card 13B");
+    c.ffn = ffn_kind::plain;
+    c.qkv_bias = c.o_bias = c.mlp_bias = true;
+    c.norm_bias = true;
+    c.tied_embeddings = true;
+    m.push_back(with_published(std::move(c), 13.0));
   }
 
   // ---- Mixture of Experts ----
