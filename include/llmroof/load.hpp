@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "llmroof/deployment.hpp"
 #include "llmroof/detail/search.hpp"
@@ -240,8 +241,9 @@ namespace detail {
 // a decode step per trial. None when no rate reaches it, or when the open
 // loop at the rate found does not settle at `active` (another fixed point
 // lies below it): the caller searches as serve_closed_loop does.
-inline std::optional<double> closed_loop_rate(const deployment& d, const llmroof::workload& s, double active,
-                                              double interfering, double tolerance) {
+inline std::optional<std::pair<double, load_result>> closed_loop_rate(const deployment& d, const llmroof::workload& s,
+                                                                      double active, double interfering,
+                                                                      double tolerance) {
   const double prompt = s.prompt_tokens();
   const double mean_context = prompt + s.output / 2;
   const double handling = d.efficiency().per_request.value();
@@ -276,7 +278,7 @@ inline std::optional<double> closed_loop_rate(const deployment& d, const llmroof
   const load_result l = serve_at_rate(d, s, lo, interfering, false);
   const double inside = lo * (l.ttft.value() + s.output * l.tpot.value());
   if (!l.keeps_up || std::fabs(inside - active) > 10 * tolerance * active) return std::nullopt;
-  return lo;
+  return std::pair<double, load_result>{lo, l};
 }
 
 // serve_closed_loop; `tolerance` > 0 stops the search for the rate once it
@@ -321,10 +323,12 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
   // The highest rate that holds fewer than `active`: the engine holds them there
   // or stops keeping up just above it.
   double rate = 0;
+  std::optional<load_result> known;  // the open loop at `rate`, when the direct solve computed it
   if (tolerance <= 0) {
     rate = detail::last_true([&](double x) { return held(x) < out.active; }, 0, 1e-3, 1e9, false, 80);
-  } else if (const std::optional<double> direct = detail::closed_loop_rate(d, s, out.active, interfering, tolerance)) {
-    rate = *direct;
+  } else if (auto direct = detail::closed_loop_rate(d, s, out.active, interfering, tolerance)) {
+    rate = direct->first;
+    known = direct->second;
   } else {
     // Every request takes at least output x step(1), so no rate from
     // active / (output x step(1)) up holds fewer than `active`: quarter down
@@ -342,7 +346,7 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
     rate = lo;
   }
   // Fewer than the slots are inside, so they fit: a search skips the check.
-  load_result l = detail::serve_at_rate(d, s, rate, interfering, tolerance <= 0);
+  load_result l = known ? *known : detail::serve_at_rate(d, s, rate, interfering, tolerance <= 0);
   const double inside = rate * (l.ttft.value() + s.output * l.tpot.value());
   if (inside < out.active * (1 - 1e-3)) {
     // The engine saturates before it holds `active`: it serves at that rate and the rest wait.
