@@ -234,13 +234,12 @@ inline pd_split::pd_split(const deployment& prefill, int x, const deployment& de
   r.prefill_instances = x;
   r.decode_instances = y;
   r.devices = x * prefill.devices() + y * decode.devices();
-  prompt_ = w.prompt_tokens();
+  const detail::open_loop terms(prefill, w);
+  prompt_ = terms.prompt;
   const prefix_reuse reuse = reuse_of(prefill, w);
-  const double miss = prefill.prefill(prompt_).estimate.value();
-  const double hit = reuse.hit > 0 ? prefill_on_hit(prefill, w, reuse).estimate.value() : miss;
-  S_ = reuse.hit * hit + (1 - reuse.hit) * miss;
-  S2_ = reuse.hit * hit * hit + (1 - reuse.hit) * miss * miss;
-  handling_ = prefill.efficiency().per_request.value();
+  S_ = terms.S;
+  S2_ = terms.S2;
+  handling_ = terms.handling;
   // KV of the tokens a request computes, moved over the lanes.
   const bytes kv = kv_bytes_per_sequence(prefill.model, prefill.pr.kv, reuse.computed, 1);
   const int lanes = std::min(prefill.devices(), decode.devices());

@@ -45,69 +45,46 @@ struct load_result {
   }
 };
 
-/// First-order serving model, documented in README "Load":
-///  * Decode: N sequences at the mean context (prompt + output/2) share each
-///    step, TPOT(N) = decode step time.
-///  * Prefill of a request takes S = prefill(prompt), in k = ceil(prompt /
-///    max_batched_tokens) chunks. Engines batch each chunk with the running
-///    decodes (chunked prefill): a mixed step lasts m = max(S / k, step) and
-///    advances every decode too, so with c = interfering x rate x k mixed
-///    steps per second TPOT = 1 / (c + (1 - c m) / step), between step (no
-///    prefills) and step / (1 - rho) (prefill-first). rho = interfering x
-///    rate x S is the device share of the prefills that arrive while a request
-///    decodes, and the prefill queue is M/D/1: W = rho S / (2 (1 - rho))
-///    (Pollaczek-Khinchine, deterministic service). With a shared prefix a
-///    share h of the prompts are cache hits prefilling only their uncached
-///    tokens (S_hit) and the rest full ones (S_miss): S and the chunks are
-///    the means, and the queue is M/G/1, W = interfering x rate x E[S^2] /
-///    (2 (1 - rho)).
-///  * A new request first waits for the step the engine is running to end
-///    (half a step on average while anyone else decodes: engines admit
-///    requests between steps), and pays the engine's per-request handling.
-///  * A prefill runs beside the batch's decodes: its chunks also carry the
-///    running decode tokens, TTFT = per_request + W + step/2 + S + (chunks) x
-///    TPOT(N) x decode share.
-///  * Little's law closes the loop: N = rate x (TTFT + output x TPOT(N)),
-///    solved by fixed-point iteration. Unstable when rate x S >= 1, when the
-///    iteration diverges (each added user slows every step enough to add
-///    more than one user), or when N users do not fit in memory.
-/// `interfering` in [0, 1] is the share of the arrivals a request meets:
-/// 1 for open-loop (Poisson) arrivals; in a closed loop of N users a request
-/// meets the other N - 1 (the arrival theorem), (N - 1) / N, and never its own
-/// prefill: one user alone sees TTFT = per_request + S, TPOT = step(1).
 namespace detail {
 
-// serve_at_rate; `memory` false skips the memory check (stable = keeps_up),
-// for searches that only ask whether the engine keeps up (serve_closed_loop).
-inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s, double rate, double interfering, bool memory) {
-  validate(s);
-  detail::require_non_negative("rate", rate);
-  detail::require_in("interfering", interfering, 0, 1);
-  const double prompt = s.prompt_tokens();
-  const double mean_context = prompt + s.output / 2;
-  const double handling = d.efficiency().per_request.value();
-  load_result out;
-  out.rate = rate;
-  const prefix_reuse reuse = reuse_of(d, s);
-  const double miss = d.prefill(prompt).estimate.value();
-  const double hit = reuse.hit > 0 ? prefill_on_hit(d, s, reuse).estimate.value() : miss;
-  const double h = reuse.hit;
-  const double S = h * hit + (1 - h) * miss;
-  const double residual = h > 0 ? (h * hit * hit + (1 - h) * miss * miss) / S : S;  // E[S^2] / E[S]
-  out.prefill = make_seconds(S);
-  out.prefill_share = rate * S;
-  const double rho = interfering * out.prefill_share;
-  const double mbt = d.engine.max_batched_tokens;
-  const double chunks = h * std::ceil((prompt - reuse.cached) / mbt) + (1 - h) * std::ceil(prompt / mbt);
-  // Requests in the server, fractional at light load (a step still runs at
-  // least one sequence): Little's law from one sequence's times.
-  double n = rate * (handling + S + s.output * d.decode(1, mean_context).estimate.value());
-  bool ok = out.prefill_share < 1;
-  bool converged = false;
-  double tpot = 0, ttft = 0, wait = 0;
-  // Users implied by n users decoding (Little's law), with TTFT and TPOT.
-  const auto implied = [&](double users) {
-    const double step = d.decode(std::max(1.0, users), mean_context).estimate.value();
+/// What serve_at_rate computes of a workload on a deployment before any
+/// rate: the prompt's mean prefill S over cache hits and misses, E[S^2],
+/// its chunks of max_num_batched_tokens, the per-request handling;
+/// and, at a rate, the times a request sees with `users` in the server
+/// decoding steps of `step` s. The one place those formulas are written
+/// (serve_at_rate's fixed point, the closed loop's direct solve, and the
+/// prefill pool of pd_split).
+struct open_loop {
+  double prompt = 0;
+  double mean_context = 0;  ///< prompt + output / 2: where the decodes run
+  double handling = 0;      ///< the engine's per-request time, s
+  double S = 0;             ///< mean prefill, s
+  double S2 = 0;            ///< E[S^2], s^2
+  double residual = 0;      ///< E[S^2] / E[S], s
+  double chunks = 0;        ///< mean prefill chunks per request
+  double mbt = 0;           ///< max_num_batched_tokens
+
+  open_loop(const deployment& d, const llmroof::workload& s)
+      : prompt(s.prompt_tokens()), mean_context(prompt + s.output / 2), handling(d.efficiency().per_request.value()),
+        mbt(d.engine.max_batched_tokens) {
+    const prefix_reuse reuse = reuse_of(d, s);
+    const double miss = d.prefill(prompt).estimate.value();
+    const double hit = reuse.hit > 0 ? prefill_on_hit(d, s, reuse).estimate.value() : miss;
+    const double h = reuse.hit;
+    S = h * hit + (1 - h) * miss;
+    S2 = h * hit * hit + (1 - h) * miss * miss;
+    residual = h > 0 ? S2 / S : S;
+    chunks = h * std::ceil((prompt - reuse.cached) / mbt) + (1 - h) * std::ceil(prompt / mbt);
+  }
+
+  struct times {
+    double tpot = 0;
+    double wait = 0;  ///< before the prefill starts
+    double ttft = 0;
+  };
+  /// At `rate` requests/s, a share `interfering` of them met, `users` in the server.
+  [[nodiscard]] times at(double rate, double interfering, double users, double step) const {
+    const double rho = interfering * (rate * S);
     const double others = interfering * users;  // requests a new one finds (below one: the chance it finds one)
     // Chunked prefill: the others' chunks ride in mixed steps that also
     // advance every decode (one weight read for both), each lasting its
@@ -115,9 +92,38 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
     // rest of the time. TPOT is the mean step: 1 / (steps per second).
     const double mixed_per_s = interfering * rate * chunks;
     const double mixed = std::max(S / chunks, step);
-    tpot = 1 / (mixed_per_s + (1 - mixed_per_s * mixed) / step);
-    wait = rho * residual / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);
-    ttft = handling + wait + S + chunks * step * std::min(1.0, others / std::max(1.0, d.engine.max_batched_tokens));
+    times t;
+    t.tpot = 1 / (mixed_per_s + (1 - mixed_per_s * mixed) / step);
+    t.wait = rho * residual / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);
+    t.ttft = handling + t.wait + S + chunks * step * std::min(1.0, others / std::max(1.0, mbt));
+    return t;
+  }
+};
+
+// serve_at_rate; `memory` false skips the memory check (stable = keeps_up),
+// for searches that only ask whether the engine keeps up (serve_closed_loop).
+inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s, double rate, double interfering, bool memory) {
+  validate(s);
+  detail::require_non_negative("rate", rate);
+  detail::require_in("interfering", interfering, 0, 1);
+  const open_loop terms(d, s);
+  load_result out;
+  out.rate = rate;
+  out.prefill = make_seconds(terms.S);
+  out.prefill_share = rate * terms.S;
+  // Requests in the server, fractional at light load (a step still runs at
+  // least one sequence): Little's law from one sequence's times.
+  double n = rate * (terms.handling + terms.S + s.output * d.decode(1, terms.mean_context).estimate.value());
+  bool ok = out.prefill_share < 1;
+  bool converged = false;
+  double tpot = 0, ttft = 0, wait = 0;
+  // Users implied by n users decoding (Little's law), with TTFT and TPOT.
+  const auto implied = [&](double users) {
+    const open_loop::times t =
+        terms.at(rate, interfering, users, d.decode(std::max(1.0, users), terms.mean_context).estimate.value());
+    tpot = t.tpot;
+    wait = t.wait;
+    ttft = t.ttft;
     return rate * (ttft + s.output * tpot);
   };
   // The damped iteration n <- (n + implied(n)) / 2 rises from below to the
@@ -165,7 +171,8 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
   out.tpot = make_seconds(tpot);
   out.ttft_wait = make_seconds(wait);
   out.ttft = make_seconds(ttft);
-  const bool fits = converged && (!memory || memory_of(d, s, std::max(1.0, std::ceil(n)), prompt + s.output).fits);
+  const bool fits =
+      converged && (!memory || memory_of(d, s, std::max(1.0, std::ceil(n)), terms.prompt + s.output).fits);
   out.keeps_up = ok && converged;
   out.stable = out.keeps_up && fits;
   return out;
@@ -173,6 +180,36 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
 
 }  // namespace detail
 
+/// First-order serving model, documented in README "Load":
+///  * Decode: N sequences at the mean context (prompt + output/2) share each
+///    step, TPOT(N) = decode step time.
+///  * Prefill of a request takes S = prefill(prompt), in k = ceil(prompt /
+///    max_batched_tokens) chunks. Engines batch each chunk with the running
+///    decodes (chunked prefill): a mixed step lasts m = max(S / k, step) and
+///    advances every decode too, so with c = interfering x rate x k mixed
+///    steps per second TPOT = 1 / (c + (1 - c m) / step), between step (no
+///    prefills) and step / (1 - rho) (prefill-first). rho = interfering x
+///    rate x S is the device share of the prefills that arrive while a request
+///    decodes, and the prefill queue is M/D/1: W = rho S / (2 (1 - rho))
+///    (Pollaczek-Khinchine, deterministic service). With a shared prefix a
+///    share h of the prompts are cache hits prefilling only their uncached
+///    tokens (S_hit) and the rest full ones (S_miss): S and the chunks are
+///    the means, and the queue is M/G/1, W = interfering x rate x E[S^2] /
+///    (2 (1 - rho)).
+///  * A new request first waits for the step the engine is running to end
+///    (half a step on average while anyone else decodes: engines admit
+///    requests between steps), and pays the engine's per-request handling.
+///  * A prefill runs beside the batch's decodes: its chunks also carry the
+///    running decode tokens, TTFT = per_request + W + step/2 + S + (chunks) x
+///    TPOT(N) x decode share.
+///  * Little's law closes the loop: N = rate x (TTFT + output x TPOT(N)),
+///    solved by fixed-point iteration. Unstable when rate x S >= 1, when the
+///    iteration diverges (each added user slows every step enough to add
+///    more than one user), or when N users do not fit in memory.
+/// `interfering` in [0, 1] is the share of the arrivals a request meets:
+/// 1 for open-loop (Poisson) arrivals; in a closed loop of N users a request
+/// meets the other N - 1 (the arrival theorem), (N - 1) / N, and never its own
+/// prefill: one user alone sees TTFT = per_request + S, TPOT = step(1).
 inline load_result serve_at_rate(const deployment& d, const workload& s, double rate, double interfering = 1) {
   return detail::serve_at_rate(d, s, rate, interfering, true);
 }
@@ -244,30 +281,15 @@ namespace detail {
 inline std::optional<std::pair<double, load_result>> closed_loop_rate(const deployment& d, const llmroof::workload& s,
                                                                       double active, double interfering,
                                                                       double tolerance) {
-  const double prompt = s.prompt_tokens();
-  const double mean_context = prompt + s.output / 2;
-  const double handling = d.efficiency().per_request.value();
-  const prefix_reuse reuse = reuse_of(d, s);
-  const double miss = d.prefill(prompt).estimate.value();
-  const double hit = reuse.hit > 0 ? prefill_on_hit(d, s, reuse).estimate.value() : miss;
-  const double h = reuse.hit;
-  const double S = h * hit + (1 - h) * miss;
-  const double residual = h > 0 ? (h * hit * hit + (1 - h) * miss * miss) / S : S;
-  const double mbt = d.engine.max_batched_tokens;
-  const double chunks = h * std::ceil((prompt - reuse.cached) / mbt) + (1 - h) * std::ceil(prompt / mbt);
-  const double step = d.decode(std::max(1.0, active), mean_context).estimate.value();
-  const double others = interfering * active;
+  const open_loop terms(d, s);
+  const double S = terms.S;
+  const double step = d.decode(std::max(1.0, active), terms.mean_context).estimate.value();
   // As serve_at_rate's implied(active), at `rate`.
   const auto held = [&](double rate) {
     if (rate * S >= 1) return std::numeric_limits<double>::infinity();
-    const double rho = interfering * rate * S;
-    const double mixed_per_s = interfering * rate * chunks;
-    const double mixed = std::max(S / chunks, step);
-    const double tpot = 1 / (mixed_per_s + (1 - mixed_per_s * mixed) / step);
-    if (!(tpot > 0)) return std::numeric_limits<double>::infinity();
-    const double wait = rho * residual / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);
-    const double ttft = handling + wait + S + chunks * step * std::min(1.0, others / std::max(1.0, mbt));
-    return rate * (ttft + s.output * tpot);
+    const open_loop::times t = terms.at(rate, interfering, active, step);
+    if (!(t.tpot > 0)) return std::numeric_limits<double>::infinity();
+    return rate * (t.ttft + s.output * t.tpot);
   };
   double lo = 0, hi = std::min(1 / S, active / (s.output * step));
   if (!(held(hi) >= active)) return std::nullopt;
