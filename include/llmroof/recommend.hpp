@@ -63,7 +63,7 @@ struct search_space {
   bool replicas = true;       ///< copies of a smaller instance (data parallel)
   bool offload = true;        ///< llama.cpp on one device: the fewest layers in host RAM that fit
   bool disaggregated = true;  ///< x prefill + y decode instances (needs a TTFT target)
-  bool speculation = true;    ///< the model's own MTP layers where the engine runs them
+  bool speculation = true;    ///< the model's own MTP layers where the engine runs them (closed loops)
   int max_count = 64;         ///< devices per kind tried at most (powers of two and the count)
   int threads = 0;            ///< threads of the search (0: one per hardware thread)
 };
@@ -750,8 +750,9 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
                 published = true;
               }
               found.push_back(x);
-              // The MTP layers draft a token where the engine runs them.
-              if (!no_fit && in.space.speculation && base.model.moe.mtp_layers > 0 && lay.pp == 1 &&
+              // The MTP layers draft a token where the engine runs them (a closed
+              // loop: the open loop's speed-up is not modelled).
+              if (!no_fit && !in.rate && in.space.speculation && base.model.moe.mtp_layers > 0 && lay.pp == 1 &&
                   std::find(row.speculation.begin(), row.speculation.end(), "mtp") != row.speculation.end()) {
                 candidate y = c;
                 y.replicas = r;
