@@ -181,6 +181,25 @@ inline std::vector<std::string> engines_for(const device& d) {
   return {"llama.cpp"};
 }
 
+namespace detail {
+
+/// The items of a comma-separated list, spaces trimmed (empty ones kept).
+inline std::vector<std::string_view> list_items(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t end = std::min(text.find(',', at), text.size());
+    std::string_view item = text.substr(at, end - at);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    out.push_back(item);
+    at = end + 1;
+  }
+  return out;
+}
+
+}  // namespace detail
+
 /// "h100-sxm:8,rtx-pro-6000-blackwell:4,m3-ultra-80c" (count 1 when absent)
 /// as (name, count) pairs. Throws std::invalid_argument naming `field`.
 inline std::vector<std::pair<std::string, int>> parse_pool(std::string_view text, std::string_view field = "pool") {
@@ -188,12 +207,7 @@ inline std::vector<std::pair<std::string, int>> parse_pool(std::string_view text
   const auto bad = [&](const std::string& why) {
     return std::invalid_argument(std::string(field) + " " + why + " (got '" + std::string(text) + "')");
   };
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t end = std::min(text.find(',', at), text.size());
-    std::string_view item = text.substr(at, end - at);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+  for (std::string_view item : detail::list_items(text)) {
     if (item.empty()) throw bad("must list devices like 'h100-sxm:8,rtx-4090:2'");
     int n = 1;
     if (const auto colon = item.rfind(':'); colon != std::string_view::npos) {
@@ -208,7 +222,6 @@ inline std::vector<std::pair<std::string, int>> parse_pool(std::string_view text
       if (name == item) throw bad("names '" + name + "' twice");
     }
     out.emplace_back(std::string(item), n);
-    at = end + 1;
   }
   return out;
 }
@@ -221,10 +234,7 @@ inline std::vector<std::pair<std::string, price>> parse_prices(std::string_view 
   const auto bad = [&](const std::string& why) {
     return std::invalid_argument(std::string(field) + " " + why + " (got '" + std::string(text) + "')");
   };
-  std::size_t at = 0;
-  while (at <= text.size()) {
-    const std::size_t end = std::min(text.find(',', at), text.size());
-    const std::string_view item = text.substr(at, end - at);
+  for (std::string_view item : detail::list_items(text)) {
     const auto eq = item.find('=');
     if (eq == std::string_view::npos || eq == 0) throw bad("must read like 'h100-sxm=2.5/h' or 'rtx-4090=1800'");
     std::string value(item.substr(eq + 1));
@@ -237,7 +247,6 @@ inline std::vector<std::pair<std::string, price>> parse_prices(std::string_view 
     (hourly ? p.per_device_hour : p.purchase) = v;
     validate(p);
     out.emplace_back(std::string(item.substr(0, eq)), p);
-    at = end + 1;
   }
   return out;
 }

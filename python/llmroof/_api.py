@@ -573,6 +573,17 @@ def _compile(
                 raise ValueError(f"device '{device}:{n}' names {n} devices; devices={devices} contradicts it")
             devices = n
     dev_n, par = _layout(devices, tp, pp, ep, nodes, link, inter_link)
+    settings = _engine_settings(memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens, max_model_len,
+                                prefix_caching)
+    return _core.deployment.Deployment(m.fields, None if device is None else _device(device).fields, w, k,
+                                       _lm_head(lm_head), dev_n, efficiency, mods, par, _text("engine", engine),
+                                       settings, m.source or None, m.asked)
+
+
+def _engine_settings(memory_utilization: float | None, block_tokens: int | None, max_num_seqs: int | None,
+                     max_num_batched_tokens: int | None, max_model_len: int | None,
+                     prefix_caching: bool | None) -> dict[str, float | bool]:
+    """The engine settings a caller set (:class:`EngineOptions`), checked, as the core takes them."""
     settings: dict[str, float | bool] = {**_settings(
         memory_utilization=memory_utilization, block_tokens=block_tokens, max_num_seqs=max_num_seqs,
         max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)}
@@ -580,9 +591,7 @@ def _compile(
         if not isinstance(prefix_caching, bool):
             raise ValueError(f"prefix_caching must be True, False or None (got {prefix_caching!r})")
         settings["prefix_caching"] = prefix_caching
-    return _core.deployment.Deployment(m.fields, None if device is None else _device(device).fields, w, k,
-                                       _lm_head(lm_head), dev_n, efficiency, mods, par, _text("engine", engine),
-                                       settings, m.source or None, m.asked)
+    return settings
 
 
 def _settings(**given: float | None) -> dict[str, float]:
@@ -1090,11 +1099,8 @@ def recommend(
     for part in parts:
         if part not in _SEARCH_PARTS:
             raise ValueError(f"skip takes formats, replicas, offload, pd, mtp (got '{part}')")
-    settings: dict[str, float | bool] = {**_settings(
-        memory_utilization=memory_utilization, block_tokens=block_tokens, max_num_seqs=max_num_seqs,
-        max_num_batched_tokens=max_num_batched_tokens, max_model_len=max_model_len)}
-    if prefix_caching is not None:
-        settings["prefix_caching"] = _flag("prefix_caching", prefix_caching)
+    settings = _engine_settings(memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens, max_model_len,
+                                prefix_caching)
     pre, hit = _prefix_args(prefix, prefix_hit)
     return _core.recommend.report(
         compiled, labels, entries,

@@ -16,11 +16,8 @@ namespace {
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
-  std::size_t at = 0;
-  while (at <= s.size()) {
-    const std::size_t end = std::min(s.find(',', at), s.size());
-    if (end > at) out.push_back(s.substr(at, end - at));
-    at = end + 1;
+  for (std::string_view item : detail::list_items(s)) {
+    if (!item.empty()) out.emplace_back(item);
   }
   return out;
 }
