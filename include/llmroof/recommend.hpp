@@ -728,10 +728,15 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
             // stop adding them once one more cannot be cheaper (every user served).
             const int most = in.space.replicas ? count / s : 1;
             std::vector<int> reps = detail::instance_sizes(most);
-            // An engine of fewer slots than an instance's users (llama.cpp's
-            // one) is started with one per user: llama-server -np N.
+            // A single-slot server (llama.cpp's and Ollama's one, mlx-lm's) with
+            // more users than slots is started with one per user: llama-server
+            // -np N. A batching engine's max_num_seqs (vLLM's 256 or 1024) is its
+            // scheduler's cap, and its sampler is profiled at it: kept.
             const auto slotted = [&](candidate& x, const deployment& dd, double u) {
-              if (in.rate || in.space.engine_options.max_sequences || dd.engine.max_sequences >= u) return dd;
+              if (in.rate || in.space.engine_options.max_sequences || dd.engine.max_sequences > 4 ||
+                  dd.engine.max_sequences >= u) {
+                return dd;
+              }
               deployment wide = dd;
               wide.engine.max_sequences = u;
               x.engine += " (" + detail::thousands_plain(u) + " slots)";
