@@ -707,6 +707,15 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
         precision pr = wpr;
         pr.kv = kv;
         const auto bulk = base.model.is_moe() ? pr.experts_format() : pr.weights;
+        // What every candidate of this engine and these formats says of itself.
+        candidate named;
+        named.model = mi;
+        named.pool = pi;
+        named.engine = e.qualified_name();
+        named.weights = std::string(bulk.name);
+        named.kv = std::string(kv.name);
+        named.weight_bits = bulk.bits;
+        named.kv_bits = kv.bits;
         for (int s : detail::instance_sizes(count)) {
           for (const parallel_plan& lay : detail::layouts_of(base.model, row.splits_layers, s, per_node)) {
             std::optional<deployment> d;
@@ -715,17 +724,10 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
             } catch (const std::invalid_argument&) {
               continue;  // the model does not split that way
             }
-            candidate c;
-            c.model = mi;
-            c.pool = pi;
-            c.engine = e.qualified_name();
-            c.weights = std::string(bulk.name);
-            c.kv = std::string(kv.name);
-            c.weight_bits = bulk.bits;
-            c.kv_bits = kv.bits;
+            candidate c = named;
             c.layout = lay;
-            // Replicas: 1, 2, 4, ... and as many as the count holds; closed loops
-            // stop adding them once one more cannot be cheaper (every user served).
+            // Replicas: 1, 2, 4, ... and as many as the count holds; a closed loop
+            // stops at more replicas than users, or when one instance holds none.
             const int most = in.space.replicas ? count / s : 1;
             std::vector<int> reps = detail::instance_sizes(most);
             // A single-slot server (llama.cpp's and Ollama's one, mlx-lm's) with
@@ -819,14 +821,7 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
               // Every y on small pools; on large ones the most that fit beside x.
               const int most_y = (count - x * sp) / sd;
               for (int y = count / std::min(sp, sd) > 8 ? most_y : 1; y <= most_y; ++y) {
-                candidate cd;
-                cd.model = mi;
-                cd.pool = pi;
-                cd.engine = e.qualified_name();
-                cd.weights = std::string(bulk.name);
-                cd.kv = std::string(kv.name);
-                cd.weight_bits = bulk.bits;
-                cd.kv_bits = kv.bits;
+                candidate cd = named;
                 cd.layout = dec.parallel();
                 cd.prefill_layout = pre.parallel();
                 cd.replicas = 0;

@@ -9,16 +9,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_notebook_executes() -> None:
+def _executed(name: str) -> str:
+    """Runs examples/notebooks/NAME and returns what its code cells printed."""
     import nbformat
     from nbclient import NotebookClient
 
-    nb = nbformat.read(ROOT / "examples" / "notebooks" / "capacity_planning.ipynb", as_version=4)
+    nb = nbformat.read(ROOT / "examples" / "notebooks" / name, as_version=4)
     NotebookClient(nb, timeout=300, kernel_name="python3").execute()
-    text = "".join(
+    return "".join(
         str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
         for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
     )
+
+
+def test_notebook_executes() -> None:
+    text = _executed("capacity_planning.ipynb")
     assert "163,840 B" in text
     assert "do NOT fit" in text
     # The plots mark what does not fit (issue 33): the decode curve's legend.
@@ -32,15 +37,7 @@ def test_python_example_runs() -> None:
 
 
 def test_recommend_notebook_executes() -> None:
-    import nbformat
-    from nbclient import NotebookClient
-
-    nb = nbformat.read(ROOT / "examples" / "notebooks" / "recommend.ipynb", as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3").execute()
-    text = "".join(
-        str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
-        for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-    )
+    text = _executed("recommend.ipynb")
     # The seed question: as published it does not fit; the fixes; a one-card answer that meets 20 t/s.
     assert "does not fit: 1 user of 131,072 tokens per instance at most" in text
     assert "KV cache in fp8-e4m3" in text and "2 devices (TP 2)" in text and "shorter context" in text
