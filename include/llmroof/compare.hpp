@@ -1,4 +1,5 @@
-// Two models side by side against batch, and a Mixture-of-Experts model
+// Two deployments side by side against batch (two models on one machine, or
+// one model on two machines), and a Mixture-of-Experts model
 // against the dense model of its total size: where batching takes the MoE
 // model's advantage away.
 #pragma once
@@ -13,7 +14,7 @@
 
 namespace llmroof {
 
-/// Two models decoding side by side against batch (users at one context).
+/// Two deployments decoding side by side against batch (users at one context).
 struct model_comparison {
   double context = 0;
   param_counts first_params;   ///< model a's parameters
@@ -60,6 +61,25 @@ inline model_comparison compare_decode(const deployment& a, const deployment& b,
   out.speed_crossover = detail::first_batch(
       [&](double n) { return a.decode(n, context).estimate >= b.decode(n, context).estimate; }, max_batch);
   return out;
+}
+
+/// Whether `a` and `b` run on the same machine: the same device kind and
+/// count (two models compared there share its device plan).
+inline bool same_devices(const deployment& a, const deployment& b) {
+  return a.dev().id == b.dev().id && a.devices() == b.devices() && a.parallel().nodes() == b.parallel().nodes();
+}
+
+/// compare_decode of two deployments as the command and Python compare them:
+/// on the same devices under the same engine the second model is laid out on
+/// the first's device plan (beside: a dense model on an expert-parallel plan
+/// takes TP); otherwise each keeps its own layout (llama.cpp's layer split
+/// beside vLLM's TP). Throws as compare_decode.
+inline model_comparison compare_deployments(const deployment& a, const deployment& b, double context,
+                                            double max_batch = 1024) {
+  a.require_device();
+  b.require_device();
+  const bool beside = same_devices(a, b) && a.engine.qualified_name() == b.engine.qualified_name();
+  return compare_decode(a, beside ? b.beside(a) : b, context, max_batch);
 }
 
 /// Routing of one batch: how many of a layer's routed experts its tokens touch.

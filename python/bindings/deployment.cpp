@@ -398,12 +398,9 @@ void register_deployment(py::module_& m) {
       .def(
           "compare_report",
           [](const context& a, const context& b, double context_tokens, double max_batch) {
-            // Both sides decode on the first's device plan and engine, as the command's compare does.
-            const deployment& first = a.setup;
-            const deployment second = b.setup.beside(first);
-            const model_comparison cmp = compare_decode(first, second, context_tokens, max_batch);
-            return comparison_report{
-                report::compare_json(first, b.setup, cmp, first.fit(context_tokens), b.setup.fit(context_tokens))};
+            const model_comparison cmp = compare_deployments(a.setup, b.setup, context_tokens, max_batch);
+            return comparison_report{report::compare_json(a.setup, b.setup, cmp, a.setup.fit(context_tokens),
+                                                          b.setup.fit(context_tokens))};
           },
           py::arg("other"), py::arg("context"), py::arg("max_batch"));
 }

@@ -19,11 +19,11 @@ from . import _rows as _rows_module
 from ._core.memory_plan import MemoryPlan
 from ._core.reports import Calibration, Comparison, KvCache, MoeReport, Phase, Plan, Recommendation, Speculation, Users
 from ._rows import (
+    CompareOptions,
     DeploymentOptions,
     DeviceFields,
     Efficiency,
     EngineOptions,
-    LayoutOptions,
     ModelFields,
     ModelSource,
     ModuleFormats,
@@ -1455,30 +1455,33 @@ def moe_table() -> pd.DataFrame:
     return pd.DataFrame(_core.moe.moe_table_report()["models"])
 
 
-@_takes(LayoutOptions)
+@_takes(CompareOptions)
 def compare(
     *,
-    models: Sequence[ModelLike],
-    device: DeviceLike,
+    models: ModelLike | Sequence[ModelLike],
+    device: DeviceLike | Sequence[DeviceLike],
     weights: str | Sequence[str] | None = None,
-    kv: str | None = None,
+    kv: str | Sequence[str] | None = None,
+    engine: str | Sequence[str] | None = None,
     context: Tokens = 4096,
     max_batch: float = 1024,
-    **options: Unpack[LayoutOptions],
+    **options: Unpack[CompareOptions],
 ) -> Comparison:
-    """Two models decoding side by side against batch on one deployment, and
-    the batch where the first stops being faster per user
-    (``speed_crossover_batch``), as ``llmroof compare`` computes it.
+    """Two deployments decoding side by side against batch, and the batch where
+    the first stops being faster per user (``speed_crossover_batch``), as
+    ``llmroof compare`` computes it: two models on one machine, one model on
+    two machines, two engines or two formats.
 
     Parameters
     ----------
-    models
-        Two catalog ids or :class:`Model` objects.
-    device
-        A catalog id or a :class:`Device`.
-    weights, kv
-        Formats: ``weights`` one for both or one per model; each defaults to
-        the model file's own, else the published checkpoint's, else bf16.
+    models, device, weights, kv, engine
+        Each one value for both sides or two (one per side); at least one of
+        them gives two. ``models``: catalog ids or :class:`Model` objects;
+        ``device``: catalog ids (``"h100-sxm:4"``) or :class:`Device` objects;
+        formats default to the model file's own, else the published
+        checkpoint's, else bf16; ``engine`` to vLLM. Two models on the same
+        devices under one engine share the first's device plan (a dense model
+        beside an expert-parallel one takes TP).
     context, max_batch
         Cached tokens per sequence; the largest batch of the table.
     {options}
@@ -1488,14 +1491,27 @@ def compare(
     Comparison
         ``to_dict()``: ``llmroof compare --json``.
     """
-    if isinstance(models, (str, Model)) or len(models) != 2:
-        raise ValueError("models must hold exactly two models")
-    a, b = _model(models[0]), _model(models[1])
-    ws: list[str | None] = [weights, weights] if weights is None or isinstance(weights, str) else list(weights)
-    if len(ws) != 2:
-        raise ValueError("weights must be one format or two")
-    first, second = (_compile(x, device, weights=w, kv=kv, **options) for x, w in ((a, ws[0]), (b, ws[1])))
-    return first.compare_report(second, _tokens("context", context, minimum=0), _number("max_batch", max_batch, minimum=1))
+    def sides(name: str, value: Any, one: tuple[type, ...]) -> list[Any]:
+        values = [value] if value is None or isinstance(value, one) else list(value)
+        if len(values) not in (1, 2):
+            raise ValueError(f"{name} must be one value or two (one per side), got {len(values)}")
+        return values
+
+    given = {"models": sides("models", models, (str, Model)), "device": sides("device", device, (str, Device)),
+             "weights": sides("weights", weights, (str,)), "kv": sides("kv", kv, (str,)),
+             "engine": sides("engine", engine, (str,))}
+    if all(len(v) == 1 for v in given.values()):
+        raise ValueError("compare needs two sides: give models, device, engine, weights or kv as two values "
+                         "(two models on one device, one model on two devices, ...)")
+
+    def side(i: int) -> _core.deployment.Deployment:
+        pick = {k: v[min(i, len(v) - 1)] for k, v in given.items()}
+        eng = {} if pick["engine"] is None else {"engine": pick["engine"]}
+        return _compile(_model(pick["models"]), pick["device"], weights=pick["weights"], kv=pick["kv"], **eng,
+                        **options)
+
+    return side(0).compare_report(side(1), _tokens("context", context, minimum=0),
+                                  _number("max_batch", max_batch, minimum=1))
 
 
 def simulate_routing(

@@ -15,6 +15,7 @@ __all__ = [
     "DeviceFields",
     "Efficiency",
     "EngineOptions",
+    "CompareOptions",
     "LayoutOptions",
     "ModelFields",
     "ModelSource",
@@ -209,12 +210,15 @@ class _Formats(TypedDict, total=False):
     kv: str | None
 
 
-class LayoutOptions(TypedDict, total=False):
-    """The deployment keywords beside the model, device and storage formats:
-    what :func:`compare` takes (each of its models has its formats)."""
-
+class _LmHead(TypedDict, total=False):
     lm_head: str | None
+
+
+class _Engine(TypedDict, total=False):
     engine: str
+
+
+class _Devices(TypedDict, total=False):
     devices: int
     tp: int | None
     pp: int
@@ -223,6 +227,15 @@ class LayoutOptions(TypedDict, total=False):
     link: str | None
     inter_link: str | None
     efficiency: Efficiency | None
+
+
+class CompareOptions(_LmHead, _Devices, total=False):
+    """The deployment keywords both sides of :func:`compare` share (each side
+    has its own model, device, engine and formats)."""
+
+
+class LayoutOptions(_LmHead, _Engine, _Devices, total=False):
+    """The deployment keywords beside the model, device and storage formats."""
 
 
 class DeploymentOptions(_Formats, LayoutOptions, total=False):

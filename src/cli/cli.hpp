@@ -38,6 +38,9 @@ struct options {
   std::string sub;
   std::map<std::string, std::string> values;
   std::vector<std::string> models;  ///< every --model, in order (compare takes two)
+  /// Every value of every option, in order (`values` keeps the last): compare
+  /// takes two of --model, --device, --engine, --weights or --kv.
+  std::map<std::string, std::vector<std::string>> given;
   bool json = false;
   bool help = false;
 
@@ -86,7 +89,8 @@ const device& device_of(const std::string& spec);
 engine_overrides engine_options_of(const options& o);
 /// The deployment the options ask for, through resolve(); `which` picks one
 /// of several --model values (compare).
-setup make_setup(const options& o, bool need_device, std::optional<std::string> which = std::nullopt);
+setup make_setup(const options& o, bool need_device, std::optional<std::string> which = std::nullopt,
+                 std::optional<std::string> which_device = std::nullopt);
 
 // ---- text tables (format.cpp) -------------------------------------------------
 

@@ -1,4 +1,5 @@
-// moe and compare: a MoE model or two models against batch.
+// moe and compare: a MoE model, or two deployments, against batch.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -99,28 +100,70 @@ int cmd_moe(const options& o) {
 }
 
 int cmd_compare(const options& o) {
-  if (o.models.size() != 2) {
-    throw usage_error("compare needs exactly two --model options (got " + std::to_string(o.models.size()) + ")");
+  // Two sides that differ in what is given twice: two models on one machine,
+  // one model on two machines, two engines or formats; the rest is shared.
+  static const std::vector<std::string> side_keys = {"model", "device", "engine", "weights", "kv"};
+  std::vector<std::string> twice;
+  for (const std::string& k : side_keys) {
+    const auto it = o.given.find(k);
+    const std::size_t n = it == o.given.end() ? 0 : it->second.size();
+    if (n > 2) throw usage_error("compare takes --" + k + " at most twice (got " + std::to_string(n) + ")");
+    if (n == 2) twice.push_back(k);
   }
-  const setup a = make_setup(o, true, o.models[0]);
-  const setup b = make_setup(o, true, o.models[1]);
+  if (twice.empty()) {
+    throw usage_error("compare needs two sides: give --model, --device, --engine, --weights or --kv twice "
+                      "(two models on one --device, one --model on two devices, ...)");
+  }
+  const auto side_of = [&](std::size_t i) {
+    options one = o;
+    for (const std::string& k : twice) one.values[k] = o.given.at(k)[i];
+    return make_setup(one, true, one.require("model"));
+  };
+  const setup a = side_of(0);
+  const setup b = side_of(1);
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
-  const model_comparison c = compare_decode(a, b.beside(a), context, max_batch);
+  const model_comparison c = compare_deployments(a, b, context, max_batch);
   const weights_fit fit_a = a.fit(context), fit_b = b.fit(context);
   if (o.json) {
     std::cout << report::compare_json(a, b, c, fit_a, fit_b).dump(2) << "\n";
     return 0;
   }
-  const std::string na = a.model.id;
-  const std::string nb = b.model.id;
-  std::printf("llmroof compare: %s vs %s on %s, weights %s / %s, every sequence at %s tokens\n", na.c_str(),
-              nb.c_str(), device_label(a).c_str(), weights_label(a.pr).c_str(),
-              weights_label(b.pr).c_str(), thousands(context).c_str());
+  const bool one_machine = same_devices(a, b);
+  // A side is named by what differs: the model, the machine, the engine, the formats.
+  const auto machine = [](const setup& s) { return std::to_string(s.devices()) + " x " + s.dev().id; };
+  const auto name = [&](const setup& s) {
+    std::vector<std::string> parts;
+    if (a.model.id != b.model.id) parts.push_back(s.model.id);
+    if (!one_machine) parts.push_back(machine(s));
+    if (a.engine.qualified_name() != b.engine.qualified_name()) parts.push_back(s.engine.qualified_name());
+    if (weights_label(a.pr) != weights_label(b.pr)) parts.push_back(weights_label(s.pr));
+    if (a.pr.kv.name != b.pr.kv.name) parts.push_back("KV " + std::string(s.pr.kv.name));
+    if (parts.empty()) return std::string(&s == &a ? "first" : "second");
+    std::string out = parts[0];
+    for (std::size_t i = 1; i < parts.size(); ++i) out += (i == 1 && parts[0] == s.model.id ? " on " : ", ") + parts[i];
+    return out;
+  };
+  const std::string na = name(a);
+  const std::string nb = name(b);
+  const bool one_engine = a.engine.qualified_name() == b.engine.qualified_name();
+  if (one_machine) {
+    std::printf("llmroof compare: %s vs %s on %s, weights %s / %s, every sequence at %s tokens\n", na.c_str(),
+                nb.c_str(), device_label(a).c_str(), weights_label(a.pr).c_str(), weights_label(b.pr).c_str(),
+                thousands(context).c_str());
+  } else {
+    std::printf("llmroof compare: %s vs %s, every sequence at %s tokens\n", na.c_str(), nb.c_str(),
+                thousands(context).c_str());
+  }
   for (const auto& [side, fit, p] : {std::tuple{&a, &fit_a, c.first_params}, std::tuple{&b, &fit_b, c.second_params}}) {
     std::printf("  %-24s %7.1fB total, %6.2fB active; weights %s: %s\n", side->model.id.c_str(), p.total() / 1e9,
                 p.active() / 1e9, gib(fit->weights).c_str(),
                 fit->fits ? "fits" : ("does NOT fit, short by " + gib(fit->short_by)).c_str());
+    if (!one_machine || !one_engine) {
+      std::printf("  %-24s on %s; %s, weights %s, KV %s\n", "", device_label(*side).c_str(),
+                  side->engine.qualified_name().c_str(), weights_label(side->pr).c_str(),
+                  std::string(side->pr.kv.name).c_str());
+    }
   }
   std::printf("\n  %6s | %-30s | %-30s | %s\n", "batch", (na + " t/s/user (bnd), GB").c_str(),
               (nb + " t/s/user (bnd), GB").c_str(), "faster");
@@ -143,7 +186,10 @@ int cmd_compare(const options& o) {
                   na.c_str(), thousands(x - 1).c_str(), thousands(x).c_str(), nb.c_str());
     }
   }
-  if (c.bytes_crossover) {
+  // The same model in the same formats reads the same bytes on any machine.
+  const bool same_reads =
+      a.model.id == b.model.id && weights_label(a.pr) == weights_label(b.pr) && a.pr.kv.name == b.pr.kv.name;
+  if (c.bytes_crossover && !same_reads) {
     std::printf("  from batch %s on, a %s step reads as many bytes as a %s step\n",
                 thousands(*c.bytes_crossover).c_str(), na.c_str(), nb.c_str());
   }

@@ -180,7 +180,27 @@ check("moe fp8 does not fit", "does NOT fit on 1 x NVIDIA RTX PRO 6000 Blackwell
       and "short by" in r.stdout, r.stdout)
 check("moe mtp said", "counted apart and not decoded" in r.stdout, r.stdout)
 r = run("compare", "--model", "glm-4.5-air", "--device", "h100-sxm")
-check("compare needs two", r.returncode == 2 and "compare needs exactly two --model options (got 1)" in r.stderr, r.stderr)
+check("compare needs two", r.returncode == 2 and "compare needs two sides: give --model, --device, --engine, --weights "
+      "or --kv twice" in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr)
+r = run("compare", "--model", "glm-4.5-air", "--device", "h100-sxm", "--device", "h200", "--device", "b200")
+check("compare three devices", r.returncode == 2 and "compare takes --device at most twice (got 3)" in r.stderr, r.stderr)
+# One model on two machines, each under its own engine: each keeps its own
+# layout and roofs; the same model reads the same bytes, so no bytes crossover.
+r = run("compare", "--model", "qwen3-30b-a3b", "--device", "h100-sxm", "--device", "m3-ultra-80c", "--engine", "vllm",
+        "--engine", "llama.cpp", "--max-batch", "4")
+check("compare two machines", r.returncode == 0 and "llmroof compare: 1 x h100-sxm, vllm vs 1 x m3-ultra-80c, llama.cpp"
+      in r.stdout and "on 1 x Apple M3 Ultra (80-core GPU); llama.cpp, weights bf16, KV bf16" in r.stdout
+      and "reads as many bytes" not in r.stdout, r.stdout)
+j = json.loads(run("compare", "--model", "qwen3-30b-a3b", "--device", "h100-sxm", "--device", "m3-ultra-80c",
+                   "--engine", "vllm", "--engine", "llama.cpp", "--max-batch", "4", "--json").stdout)
+check("compare two machines json", j["same_devices"] is False and j["device"] == "h100-sxm"
+      and j["second"]["device"] == "m3-ultra-80c" and j["second"]["engine"] == "llama.cpp"
+      and j["batches"][0]["first_bytes_per_step"] == j["batches"][0]["second_bytes_per_step"], str(j)[:400])
+# vLLM against llama.cpp on the same two GPUs: TP 2 beside a layer split.
+r = run("compare", "--model", "llama-3.1-8b", "--device", "rtx-4090:2", "--engine", "vllm", "--engine", "llama.cpp",
+        "--max-batch", "1")
+check("compare two engines", r.returncode == 0 and "(TP 2)" in r.stdout and "(layer split, PP 2)" in r.stdout
+      and "vllm stays faster per user" in r.stdout, r.stdout)
 # Expert parallel: the dense twin runs TP over the same devices (it used to be
 # refused as "ep > 1 needs a Mixture-of-Experts model" for the twin itself).
 r = run("moe", "--model", "deepseek-v3", "--device", "h200:8", "--ep", "8", "--weights", "fp8", "--max-batch", "64")

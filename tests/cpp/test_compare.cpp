@@ -138,3 +138,50 @@ TEST_CASE("deployment fit: the memory plan's answer for the weights alone") {
   const weights_fit empty = deployment(find_model("llama-3-8b"), pr, h100, {}, e).fit(0);
   CHECK(empty.holds(1e6));
 }
+
+TEST_CASE("compare_deployments: one model on two machines, two engines, two models on one machine") {
+  const auto make = [](std::string_view model, std::string_view dev, int n, std::string_view engine, int ep = 1) {
+    request q;
+    q.model = &find_model(model);
+    q.dev = &find_device(dev);
+    q.layout.devices_per_node = n;
+    if (ep > 1) q.layout.ep = ep;
+    q.engine = std::string(engine);
+    return resolve(q);
+  };
+  const deployment h100 = make("llama-3.1-8b", "h100-sxm", 1, "vllm");
+  const deployment pro = make("llama-3.1-8b", "rtx-pro-6000-blackwell", 1, "vllm");
+  CHECK_FALSE(same_devices(h100, pro));
+  const model_comparison m = compare_deployments(h100, pro, 4096, 8);
+  REQUIRE(m.batches.size() == 4);  // 1, 2, 4, 8
+  for (std::size_t i = 0; i < m.batches.size(); ++i) {
+    // Each machine decodes under its own roofs; the bytes are the model's on both.
+    CHECK(m.first[i].estimate == h100.decode(m.batches[i], 4096).estimate);
+    CHECK(m.second[i].estimate == pro.decode(m.batches[i], 4096).estimate);
+    CHECK(m.first[i].counts.total_bytes() == m.second[i].counts.total_bytes());
+  }
+  // At batch 1 the step is memory-bound: the bound's ratio is the bandwidths'
+  // ratio, 3.35 TB/s / 1.792 TB/s = 1.869 (accelerators.csv), to within the
+  // compute and launch terms of a 16 GB read.
+  CHECK(m.second[0].bound.value() / m.first[0].bound.value() == doctest::Approx(3.35 / 1.792).epsilon(0.02));
+  CHECK_FALSE(m.speed_crossover);  // the H100 stays faster per user
+
+  // vLLM and llama.cpp on the same two GPUs: each keeps its own layout (TP 2
+  // against llama.cpp's layer split), not the first's device plan.
+  const deployment tp = make("llama-3.1-8b", "rtx-4090", 2, "vllm");
+  const deployment split = make("llama-3.1-8b", "rtx-4090", 2, "llama.cpp");
+  CHECK(same_devices(tp, split));
+  const model_comparison e = compare_deployments(tp, split, 4096, 1);
+  CHECK(e.first_layout.tp == 2);
+  CHECK(e.second_layout.pp == 2);
+  CHECK(e.second_layout.tp == 1);
+
+  // Two models on one machine under one engine: the second on the first's
+  // device plan (a dense model beside an expert-parallel MoE one takes TP).
+  const deployment moe = make("qwen3-30b-a3b", "h100-sxm", 4, "vllm", 4);
+  const deployment dense = make("qwen3-32b", "h100-sxm", 4, "vllm");
+  const model_comparison t = compare_deployments(moe, dense, 4096, 1);
+  CHECK(t.first_layout.ep == 4);
+  CHECK(t.second_layout.ep == 1);
+  CHECK(t.second_layout.tp * t.second_layout.pp == 4);
+}

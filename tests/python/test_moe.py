@@ -52,7 +52,7 @@ def test_compare_glm_air_and_devstral(cli: str) -> None:
                          capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == r.to_dict()
     assert r.speed_crossover_batch == r["speed_crossover_batch"] and len(r.batches_frame()) == len(r.batches)
-    with pytest.raises(ValueError, match="exactly two"):
+    with pytest.raises(ValueError, match="needs two sides"):
         llmroof.compare(models=["glm-4.5-air"], device="h100-sxm")
 
 

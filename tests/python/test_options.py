@@ -25,7 +25,7 @@ TAKERS: list[tuple[Callable[..., Any], list[str]]] = [
     (llmroof.Estimator.plan, LOAD),
     (llmroof.sweep_decode, list(llmroof.SweepDecodeOptions.__annotations__)),
     (llmroof.sweep_prefill, list(llmroof.SweepOptions.__annotations__)),
-    (llmroof.compare, list(llmroof.LayoutOptions.__annotations__)),
+    (llmroof.compare, list(llmroof.CompareOptions.__annotations__)),
 ]
 # The command's defaults (src/cli/options.cpp): no format named = the file's or
 # bf16, TP over every device, vLLM.

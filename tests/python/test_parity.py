@@ -180,6 +180,18 @@ def test_file_model_with_other_weights_counts_them_as_the_command_does(cli: str)
     compared = run(cli, "compare", "--model", fp8, "--model", "qwen3-32b", "--device", "h100-sxm", "--max-batch", "16")
     mine = llmroof.compare(models=[m, "qwen3-32b"], device="h100-sxm", max_batch=16).to_dict()
     assert compared == mine  # each side names its file as the command's does
+    # One model on two machines under two engines, and two engines on one
+    # machine: what is given twice is per side, the rest shared.
+    for args, kw in (
+            (["--model", "qwen3-30b-a3b", "--device", "h100-sxm", "--device", "m3-ultra-80c", "--engine", "vllm",
+              "--engine", "llama.cpp", "--kv", "fp8", "--kv", "q8_0"],
+             dict(models="qwen3-30b-a3b", device=["h100-sxm", "m3-ultra-80c"], engine=["vllm", "llama.cpp"], kv=["fp8", "q8_0"])),
+            (["--model", "llama-3.1-8b", "--device", "rtx-4090:2", "--engine", "vllm", "--engine", "llama.cpp",
+              "--weights", "bf16", "--weights", "q8_0"],
+             dict(models=["llama-3.1-8b"], device="rtx-4090:2", engine=["vllm", "llama.cpp"], weights=["bf16", "q8_0"]))):
+        assert run(cli, "compare", *args, "--max-batch", "8") == llmroof.compare(max_batch=8, **kw).to_dict()
+    with pytest.raises(ValueError, match="device must be one value or two"):
+        llmroof.compare(models="llama-3.1-8b", device=["h100-sxm", "h200", "b200"])
 
 
 def test_estimator_plans_and_counts_users_as_the_functions_do(cli: str) -> None:
