@@ -446,19 +446,24 @@ class Comparison:
         """The report's schema (docs/cli-json.md)."""
     @property
     def device(self) -> str:
-        """The device's catalog id."""
+        """The first side's device (catalog id); the second's is in `second`."""
     @property
     def devices(self) -> int:
-        """Devices of the deployment."""
+        """Devices of the first side."""
+    @property
+    def same_devices(self) -> bool:
+        """Whether both sides run on the same machine (under one engine the second is laid out on its
+        device plan).
+        """
     @property
     def context(self) -> float:
         """Tokens every sequence holds."""
     @property
     def first(self) -> dict[str, Any]:
-        """The first model's deployment (as a plan's), parameters and fit."""
+        """The first side's deployment (as a plan's), parameters and fit."""
     @property
     def second(self) -> dict[str, Any]:
-        """The second model's, on the first's devices and engine."""
+        """The second side's deployment, parameters and fit."""
     @property
     def bytes_crossover_batch(self) -> float | None:
         """First batch where the first model's step reads as many bytes, or None."""
