@@ -203,6 +203,7 @@ class Efficiency(TypedDict, total=False):
     scheduler_steps: int
     source: str
     points: int
+    at_limit: list[str]  # derived from the values (read back, never set)
 
 
 class _Formats(TypedDict, total=False):

@@ -284,6 +284,13 @@ int cmd_plan(const options& o) {
               res.curve.front().single_band.low, res.curve.front().single_band.high, res.curve.back().single_band.low,
               res.curve.back().single_band.high, thousands(sc.context).c_str(),
               r.efficiency().source.c_str());
+  if (const auto lim = r.efficiency().at_limit(); !lim.empty()) {
+    std::string names;
+    for (const auto n : lim) names += (names.empty() ? "" : " and ") + std::string(n);
+    std::printf("  (note: %s of this profile %s at the limit 1.00: the fit asked for the whole roof, which no engine\n"
+                "   sustains, so the estimates may lean optimistic: read them with the band's low edge)\n",
+                names.c_str(), lim.size() == 1 ? "sits" : "sit");
+  }
   std::printf("  %9s  %-9s %11s %11s   %-28s %11s  %s\n", "context", "fits all", "1 user est", "1 user bnd",
               (users_label(users) + ": per user est / bnd").c_str(), "total est", "limit");
   for (const auto& pt : res.curve) {

@@ -272,7 +272,8 @@ json efficiency_json(const efficiency_profile& e) {
           {"host_overlap", to_string(e.overlap)},
           {"scheduler_steps", e.scheduler_steps},
           {"source", e.source},
-          {"points", e.points}};
+          {"points", e.points},
+          {"at_limit", e.at_limit()}};
 }
 
 namespace {

@@ -129,3 +129,17 @@ TEST_CASE("FP8 and FP4 GEMMs reach the low-precision share of eta_c on their own
   bad.low_precision = 0;
   CHECK_THROWS_WITH_AS(validate(bad), "efficiency.low_precision must be in (0, 1] (got 0)", std::invalid_argument);
 }
+
+TEST_CASE("at_limit: the fitted efficiencies that ran into their bound of 1") {
+  efficiency_profile e;  // class-default values: 0.66, 0.75, 0.5
+  CHECK(e.at_limit().empty());
+  e.memory = 0.996;  // within 0.5% of the roof: at the limit
+  e.attention = 1.0;
+  CHECK(e.at_limit() == std::vector<std::string_view>{"eta_m", "attention"});
+  e.memory = 0.99;
+  CHECK(e.at_limit() == std::vector<std::string_view>{"attention"});
+  // The shipped MLX fit (15 points, one source) sits at eta_m = 1; vLLM's
+  // class default on an H100 does not.
+  CHECK(default_profile(find_device("m4-max-40c"), "mlx").at_limit() == std::vector<std::string_view>{"eta_m"});
+  CHECK(default_profile(find_device("h100-sxm"), "vllm").at_limit().empty());
+}
