@@ -70,8 +70,10 @@ class cached_timer {
   }
   seconds prefill(const efficiency_profile& e, double prompt, double cached, double batch) {
     const measurement& m = *m_;
-    return time(e, {true, prompt, cached, batch},
-                [&] { return detail::count_prefill_on(m.arch, m.pr, m.dev, m.plan, prompt, cached, batch); });
+    // The pass size is the engine's trait, one per fit: not part of the shape.
+    return time(e, {true, prompt, cached, batch}, [&] {
+      return detail::count_prefill_on(m.arch, m.pr, m.dev, m.plan, prompt, cached, batch, e.prefill_chunk);
+    });
   }
 
  private:
@@ -105,7 +107,7 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
   apply_kernel_traits(traits, m.engine);
   const bool same = profile.fp16_accumulate == traits.fp16_accumulate &&
                     profile.quantized_path == traits.quantized_path && profile.fused_attention == m.fused_attention &&
-                    profile.overlap == traits.overlap;
+                    profile.overlap == traits.overlap && profile.prefill_chunk == traits.prefill_chunk;
   efficiency_profile own;
   if (!same) {
     own = profile;
@@ -113,6 +115,7 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
     own.quantized_path = traits.quantized_path;
     own.fused_attention = m.fused_attention;
     own.overlap = traits.overlap;
+    own.prefill_chunk = traits.prefill_chunk;
   }
   const efficiency_profile& e = same ? profile : own;
   if (m.closed_loop && (m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::decode_tps_total)) {

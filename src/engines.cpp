@@ -140,6 +140,12 @@ std::vector<kernel_class> build_classes() {
   // collectives, over the 1,806 kernels counted). Batch 8 and 32 of the same
   // run (206.3 and 760.5 t/s) are predictions, not fitted (tests/test_launches.cpp).
   const double launch_2024 = 16e-6, launch_2024_sd = 4e-6;
+  // Prompts run in passes of a fixed number of tokens, each reading the
+  // weights again: llama.cpp's n_ubatch 512 (common arguments; n_batch 2048
+  // is the logical batch it splits), mlx-lm's prefill_step_size 2048
+  // (generate.py:307). vLLM, SGLang and TensorRT-LLM run a prompt in one
+  // pass up to their token budget (the load model chunks beyond it).
+  const double ubatch = 512, mlx_step = 2048;
   return {
       {"vllm", engine_id::vllm, "", "", false, true, host_overlap::serial, kp::native, false, graph_launch,
        graph_launch_sd},
@@ -150,11 +156,13 @@ std::vector<kernel_class> build_classes() {
       {"tensorrt-llm", engine_id::tensorrt_llm, "current", "", false, true, host_overlap::serial, kp::native, false,
        graph_launch, graph_launch_sd},
       {"tensorrt-llm@2023", engine_id::tensorrt_llm, "2023", "", false, true, host_overlap::serial, kp::native, false},
-      {"llama.cpp-cuda", engine_id::llama_cpp, "current", "cuda", true, true, host_overlap::serial, kp::int8_dot, true},
+      {"llama.cpp-cuda", engine_id::llama_cpp, "current", "cuda", true, true, host_overlap::serial, kp::int8_dot, true,
+       0, 0, ubatch},
       {"llama.cpp-cuda@2024", engine_id::llama_cpp, "2024", "cuda", true, false, host_overlap::serial, kp::dequantize,
-       true},
-      {"llama.cpp-metal", engine_id::llama_cpp, "", "metal", false, true, host_overlap::serial, kp::dequantize, true},
-      {"mlx", engine_id::mlx, "", "", false, true, host_overlap::serial, kp::dequantize, false},
+       true, 0, 0, ubatch},
+      {"llama.cpp-metal", engine_id::llama_cpp, "", "metal", false, true, host_overlap::serial, kp::dequantize, true,
+       0, 0, ubatch},
+      {"mlx", engine_id::mlx, "", "", false, true, host_overlap::serial, kp::dequantize, false, 0, 0, mlx_step},
   };
 }
 

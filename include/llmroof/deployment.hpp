@@ -52,9 +52,10 @@ inline pipelined_counts count_decode_on(const architecture& a, const precision& 
 }
 
 inline pipelined_counts count_prefill_on(const architecture& a, const precision& pr, const device& d,
-                                         const parallel_plan& p, double prompt, double cached, double batch) {
-  if (p.devices() == 1) return {count_prefill(a, pr, prompt, cached, batch)};
-  return count_prefill_parallel(a, pr, d, p, prompt, cached, 512, batch);
+                                         const parallel_plan& p, double prompt, double cached, double batch,
+                                         double chunk = 0) {
+  if (p.devices() == 1) return {count_prefill_chunked(a, pr, prompt, cached, batch, chunk)};
+  return count_prefill_parallel(a, pr, d, p, prompt, cached, 512, batch, chunk);
 }
 
 // The one dispatcher between one device, a parallel plan and an offload
@@ -80,7 +81,8 @@ inline phase_timing prefill_on(const architecture& a, const precision& pr, const
     if (batch != 1) detail::fail("batch", "1 for an offloaded prefill", batch);
     return prefill_offload(a, pr, r, *w.offload, prompt, cached);
   }
-  return time_on(count_prefill_on(a, pr, r.dev(), w.parallel, prompt, cached, batch), r, w.parallel);
+  return time_on(count_prefill_on(a, pr, r.dev(), w.parallel, prompt, cached, batch, r.efficiency().prefill_chunk), r,
+                 w.parallel);
 }
 
 }  // namespace detail

@@ -33,6 +33,9 @@ struct kernel_class {
   /// stands for it), and its spread.
   double per_launch = 0;
   double per_launch_sd = 0;
+  /// Prompt tokens per forward pass (efficiency_profile::prefill_chunk; 0:
+  /// the whole prompt in one pass).
+  double prefill_chunk = 0;
 };
 
 /// Every kernel class, in the table's order.
@@ -56,6 +59,7 @@ inline void apply_kernel_traits(efficiency_profile& e, std::string_view key) {
   const kernel_class& c = k != nullptr ? *k : none;
   e.fp16_accumulate = c.fp16_accumulate;
   e.fused_attention = c.fused_attention;
+  e.prefill_chunk = c.prefill_chunk;
   e.overlap = c.overlap;
   e.quantized_path = c.quantized_path;
   e.per_launch = make_seconds(c.per_launch);

@@ -77,6 +77,8 @@ inline phase_timing time_offloaded(const architecture& a, const precision& pr, c
   // micro-batch (op_offload, GGML_OP_OFFLOAD_MIN_BATCH 32,
   // ggml-cuda.cu offload_op), only the experts the micro-batch routes to for
   // MoE layers; attention and norms of host layers stay with their KV on the host.
+  // `all` is counted in those micro-batches (prefill_offload), so each one's
+  // weights are 1/ubatches of an op's.
   const double ubatch = std::min(offload_micro_batch, all.new_tokens);
   const bool stream = all.kind == phase::prefill && ubatch >= offload_min_batch;
   const double ubatches = stream ? std::ceil(all.new_tokens / ubatch) : 0.0;
@@ -86,13 +88,7 @@ inline phase_timing time_offloaded(const architecture& a, const precision& pr, c
     double host_share = per_layer ? o.layers : 0.0;
     if (o.experts && x.kind == op_kind::experts) host_share = 1.0;
     if (stream && host_share > 0 && x.klass == op_class::gemm && x.weights.value() > 0) {
-      double per_ubatch = host_share * x.weights.value();
-      if (x.kind == op_kind::experts) {
-        const auto& m = a.moe;
-        per_ubatch *= expected_distinct_experts(m.num_experts, m.experts_per_token, ubatch) /
-                      expected_distinct_experts(m.num_experts, m.experts_per_token, all.new_tokens);
-      }
-      streamed += per_ubatch;
+      streamed += host_share * x.weights.value() / ubatches;
       on_gpu.add(x, x.kind);
       continue;
     }
@@ -155,7 +151,7 @@ inline phase_timing decode_step_offload(const architecture& a, const precision& 
 /// attention on the host CPU (prompts under 32 tokens: all on the CPU).
 inline phase_timing prefill_offload(const architecture& a, const precision& pr, const roofline& gpu,
                                     const offload_plan& o, double prompt, double cached = 0) {
-  return time_offloaded(a, pr, gpu, o, count_prefill(a, pr, prompt, cached, 1));
+  return time_offloaded(a, pr, gpu, o, count_prefill_chunked(a, pr, prompt, cached, 1, offload_micro_batch));
 }
 
 }  // namespace llmroof

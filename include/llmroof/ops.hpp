@@ -377,4 +377,54 @@ inline op_counts count_prefill(const architecture& a, const precision& pr, doubl
   return detail::count(a, pr, {phase::prefill, batch, batch * prompt, batch, prompt, {}, cached});
 }
 
+namespace detail {
+
+/// Forward passes of a prefill of `batch` prompts of `prompt` tokens in
+/// passes of `chunk` tokens (0: one pass).
+inline double prefill_passes(double prompt, double batch, double chunk) {
+  return chunk > 0 && batch * prompt > chunk ? std::ceil(batch * prompt / chunk) : 1.0;
+}
+
+}  // namespace detail
+
+/// count_prefill run in forward passes of `chunk` tokens (llama.cpp's
+/// n_ubatch, mlx-lm's prefill_step_size; 0 or a prompt that fits: one pass).
+/// Each pass reads the weights again (and the experts its tokens route to),
+/// attends to the tokens before it and launches its own kernels; the logits
+/// are computed once, in the last pass. Returned as one phase: every op
+/// summed over the passes, its gemm_rows the token-weighted mean of the
+/// passes' rows. `batch` prompts share each pass (chunk / batch tokens of each).
+inline op_counts count_prefill_chunked(const architecture& a, const precision& pr, double prompt, double cached,
+                                       double batch, double chunk) {
+  const double passes = detail::prefill_passes(prompt, batch, chunk);
+  if (passes <= 1) return count_prefill(a, pr, prompt, cached, batch);
+  detail::require_in("chunk", chunk, 1, 1e9);
+  const double step = prompt / passes;  // tokens of each prompt per pass, all passes alike
+  op_counts out = count_prefill(a, pr, step, cached, batch);
+  // Passes differ only in the tokens before them; the attention ops grow with
+  // them (linearly below a window), so every pass is counted.
+  std::array<double, max_ops> rows{};
+  for (std::size_t j = 0; j < out.ops.size(); ++j) rows[j] = out.ops[j].gemm_rows;
+  for (double i = 1; i < passes; ++i) {
+    const op_counts c = count_prefill(a, pr, step, cached + i * step, batch);
+    for (std::size_t j = 0; j < out.ops.size(); ++j) {
+      op& o = out.ops[j];
+      const op& x = c.ops[j];
+      if (o.kind == op_kind::lm_head) continue;
+      o.count += x.count;
+      o.flop += x.flop;
+      o.weights += x.weights;
+      o.kv_read += x.kv_read;
+      o.kv_written += x.kv_written;
+      o.activations += x.activations;
+      rows[j] += x.gemm_rows;
+    }
+  }
+  for (std::size_t j = 0; j < out.ops.size(); ++j) {
+    if (out.ops[j].kind != op_kind::lm_head) out.ops[j].gemm_rows = rows[j] / passes;
+  }
+  out.new_tokens = batch * prompt;
+  return out;
+}
+
 }  // namespace llmroof

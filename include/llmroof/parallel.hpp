@@ -281,13 +281,16 @@ inline phase_timing time_pipelined(pipelined_counts c, const roofline& r) {
 /// the prompt in micro-batches (llama.cpp n_ubatch 512, the default); under EP
 /// one rank prefills the prompt with its experts spread over the ranks.
 /// `batch` prompts of `prompt` tokens each go in one pass (each attends to
-/// its own tokens). The counts do not depend on the profile: a fit counts
-/// once and times many profiles (time_pipelined).
+/// its own tokens); `chunk` > 0 runs them in passes of that many tokens
+/// (count_prefill_chunked), each pass with its own collectives. The counts
+/// do not depend on the profile: a fit counts once and times many profiles
+/// (time_pipelined).
 inline pipelined_counts count_prefill_parallel(const architecture& a, const precision& pr, const device& d,
                                                const parallel_plan& p, double prompt, double cached = 0,
-                                               double micro_batch = 512, double batch = 1) {
+                                               double micro_batch = 512, double batch = 1, double chunk = 0) {
   validate(p, a);
-  op_counts c = count_prefill(a, pr, prompt, cached, batch);
+  op_counts c = count_prefill_chunked(a, pr, prompt, cached, batch, chunk);
+  const double passes = detail::prefill_passes(prompt, batch, chunk);
   const double n = p.ep > 1 ? p.ep : p.tp;
   // Pipeline stages hold 1/pp of the layers each; the prompt flows through
   // them in micro-batches of `micro_batch` tokens, so a stage works on one
@@ -319,19 +322,19 @@ inline pipelined_counts count_prefill_parallel(const architecture& a, const prec
   const double act = pr.activations.bytes_per_element();
   const double all_tokens = batch * prompt;  // every prompt's tokens cross the links
   if (p.ep > 1) {
-    c.add(detail::comm_op(op_kind::all_to_all, "comm.all_to_all", 2.0 * a.num_moe_layers(),
-                          all_to_all_bytes(all_tokens, a.moe.experts_per_token, p.ep, a.hidden_size, act) / 2,
+    c.add(detail::comm_op(op_kind::all_to_all, "comm.all_to_all", 2.0 * a.num_moe_layers() * passes,
+                          all_to_all_bytes(all_tokens, a.moe.experts_per_token, p.ep, a.hidden_size, act) / 2 / passes,
                           detail::link_for(p, d, p.ep), p.ep - 1.0),
           op_kind::all_to_all);
   } else if (p.tp > 1) {
     const double t = p.tp;
-    c.add(detail::comm_op(op_kind::all_reduce, "comm.all_reduce", 2.0 * a.num_layers,
-                          2.0 * (t - 1) / t * all_tokens * a.hidden_size * act, detail::link_for(p, d, p.tp),
+    c.add(detail::comm_op(op_kind::all_reduce, "comm.all_reduce", 2.0 * a.num_layers * passes,
+                          2.0 * (t - 1) / t * all_tokens * a.hidden_size * act / passes, detail::link_for(p, d, p.tp),
                           2.0 * (t - 1)),
           op_kind::all_reduce);
   }
   if (p.pp > 1) {
-    c.add(detail::comm_op(op_kind::p2p, "comm.pipeline", p.pp - 1.0, all_tokens * a.hidden_size * act,
+    c.add(detail::comm_op(op_kind::p2p, "comm.pipeline", (p.pp - 1.0) * passes, all_tokens * a.hidden_size * act / passes,
                           detail::link_for(p, d, p.tp * p.pp), 1),
           op_kind::p2p);
   }

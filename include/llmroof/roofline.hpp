@@ -95,6 +95,12 @@ struct efficiency_profile {
   seconds per_step = make_seconds(0.3e-3);    ///< host work per scheduler call (scheduling, sampling)
   /// Whether the host work overlaps the kernels (see host_overlap).
   host_overlap overlap = host_overlap::serial;
+  /// Prompt tokens per forward pass of a prefill (llama.cpp's n_ubatch 512,
+  /// mlx-lm's prefill_step_size 2048; 0: the whole prompt in one pass). A
+  /// kernel trait of the engine class, never fitted: each pass reads the
+  /// weights again and its GEMMs have the pass's rows, so a long prompt runs
+  /// at the speed of its passes, slowed by attention to the tokens before them.
+  double prefill_chunk = 0;
   /// Decode steps run per scheduler call, >= 1: vLLM 0.6's multi-step
   /// scheduling (--num-scheduler-steps, Sep 2024) schedules and prepares inputs
   /// once for n steps, so each step pays per_step / n.
@@ -184,6 +190,7 @@ inline void validate(const efficiency_profile& e) {
   detail::require_in_open_closed("efficiency.link", e.link, 0, 1);
   detail::require_non_negative("efficiency.per_kernel", e.per_kernel.value());
   detail::require_non_negative("efficiency.per_launch", e.per_launch.value());
+  if (e.prefill_chunk != 0) detail::require_in("efficiency.prefill_chunk", e.prefill_chunk, 1, 1e9);
   detail::require_non_negative("efficiency.stream_cap", e.stream_cap);
   detail::require_non_negative("efficiency.per_step", e.per_step.value());
   detail::require_in("efficiency.scheduler_steps", e.scheduler_steps, 1, 1024);

@@ -332,6 +332,7 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
     e.overlap = enum_named<host_overlap>(d, "host_overlap", host_overlap_names);
   }
   e.scheduler_steps = get<int>(d, "scheduler_steps", e.scheduler_steps);
+  e.prefill_chunk = get<double>(d, "prefill_chunk_tokens", e.prefill_chunk);
   e.source = get<std::string>(d, "source", "user-defined");
   e.points = get<int>(d, "points", 0);
   validate(e);

@@ -201,6 +201,7 @@ class Efficiency(TypedDict, total=False):
     quantized_path: str
     host_overlap: str
     scheduler_steps: int
+    prefill_chunk_tokens: float
     source: str
     points: int
     at_limit: list[str]  # derived from the values (read back, never set)

@@ -271,6 +271,7 @@ json efficiency_json(const efficiency_profile& e) {
           {"quantized_path", to_string(e.quantized_path)},
           {"host_overlap", to_string(e.overlap)},
           {"scheduler_steps", e.scheduler_steps},
+          {"prefill_chunk_tokens", e.prefill_chunk},
           {"source", e.source},
           {"points", e.points},
           {"at_limit", e.at_limit()}};

@@ -62,6 +62,43 @@ TEST_CASE("prefill: P(P+1)/2 pairs, lm_head for the last token only") {
   CHECK(count_prefill(a, precision{}, 10, 1000).kv_read_bytes().value() == doctest::Approx(131072000.0));
 }
 
+TEST_CASE("prefill in passes: weights per pass, the same pairs, lm_head once") {
+  const auto& a = find_model("llama-3.1-8b");
+  // 2,048 tokens in passes of 512 (llama.cpp's n_ubatch): 4 passes.
+  const auto c = count_prefill_chunked(a, precision{}, 2048, 0, 1, 512);
+  CHECK(c.new_tokens == 2048);
+  // Each pass reads the linear weights again: 4 x 6,979,321,856 x 2 B = 55,834,574,848 B.
+  CHECK(find_op(c, "attention.proj").weights.value() + find_op(c, "ffn").weights.value() ==
+        doctest::Approx(4 * 13958643712.0));
+  // Their FLOP are the one pass's, 2 x 2048 x 6,979,321,856, on GEMMs of 512 rows.
+  CHECK(find_op(c, "attention.proj").flop.value() + find_op(c, "ffn").flop.value() ==
+        doctest::Approx(2.0 * 2048 * 6979321856.0));
+  CHECK(find_op(c, "ffn").gemm_rows == 512);
+  // Causal pairs add up to the one pass's: 512 x (0 + 512 + 1024 + 1536) +
+  // 4 x 512 x 513 / 2 = 1,572,864 + 525,312 = 2,098,176 = 2048 x 2049 / 2.
+  CHECK(find_op(c, "attention.global").flop.value() == doctest::Approx(2098176.0 * 16384 * 32));
+  // Each pass reads the cache the passes before it wrote: (512 + 1024 + 1536)
+  // x 131,072 B = 402,653,184 B (the one pass reads none).
+  CHECK(find_op(c, "attention.global").kv_read.value() == doctest::Approx(3072.0 * 131072));
+  // 4 x 32 layers of kernels; the logits once, for the last token.
+  CHECK(find_op(c, "ffn").count == 4 * 32);
+  CHECK(find_op(c, "lm_head").flop.value() == doctest::Approx(2.0 * 4096 * 128256));
+  // A prompt within one pass, or no pass size, is count_prefill itself.
+  const auto one = count_prefill(a, precision{}, 512, 100);
+  for (double chunk : {0.0, 512.0, 4096.0}) {
+    CHECK(count_prefill_chunked(a, precision{}, 512, 100, 1, chunk).total_bytes() == one.total_bytes());
+  }
+  // A MoE model's passes each read the experts their tokens route to: at 512
+  // tokens x top-8 of Qwen3-30B-A3B's 128, nearly all of them, every pass.
+  const auto& q = find_model("qwen3-30b-a3b");
+  const auto moe = count_prefill_chunked(q, precision{}, 8192, 0, 1, 512);
+  CHECK(find_op(moe, "moe.experts").weights.value() ==
+        doctest::Approx(16 * find_op(count_prefill(q, precision{}, 512), "moe.experts").weights.value()));
+  CHECK(find_op(moe, "moe.experts").gemm_rows == doctest::Approx(find_op(count_prefill(q, precision{}, 512), "moe.experts").gemm_rows));
+  CHECK_THROWS_WITH_AS(count_prefill_chunked(a, precision{}, 2048, 0, 1, 0.5), "chunk must be in [1, 1000000000] (got 0.5)",
+                       std::invalid_argument);
+}
+
 TEST_CASE("MoE decode reads the expected distinct experts") {
   const auto& a = find_model("qwen3-30b-a3b");
   // One expert: 3 x 2048 x 768 = 4,718,592 params; 48 MoE layers, bf16.
