@@ -28,6 +28,8 @@ def test_notebook_executes() -> None:
     assert "do NOT fit" in text
     # The plots mark what does not fit (issue 33): the decode curve's legend.
     assert "4 users do not fit" in text and "longest context that fits: 93,952" in text
+    # The users curve marks the slots and the most users that fit (llama.cpp -np 4 at 32k).
+    assert "max_num_seqs 4: more users wait for a slot" in text and "most users that fit: 16" in text
 
 
 def test_python_example_runs() -> None:
