@@ -47,7 +47,7 @@ struct direct_timer {
     return measured_decode_step(m, e, batch, context).estimate;
   }
   [[nodiscard]] seconds prefill(const efficiency_profile& e, double prompt, double cached, double batch) const {
-    // A batch's prompts in one pass, each attending to its own tokens only.
+    // A batch's prompts in the engine's passes, each attending to its own tokens only.
     return detail::prefill_on(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt}, prompt, cached, batch).estimate;
   }
 };
@@ -285,9 +285,11 @@ calibration_result calibrate(const std::vector<measurement>& rows, const efficie
   for (double ri : out.residuals) apes.push_back(std::fabs(std::exp(ri) - 1));
   out.median_ape = median(apes);
   // Standard errors: sigma^2 (J^T J)^-1 in the unconstrained coordinates,
-  // carried to the fields by the derivative of each transform. LDLT treats a
-  // zero pivot as a pseudo-inverse does (Eigen's _solve_impl), and costs a
-  // fraction of the compile time of completeOrthogonalDecomposition.
+  // carried to the fields by the derivative of each transform. LDLT costs a
+  // fraction of completeOrthogonalDecomposition's compile time and agrees with
+  // its pseudo-inverse on the shipped fits; an exactly zero pivot it treats as
+  // the pseudo-inverse does (Eigen's _solve_impl), a nearly collinear pair of
+  // fields gets huge variances where the pseudo-inverse would threshold them.
   jacobian(x, r);
   const double dof = std::max(1.0, double(rows.size()) - p);
   const Eigen::MatrixXd cov = (cost / dof) * Eigen::MatrixXd((jac.transpose() * jac).ldlt().solve(Eigen::MatrixXd::Identity(p, p)));

@@ -15,6 +15,11 @@ namespace llmroof {
 
 namespace {
 
+// Prompt tokens per forward pass: llama.cpp's n_ubatch 512 (common
+// arguments; n_batch 2048 is the logical batch it splits into them) and
+// mlx-lm's prefill_step_size 2048 (generate.py:307; KERNELS.md 6.4).
+constexpr double llama_ubatch = 512, mlx_prefill_step = 2048;
+
 // Designated initializers name only what differs from vLLM's defaults (the
 // struct's), in the struct's member order. One row per engine_id, in order.
 std::vector<engine_row> build() {
@@ -72,7 +77,8 @@ std::vector<engine_row> build() {
   const engine_row llama{
       .defaults = {.id = engine_id::llama_cpp, .model = memory_model::exact, .memory_utilization = 1.0,
                    .runtime_reserve = make_bytes(0.5 * gibi), .mxfp4_expert_pad = 1, .block_tokens = 256,
-                   .max_batched_tokens = 512, .max_sequences = 1, .sampler_copies = 1, .device_sized_batches = false,
+                   .max_batched_tokens = llama_ubatch, .max_sequences = 1, .sampler_copies = 1,
+                   .device_sized_batches = false,
                    .source = "llama.cpp common arguments (n_ctx padding 256, n_ubatch 512, n_parallel 1)"},
       .kv_formats = ggml_kv,
       .weight_formats = {"q8_0", "q4_k_m"},
@@ -95,7 +101,8 @@ std::vector<engine_row> build() {
   const engine_row mlx{
       .defaults = {.id = engine_id::mlx, .model = memory_model::exact, .memory_utilization = 1.0,
                    .runtime_reserve = make_bytes(0.25 * gibi), .mxfp4_expert_pad = 1, .block_tokens = 256,
-                   .max_batched_tokens = 2048, .max_sequences = 1, .sampler_copies = 1, .device_sized_batches = false,
+                   .max_batched_tokens = mlx_prefill_step, .max_sequences = 1, .sampler_copies = 1,
+                   .device_sized_batches = false,
                    .source = "mlx-lm generate (prefill_step_size 2048, KVCache step 256)"},
       .kv_formats = {"fp32", "bf16", "fp16", "q8_0", "q4_0"},
       .weight_formats = {},  // mlx-lm's own 4- and 8-bit formats are not in the format table yet
@@ -140,12 +147,11 @@ std::vector<kernel_class> build_classes() {
   // collectives, over the 1,806 kernels counted). Batch 8 and 32 of the same
   // run (206.3 and 760.5 t/s) are predictions, not fitted (tests/test_launches.cpp).
   const double launch_2024 = 16e-6, launch_2024_sd = 4e-6;
-  // Prompts run in passes of a fixed number of tokens, each reading the
-  // weights again: llama.cpp's n_ubatch 512 (common arguments; n_batch 2048
-  // is the logical batch it splits), mlx-lm's prefill_step_size 2048
-  // (generate.py:307). vLLM, SGLang and TensorRT-LLM run a prompt in one
-  // pass up to their token budget (the load model chunks beyond it).
-  const double ubatch = 512, mlx_step = 2048;
+  // Prompts run in passes of the engine's token budget, each reading the
+  // weights again (resolve takes a changed budget, -ub); vLLM, SGLang and
+  // TensorRT-LLM run a prompt in one pass up to theirs (the load model
+  // chunks beyond it).
+  const double ubatch = llama_ubatch, mlx_step = mlx_prefill_step;
   return {
       {"vllm", engine_id::vllm, "", "", false, true, host_overlap::serial, kp::native, false, graph_launch,
        graph_launch_sd},

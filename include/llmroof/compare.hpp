@@ -63,23 +63,37 @@ inline model_comparison compare_decode(const deployment& a, const deployment& b,
   return out;
 }
 
-/// Whether `a` and `b` run on the same machine: the same device kind and
-/// count (two models compared there share its device plan).
+/// Whether `a` and `b` run on the same machine: the same device (id and
+/// roofs: every custom device is "custom") and count; two models compared
+/// there share its device plan.
 inline bool same_devices(const deployment& a, const deployment& b) {
-  return a.dev().id == b.dev().id && a.devices() == b.devices() && a.parallel().nodes() == b.parallel().nodes();
+  const device &x = a.dev(), &y = b.dev();
+  return x.id == y.id && x.bandwidth == y.bandwidth && x.memory == y.memory && x.peaks == y.peaks &&
+         a.devices() == b.devices() && a.parallel().nodes() == b.parallel().nodes();
 }
 
-/// compare_decode of two deployments as the command and Python compare them:
-/// on the same devices under the same engine the second model is laid out on
-/// the first's device plan (beside: a dense model on an expert-parallel plan
-/// takes TP); otherwise each keeps its own layout (llama.cpp's layer split
-/// beside vLLM's TP). Throws as compare_decode.
-inline model_comparison compare_deployments(const deployment& a, const deployment& b, double context,
-                                            double max_batch = 1024) {
+/// The second side of a comparison as it is compared: on the same devices
+/// under the same engine, laid out on `a`'s device plan (beside: a dense
+/// model on an expert-parallel plan takes TP); otherwise `b` as it is, in its
+/// own layout (llama.cpp's layer split beside vLLM's TP).
+inline deployment compared_side(const deployment& a, const deployment& b) {
   a.require_device();
   b.require_device();
   const bool beside = same_devices(a, b) && a.engine.qualified_name() == b.engine.qualified_name();
-  return compare_decode(a, beside ? b.beside(a) : b, context, max_batch);
+  return beside ? b.beside(a) : b;
+}
+
+/// compare_decode of `a` and compared_side(a, b), as the command and Python
+/// compare them; the same model in the same formats reads the same bytes on
+/// any machine, so it has no bytes crossover. Throws as compare_decode.
+inline model_comparison compare_deployments(const deployment& a, const deployment& b, double context,
+                                            double max_batch = 1024) {
+  model_comparison c = compare_decode(a, compared_side(a, b), context, max_batch);
+  if (a.model.id == b.model.id && a.pr.weights.name == b.pr.weights.name && a.pr.kv.name == b.pr.kv.name &&
+      a.pr.lm_head.name == b.pr.lm_head.name) {
+    c.bytes_crossover.reset();
+  }
+  return c;
 }
 
 /// Routing of one batch: how many of a layer's routed experts its tokens touch.

@@ -55,7 +55,8 @@ inline pipelined_counts count_prefill_on(const architecture& a, const precision&
                                          const parallel_plan& p, double prompt, double cached, double batch,
                                          double chunk = 0) {
   if (p.devices() == 1) return {count_prefill_chunked(a, pr, prompt, cached, batch, chunk)};
-  return count_prefill_parallel(a, pr, d, p, prompt, cached, 512, batch, chunk);
+  // A pipeline fills with the engine's passes (512 tokens where a prompt runs in one).
+  return count_prefill_parallel(a, pr, d, p, prompt, cached, chunk > 0 ? chunk : 512, batch, chunk);
 }
 
 // The one dispatcher between one device, a parallel plan and an offload
@@ -183,7 +184,8 @@ class deployment {
   [[nodiscard]] phase_timing decode(double batch, double context, double width = 1) const {
     return detail::decode_on(model, pr, roof(), where, batch, context, width);
   }
-  /// Prefill of `prompt` tokens after `cached` ones, for `batch` sequences in one pass.
+  /// Prefill of `prompt` tokens after `cached` ones for `batch` sequences, in
+  /// the engine's passes (efficiency_profile::prefill_chunk; one pass for most).
   [[nodiscard]] phase_timing prefill(double prompt, double cached = 0, double batch = 1) const {
     return detail::prefill_on(model, pr, roof(), where, prompt, cached, batch);
   }
@@ -304,6 +306,9 @@ inline deployment resolve(const request& r) {
   if (by_layers) lr.pp = lr.devices_per_node * lr.nodes;
   const parallel_plan p = infer_layout(lr);
   efficiency_profile eff = r.efficiency ? *r.efficiency : default_profile(*r.dev, e.qualified_name());
+  // An engine that runs prompts in passes runs them in passes of its token
+  // budget: the default (the class's) or the one asked (llama.cpp's -ub).
+  if (!r.efficiency && eff.prefill_chunk > 0) eff.prefill_chunk = e.max_batched_tokens;
   validate(eff);
   try {
     return with_source(deployment(*r.model, pr, roofline(*r.dev, std::move(eff)), {p, r.offload}, std::move(e), stored));

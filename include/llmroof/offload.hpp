@@ -51,7 +51,9 @@ inline bytes host_weight_bytes(const architecture& a, const precision& pr, const
 inline constexpr double offload_micro_batch = 512;
 inline constexpr double offload_min_batch = 32;
 
-/// A phase with part of the model on the host: the device's ops and the
+/// A phase with part of the model on the host (`all` counted in micro-batches
+/// of offload_micro_batch for a prefill: count_prefill_chunked, as
+/// prefill_offload does): the device's ops and the
 /// host's ops run one after the other (llama.cpp runs layers in order), plus
 /// the PCIe crossings of the hidden states. The device's ops run under its
 /// configured roofline (the engine's profile), the host's under the host's.
@@ -116,14 +118,7 @@ inline phase_timing time_offloaded(const architecture& a, const precision& pr, c
   host.klass = op_class::elementwise;
   host.kind = op_kind::ffn;
   host.count = 0;
-  for (const auto& x : on_host.list()) {
-    host.count += x.count;
-    host.flop += x.flop;
-    host.weights += x.weights;
-    host.kv_read += x.kv_read;
-    host.kv_written += x.kv_written;
-    host.activations += x.activations;
-  }
+  for (const auto& x : on_host.list()) host.add_totals(x);
   op_time ht;
   ht.memory_bound = h.bound;
   ht.memory_est = h.estimate - roofline(o.host).efficiency().per_step;

@@ -75,6 +75,16 @@ struct op {
   [[nodiscard]] constexpr bytes total_bytes() const {
     return weights + kv_read + kv_written + activations;
   }
+  /// Adds `x`'s instances, FLOP and bytes to this op's (one op standing for
+  /// several: a prefill's passes, an offload's host layers).
+  void add_totals(const op& x) {
+    count += x.count;
+    flop += x.flop;
+    weights += x.weights;
+    kv_read += x.kv_read;
+    kv_written += x.kv_written;
+    activations += x.activations;
+  }
   /// FLOP per byte moved; 0 when nothing moves.
   [[nodiscard]] constexpr flops_per_byte intensity() const {
     return total_bytes().value() > 0 ? flop / total_bytes() : make_flops_per_byte(0);
@@ -380,9 +390,13 @@ inline op_counts count_prefill(const architecture& a, const precision& pr, doubl
 namespace detail {
 
 /// Forward passes of a prefill of `batch` prompts of `prompt` tokens in
-/// passes of `chunk` tokens (0: one pass).
+/// passes of `chunk` tokens (0: one pass); at least one token of each prompt
+/// per pass (a pass of more prompts than `chunk` holds them whole).
 inline double prefill_passes(double prompt, double batch, double chunk) {
-  return chunk > 0 && batch * prompt > chunk ? std::ceil(batch * prompt / chunk) : 1.0;
+  require_non_negative("chunk", chunk);
+  if (chunk == 0 || batch * prompt <= chunk) return 1.0;
+  require_in("chunk", chunk, 1, 1e9);
+  return std::max(1.0, std::min(std::ceil(batch * prompt / chunk), std::floor(prompt)));
 }
 
 }  // namespace detail
@@ -398,7 +412,6 @@ inline op_counts count_prefill_chunked(const architecture& a, const precision& p
                                        double batch, double chunk) {
   const double passes = detail::prefill_passes(prompt, batch, chunk);
   if (passes <= 1) return count_prefill(a, pr, prompt, cached, batch);
-  detail::require_in("chunk", chunk, 1, 1e9);
   const double step = prompt / passes;  // tokens of each prompt per pass, all passes alike
   op_counts out = count_prefill(a, pr, step, cached, batch);
   // Passes differ only in the tokens before them; the attention ops grow with
@@ -411,12 +424,7 @@ inline op_counts count_prefill_chunked(const architecture& a, const precision& p
       op& o = out.ops[j];
       const op& x = c.ops[j];
       if (o.kind == op_kind::lm_head) continue;
-      o.count += x.count;
-      o.flop += x.flop;
-      o.weights += x.weights;
-      o.kv_read += x.kv_read;
-      o.kv_written += x.kv_written;
-      o.activations += x.activations;
+      o.add_totals(x);
       rows[j] += x.gemm_rows;
     }
   }

@@ -348,11 +348,13 @@ inline pipelined_counts count_prefill_parallel(const architecture& a, const prec
   return out;
 }
 
-/// Timed prefill under a parallel plan, per device (count_prefill_parallel).
+/// Timed prefill under a parallel plan, per device (count_prefill_parallel),
+/// in the passes of `e` (prefill_chunk).
 inline phase_timing prefill_parallel(const architecture& a, const precision& pr, const device& d,
                                      const efficiency_profile& e, const parallel_plan& p, double prompt,
                                      double cached = 0, double micro_batch = 512, double batch = 1) {
-  return time_pipelined(count_prefill_parallel(a, pr, d, p, prompt, cached, micro_batch, batch), roofline(d, e, 1));
+  return time_pipelined(count_prefill_parallel(a, pr, d, p, prompt, cached, micro_batch, batch, e.prefill_chunk),
+                        roofline(d, e, 1));
 }
 
 /// Memory of one device under the plan, for `users` sequences of `context`.

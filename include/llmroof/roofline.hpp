@@ -132,15 +132,17 @@ struct efficiency_profile {
   /// batch-1 decode stays memory-bound, as every engine measures it.
   double compute_floor = 0.25;
 
-  /// The efficiencies ("eta_m", "eta_c", "attention") that sit at their upper
-  /// limit, 1 (to 0.5%): a fit that ran into the bound asked for the whole
-  /// roof, which no engine sustains, so estimates on it may lean optimistic
-  /// (read them with the band's low edge). Plans say so.
+  /// The fitted efficiencies (their profile fields: "memory", "compute",
+  /// "attention") that sit at their upper limit, 1 (to 0.5%): a fit that ran
+  /// into the bound asked for the whole roof, which no engine sustains, so
+  /// estimates on it may lean optimistic (read them with the band's low
+  /// edge). Plans say so. Empty for a profile no points stand behind.
   [[nodiscard]] std::vector<std::string_view> at_limit() const {
     std::vector<std::string_view> out;
+    if (points <= 0) return out;
     constexpr double limit = 0.995;
-    if (memory >= limit) out.emplace_back("eta_m");
-    if (compute >= limit) out.emplace_back("eta_c");
+    if (memory >= limit) out.emplace_back("memory");
+    if (compute >= limit) out.emplace_back("compute");
     if (attention >= limit) out.emplace_back("attention");
     return out;
   }

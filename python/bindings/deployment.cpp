@@ -398,9 +398,10 @@ void register_deployment(py::module_& m) {
       .def(
           "compare_report",
           [](const context& a, const context& b, double context_tokens, double max_batch) {
-            const model_comparison cmp = compare_deployments(a.setup, b.setup, context_tokens, max_batch);
-            return comparison_report{report::compare_json(a.setup, b.setup, cmp, a.setup.fit(context_tokens),
-                                                          b.setup.fit(context_tokens))};
+            const deployment second = compared_side(a.setup, b.setup);
+            const model_comparison cmp = compare_deployments(a.setup, second, context_tokens, max_batch);
+            return comparison_report{report::compare_json(a.setup, second, cmp, a.setup.fit(context_tokens),
+                                                          second.fit(context_tokens))};
           },
           py::arg("other"), py::arg("context"), py::arg("max_batch"));
 }

@@ -89,8 +89,7 @@ const device& device_of(const std::string& spec);
 engine_overrides engine_options_of(const options& o);
 /// The deployment the options ask for, through resolve(); `which` picks one
 /// of several --model values (compare).
-setup make_setup(const options& o, bool need_device, std::optional<std::string> which = std::nullopt,
-                 std::optional<std::string> which_device = std::nullopt);
+setup make_setup(const options& o, bool need_device, std::optional<std::string> which = std::nullopt);
 
 // ---- text tables (format.cpp) -------------------------------------------------
 

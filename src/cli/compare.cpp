@@ -1,5 +1,4 @@
 // moe and compare: a MoE model, or two deployments, against batch.
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -120,7 +119,7 @@ int cmd_compare(const options& o) {
     return make_setup(one, true, one.require("model"));
   };
   const setup a = side_of(0);
-  const setup b = side_of(1);
+  const setup b = compared_side(a, side_of(1));
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
   const model_comparison c = compare_deployments(a, b, context, max_batch);
@@ -186,10 +185,7 @@ int cmd_compare(const options& o) {
                   na.c_str(), thousands(x - 1).c_str(), thousands(x).c_str(), nb.c_str());
     }
   }
-  // The same model in the same formats reads the same bytes on any machine.
-  const bool same_reads =
-      a.model.id == b.model.id && weights_label(a.pr) == weights_label(b.pr) && a.pr.kv.name == b.pr.kv.name;
-  if (c.bytes_crossover && !same_reads) {
+  if (c.bytes_crossover) {
     std::printf("  from batch %s on, a %s step reads as many bytes as a %s step\n",
                 thousands(*c.bytes_crossover).c_str(), na.c_str(), nb.c_str());
   }

@@ -128,7 +128,7 @@ const std::vector<command_spec>& commands() {
       {"moe", "[--model ID --device ID[:N] [--context C] [--max-batch N]]",
        "the MoE table, or one model's expert reads and step time against batch",
        join({model_opts, layout_opts, {"context", "max-batch"}}), cmd_moe},
-      {"compare", "(--model A --model B --device ID[:N] | --model A --device ID[:N] --device ID[:N]) [--context C] [--max-batch N]",
+      {"compare", "--model A --model B --device ID[:N] | --model A --device ID[:N] --device ID[:N] (any of --model, --device, --engine, --weights, --kv twice) [--context C] [--max-batch N]",
        "two models on one machine, or one model on two machines, side by side against batch", join({model_opts, layout_opts, {"context", "max-batch"}}), cmd_compare},
       {"users", "--model ID --device ID[:N] --tps T [--ttft S] [--context C] [--prompt P] [--output O]",
        "most users that meet a tokens/s (and TTFT) target",
@@ -435,8 +435,7 @@ engine_overrides engine_options_of(const options& o) {
   return eo;
 }
 
-setup make_setup(const options& o, bool need_device, std::optional<std::string> which,
-                 std::optional<std::string> which_device) {
+setup make_setup(const options& o, bool need_device, std::optional<std::string> which) {
   request q;
   const std::string model = which ? *which : o.require("model");
   if (looks_like_path(model) && !model.empty()) {
@@ -448,7 +447,7 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
     q.name = model;
   }
   if (need_device) {
-    std::string dev = which_device ? *which_device : o.require("device");
+    std::string dev = o.require("device");
     // ID:N, NAME:N, FILE.json:N, custom:K=V,...:N
     const bool custom = dev.rfind("custom:", 0) == 0;
     if (const auto colon = dev.rfind(':'); colon != std::string::npos && (!custom || colon > 6) &&

@@ -286,7 +286,9 @@ int cmd_plan(const options& o) {
               r.efficiency().source.c_str());
   if (const auto lim = r.efficiency().at_limit(); !lim.empty()) {
     std::string names;
-    for (const auto n : lim) names += (names.empty() ? "" : " and ") + std::string(n);
+    for (const auto n : lim) {
+      names += (names.empty() ? "" : " and ") + std::string(n == "memory" ? "eta_m" : n == "compute" ? "eta_c" : n);
+    }
     std::printf("  (note: %s of this profile %s at the limit 1.00: the fit asked for the whole roof, which no engine\n"
                 "   sustains, so the estimates may lean optimistic: read them with the band's low edge)\n",
                 names.c_str(), lim.size() == 1 ? "sits" : "sit");

@@ -188,7 +188,7 @@ check("compare three devices", r.returncode == 2 and "compare takes --device at 
 r = run("plan", "--model", "qwen3-4b", "--device", "m4-max-40c", "--engine", "mlx")
 check("plan at-limit note", "(note: eta_m of this profile sits at the limit 1.00" in r.stdout, r.stdout)
 j = json.loads(run("plan", "--model", "qwen3-4b", "--device", "m4-max-40c", "--engine", "mlx", "--json").stdout)
-check("plan at-limit json", j["efficiency"]["at_limit"] == ["eta_m"], str(j["efficiency"]))
+check("plan at-limit json", j["efficiency"]["at_limit"] == ["memory"], str(j["efficiency"]))
 r = run("plan", "--model", "qwen3-4b", "--device", "h100-sxm")
 check("plan no at-limit note", "of this profile sits at the limit" not in r.stdout, r.stdout)
 # One model on two machines, each under its own engine: each keeps its own
@@ -203,6 +203,10 @@ j = json.loads(run("compare", "--model", "qwen3-30b-a3b", "--device", "h100-sxm"
 check("compare two machines json", j["same_devices"] is False and j["device"] == "h100-sxm"
       and j["second"]["device"] == "m3-ultra-80c" and j["second"]["engine"] == "llama.cpp"
       and j["batches"][0]["first_bytes_per_step"] == j["batches"][0]["second_bytes_per_step"], str(j)[:400])
+# Two custom machines are two machines (every custom device's id is "custom").
+r = run("compare", "--model", "llama-3.1-8b", "--device", "custom:memory=24GiB,bandwidth=936GB/s,bf16=71TF",
+        "--device", "custom:memory=48GiB,bandwidth=1800GB/s,bf16=200TF", "--max-batch", "1", "--json")
+check("compare two custom machines", r.returncode == 0 and json.loads(r.stdout)["same_devices"] is False, r.stderr)
 # vLLM against llama.cpp on the same two GPUs: TP 2 beside a layer split.
 r = run("compare", "--model", "llama-3.1-8b", "--device", "rtx-4090:2", "--engine", "vllm", "--engine", "llama.cpp",
         "--max-batch", "1")

@@ -165,6 +165,7 @@ TEST_CASE("compare_deployments: one model on two machines, two engines, two mode
   // compute and launch terms of a 16 GB read.
   CHECK(m.second[0].bound.value() / m.first[0].bound.value() == doctest::Approx(3.35 / 1.792).epsilon(0.02));
   CHECK_FALSE(m.speed_crossover);  // the H100 stays faster per user
+  CHECK_FALSE(m.bytes_crossover);  // the same model in the same formats reads the same bytes
 
   // vLLM and llama.cpp on the same two GPUs: each keeps its own layout (TP 2
   // against llama.cpp's layer split), not the first's device plan.

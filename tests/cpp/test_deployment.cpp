@@ -69,6 +69,28 @@ TEST_CASE("resolve: formats, engine profile and layout decided once") {
   CHECK_THROWS_WITH_AS(resolve(q), "model is required", std::invalid_argument);
 }
 
+TEST_CASE("resolve: an engine that runs prompts in passes runs them in passes of its token budget") {
+  request q;
+  q.model = &find_model("llama-3.1-8b");
+  q.dev = &find_device("rtx-4090");
+  q.engine = "llama.cpp";
+  CHECK(resolve(q).efficiency().prefill_chunk == 512);  // n_ubatch
+  q.engine_options.max_batched_tokens = 2048;           // -ub 2048
+  const deployment big = resolve(q);
+  CHECK(big.efficiency().prefill_chunk == 2048);
+  // 4,096 tokens: 2 passes of 2,048 read the layers' weights twice, not 8
+  // times (lm_head once either way).
+  const auto weights = [](const deployment& d) {
+    return d.prefill(4096).counts.sum([](const op& o) {
+      return o.kind == op_kind::attention_proj || o.kind == op_kind::ffn ? o.weights : make_bytes(0);
+    }).value();
+  };
+  q.engine_options.max_batched_tokens.reset();
+  CHECK(weights(resolve(q)) / weights(big) == doctest::Approx(4).epsilon(0.01));
+  q.engine = "vllm";  // one pass up to its budget
+  CHECK(resolve(q).efficiency().prefill_chunk == 0);
+}
+
 TEST_CASE("resolve: a catalog model without weights named is planned in its publisher's checkpoint") {
   request q;
   q.dev = &find_device("h100-sxm");

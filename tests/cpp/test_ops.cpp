@@ -97,6 +97,11 @@ TEST_CASE("prefill in passes: weights per pass, the same pairs, lm_head once") {
   CHECK(find_op(moe, "moe.experts").gemm_rows == doctest::Approx(find_op(count_prefill(q, precision{}, 512), "moe.experts").gemm_rows));
   CHECK_THROWS_WITH_AS(count_prefill_chunked(a, precision{}, 2048, 0, 1, 0.5), "chunk must be in [1, 1000000000] (got 0.5)",
                        std::invalid_argument);
+  CHECK_THROWS_AS(count_prefill_chunked(a, precision{}, 2048, 0, 1, -1), std::invalid_argument);
+  // More prompts than a pass holds: each pass takes whole prompts (at least a
+  // token of each), so 600 one-token prompts are one pass, not a half token each.
+  CHECK(count_prefill_chunked(a, precision{}, 1, 0, 600, 512).total_bytes() ==
+        count_prefill(a, precision{}, 1, 0, 600).total_bytes());
 }
 
 TEST_CASE("MoE decode reads the expected distinct experts") {

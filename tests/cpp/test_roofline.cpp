@@ -132,14 +132,17 @@ TEST_CASE("FP8 and FP4 GEMMs reach the low-precision share of eta_c on their own
 
 TEST_CASE("at_limit: the fitted efficiencies that ran into their bound of 1") {
   efficiency_profile e;  // class-default values: 0.66, 0.75, 0.5
+  e.points = 15;
   CHECK(e.at_limit().empty());
   e.memory = 0.996;  // within 0.5% of the roof: at the limit
   e.attention = 1.0;
-  CHECK(e.at_limit() == std::vector<std::string_view>{"eta_m", "attention"});
+  CHECK(e.at_limit() == std::vector<std::string_view>{"memory", "attention"});
   e.memory = 0.99;
   CHECK(e.at_limit() == std::vector<std::string_view>{"attention"});
+  e.points = 0;  // a profile no points stand behind was not fitted into its limit
+  CHECK(e.at_limit().empty());
   // The shipped MLX fit (15 points, one source) sits at eta_m = 1; vLLM's
   // class default on an H100 does not.
-  CHECK(default_profile(find_device("m4-max-40c"), "mlx").at_limit() == std::vector<std::string_view>{"eta_m"});
+  CHECK(default_profile(find_device("m4-max-40c"), "mlx").at_limit() == std::vector<std::string_view>{"memory"});
   CHECK(default_profile(find_device("h100-sxm"), "vllm").at_limit().empty());
 }
