@@ -364,10 +364,12 @@ int cmd_decode(const options& o) {
   const setup s = make_setup(o, true);
   const double batch = parse_count("batch", o.get("batch").value_or("1"));
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
+  const price pr = price_of(o);
   const roofline& r = s.roof();
   const phase_timing p = s.decode(batch, context);
+  const energy_cost energy = energy_and_cost(s, p, batch / p.estimate.value(), pr);
   if (o.json) {
-    std::cout << report::decode_json(s, r, batch, context, p).dump(2) << "\n";
+    std::cout << report::decode_json(s, r, batch, context, p, energy).dump(2) << "\n";
     return 0;
   }
   std::printf("llmroof decode: %s on %s, batch %s at %s cached tokens, weights %s, KV %s\n%s\n",
@@ -381,6 +383,7 @@ int cmd_decode(const options& o) {
               1.0 / p.estimate.value(), 1.0 / p.bound.value(), p.tokens_per_s_estimate().value());
   std::printf("  ridge point (%s): %.1f FLOP/B\n", std::string(to_string(s.dev().effective_math(s.pr.weights.math))).c_str(),
               r.ridge(s.pr.weights.math).value());
+  print_energy(s, energy, batch, context);
   return 0;
 }
 

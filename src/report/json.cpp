@@ -369,6 +369,7 @@ struct decode_view {
   double batch;
   double context;
   const phase_timing& p;
+  const energy_cost& energy;
 };
 
 const field_table<decode_view>& decode_fields() {
@@ -387,6 +388,10 @@ const field_table<decode_view>& decode_fields() {
            [](const V& v) { return json(1.0 / v.p.bound.value()); }},
           {"ridge_flop_per_byte", "float", "FLOP per byte where the weights' math roof meets the memory roof.",
            [](const V& v) { return json(v.r.ridge(v.s.pr.weights.math).value()); }},
+          {"energy", object_t,
+           "Power of every device over the step, joules per output token at batch / estimate tokens/s, and the "
+           "cost with a price (as a plan's energy).",
+           [](const V& v) { return energy_json(v.energy); }},
       });
   return t;
 }
@@ -577,8 +582,9 @@ json energy_json(const energy_cost& e) {
           {"cost_per_million_input_tokens", num(e.cost_per_million_input)}};
 }
 
-json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p) {
-  return object_json(decode_fields(), decode_view{s, r, batch, context, p});
+json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p,
+                 const energy_cost& energy) {
+  return object_json(decode_fields(), decode_view{s, r, batch, context, p, energy});
 }
 
 json speculative_json(const setup& s, const speculation& spec, const speculative_table& t) {

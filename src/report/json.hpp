@@ -106,7 +106,8 @@ json pd_json(const pd_comparison& c);
 /// Power, energy per output token and cost (null where unknown).
 json energy_json(const energy_cost& e);
 /// "llmroof.decode/1"
-json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p);
+json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p,
+                 const energy_cost& energy);
 /// "llmroof.speculative/1": speculative decoding at a batch and against batch.
 json speculative_json(const setup& s, const speculation& spec, const speculative_table& t);
 /// "llmroof.prefill/1"

@@ -428,6 +428,11 @@ for cmd, opt in TAKES.items():
         check(f"{args}: exit 0", r.returncode == 0 and r.stderr == "", (r.returncode, r.stderr))
         check(f"{args}: usage line", r.stdout.startswith(f"usage: llmroof {cmd} "), r.stdout[:200])
         check(f"{args}: lists {opt}", opt in r.stdout, r.stdout)
+r = run("decode", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--batch", "8", "--price-per-hour", "2.5")
+check("decode energy line", r.returncode == 0 and "Energy, 8 users decoding at 4,096 tokens" in r.stdout
+      and "J per output token" in r.stdout and "cost: $2.50 per hour" in r.stdout, r.stdout)
+r = run("decode", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--purchase", "-1")
+check("decode bad price", r.returncode == 2 and "purchase" in r.stderr and r.stderr.count("\n") == 1, r.stderr)
 r = run("decode", "--help")
 check("decode help omits plan-only options", "--offload" not in r.stdout and "--rate" not in r.stdout, r.stdout)
 

@@ -328,6 +328,14 @@ def test_energy_and_cost_parity_and_refusals(cli: str) -> None:
         llmroof.plan(model="llama-3.1-8b", device="m3-max-40c", engine="llama.cpp", electricity=0.3)
     out = subprocess.run([cli, "plan", *args, "--price-per-hour", "2", "--purchase", "3"], capture_output=True, text=True)
     assert out.returncode == 2 and "price_per_hour and purchase" in out.stderr and out.stderr.count("\n") == 1
+    # decode's energy: the step's power is the sweep's (one power model), its
+    # joules per token the power over batch / estimate tokens/s, priced as a plan.
+    d = run(cli, "decode", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--batch", "8", "--price-per-hour", "2",
+            "--electricity", "0.15")
+    sweep = llmroof.sweep_decode(model="llama-3.1-8b", device="h100-sxm", batch=8, context=4096)
+    assert d["energy"]["power_w"] == pytest.approx(float(sweep["power_w"].iloc[0]), rel=1e-12)
+    assert d["energy"]["joules_per_output_token"] == pytest.approx(d["energy"]["power_w"] * d["step"]["estimate_s"] / 8)
+    assert d["energy"]["cost_per_hour"] == pytest.approx(2 + d["energy"]["power_w"] / 1e3 * 0.15)
 
 
 def test_speculate_parity_and_refusals(cli: str) -> None:
