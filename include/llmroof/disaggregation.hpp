@@ -134,15 +134,17 @@ inline pd_row serve_aggregated(const deployment& d, int replicas, const workload
     if (!detail::meets(l.ttft, t.ttft)) return serving_limit::ttft;
     return std::nullopt;
   };
-  const auto ok = [&](double rate) { return !why_not(serve_at_rate(d, w, rate)); };
+  const detail::open_loop terms(d, w);  // rate-free: every rate tried shares them
+  const auto at = [&](double rate) { return detail::serve_at_rate(d, w, terms, rate, 1, true); };
+  const auto ok = [&](double rate) { return !why_not(at(rate)); };
   if (!ok(1e-9)) {
-    const auto no = why_not(serve_at_rate(d, w, 1e-9));
+    const auto no = why_not(at(1e-9));
     r.limit = no && *no == serving_limit::kv_cache ? serving_limit::memory : no.value_or(serving_limit::none);
     return r;
   }
   const double rate = detail::last_true(ok, 0, 1, 1e7, false);
-  const load_result l = serve_at_rate(d, w, rate);
-  const load_result past = serve_at_rate(d, w, rate * 1.001 + 1e-9);
+  const load_result l = at(rate);
+  const load_result past = at(rate * 1.001 + 1e-9);
   r.requests_per_s = replicas * rate;
   r.output_tokens_per_s = r.requests_per_s * w.output;
   r.ttft = l.ttft;

@@ -100,13 +100,14 @@ struct open_loop {
   }
 };
 
-// serve_at_rate; `memory` false skips the memory check (stable = keeps_up),
-// for searches that only ask whether the engine keeps up (serve_closed_loop).
-inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s, double rate, double interfering, bool memory) {
-  validate(s);
+// serve_at_rate of `d` and `s` at their open loop's `terms` (rate-free: a
+// search over rates computes them once); `memory` false skips the memory
+// check (stable = keeps_up), for searches that only ask whether the engine
+// keeps up (serve_closed_loop).
+inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s, const open_loop& terms, double rate,
+                                 double interfering, bool memory) {
   detail::require_non_negative("rate", rate);
   detail::require_in("interfering", interfering, 0, 1);
-  const open_loop terms(d, s);
   load_result out;
   out.rate = rate;
   out.prefill = make_seconds(terms.S);
@@ -178,6 +179,12 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
   return out;
 }
 
+inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s, double rate, double interfering,
+                                 bool memory) {
+  validate(s);
+  return serve_at_rate(d, s, open_loop(d, s), rate, interfering, memory);
+}
+
 }  // namespace detail
 
 /// First-order serving model, documented in README "Load":
@@ -218,8 +225,10 @@ inline load_result serve_at_rate(const deployment& d, const workload& s, double 
 /// under `ttft_target` (0 = no TTFT target). Bisection over the rate.
 inline double max_rate(const deployment& d, const workload& s, seconds ttft_target = make_seconds(0)) {
   detail::require_non_negative("ttft_target", ttft_target.value());
+  validate(s);
+  const detail::open_loop terms(d, s);
   const auto ok = [&](double rate) {
-    const load_result l = serve_at_rate(d, s, rate);
+    const load_result l = detail::serve_at_rate(d, s, terms, rate, 1, true);
     return l.stable && (ttft_target.value() <= 0 || l.ttft <= ttft_target);
   };
   if (!ok(1e-9)) return 0;
@@ -279,9 +288,8 @@ namespace detail {
 // loop at the rate found does not settle at `active` (another fixed point
 // lies below it): the caller searches as serve_closed_loop does.
 inline std::optional<std::pair<double, load_result>> closed_loop_rate(const deployment& d, const llmroof::workload& s,
-                                                                      double active, double interfering,
-                                                                      double tolerance) {
-  const open_loop terms(d, s);
+                                                                      const open_loop& terms, double active,
+                                                                      double interfering, double tolerance) {
   const double S = terms.S;
   const double step = d.decode(std::max(1.0, active), terms.mean_context).estimate.value();
   // As serve_at_rate's implied(active), at `rate`.
@@ -297,7 +305,7 @@ inline std::optional<std::pair<double, load_result>> closed_loop_rate(const depl
     const double mid = (lo + hi) / 2;
     (held(mid) < active ? lo : hi) = mid;
   }
-  const load_result l = serve_at_rate(d, s, lo, interfering, false);
+  const load_result l = serve_at_rate(d, s, terms, lo, interfering, false);
   const double inside = lo * (l.ttft.value() + s.output * l.tpot.value());
   if (!l.keeps_up || std::fabs(inside - active) > 10 * tolerance * active) return std::nullopt;
   return std::pair<double, load_result>{lo, l};
@@ -321,14 +329,15 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
   }
   out.active = std::min(concurrency, out.slots);
   out.limit = concurrency <= out.slots ? serving_limit::none : held_at_once.limit;
+  const open_loop terms(d, s);  // rate-free: every rate tried below shares them
   if (out.active == 1) {
     // One user alone meets nobody (interfering 0): its rate is one request
     // per its own TTFT + output x TPOT, at which it is the one user inside.
     // Users beyond the one slot (llama.cpp --parallel 1) queue: by Little's
     // law each waits (N - 1) / rate, i.e. N - 1 whole requests.
-    const load_result alone = serve_at_rate(d, s, 0, 0);
+    const load_result alone = serve_at_rate(d, s, terms, 0, 0, true);
     out.requests_per_s = 1 / (alone.ttft + s.output * alone.tpot).value();
-    out.load = serve_at_rate(d, s, out.requests_per_s, 0);
+    out.load = serve_at_rate(d, s, terms, out.requests_per_s, 0, true);
     out.queue_wait = make_seconds((concurrency - 1) / out.requests_per_s);
     out.ttft = out.load.ttft + out.queue_wait;
     out.tpot = out.load.tpot;
@@ -339,7 +348,7 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
   // Requests in the engine at a rate, by Little's law on the open-loop times
   // (not floored at one user as the open-loop report is).
   const auto held = [&](double rate) {
-    const load_result l = detail::serve_at_rate(d, s, rate, interfering, false);
+    const load_result l = serve_at_rate(d, s, terms, rate, interfering, false);
     return l.keeps_up ? rate * (l.ttft.value() + s.output * l.tpot.value()) : std::numeric_limits<double>::infinity();
   };
   // The highest rate that holds fewer than `active`: the engine holds them there
@@ -348,14 +357,14 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
   std::optional<load_result> known;  // the open loop at `rate`, when the direct solve computed it
   if (tolerance <= 0) {
     rate = detail::last_true([&](double x) { return held(x) < out.active; }, 0, 1e-3, 1e9, false, 80);
-  } else if (auto direct = detail::closed_loop_rate(d, s, out.active, interfering, tolerance)) {
+  } else if (auto direct = closed_loop_rate(d, s, terms, out.active, interfering, tolerance)) {
     rate = direct->first;
     known = direct->second;
   } else {
     // Every request takes at least output x step(1), so no rate from
     // active / (output x step(1)) up holds fewer than `active`: quarter down
     // from there to a rate that does, then halve the bracket.
-    double hi = out.active / (s.output * d.decode(1, s.prompt_tokens() + s.output / 2).estimate.value());
+    double hi = out.active / (s.output * d.decode(1, terms.mean_context).estimate.value());
     double lo = hi / 4;
     while (lo > 1e-12 && !(held(lo) < out.active)) {
       hi = lo;
@@ -368,7 +377,7 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
     rate = lo;
   }
   // Fewer than the slots are inside, so they fit: a search skips the check.
-  load_result l = known ? *known : detail::serve_at_rate(d, s, rate, interfering, tolerance <= 0);
+  load_result l = known ? *known : serve_at_rate(d, s, terms, rate, interfering, tolerance <= 0);
   const double inside = rate * (l.ttft.value() + s.output * l.tpot.value());
   if (inside < out.active * (1 - 1e-3)) {
     // The engine saturates before it holds `active`: it serves at that rate and the rest wait.
