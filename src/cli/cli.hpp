@@ -37,9 +37,9 @@ struct options {
   std::string command;
   std::string sub;
   std::map<std::string, std::string> values;
-  std::vector<std::string> models;  ///< every --model, in order (compare takes two)
   /// Every value of every option, in order (`values` keeps the last): compare
-  /// takes two of --model, --device, --engine, --weights or --kv.
+  /// takes two of --model, --device, --engine, --weights or --kv, recommend
+  /// any number of --model.
   std::map<std::string, std::vector<std::string>> given;
   bool json = false;
   bool help = false;
@@ -48,6 +48,12 @@ struct options {
     auto it = values.find(k);
     if (it == values.end()) return std::nullopt;
     return it->second;
+  }
+  /// Every value given for `k`, in order (none: empty).
+  [[nodiscard]] const std::vector<std::string>& all(const std::string& k) const {
+    static const std::vector<std::string> none;
+    auto it = given.find(k);
+    return it == given.end() ? none : it->second;
   }
   /// Whether a flag option (one that takes no value) was given.
   [[nodiscard]] bool flag(const std::string& k) const { return values.count(k) > 0; }

@@ -104,8 +104,7 @@ int cmd_compare(const options& o) {
   static const std::vector<std::string> side_keys = {"model", "device", "engine", "weights", "kv"};
   std::vector<std::string> twice;
   for (const std::string& k : side_keys) {
-    const auto it = o.given.find(k);
-    const std::size_t n = it == o.given.end() ? 0 : it->second.size();
+    const std::size_t n = o.all(k).size();
     if (n > 2) throw usage_error("compare takes --" + k + " at most twice (got " + std::to_string(n) + ")");
     if (n == 2) twice.push_back(k);
   }
@@ -115,7 +114,7 @@ int cmd_compare(const options& o) {
   }
   const auto side_of = [&](std::size_t i) {
     options one = o;
-    for (const std::string& k : twice) one.values[k] = o.given.at(k)[i];
+    for (const std::string& k : twice) one.values[k] = o.all(k)[i];
     return make_setup(one, true, one.require("model"));
   };
   const setup a = side_of(0);

@@ -294,7 +294,6 @@ options parse(int argc, char** argv) {
         value = *kv;
       }
       o.values[key] = value;
-      if (key == "model") o.models.push_back(value);
       o.given[key].push_back(value);
     } else if (o.sub.empty() && (o.command == "list" || o.command == "calibrate" || o.command == "validate")) {
       o.sub = a;

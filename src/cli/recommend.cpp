@@ -55,8 +55,8 @@ int cmd_recommend(const options& o) {
   // published checkpoint's, --weights), with no engine chosen yet.
   options base = o;
   base.values.erase("kv");
-  if (o.models.empty()) throw usage_error("--model is required for 'recommend'");
-  for (const std::string& m : o.models) {
+  if (o.all("model").empty()) throw usage_error("--model is required for 'recommend'");
+  for (const std::string& m : o.all("model")) {
     in.models.push_back(make_setup(base, false, m));
     // A catalog model as named; a file's by the id read from it (as Python's Model.id).
     in.labels.push_back(in.models.back().source ? in.models.back().model.id : m);
