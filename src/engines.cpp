@@ -147,11 +147,10 @@ std::vector<kernel_class> build_classes() {
   // collectives, over the 1,806 kernels counted). Batch 8 and 32 of the same
   // run (206.3 and 760.5 t/s) are predictions, not fitted (tests/test_launches.cpp).
   const double launch_2024 = 16e-6, launch_2024_sd = 4e-6;
-  // Prompts run in passes of the engine's token budget, each reading the
-  // weights again (resolve takes a changed budget, -ub); vLLM, SGLang and
-  // TensorRT-LLM run a prompt in one pass up to theirs (the load model
-  // chunks beyond it).
-  const double ubatch = llama_ubatch, mlx_step = mlx_prefill_step;
+  // Prompts run in passes of the engine's token budget (llama_ubatch,
+  // mlx_prefill_step), each reading the weights again (resolve takes a
+  // changed budget, -ub); vLLM, SGLang and TensorRT-LLM run a prompt in one
+  // pass up to theirs (the load model chunks beyond it).
   return {
       {"vllm", engine_id::vllm, "", "", false, true, host_overlap::serial, kp::native, false, graph_launch,
        graph_launch_sd},
@@ -163,12 +162,12 @@ std::vector<kernel_class> build_classes() {
        graph_launch, graph_launch_sd},
       {"tensorrt-llm@2023", engine_id::tensorrt_llm, "2023", "", false, true, host_overlap::serial, kp::native, false},
       {"llama.cpp-cuda", engine_id::llama_cpp, "current", "cuda", true, true, host_overlap::serial, kp::int8_dot, true,
-       0, 0, ubatch},
+       0, 0, llama_ubatch},
       {"llama.cpp-cuda@2024", engine_id::llama_cpp, "2024", "cuda", true, false, host_overlap::serial, kp::dequantize,
-       true, 0, 0, ubatch},
+       true, 0, 0, llama_ubatch},
       {"llama.cpp-metal", engine_id::llama_cpp, "", "metal", false, true, host_overlap::serial, kp::dequantize, true,
-       0, 0, ubatch},
-      {"mlx", engine_id::mlx, "", "", false, true, host_overlap::serial, kp::dequantize, false, 0, 0, mlx_step},
+       0, 0, llama_ubatch},
+      {"mlx", engine_id::mlx, "", "", false, true, host_overlap::serial, kp::dequantize, false, 0, 0, mlx_prefill_step},
   };
 }
 

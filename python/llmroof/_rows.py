@@ -11,11 +11,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._api import Device, Speculative  # _api sets them here at import, for get_type_hints
 
 __all__ = [
+    "CompareOptions",
     "DeploymentOptions",
     "DeviceFields",
     "Efficiency",
     "EngineOptions",
-    "CompareOptions",
     "LayoutOptions",
     "ModelFields",
     "ModelSource",

@@ -19,21 +19,28 @@ deployment published(const char* model) {
   return resolve(q);
 }
 
-/// The seed scenario: Devstral-Small-2 for 4 users at 128k on up to two RTX Pro 6000.
-recommend_input seed(double tps = 20) {
+/// A search for `model` as published, for 4 closed-loop users of `prompt` +
+/// `output` tokens at `context`, on up to `count` of `device`.
+recommend_input search_of(const char* model, const char* device, int count, double context, double prompt,
+                          double output, double tps, double ttft_s) {
   recommend_input in;
-  in.models.push_back(published("devstral-small-2-24b"));
+  in.models.push_back(published(model));
   pool_entry e;
-  e.dev = &find_device("rtx-pro-6000-blackwell");
-  e.count = 2;
+  e.dev = &find_device(device);
+  e.count = count;
   in.pool.push_back(e);
   in.w.users = 4;
-  in.w.context = 131072;
-  in.w.prompt = 8192;
-  in.w.output = 1024;
+  in.w.context = context;
+  in.w.prompt = prompt;
+  in.w.output = output;
   in.target.min_tokens_per_s = tps;
-  in.target.ttft = make_seconds(10);
+  in.target.ttft = make_seconds(ttft_s);
   return in;
+}
+
+/// The seed scenario: Devstral-Small-2 for 4 users at 128k on up to two RTX Pro 6000.
+recommend_input seed(double tps = 20) {
+  return search_of("devstral-small-2-24b", "rtx-pro-6000-blackwell", 2, 131072, 8192, 1024, tps, 10);
 }
 
 candidate scored(std::size_t pool, int devices, double tps, double slow, double per_device, double bits = 16) {
@@ -284,18 +291,7 @@ TEST_CASE("invariants: the front is not dominated, the best meets the targets an
 }
 
 TEST_CASE("the model's own MTP layers: tried where the engine runs them, faster for a few users") {
-  recommend_input in;
-  in.models.push_back(published("glm-4.5-air"));
-  pool_entry e;
-  e.dev = &find_device("h100-sxm");
-  e.count = 2;
-  in.pool.push_back(e);
-  in.w.users = 4;
-  in.w.context = 16384;
-  in.w.prompt = 4096;
-  in.w.output = 512;
-  in.target.min_tokens_per_s = 20;
-  in.target.ttft = make_seconds(2);
+  recommend_input in = search_of("glm-4.5-air", "h100-sxm", 2, 16384, 4096, 512, 20, 2);
   in.space.engines = {"vllm"};
   in.space.disaggregated = false;
   const recommendation r = recommend(in);
