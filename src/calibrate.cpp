@@ -105,9 +105,10 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
   // (copied only when they differ: fits call this millions of times).
   efficiency_profile traits;
   apply_kernel_traits(traits, m.engine);
+  const double chunk = m.prefill_chunk > 0 ? m.prefill_chunk : traits.prefill_chunk;
   const bool same = profile.fp16_accumulate == traits.fp16_accumulate &&
                     profile.quantized_path == traits.quantized_path && profile.fused_attention == m.fused_attention &&
-                    profile.overlap == traits.overlap && profile.prefill_chunk == traits.prefill_chunk;
+                    profile.overlap == traits.overlap && profile.prefill_chunk == chunk;
   efficiency_profile own;
   if (!same) {
     own = profile;
@@ -115,7 +116,7 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
     own.quantized_path = traits.quantized_path;
     own.fused_attention = m.fused_attention;
     own.overlap = traits.overlap;
-    own.prefill_chunk = traits.prefill_chunk;
+    own.prefill_chunk = chunk;
   }
   const efficiency_profile& e = same ? profile : own;
   if (m.closed_loop && (m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::decode_tps_total)) {
@@ -537,7 +538,7 @@ profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope s
       if (g.size() < 6) continue;  // fewer points than twice the fields a stage moves: no fit
       efficiency_profile start = default_profile(g.front().dev);
       start.name = "fitted " + (k.empty() ? std::string("global") : k);
-      start.source = "fitted to " + std::to_string(g.size()) + " points of data/measured/calibration.csv";
+      start.source = "fitted to " + std::to_string(g.size()) + " measured points";
       start.points = static_cast<int>(g.size());
       t.fits[k] = calibrate_two_stage(g, start);
     }

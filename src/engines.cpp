@@ -89,11 +89,14 @@ std::vector<engine_row> build() {
       .splits_layers = true,
       .shares_prefix_blocks = false,
       .disaggregates = false,
-      .speculation = {"mtp", "draft", "ngram"}};
+      .speculation = {"mtp", "draft", "ngram"},
+      .backends = {"cuda", "hip", "vulkan", "sycl", "metal"}};
   engine_row ollama = llama;
   ollama.defaults.id = engine_id::ollama;
   ollama.defaults.source = "Ollama runs llama.cpp with its defaults (num_ctx 4096, OLLAMA_NUM_PARALLEL 1)";
   ollama.spellings = {"Ollama"};
+  // Ollama's bundled runners: CUDA, ROCm and Metal (its GPU docs).
+  ollama.backends = {"cuda", "hip", "metal"};
   ollama.speculation = {};
   // mlx-lm: unified memory, the GPU share set by gpu_visible_fraction (Metal's
   // working-set limit); prefills in steps of 2048 tokens; grows its KV cache in
@@ -127,6 +130,18 @@ std::vector<engine_row> build() {
 //  - llama.cpp 2024 builds: attention unfused (-fa was opt-in); measured rows
 //    that say "flash-attn on" override it (calibrate.cpp predict).
 //  - llama.cpp Metal, MLX: dequantize in the GEMM kernel, 16-bit math.
+//  - llama.cpp HIP (ROCm): the CUDA sources built for AMD; MMQ on int8 WMMA
+//    (RDNA3/4), MFMA (CDNA) or DP4A (RDNA2); hipBLAS for 16-bit weights
+//    (KERNELS.md 2.1); flash attention as on CUDA (fattn.cu's AMD paths).
+//  - llama.cpp Vulkan: MMQ with integer dot products where the driver has
+//    VK_KHR_shader_integer_dot_product and no coopmat2 (AMD, Intel; NVIDIA's
+//    coopmat2 dequantizes in the shader instead, not told apart here);
+//    flash attention on coopmat1 or scalar shaders (KERNELS.md 2.2).
+//  - llama.cpp SYCL: above 8-32 tokens the weights are dequantized to F16
+//    for oneDNN's GEMM (KERNELS.md 2.3); no flash-attention kernel is named
+//    there, so -fa auto keeps the unfused attention.
+// The non-CUDA backends take no fit of CUDA's (their kernels differ): their
+// efficiencies are their own points' or the class defaults.
 //  - vLLM, SGLang, TensorRT-LLM: each format on its own roof.
 //  - SGLang: host work overlapped with the kernels (host_overlap).
 // llama.cpp's versions differ in kernel traits alone, so one version's fitted
@@ -167,6 +182,12 @@ std::vector<kernel_class> build_classes() {
        true, 0, 0, llama_ubatch},
       {"llama.cpp-metal", engine_id::llama_cpp, "", "metal", false, true, host_overlap::serial, kp::dequantize, true,
        0, 0, llama_ubatch},
+      {"llama.cpp-hip", engine_id::llama_cpp, "", "hip", false, true, host_overlap::serial, kp::int8_dot, false, 0, 0,
+       llama_ubatch},
+      {"llama.cpp-vulkan", engine_id::llama_cpp, "", "vulkan", false, true, host_overlap::serial, kp::int8_dot, false,
+       0, 0, llama_ubatch},
+      {"llama.cpp-sycl", engine_id::llama_cpp, "", "sycl", false, false, host_overlap::serial, kp::dequantize, false, 0,
+       0, llama_ubatch},
       {"mlx", engine_id::mlx, "", "", false, true, host_overlap::serial, kp::dequantize, false, 0, 0, mlx_prefill_step},
   };
 }
@@ -237,19 +258,47 @@ const kernel_class* find_kernel_class(engine_id engine, std::string_view version
   return nullptr;
 }
 
+namespace {
+
+// The backend a GPU vendor's own build of llama.cpp runs: Metal on Apple,
+// CUDA on NVIDIA, HIP (ROCm) on AMD, SYCL on Intel (llama.cpp's build docs
+// name these first per vendor); none on CPUs.
+std::string_view native_backend(const device& d) {
+  if (d.klass == device_class::cpu) return "";
+  if (d.vendor == "Apple") return "metal";
+  if (d.vendor == "NVIDIA") return "cuda";
+  if (d.vendor == "AMD") return "hip";
+  if (d.vendor == "Intel") return "sycl";
+  return "";
+}
+
+// Which vendors' GPUs a backend runs on (Vulkan: any but Apple's, where
+// llama.cpp runs Metal).
+bool backend_runs_on(std::string_view backend, const device& d) {
+  if (d.klass == device_class::cpu) return false;
+  if (backend == "vulkan") return d.vendor != "Apple";
+  return backend == native_backend(d);
+}
+
+}  // namespace
+
 const kernel_class* kernel_class_of(const device& d, const engine_settings& e) {
-  // The engines that run one backend everywhere take it; llama.cpp's depends
-  // on the device: Metal on Apple, CUDA on NVIDIA (other vendors: none yet).
+  // The engines that run one backend everywhere take it; llama.cpp's is the
+  // one asked for, else the device's own.
   if (const kernel_class* k = find_kernel_class(e.id, e.version, "")) return k;
-  if (d.vendor == "Apple") return find_kernel_class(e.id, e.version, "metal");
-  if (d.vendor == "NVIDIA") return find_kernel_class(e.id, e.version, "cuda");
-  return nullptr;
+  if (!e.backend.empty() && !backend_runs_on(e.backend, d)) {
+    throw std::invalid_argument("engine backend '" + e.backend + "' does not run on " + d.vendor + " " +
+                                (d.klass == device_class::cpu ? "CPUs" : "GPUs") + " (device '" + d.id + "')");
+  }
+  const std::string_view backend = e.backend.empty() ? native_backend(d) : std::string_view(e.backend);
+  return backend.empty() ? nullptr : find_kernel_class(e.id, e.version, backend);
 }
 
 std::string engine_of_class(std::string_view key) {
   const kernel_class* k = find_kernel_class(key);
   if (k == nullptr) return std::string(key);
-  const std::string name(to_string(k->engine));
+  std::string name(to_string(k->engine));
+  if (!k->backend.empty()) name += "-" + std::string(k->backend);
   return k->version.empty() || k->version == "current" ? name : name + "@" + std::string(k->version);
 }
 
@@ -286,10 +335,26 @@ engine_settings find_engine(std::string_view name) {
     key = key.substr(0, at);
     if (version.empty()) throw std::invalid_argument("engine version after '@' is empty (got '" + std::string(name) + "')");
   }
+  std::string backend;
+  for (const engine_row& r : engine_table()) {
+    const std::string base(r.defaults.name());
+    if (key.size() > base.size() + 1 && key.compare(0, base.size() + 1, base + "-") == 0 && !r.backends.empty()) {
+      backend = key.substr(base.size() + 1);
+      if (backend == "rocm") backend = "hip";
+      if (std::find(r.backends.begin(), r.backends.end(), backend) == r.backends.end()) {
+        std::string takes;
+        for (std::string_view b : r.backends) takes += (takes.empty() ? "" : ", ") + base + "-" + std::string(b);
+        throw std::invalid_argument("engine backend '" + backend + "' is not one of " + base + "'s (" + takes + ")");
+      }
+      key = base;
+      break;
+    }
+  }
   for (const engine_row& r : engine_table()) {
     if (r.defaults.name() != key) continue;
     engine_settings e = r.defaults;
     e.version = version;
+    e.backend = backend;
     if (version == "current") return e;
     if (r.numbered_versions) {
       if (!(version[0] >= '0' && version[0] <= '9')) {

@@ -266,6 +266,20 @@ double number(const std::string& s) {
   return used == s.size() ? v : -1;
 }
 
+// The micro-batch a llama.cpp row says it ran with (`-ub 8`, `n_ubatch 2048`,
+// "ubatch 512"), or 0: the first such phrase followed by a count.
+double said_ubatch(const std::string& text) {
+  for (const char* how : {"-ub ", "n_ubatch ", "ubatch "}) {
+    for (std::size_t at = text.find(how); at != std::string::npos; at = text.find(how, at + 1)) {
+      std::size_t end = at + std::char_traits<char>::length(how);
+      const std::size_t digits = end;
+      while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+      if (end > digits && end - digits < 7) return std::stod(text.substr(digits, end - digits));
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 measurement_set read_measurements(const std::string& path) {
@@ -389,7 +403,14 @@ measurement_set read_measurements(const std::string& path) {
       // (-fa auto) unless the row says "FA off".
       const bool old_build = (has(backend, "2024") || has(backend, "2023")) && !has(backend, "MMQ");
       const std::string_view version = old_build ? "2024" : "current";
-      m.engine = key(engine_id::llama_cpp, version, has(backend, "Metal") ? "metal" : "cuda");
+      // The backend the row names: Metal, HIP (ROCm), Vulkan, SYCL (IPEX-LLM's
+      // builds too), else CUDA.
+      const std::string_view kind = has(backend, "Metal")                         ? "metal"
+                                    : has(backend, "ROCm") || has(backend, "HIP") ? "hip"
+                                    : has(backend, "Vulkan")                      ? "vulkan"
+                                    : has(backend, "SYCL")                        ? "sycl"
+                                                                                  : "cuda";
+      m.engine = key(engine_id::llama_cpp, version, kind);
       m.plan.pp = n;  // llama.cpp splits layers across GPUs (a pipeline)
       const auto said = [&](const char* state) {
         for (const char* how : {"flash-attn ", "FA ", "-fa "}) {
@@ -400,7 +421,11 @@ measurement_set read_measurements(const std::string& path) {
       };
       const bool said_on = said("on");
       const bool said_off = said("off");
-      m.fused_attention = said_on || (!old_build && !said_off);
+      m.fused_attention = said_on || (!old_build && !said_off && find_kernel_class(m.engine)->fused_attention);
+      // llama-bench -ub sweeps (PR #15131, #24216) and the DGX Spark table
+      // (n_ubatch 2048) run prompts in passes of their own size.
+      m.prefill_chunk = said_ubatch(backend);
+      if (m.prefill_chunk == 0) m.prefill_chunk = said_ubatch(notes);
     } else if (engine_spelled(backend, engine_id::tensorrt_llm)) {
       // NIM picks a TensorRT-LLM profile for FP8 on H100 unless told otherwise.
       // The 2023 releases (v0.5-v0.7: TensorRT engines, static or early

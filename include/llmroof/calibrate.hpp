@@ -41,6 +41,9 @@ struct measurement {
   bool per_device = false;   ///< the source reports tokens/s per GPU
   bool includes_prefill = false;  ///< decode_tps_total over the whole run (TensorRT-LLM benchmarks)
   bool fused_attention = true;    ///< false: llama.cpp without flash attention
+  /// Prompt tokens per forward pass the row ran with (llama.cpp `-ub N`,
+  /// n_ubatch); 0: the engine class's own (efficiency_profile::prefill_chunk).
+  double prefill_chunk = 0;
   /// A fixed-concurrency benchmark: `batch` users, each sending its next
   /// request when the last completes (NIM/AIPerf). Predicted through
   /// serve_closed_loop (queueing, KV slots), never fitted on.

@@ -82,6 +82,19 @@ struct device {
     return klass == device_class::consumer && vendor == "NVIDIA" ? 2.0 : 1.0;
   }
 
+  /// Thread instructions an NVIDIA GPU issues per second: 4 schedulers x 32
+  /// lanes per SM per clock, from the FP32 peak (2 FLOP per FMA lane per
+  /// clock): 128 FP32 lanes per SM since GA10x, Ada, Hopper and Blackwell;
+  /// 64 on Volta, Turing and GA100 (NVIDIA architecture whitepapers), where
+  /// the issue rate is twice the FP32 lanes'. 0 off NVIDIA or without an FP32 peak.
+  [[nodiscard]] double instruction_rate() const {
+    const double fp32 = published_peak(math_format::fp32).value();
+    if (vendor != "NVIDIA" || !(fp32 > 0)) return 0;
+    const bool half_lanes = family.find("Volta") != std::string::npos || family.find("Turing") != std::string::npos ||
+                            family.find("GA100") != std::string::npos;
+    return fp32 / 2 * (half_lanes ? 2.0 : 1.0);
+  }
+
   /// Peak dense FLOP/s that applies to kernels in math format m (after the
   /// fallback of `effective_math`).
   [[nodiscard]] flops_per_second peak(math_format m) const {

@@ -52,9 +52,12 @@ struct engine_settings {
   /// Behaviour version ("current" unless the user asked for an older one, `vllm@0.10`).
   std::string version = "current";
   [[nodiscard]] std::string_view name() const { return to_string(id); }
-  /// `name`, or `name@version` for an older version: what default_profile takes.
+  /// `name[-backend][@version]` (`llama.cpp-vulkan`, `vllm@0.10`): what
+  /// find_engine and default_profile take.
   [[nodiscard]] std::string qualified_name() const {
-    return version == "current" ? std::string(name()) : std::string(name()) + "@" + version;
+    std::string out(name());
+    if (!backend.empty()) out += "-" + backend;
+    return version == "current" ? out : out + "@" + version;
   }
   memory_model model = memory_model::fraction_of_total;
   /// Share of device memory the engine may use (vLLM gpu_memory_utilization, default 0.9).
@@ -98,6 +101,10 @@ struct engine_settings {
   /// on in current releases, off in 2023's), llama.cpp's cache_prompt (on).
   bool prefix_caching = true;
   std::string source = "vLLM EngineArgs defaults (docs.vllm.ai, engine arguments); memory profiler (gpu_worker.py)";
+  /// Backend of an engine that runs several (llama.cpp: cuda, hip, vulkan,
+  /// sycl, metal), as `llama.cpp-vulkan` names it; empty: the device's own
+  /// (Metal on Apple, CUDA on NVIDIA, HIP on AMD, SYCL on Intel GPUs).
+  std::string backend{};
 };
 
 /// What a user may set about an engine; unset fields keep the engine's own
@@ -159,6 +166,9 @@ struct engine_row {
   /// decoding and (2026 builds) --spec-type draft-mtp; mlx-lm's --draft-model;
   /// Ollama none.
   std::vector<std::string_view> speculation = {"mtp", "draft", "eagle", "ngram"};
+  /// Backends it can be asked for by name (`llama.cpp-hip`); empty: one
+  /// backend everywhere.
+  std::vector<std::string_view> backends{};
 };
 
 /// Every engine, in engine_id order.
@@ -170,8 +180,9 @@ bool engine_spelled(std::string_view backend, engine_id e);
 
 /// Built-in engine profiles: vllm, sglang, tensorrt-llm, llama.cpp, ollama,
 /// mlx, with their memory models and defaults (each with its source). A name
-/// may carry a version, `vllm@0.10`. Throws std::invalid_argument listing the
-/// closest names when unknown, or naming the versions it takes.
+/// may carry a backend, `llama.cpp-vulkan`, and a version, `vllm@0.10`.
+/// Throws std::invalid_argument listing the closest names when unknown, or
+/// naming the backends or versions it takes.
 engine_settings find_engine(std::string_view name);
 
 /// Names of the built-in engine profiles.

@@ -15,6 +15,7 @@
 #include <boost/container/static_vector.hpp>
 
 #include "llmroof/detail/enum_names.hpp"
+#include "llmroof/detail/instruction_counts.hpp"
 
 #include "llmroof/architecture.hpp"
 #include "llmroof/formats.hpp"
@@ -71,6 +72,10 @@ struct op {
   /// Of those, the GEMMs on quantized weights: each adds a kernel that
   /// quantizes its activations where it runs on an FP8 or FP4 roof.
   double quantized_gemms = 0;
+  /// Thread instructions per multiply-accumulate that ggml's int8 tiled
+  /// kernel (MMQ) issues for the op's weight type
+  /// (detail::mmq_instructions_per_mac); 0: no such kernel.
+  double mmq_instructions = 0;
 
   [[nodiscard]] constexpr bytes total_bytes() const {
     return weights + kv_read + kv_written + activations;
@@ -347,6 +352,7 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
     o.quantized = f != nullptr && f->bits < 16;
     o.launches = launches_per_instance(o.kind, a);
     o.quantized_gemms = o.quantized ? quantized_gemms_per_instance(o.kind, a) : 0.0;
+    o.mmq_instructions = o.quantized ? mmq_instructions_per_mac(f->name) : 0.0;
   }
   return out;
 }

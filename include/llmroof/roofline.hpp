@@ -315,7 +315,17 @@ class roofline {
     const double eta_c = o.klass == op_class::attention ? eff_.attention
                          : o.klass == op_class::gemm    ? eff_.compute_efficiency(o.gemm_rows) * (low ? eff_.low_precision : 1.0)
                                                         : eff_.compute;
-    t.compute_est = eta_c > 0 ? o.flop / (p * eta_c) : t.compute_bound;
+    if (o.mmq_instructions > 0 && eff_.quantized_path == kernel_path::int8_dot &&
+        o.gemm_rows > detail::mmvq_max_rows) {
+      // ggml's MMQ issues 16-22 scalar instructions (dequantize epilogue,
+      // conversions, loads) per int8 MMA: on an H100 that caps it near 1/5
+      // of the int8 tensor roof (KERNELS.md section 1.7).
+      const double rate = double(n_) * device_.instruction_rate();
+      if (rate > 0) {
+        t.compute_bound = std::max(t.compute_bound, make_seconds(o.flop.value() / 2 * o.mmq_instructions / rate));
+      }
+    }
+    t.compute_est = eta_c > 0 ? t.compute_bound / eta_c : t.compute_bound;
     // kv_memory prices the unfused path's slow cache reads (llama.cpp without
     // -fa on Metal: 33.4 -> 9.5 t/s at 32k, T3-0332/0334); a fused kernel
     // streams the cache as fast as the weights.

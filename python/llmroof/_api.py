@@ -734,7 +734,9 @@ experts, DeepSeek-V3 FP8, Kimi K2.5 INT4 experts), else bf16; the KV cache bf16.
     ("lm_head", "Format of lm_head and embeddings; default bf16 for quantized checkpoints."),
     ("engine", """``vllm``, ``sglang``, ``tensorrt-llm``, ``llama.cpp``, ``ollama`` or ``mlx``:
 its efficiency profile and kernel traits, and how device memory becomes KV
-cache; ``vllm@0.10`` or ``llama.cpp@2024`` for an older release."""),
+cache; ``vllm@0.10`` or ``llama.cpp@2024`` for an older release; ``llama.cpp-vulkan``,
+``llama.cpp-hip``, ``llama.cpp-sycl`` for a backend other than the device's own
+(Metal on Apple, CUDA on NVIDIA, HIP on AMD, SYCL on Intel GPUs)."""),
     ("devices, tp, pp, ep, nodes", """Devices per node and nodes; tensor parallel over all unless ``tp``,
 ``pp`` or ``ep`` say otherwise (llama.cpp and Ollama: split by layers, ``pp`` = the
 devices, unless ``tp`` asks for its row split; ``ep`` > 1: data-parallel attention and

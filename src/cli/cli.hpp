@@ -36,6 +36,8 @@ struct command_spec {
 struct options {
   std::string command;
   std::string sub;
+  /// Further points files after the first (calibrate, validate read them together).
+  std::vector<std::string> more_points;
   std::map<std::string, std::string> values;
   /// Every value of every option, in order (`values` keeps the last): compare
   /// takes two of --model, --device, --engine, --weights or --kv, recommend

@@ -49,7 +49,7 @@ constexpr option_doc option_docs[] = {
     {"link", "ID", "override the intra-node link (nvlink4, pcie4, ...; llmroof list links)"},
     {"inter-link", "ID", "cross-node link (default ib-ndr)"},
     {"engine", "NAME[@VER]",
-     "vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx; vllm@0.10, llama.cpp@2024 for older releases"},
+     "vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx; vllm@0.10, llama.cpp@2024 for older releases; llama.cpp-vulkan, -hip, -sycl, -cuda, -metal for a backend (default: the device's own)"},
     {"offload", "F|experts|auto", "share F of the layers, or the routed experts, in host RAM (llama.cpp); auto: the "
                                   "fewest whole layers that make the users fit"},
     {"host", "ID", "the host CPU for --offload (default ryzen-9-7950x; llmroof list devices)"},
@@ -145,9 +145,9 @@ const std::vector<command_spec>& commands() {
              {"pool", "per-node", "users", "rate", "context", "prompt", "prefix", "prefix-hit", "output", "tps", "ttft",
               "max-cost", "max-joules", "price", "years", "electricity", "pue", "skip", "top"}}),
        cmd_recommend},
-      {"calibrate", "POINTS.csv [--scope global|engine|engine-kind] [--write-profiles FILE]",
+      {"calibrate", "POINTS.csv [POINTS2.csv ...] [--scope global|engine|engine-kind] [--write-profiles FILE]",
        "fit efficiency profiles to measured points", {"scope", "write-profiles"}, cmd_calibrate},
-      {"validate", "POINTS.csv [--no-refit] [--report DIR] [--write-bands FILE]",
+      {"validate", "POINTS.csv [POINTS2.csv ...] [--no-refit] [--report DIR] [--write-bands FILE]",
        "leave-one-source-out errors of the fitted profiles, or (--no-refit) of the shipped ones",
        {"report", "no-refit", "write-bands"}, cmd_validate},
       {"list", "devices|models|formats|links|engines [--filter TEXT]", "the catalogs (with counts)", {"filter"}, cmd_list},
@@ -297,6 +297,8 @@ options parse(int argc, char** argv) {
       o.given[key].push_back(value);
     } else if (o.sub.empty() && (o.command == "list" || o.command == "calibrate" || o.command == "validate")) {
       o.sub = a;
+    } else if (o.command == "calibrate" || o.command == "validate") {
+      o.more_points.push_back(a);
     } else {
       throw usage_error("unexpected argument '" + a + "' for '" + o.command + "'");
     }

@@ -118,6 +118,7 @@ json model_source_json(const model_source& m) {
 json engine_json(const engine_settings& e) {
   json j = {{"name", e.name()},
             {"version", e.version},
+            {"backend", e.backend.empty() ? json(nullptr) : json(e.backend)},
             {"memory_utilization", e.memory_utilization},
             {"block_tokens", e.block_tokens},
             {"max_batched_tokens", e.max_batched_tokens},

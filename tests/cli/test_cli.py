@@ -184,11 +184,11 @@ check("compare needs two", r.returncode == 2 and "compare needs two sides: give 
       "or --kv twice" in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr)
 r = run("compare", "--model", "glm-4.5-air", "--device", "h100-sxm", "--device", "h200", "--device", "b200")
 check("compare three devices", r.returncode == 2 and "compare takes --device at most twice (got 3)" in r.stderr, r.stderr)
-# A fit at its limit is said: MLX's eta_m ran into 1 on its 15 points.
-r = run("plan", "--model", "qwen3-4b", "--device", "m4-max-40c", "--engine", "mlx")
-check("plan at-limit note", "(note: eta_m of this profile sits at the limit 1.00" in r.stdout, r.stdout)
-j = json.loads(run("plan", "--model", "qwen3-4b", "--device", "m4-max-40c", "--engine", "mlx", "--json").stdout)
-check("plan at-limit json", j["efficiency"]["at_limit"] == ["memory"], str(j["efficiency"]))
+# A fit at its limit is said: llama.cpp Metal's attention share ran into 1.
+r = run("plan", "--model", "qwen3-4b", "--device", "m4-max-40c", "--engine", "llama.cpp")
+check("plan at-limit note", "(note: attention of this profile sits at the limit 1.00" in r.stdout, r.stdout)
+j = json.loads(run("plan", "--model", "qwen3-4b", "--device", "m4-max-40c", "--engine", "llama.cpp", "--json").stdout)
+check("plan at-limit json", j["efficiency"]["at_limit"] == ["attention"], str(j["efficiency"]))
 r = run("plan", "--model", "qwen3-4b", "--device", "h100-sxm")
 check("plan no at-limit note", "of this profile sits at the limit" not in r.stdout, r.stdout)
 # One model on two machines, each under its own engine: each keeps its own

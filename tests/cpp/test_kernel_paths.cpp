@@ -26,12 +26,15 @@ efficiency_profile with_traits(std::string_view engine_class) {
 
 }  // namespace
 
-TEST_CASE("GeForce, current llama.cpp: Q4_0 prefill GEMMs run on the INT8 tensor roof (MMQ)") {
+TEST_CASE("GeForce, current llama.cpp: Q4_0 prefill GEMMs run on the INT8 path (MMQ), at its instruction issue") {
   // Llama-2-7B FFN: 3 x 4096 x 11008 = 135,266,304 weights per layer x 32 =
   // 4,328,521,728. pp512: 2 x 512 x 4,328,521,728 = 4.432406e12 FLOP.
-  // RTX 4090 INT8 dense 660.6 TOPS: 4.432406e12 / 660.6e12 = 6.70967 ms.
+  // RTX 4090 INT8 dense 660.6 TOPS: 4.432406e12 / 660.6e12 = 6.70967 ms; but
+  // MMQ issues 4.85 warp instructions per 1k MAC for Q4_0 (0.1552 thread
+  // instructions per MAC): 2.216203e12 MAC x 0.1552 = 3.43955e11 instructions
+  // at 82.6 / 2 = 41.3e12 per s (128 FP32 lanes per SM) = 8.32821 ms, the bound.
   // The 2024 builds dequantized to FP16 for cuBLAS with FP16 accumulate:
-  // 2 x 165.2 = 330.4 TFLOPS -> 13.4153 ms, twice as long.
+  // 2 x 165.2 = 330.4 TFLOPS -> 13.4153 ms.
   const architecture& a = find_model("llama-2-7b");
   const precision pr = precision::of(find_format("q4_0"), find_format("fp16"));
   const device& d = find_device("rtx-4090");
@@ -40,7 +43,7 @@ TEST_CASE("GeForce, current llama.cpp: Q4_0 prefill GEMMs run on the INT8 tensor
   const std::size_t i = find_op(now, "ffn");
   CHECK(now.counts.ops[i].flop.value() == doctest::Approx(4.432406e12).epsilon(1e-6));
   CHECK(now.times[i].math == math_format::int8);
-  CHECK(now.times[i].compute_bound.value() == doctest::Approx(6.70967e-3).epsilon(1e-5));
+  CHECK(now.times[i].compute_bound.value() == doctest::Approx(8.32821e-3).epsilon(1e-5));
   CHECK(old.times[i].math == math_format::bf16);
   CHECK(old.times[i].compute_bound.value() == doctest::Approx(13.4153e-3).epsilon(1e-5));
   // The path never changes what is counted, only the roof.
@@ -49,6 +52,37 @@ TEST_CASE("GeForce, current llama.cpp: Q4_0 prefill GEMMs run on the INT8 tensor
   // 16-bit weights are not quantized: cuBLAS FP16 in both versions.
   const precision f16 = precision::of(find_format("fp16"), find_format("fp16"));
   CHECK(prefill(a, f16, roofline(d, with_traits("llama.cpp-cuda")), 512).times[i].math == math_format::bf16);
+}
+
+TEST_CASE("MMQ's scalar work: Q4_K prefill on an H100 runs at a fifth of its INT8 tensor roof, on an A100 at a third") {
+  // KERNELS.md 1.7: Q4_K's MMQ loop issues 5.64 warp instructions per 1k MAC
+  // (0.18048 thread instructions per MAC). Llama-2-7B FFN pp512: 2.216203e12
+  // MAC x 0.18048 = 3.999803e11 instructions.
+  //  - H100 SXM (128 FP32 lanes per SM): 67.0 / 2 = 33.5e12 per s -> 11.93971 ms,
+  //    where the INT8 roof says 4.432406e12 / 1979e12 = 2.23973 ms (5.33x).
+  //  - A100 (GA100: 64 FP32 lanes, 128 issue slots per SM): 19.5e12 per s ->
+  //    20.51181 ms, where INT8 624 TOPS says 7.10322 ms (2.89x).
+  //  - Q8_0 (4.06 per 1k MAC) on the H100: 2.216203e12 x 0.12992 / 33.5e12 = 8.59483 ms.
+  // Decode (one row per GEMM) takes the mat-vec kernels: no such term. Nor
+  // does AMD (no instruction counts of its kernels) or a dequantizing build.
+  const architecture& a = find_model("llama-2-7b");
+  const precision q4k = precision::of(find_format("q4_k"), find_format("fp16"));
+  const precision q8 = precision::of(find_format("q8_0"), find_format("fp16"));
+  const efficiency_profile mmq = with_traits("llama.cpp-cuda");
+  const auto ffn_bound = [&](const precision& pr, const char* dev, const efficiency_profile& e, double tokens) {
+    const phase_timing p = prefill(a, pr, roofline(find_device(dev), e), tokens);
+    return p.times[find_op(p, "ffn")].compute_bound.value();
+  };
+  CHECK(ffn_bound(q4k, "h100-sxm", mmq, 512) == doctest::Approx(11.93971e-3).epsilon(1e-5));
+  CHECK(ffn_bound(q4k, "a100-80gb-sxm", mmq, 512) == doctest::Approx(20.51181e-3).epsilon(1e-5));
+  CHECK(ffn_bound(q8, "h100-sxm", mmq, 512) == doctest::Approx(8.59483e-3).epsilon(1e-5));
+  CHECK(ffn_bound(q4k, "h100-sxm", with_traits("llama.cpp-cuda@2024"), 512) ==
+        doctest::Approx(4.432406e12 / 989.5e12).epsilon(1e-5));
+  // Property: the instruction roof scales with the MACs, never below the tensor roof.
+  CHECK(ffn_bound(q4k, "h100-sxm", mmq, 1024) == doctest::Approx(2 * 11.93971e-3).epsilon(1e-5));
+  const phase_timing step = decode_step(a, q4k, roofline(find_device("h100-sxm"), mmq), 1, 512);
+  const std::size_t i = find_op(step, "ffn");
+  CHECK(step.times[i].compute_bound.value() == doctest::Approx(step.counts.ops[i].flop.value() / 1979e12).epsilon(1e-9));
 }
 
 TEST_CASE("Pascal without tensor cores: quantized GEMMs run on DP4A, not FP32") {
@@ -116,4 +150,68 @@ TEST_CASE("kernel path properties: native keeps the format's roof; the path neve
       }
     }
   }
+}
+
+TEST_CASE("llama.cpp backends: the device's own unless named; a named one must run on the device") {
+  // llama.cpp's build docs per vendor: Metal on Apple, CUDA on NVIDIA, HIP
+  // (ROCm) on AMD, SYCL on Intel GPUs; Vulkan on any but Apple's.
+  const auto class_of = [](const char* dev, const char* engine) {
+    const kernel_class* k = kernel_class_of(find_device(dev), find_engine(engine));
+    return k == nullptr ? std::string("none") : std::string(k->key);
+  };
+  CHECK(class_of("h100-sxm", "llama.cpp") == "llama.cpp-cuda");
+  CHECK(class_of("h100-sxm", "llama.cpp@2024") == "llama.cpp-cuda@2024");
+  CHECK(class_of("m3-ultra-80c", "llama.cpp") == "llama.cpp-metal");
+  CHECK(class_of("rx-7900-xtx", "llama.cpp") == "llama.cpp-hip");
+  CHECK(class_of("ryzen-ai-max-395", "ollama") == "llama.cpp-hip");
+  CHECK(class_of("arc-b580", "llama.cpp") == "llama.cpp-sycl");
+  CHECK(class_of("rx-7900-xtx", "llama.cpp-vulkan") == "llama.cpp-vulkan");
+  CHECK(class_of("rtx-4090", "llama.cpp-vulkan") == "llama.cpp-vulkan");
+  CHECK(class_of("ryzen-ai-max-395", "llama.cpp-rocm") == "llama.cpp-hip");
+  CHECK(class_of("h100-sxm", "vllm") == "vllm");
+  // Names round-trip: what qualified_name prints, find_engine reads.
+  const engine_settings v = find_engine("LLaMA.cpp-Vulkan@2024");
+  CHECK(v.id == engine_id::llama_cpp);
+  CHECK(v.backend == "vulkan");
+  CHECK(v.version == "2024");
+  CHECK(v.qualified_name() == "llama.cpp-vulkan@2024");
+  CHECK(find_engine(v.qualified_name()).qualified_name() == v.qualified_name());
+  CHECK(find_engine("llama.cpp").qualified_name() == "llama.cpp");
+  CHECK(engine_of_class("llama.cpp-cuda@2024") == "llama.cpp-cuda@2024");
+  CHECK(find_engine(engine_of_class("llama.cpp-hip")).backend == "hip");
+  // Refusals name the field.
+  CHECK_THROWS_WITH_AS(find_engine("llama.cpp-opencl"),
+                       "engine backend 'opencl' is not one of llama.cpp's (llama.cpp-cuda, llama.cpp-hip, "
+                       "llama.cpp-vulkan, llama.cpp-sycl, llama.cpp-metal)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(find_engine("ollama-vulkan"),
+                       "engine backend 'vulkan' is not one of ollama's (ollama-cuda, ollama-hip, ollama-metal)",
+                       std::invalid_argument);
+  CHECK_THROWS_AS(find_engine("vllm-hip"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(kernel_class_of(find_device("h100-sxm"), find_engine("llama.cpp-hip")),
+                       "engine backend 'hip' does not run on NVIDIA GPUs (device 'h100-sxm')", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(kernel_class_of(find_device("m3-ultra-80c"), find_engine("llama.cpp-vulkan")),
+                       "engine backend 'vulkan' does not run on Apple GPUs (device 'm3-ultra-80c')", std::invalid_argument);
+}
+
+TEST_CASE("llama.cpp backends' kernel traits: HIP and Vulkan multiply in int8, SYCL dequantizes and runs attention unfused") {
+  // Llama-2-7B Q4_0 FFN pp512 (4.432406e12 FLOP) on an RX 7900 XTX: the
+  // catalog lists no INT8 rate, so HIP's int8 path takes the 16-bit roof
+  // (122.8 TFLOPS): 36.0945 ms; AMD's kernels have no instruction counts
+  // here, so no issue term. Arc B580 under SYCL dequantizes to FP16 for
+  // oneDNN (109.4 TFLOPS): 40.5156 ms; its int8 rate (218.7 TOPS) is unused.
+  const architecture& a = find_model("llama-2-7b");
+  const precision pr = precision::of(find_format("q4_0"), find_format("fp16"));
+  const auto ffn = [&](const char* dev, const char* cls) {
+    const phase_timing p = prefill(a, pr, roofline(find_device(dev), with_traits(cls)), 512);
+    return p.times[find_op(p, "ffn")];
+  };
+  CHECK(ffn("rx-7900-xtx", "llama.cpp-hip").compute_bound.value() == doctest::Approx(4.432406e12 / 122.8e12).epsilon(1e-5));
+  CHECK(ffn("arc-b580", "llama.cpp-sycl").math == math_format::bf16);
+  CHECK(ffn("arc-b580", "llama.cpp-sycl").compute_bound.value() == doctest::Approx(4.432406e12 / 109.4e12).epsilon(1e-5));
+  CHECK(ffn("arc-b580", "llama.cpp-vulkan").math == math_format::int8);
+  CHECK(ffn("arc-b580", "llama.cpp-vulkan").compute_bound.value() == doctest::Approx(4.432406e12 / 218.7e12).epsilon(1e-5));
+  CHECK_FALSE(with_traits("llama.cpp-sycl").fused_attention);
+  CHECK(with_traits("llama.cpp-hip").fused_attention);
+  CHECK(with_traits("llama.cpp-vulkan").prefill_chunk == 512);
 }
