@@ -334,6 +334,28 @@ v = json.loads(r.stdout)
 check("validate --no-refit", r.returncode == 0 and v["refit"] is False and v["chosen_scope"] == "shipped"
       and len(v["rows"]) == v["points"] and all(x["low"] <= x["predicted"] <= x["high"] for x in v["rows"])
       and {"ttft_ms", "tpot_ms", "e2e_latency_s", "prefill_tps"} <= set(v["metrics"]), r.stderr)
+# Several points files are read together: the third release's single-stream
+# rows beside calibration.csv, each backend of llama.cpp its own class.
+single = os.path.join(os.path.dirname(points), "release3", "single_stream.csv")
+r = run("validate", points, single, "--no-refit")
+check("validate two files", r.returncode == 0 and f"against {points} {single}" in r.stdout
+      and "| llama.cpp-vulkan | 15 |" in r.stdout and "| llama.cpp-hip | 20 |" in r.stdout
+      and "| llama.cpp-sycl | 3 |" in r.stdout, r.stdout[:600] + r.stderr)
+# A backend by name: the device's own unless named, refused where it cannot run.
+j = json.loads(run("decode", "--model", "qwen3-30b-a3b", "--weights", "q4_k_m", "--device", "rx-7900-xtx",
+                   "--engine", "llama.cpp-vulkan", "--json").stdout)
+check("decode --engine llama.cpp-vulkan", j["engine_settings"]["backend"] == "vulkan"
+      and "llama.cpp-vulkan" in j["efficiency"]["name"] + j["efficiency"]["source"], str(j["efficiency"])[:300])
+j = json.loads(run("decode", "--model", "qwen3-30b-a3b", "--weights", "q4_k_m", "--device", "rx-7900-xtx",
+                   "--engine", "llama.cpp", "--json").stdout)
+check("decode llama.cpp on AMD: HIP", j["engine_settings"]["backend"] is None
+      and "llama.cpp-hip" in j["efficiency"]["name"] + j["efficiency"]["source"], str(j["efficiency"])[:300])
+r = run("decode", "--model", "qwen3-30b-a3b", "--device", "h100-sxm", "--engine", "llama.cpp-hip")
+check("backend on the wrong vendor", r.returncode == 2 and r.stderr.strip() ==
+      "llmroof: error: engine backend 'hip' does not run on NVIDIA GPUs (device 'h100-sxm')", r.stderr)
+r = run("decode", "--model", "qwen3-30b-a3b", "--device", "h100-sxm", "--engine", "llama.cpp-opencl")
+check("unknown backend", r.returncode == 2 and r.stderr.count("\n") == 1
+      and "engine backend 'opencl' is not one of llama.cpp's" in r.stderr, r.stderr)
 r = run("validate", points, "--no-refit=yes")
 check("flag takes no value", r.returncode == 2 and r.stderr.strip() == "llmroof: error: --no-refit takes no value (got '--no-refit=yes')", r.stderr)
 # Kernel paths: current llama.cpp multiplies Q4_0 weights in int8 (MMQ), its

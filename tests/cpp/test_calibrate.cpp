@@ -155,6 +155,42 @@ TEST_CASE("a fit recovers per-kernel overhead, KV-read share and half rows withi
   CHECK(r.median_ape < 1e-3);
 }
 
+TEST_CASE("a row's micro-batch (-ub, n_ubatch) sets its passes; its backend string its kernel class") {
+  // llama-bench pp512 -ub 1 (PR #15131's table, T3-0169: 65.2 t/s measured):
+  // 512 passes of one token, each reading every weight but the embedding
+  // table: at most 1,008 / 15.01 GB = 67.2 tokens/s on an RTX 4090, where one
+  // pass of 512 runs at thousands. The row says -ub in its notes; the DGX
+  // Spark table says n_ubatch 2048 in its backend.
+  const auto path = std::filesystem::temp_directory_path() / "llmroof_ub_points.csv";
+  const std::string head =
+      "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
+      "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
+  const std::string row = ",test,,NVIDIA RTX 4090 24GB,1,";
+  const std::string tail = ",Llama-3-8B,8.03,8.03,F16,F16,1,512,0,0,prefill_tps,65.2,tokens/s,";
+  std::ofstream(path) << head << "U1" << row << "llama.cpp CUDA (Aug 2025)" << tail << "llama-bench pp512 with -ub 1\n"
+                      << "U2" << row << "llama.cpp CUDA (Aug 2025)" << tail << "\n"
+                      << "U3" << row << "\"llama.cpp CUDA build 6918, n_ubatch 2048\"" << tail << "\n"
+                      << "U4,test,,AMD Radeon RX 7900 XTX,1,llama.cpp Vulkan RADV (b8940)" << tail << "\n"
+                      << "U5,test,,AMD Radeon RX 7900 XTX,1,llama.cpp ROCm 7.2.3" << tail << "\n"
+                      << "U6,test,,Intel Arc B580 12GB,1,IPEX-LLM llama.cpp SYCL build" << tail << "\n";
+  const measurement_set set = read_measurements(path.string());
+  std::filesystem::remove(path);
+  REQUIRE(set.rows.size() == 6);
+  CHECK(set.rows[0].prefill_chunk == 1);
+  CHECK(set.rows[1].prefill_chunk == 0);  // the class's own, 512
+  CHECK(set.rows[2].prefill_chunk == 2048);
+  CHECK(set.rows[3].engine == "llama.cpp-vulkan");
+  CHECK(set.rows[4].engine == "llama.cpp-hip");
+  CHECK(set.rows[5].engine == "llama.cpp-sycl");
+  CHECK(set.rows[3].fused_attention);
+  CHECK_FALSE(set.rows[5].fused_attention);  // SYCL: no flash-attention kernel, -fa auto stays unfused
+  const efficiency_profile e = default_profile(set.rows[0].dev, "llama.cpp");
+  const double one_by_one = predict(set.rows[0], e);
+  CHECK(one_by_one < 67.2);
+  CHECK(one_by_one > 0.5 * 67.2);
+  CHECK(predict(set.rows[1], e) > 20 * one_by_one);
+}
+
 TEST_CASE("engine traits of a measured row: llama.cpp's build decides its kernel path and attention") {
   const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
   int unfused = 0, old_builds = 0, current_builds = 0;

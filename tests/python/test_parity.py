@@ -536,3 +536,23 @@ def test_recommend_parity_and_refusals(cli: str) -> None:
         llmroof.recommend(models="llama-3.1-8b", pool="h100-sxm", skip=["speed"])
     with pytest.raises(TypeError):
         llmroof.recommend(models="llama-3.1-8b", pool=8)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("device,engine", [("rx-7900-xtx", "llama.cpp"), ("rx-7900-xtx", "llama.cpp-vulkan"),
+                                           ("arc-b580", "llama.cpp-sycl"), ("ryzen-ai-max-395", "llama.cpp-rocm")])
+def test_llama_cpp_backends_parity(cli: str, device: str, engine: str) -> None:
+    # A backend by name (or the device's own) picks the same kernel class and
+    # profile in the command and in Python.
+    f, k = flags("qwen3-30b-a3b", "q4_k_m", device, engine), kwargs("qwen3-30b-a3b", "q4_k_m", device, engine)
+    assert run(cli, "decode", *f)["step"] == llmroof.decode(**k).to_dict()
+    assert run(cli, "prefill", *f, "--prompt", "4096")["prefill"] == llmroof.prefill(**k, prompt=4096).to_dict()
+    assert run(cli, "plan", *f, "--users", "2", "--context", "8k") == \
+        llmroof.plan(**k, users=2, context=8192).to_dict()
+
+
+def test_llama_cpp_backend_on_the_wrong_vendor_is_refused_alike(cli: str) -> None:
+    out = subprocess.run([cli, "decode", "--model", "qwen3-8b", "--device", "h100-sxm", "--engine", "llama.cpp-hip"],
+                         capture_output=True, text=True)
+    assert out.returncode == 2
+    with pytest.raises(ValueError, match=r"engine backend 'hip' does not run on NVIDIA GPUs \(device 'h100-sxm'\)"):
+        llmroof.decode(model="qwen3-8b", device="h100-sxm", engine="llama.cpp-hip")
