@@ -140,8 +140,9 @@ std::vector<engine_row> build() {
 //  - llama.cpp SYCL: above 8-32 tokens the weights are dequantized to F16
 //    for oneDNN's GEMM (KERNELS.md 2.3); no flash-attention kernel is named
 //    there, so -fa auto keeps the unfused attention.
-// The non-CUDA backends take no fit of CUDA's (their kernels differ): their
-// efficiencies are their own points' or the class defaults.
+// HIP takes CUDA's fitted efficiencies where it has none of its own (the
+// same kernel sources on AMD's roofs); Vulkan and SYCL, whose kernels are
+// their own, take their own points' or the class defaults.
 //  - vLLM, SGLang, TensorRT-LLM: each format on its own roof.
 //  - SGLang: host work overlapped with the kernels (host_overlap).
 // llama.cpp's versions differ in kernel traits alone, so one version's fitted
@@ -183,7 +184,7 @@ std::vector<kernel_class> build_classes() {
       {"llama.cpp-metal", engine_id::llama_cpp, "", "metal", false, true, host_overlap::serial, kp::dequantize, true,
        0, 0, llama_ubatch},
       {"llama.cpp-hip", engine_id::llama_cpp, "", "hip", false, true, host_overlap::serial, kp::int8_dot, false, 0, 0,
-       llama_ubatch},
+       llama_ubatch, "llama.cpp-cuda"},
       {"llama.cpp-vulkan", engine_id::llama_cpp, "", "vulkan", false, true, host_overlap::serial, kp::int8_dot, false,
        0, 0, llama_ubatch},
       {"llama.cpp-sycl", engine_id::llama_cpp, "", "sycl", false, false, host_overlap::serial, kp::dequantize, false, 0,

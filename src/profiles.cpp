@@ -133,7 +133,8 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
     }
   }
   // An engine version without fitted points takes the other version's fit
-  // (the kernel traits above differ, the efficiencies on each path do not).
+  // (the kernel traits above differ, the efficiencies on each path do not);
+  // HIP takes CUDA's (kernel_class::efficiencies_of).
   std::vector<std::string> keys;
   for (const auto& f : fitted) keys.emplace_back(f.key);
   std::vector<std::string> tries;
@@ -147,8 +148,10 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
       e.name = "fitted " + key;
       detail::apply_row(f, e);
       e.points = f.points;
-      e.source = "fitted to " + std::to_string(f.points) + " measured points (data/measured/calibration.csv, release3/single_stream.csv; in-sample MdAPE " +
+      e.source = "fitted to " + std::to_string(f.points) +
+                 " measured points (data/measured/calibration.csv, release3/single_stream.csv; in-sample MdAPE " +
                  std::to_string(static_cast<int>(std::lround(100 * f.median_ape))) + "%)";
+      if (key.rfind(cls, 0) != 0) e.source += "; taken by " + cls + ", which has no fit of its own";
       return e;
     }
   }

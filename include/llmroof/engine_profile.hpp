@@ -36,6 +36,9 @@ struct kernel_class {
   /// Prompt tokens per forward pass (efficiency_profile::prefill_chunk; 0:
   /// the whole prompt in one pass).
   double prefill_chunk = 0;
+  /// The class whose fitted efficiencies it takes when it has none of its
+  /// own ("" none): HIP builds compile CUDA's kernel sources.
+  std::string_view efficiencies_of = "";
 };
 
 /// Every kernel class, in the table's order.
@@ -75,16 +78,21 @@ inline bool versions_share_efficiencies(std::string_view key) {
 
 /// The engine keys whose fit `engine_class` takes, in order: its own; then,
 /// where versions share efficiencies, its unversioned base and the base's
-/// other versions among `fitted` (keys "engine" or "engine/memory-kind").
+/// other versions among `fitted` (keys "engine" or "engine/memory-kind");
+/// then the class whose efficiencies it takes (HIP: CUDA's).
 inline std::vector<std::string> fit_candidates(const std::string& engine_class,
                                                const std::vector<std::string>& fitted) {
   std::vector<std::string> out{engine_class};
   const std::string base = engine_class.substr(0, engine_class.find('@'));
-  if (!versions_share_efficiencies(base)) return out;
-  if (base != engine_class) out.push_back(base);
-  for (const std::string& key : fitted) {
-    const std::string e = key.substr(0, key.find('/'));
-    if (e.rfind(base + "@", 0) == 0 && std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+  if (versions_share_efficiencies(base)) {
+    if (base != engine_class) out.push_back(base);
+    for (const std::string& key : fitted) {
+      const std::string e = key.substr(0, key.find('/'));
+      if (e.rfind(base + "@", 0) == 0 && std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+    }
+  }
+  if (const kernel_class* k = find_kernel_class(base); k != nullptr && !k->efficiencies_of.empty()) {
+    out.emplace_back(k->efficiencies_of);
   }
   return out;
 }

@@ -465,8 +465,13 @@ check("sglang@2024 DeepSeek-V3 batch 1 near 30 t/s (PR #2643: 30.3)",
       26 < dsv3["per_user_tokens_per_s_estimate"] < 36, dsv3.get("per_user_tokens_per_s_estimate"))
 check("profile JSON names its per-kernel cost and points",
       dsv3["efficiency"]["per_launch_s"] == 16e-6 and dsv3["efficiency"]["points"] == 11, dsv3["efficiency"])
+r = run("plan", "--model", "llama-3.1-8b", "--device", "arc-b580", "--engine", "llama.cpp", "--weights", "q4_k_m")
+check("a profile with nothing measured behind it says so", "no measurements behind this profile" in r.stdout
+      and "kernel traits of llama.cpp-sycl" in r.stdout, r.stdout)
+# HIP compiles CUDA's kernels: without a fit of its own it takes CUDA's, and says so.
 r = run("plan", "--model", "llama-3.1-8b", "--device", "mi300x", "--engine", "llama.cpp")
-check("a profile with nothing measured behind it says so", "no measurements behind this profile" in r.stdout, r.stdout)
+check("HIP takes CUDA's fit", "profile fitted llama.cpp-cuda" in r.stdout
+      and "taken by llama.cpp-hip, which has no fit of its own" in r.stdout, r.stdout)
 r = run("validate", points, "--no-refit", timeout=300)
 check("validate names engines without decode or prefill points",
       "No single-stream decode or prefill points for vllm, sglang" in r.stdout, r.stdout[-3000:])

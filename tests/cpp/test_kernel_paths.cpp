@@ -211,6 +211,16 @@ TEST_CASE("llama.cpp backends' kernel traits: HIP and Vulkan multiply in int8, S
   CHECK(ffn("arc-b580", "llama.cpp-sycl").compute_bound.value() == doctest::Approx(4.432406e12 / 109.4e12).epsilon(1e-5));
   CHECK(ffn("arc-b580", "llama.cpp-vulkan").math == math_format::int8);
   CHECK(ffn("arc-b580", "llama.cpp-vulkan").compute_bound.value() == doctest::Approx(4.432406e12 / 218.7e12).epsilon(1e-5));
+  // HIP compiles CUDA's kernels: without a fit of its own it takes CUDA's
+  // efficiencies (with its own traits); Vulkan has its own fit, SYCL none.
+  CHECK(fit_candidates("llama.cpp-hip", {}) == std::vector<std::string>{"llama.cpp-hip", "llama.cpp-cuda"});
+  CHECK(fit_candidates("llama.cpp-vulkan", {}) == std::vector<std::string>{"llama.cpp-vulkan"});
+  const efficiency_profile hip = default_profile(find_device("rx-7900-xtx"), "llama.cpp");
+  CHECK(hip.name == "fitted llama.cpp-cuda");
+  CHECK(hip.source.find("taken by llama.cpp-hip") != std::string::npos);
+  CHECK_FALSE(hip.fp16_accumulate);  // HIP's traits, CUDA's efficiencies
+  CHECK(default_profile(find_device("rx-7900-xtx"), "llama.cpp-vulkan").name == "fitted llama.cpp-vulkan");
+  CHECK(default_profile(find_device("arc-b580"), "llama.cpp").points == 0);
   CHECK_FALSE(with_traits("llama.cpp-sycl").fused_attention);
   CHECK(with_traits("llama.cpp-hip").fused_attention);
   CHECK(with_traits("llama.cpp-vulkan").prefill_chunk == 512);
