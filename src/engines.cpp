@@ -134,9 +134,13 @@ std::vector<engine_row> build() {
 //    (RDNA3/4), MFMA (CDNA) or DP4A (RDNA2); hipBLAS for 16-bit weights
 //    (KERNELS.md 2.1); flash attention as on CUDA (fattn.cu's AMD paths).
 //  - llama.cpp Vulkan: MMQ with integer dot products where the driver has
-//    VK_KHR_shader_integer_dot_product and no coopmat2 (AMD, Intel; NVIDIA's
-//    coopmat2 dequantizes in the shader instead, not told apart here);
-//    flash attention on coopmat1 or scalar shaders (KERNELS.md 2.2).
+//    VK_KHR_shader_integer_dot_product and no coopmat2 (AMD, Intel), else
+//    weights dequantized in the shader for a 16-bit (cooperative-matrix)
+//    GEMM (NVIDIA's coopmat2); flash attention on coopmat1 or scalar
+//    shaders (KERNELS.md 2.2). Integer dot products run on the vector ALUs,
+//    not the matrix units the catalog's INT8 rate counts (Arc's XMX, RDNA4's
+//    WMMA): the 16-bit matrix roof stands in for both paths (on RDNA3 and
+//    Strix Halo, which list no INT8 rate, the roof the int8 path takes too).
 //  - llama.cpp SYCL: above 8-32 tokens the weights are dequantized to F16
 //    for oneDNN's GEMM (KERNELS.md 2.3); no flash-attention kernel is named
 //    there, so -fa auto keeps the unfused attention.
@@ -185,8 +189,8 @@ std::vector<kernel_class> build_classes() {
        0, 0, llama_ubatch},
       {"llama.cpp-hip", engine_id::llama_cpp, "", "hip", false, true, host_overlap::serial, kp::int8_dot, false, 0, 0,
        llama_ubatch, "llama.cpp-cuda"},
-      {"llama.cpp-vulkan", engine_id::llama_cpp, "", "vulkan", false, true, host_overlap::serial, kp::int8_dot, false,
-       0, 0, llama_ubatch},
+      {"llama.cpp-vulkan", engine_id::llama_cpp, "", "vulkan", false, true, host_overlap::serial, kp::dequantize,
+       false, 0, 0, llama_ubatch},
       {"llama.cpp-sycl", engine_id::llama_cpp, "", "sycl", false, false, host_overlap::serial, kp::dequantize, false, 0,
        0, llama_ubatch},
       {"mlx", engine_id::mlx, "", "", false, true, host_overlap::serial, kp::dequantize, false, 0, 0, mlx_prefill_step},
@@ -261,38 +265,52 @@ const kernel_class* find_kernel_class(engine_id engine, std::string_view version
 
 namespace {
 
-// The backend a GPU vendor's own build of llama.cpp runs: Metal on Apple,
-// CUDA on NVIDIA, HIP (ROCm) on AMD, SYCL on Intel (llama.cpp's build docs
-// name these first per vendor); none on CPUs.
-std::string_view native_backend(const device& d) {
-  if (d.klass == device_class::cpu) return "";
-  if (d.vendor == "Apple") return "metal";
-  if (d.vendor == "NVIDIA") return "cuda";
-  if (d.vendor == "AMD") return "hip";
-  if (d.vendor == "Intel") return "sycl";
-  return "";
+// A GPU llama.cpp has backends for: Apple, NVIDIA, AMD and Intel GPUs and
+// APUs; not CPUs, Gaudi, TPUs or other accelerators.
+bool llama_gpu(const device& d) {
+  if (d.klass == device_class::cpu || d.family.find("Gaudi") != std::string::npos) return false;
+  return d.vendor == "Apple" || d.vendor == "NVIDIA" || d.vendor == "AMD" || d.vendor == "Intel";
 }
 
 // Which vendors' GPUs a backend runs on (Vulkan: any but Apple's, where
 // llama.cpp runs Metal).
 bool backend_runs_on(std::string_view backend, const device& d) {
-  if (d.klass == device_class::cpu) return false;
+  if (!llama_gpu(d)) return false;
   if (backend == "vulkan") return d.vendor != "Apple";
   return backend == native_backend(d);
 }
 
+// Whether engine `e` offers `backend` (an engine with one backend offers none by name).
+bool offers(const engine_settings& e, std::string_view backend) {
+  const auto& b = engine_row_of(e.id).backends;
+  return std::find(b.begin(), b.end(), backend) != b.end();
+}
+
 }  // namespace
+
+std::string_view native_backend(const device& d) {
+  if (!llama_gpu(d)) return "";
+  if (d.vendor == "Apple") return "metal";
+  if (d.vendor == "NVIDIA") return "cuda";
+  if (d.vendor == "AMD") return "hip";
+  return "sycl";
+}
+
+bool runs_on(const engine_settings& e, const device& d) {
+  return e.backend.empty() || backend_runs_on(e.backend, d);
+}
 
 const kernel_class* kernel_class_of(const device& d, const engine_settings& e) {
   // The engines that run one backend everywhere take it; llama.cpp's is the
   // one asked for, else the device's own.
   if (const kernel_class* k = find_kernel_class(e.id, e.version, "")) return k;
-  if (!e.backend.empty() && !backend_runs_on(e.backend, d)) {
-    throw std::invalid_argument("engine backend '" + e.backend + "' does not run on " + d.vendor + " " +
-                                (d.klass == device_class::cpu ? "CPUs" : "GPUs") + " (device '" + d.id + "')");
+  if (!runs_on(e, d)) {
+    throw std::invalid_argument("engine backend '" + e.backend + "' does not run on " +
+                                (llama_gpu(d) ? d.vendor + " GPUs" : "this device") + " (device '" + d.id + "')");
   }
+  // A device's own backend the engine does not ship (Ollama on Intel GPUs): no kernel class.
   const std::string_view backend = e.backend.empty() ? native_backend(d) : std::string_view(e.backend);
-  return backend.empty() ? nullptr : find_kernel_class(e.id, e.version, backend);
+  return backend.empty() || !offers(e, backend) ? nullptr : find_kernel_class(e.id, e.version, backend);
 }
 
 std::string engine_of_class(std::string_view key) {

@@ -405,11 +405,21 @@ measurement_set read_measurements(const std::string& path) {
       const std::string_view version = old_build ? "2024" : "current";
       // The backend the row names: Metal, HIP (ROCm), Vulkan, SYCL (IPEX-LLM's
       // builds too), else CUDA.
+      // A row that names none ran the device's own build.
       const std::string_view kind = has(backend, "Metal")                         ? "metal"
                                     : has(backend, "ROCm") || has(backend, "HIP") ? "hip"
                                     : has(backend, "Vulkan")                      ? "vulkan"
                                     : has(backend, "SYCL")                        ? "sycl"
-                                                                                  : "cuda";
+                                    : has(backend, "CUDA")                        ? "cuda"
+                                                                                  : native_backend(m.dev);
+      engine_settings named = find_engine("llama.cpp");
+      named.backend = std::string(kind);
+      if (kind.empty() || !runs_on(named, m.dev)) {
+        skip(kind.empty() ? "llama.cpp on " + m.dev.id + " (no GPU backend: its CPU backend is not modelled)"
+                          : "llama.cpp's " + std::string(kind) + " backend does not run on " + m.dev.id +
+                                " (device or backend misattributed)");
+        continue;
+      }
       m.engine = key(engine_id::llama_cpp, version, kind);
       m.plan.pp = n;  // llama.cpp splits layers across GPUs (a pipeline)
       const auto said = [&](const char* state) {
@@ -513,6 +523,17 @@ measurement_set read_measurements(const std::string& path) {
     out.rows.push_back(std::move(m));
   }
   return out;
+}
+
+measurement_set read_measurements(const std::vector<std::string>& paths) {
+  if (paths.empty()) throw std::invalid_argument("points files: none given");
+  measurement_set set = read_measurements(paths.front());
+  for (std::size_t i = 1; i < paths.size(); ++i) {
+    measurement_set more = read_measurements(paths[i]);
+    set.rows.insert(set.rows.end(), std::make_move_iterator(more.rows.begin()), std::make_move_iterator(more.rows.end()));
+    set.skipped.insert(set.skipped.end(), more.skipped.begin(), more.skipped.end());
+  }
+  return set;
 }
 
 }  // namespace llmroof

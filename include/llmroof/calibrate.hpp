@@ -79,6 +79,11 @@ struct measurement_set {
 /// mapped land in `skipped` with the reason.
 measurement_set read_measurements(const std::string& path);
 
+/// The rows of several such files, read in order (each row keeps its own id
+/// and source). Throws std::invalid_argument for an empty list or as the
+/// one-file reader does.
+measurement_set read_measurements(const std::vector<std::string>& paths);
+
 /// Prediction of a measurement's value (same unit) under a profile.
 double predict(const measurement& m, const efficiency_profile& e);
 

@@ -253,7 +253,7 @@ struct request {
   std::optional<numeric_format> weights;  ///< unset: the file's formats, else the published checkpoint's, else bf16
   std::optional<numeric_format> kv;       ///< unset: the file's KV format, else bf16
   std::optional<numeric_format> lm_head;  ///< also the embedding table's
-  std::string engine{to_string(default_engine)};  ///< name[@version] (find_engine)
+  std::string engine{to_string(default_engine)};  ///< name[-backend][@version] (find_engine)
   engine_overrides engine_options;
   /// Unset: default_profile(device, engine), the engine's fitted or class profile.
   std::optional<efficiency_profile> efficiency;

@@ -47,11 +47,21 @@ const std::vector<kernel_class>& kernel_classes();
 const kernel_class* find_kernel_class(std::string_view key);
 /// The class an engine version runs on a backend ("" for engines with one), or null.
 const kernel_class* find_kernel_class(engine_id engine, std::string_view version, std::string_view backend);
-/// The class an engine runs on a device, or null (llama.cpp off NVIDIA and Apple).
+/// The llama.cpp backend a GPU's vendor builds run: metal (Apple), cuda
+/// (NVIDIA), hip (AMD), sycl (Intel); "" for CPUs and accelerators llama.cpp
+/// has no backend for (Gaudi, TPUs).
+std::string_view native_backend(const device& d);
+/// Whether the backend `e` names (if any) runs on `d`: Vulkan on any GPU but
+/// Apple's, the others on their vendor's.
+bool runs_on(const engine_settings& e, const device& d);
+/// The class an engine runs on a device (its named backend, else the
+/// device's own), or null: llama.cpp on a CPU, an engine without the
+/// device's backend (Ollama on Intel GPUs). Throws std::invalid_argument when
+/// the named backend does not run on the device.
 const kernel_class* kernel_class_of(const device& d, const engine_settings& e);
-/// The engine name (with its version) a class key belongs to: what
-/// find_engine takes (llama.cpp-cuda@2024 -> llama.cpp@2024); the key itself
-/// when no class has it.
+/// The engine name (with its backend and version) a class key belongs to:
+/// what find_engine takes (llama.cpp-cuda@2024 -> llama.cpp-cuda@2024,
+/// vllm -> vllm); the key itself when no class has it.
 std::string engine_of_class(std::string_view key);
 
 /// Sets the kernel traits of kernel class `key` on `e` ("" or an unknown
@@ -98,9 +108,12 @@ inline std::vector<std::string> fit_candidates(const std::string& engine_class,
 }
 
 /// The profile of `engine` (vllm, sglang, tensorrt-llm, llama.cpp, ollama,
-/// mlx) on `d`: fitted to data/measured/calibration.csv where that
-/// engine has data (by engine and memory kind, else by engine), else the
-/// class default; `source` says which.
+/// mlx, with a backend or version) on `d`: fitted to the measured points
+/// (data/measured/calibration.csv, release3/single_stream.csv) where its
+/// kernel class has them (by memory kind, else by class; HIP takes CUDA's),
+/// else the class default; `source` says which. Throws
+/// std::invalid_argument for an unknown engine or a backend that does not
+/// run on `d`.
 efficiency_profile default_profile(const device& d, std::string_view engine);
 
 }  // namespace llmroof

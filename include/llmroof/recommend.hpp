@@ -177,6 +177,8 @@ struct recommendation {
 inline std::vector<std::string> engines_for(const device& d) {
   if (d.vendor == "Apple") return {"llama.cpp", "mlx"};
   if (d.klass == device_class::cpu) return {"llama.cpp"};
+  // Gaudi and TPUs: vLLM's plugins (vllm-gaudi, tpu-inference); llama.cpp has no backend there.
+  if (d.klass == device_class::datacenter && native_backend(d).empty()) return {"vllm"};
   if (d.vendor == "NVIDIA" || d.klass == device_class::datacenter) return {"vllm", "llama.cpp"};
   return {"llama.cpp"};
 }
@@ -663,6 +665,14 @@ inline void validate(const recommend_input& in) {
   detail::require_non_negative("max_cost_per_million", in.target.max_cost_per_million);
   detail::require_non_negative("max_joules_per_token", in.target.max_joules_per_token);
   detail::require_in("max_count", in.space.max_count, 1, 65536);
+  // An engine named for the search runs on some device of the pool (a
+  // backend of one vendor's GPUs beside another's is skipped per device).
+  for (const std::string& name : in.space.engines) {
+    const engine_settings e = find_engine(name);
+    if (std::none_of(in.pool.begin(), in.pool.end(), [&](const pool_entry& p) { return runs_on(e, *p.dev); })) {
+      throw std::invalid_argument("engines: '" + name + "' runs on none of the pool's devices");
+    }
+  }
 }
 
 /// "1 x rtx-pro-6000-blackwell (1 x TP 2, vllm, weights bf16, KV fp8-e4m3)".
@@ -695,6 +705,7 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
   bool published = false;
   for (const std::string& engine_name : engines) {
     const engine_settings e = configure_engine(engine_name, dev, in.space.engine_options);
+    if (!runs_on(e, dev)) continue;  // a named backend of another vendor's GPUs
     const engine_row& row = engine_row_of(e.id);
     const roofline roof(dev, default_profile(dev, e.qualified_name()));
     const auto weights = detail::weights_for(base, e.id, in.space.formats);

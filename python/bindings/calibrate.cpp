@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bindings.hpp"
 #include "report/json.hpp"
@@ -14,22 +15,24 @@ namespace llmroof::python {
 void register_calibrate(py::module_& m) {
   m.def(
       "calibrate_report",
-      [](const std::string& path, const std::string& scope) {
+      [](const std::vector<std::string>& paths, const std::string& scope) {
         const profile_scope sc = scope_from_name(scope);
-        const measurement_set set = read_measurements(path);
+        const measurement_set set = read_measurements(paths);
         return calibration_report{report::calibrate_json(set, sc, fit_profiles(set.rows, sc))};
       },
-      py::arg("path"), py::arg("scope"));
+      py::arg("paths"), py::arg("scope"));
 
   m.def(
       "validate_report",
-      [](const std::string& path, bool refit, const std::optional<std::string>& report_dir) {
-        const measurement_set set = read_measurements(path);
-        if (set.rows.empty()) throw std::invalid_argument(path + ": no row could be mapped (see calibrate's skipped rows)");
+      [](const std::vector<std::string>& paths, bool refit, const std::optional<std::string>& report_dir) {
+        const measurement_set set = read_measurements(paths);
+        std::string named;
+        for (const std::string& p : paths) named += (named.empty() ? "" : " ") + p;
+        if (set.rows.empty()) throw std::invalid_argument(named + ": no row could be mapped (see calibrate's skipped rows)");
         const validation val = validate(set.rows, refit);
         if (report_dir) {
           // The command's --report: the same Markdown and CSV.
-          report::write_validation_report(*report_dir, report::validation_markdown(set, val, refit, path),
+          report::write_validation_report(*report_dir, report::validation_markdown(set, val, refit, named),
                                           report::predictions_csv(val.best()));
         }
         // One row per point as a DataFrame, the rest of the report in its attrs.
@@ -41,7 +44,7 @@ void register_calibrate(py::module_& m) {
         frame.attr("attrs").attr("update")(to_python(j));
         return frame;
       },
-      py::arg("path"), py::arg("refit"), py::arg("report_dir") = std::nullopt);
+      py::arg("paths"), py::arg("refit"), py::arg("report_dir") = std::nullopt);
 }
 
 }  // namespace llmroof::python

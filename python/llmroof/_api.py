@@ -1534,17 +1534,31 @@ def zipf_popularity(*, num_experts: int, alpha: float) -> list[float]:
                                       _number("alpha", alpha, minimum=0)))
 
 
-def calibrate(path: str | os.PathLike[str], *, scope: str = "engine-kind") -> Calibration:
+PointsFiles = Union[str, os.PathLike[str], Sequence[Union[str, os.PathLike[str]]]]
+
+
+def _points_files(path: PointsFiles) -> list[str]:
+    # One file, or several read together (``llmroof validate A.csv B.csv``).
+    if isinstance(path, (str, os.PathLike)):
+        return [os.fspath(path)]
+    if isinstance(path, (list, tuple)):
+        if not path:
+            raise ValueError("path must name at least one points file (got an empty list)")
+        return [os.fspath(p) for p in path]
+    raise TypeError(f"path must be a file or a list of files (got {type(path).__name__})")
+
+
+def calibrate(path: PointsFiles, *, scope: str = "engine-kind") -> Calibration:
     """Fit efficiency profiles to measured points (the column layout of
-    calibration.csv, docs/calibration.md): one per engine and memory kind
-    (``engine-kind``), per engine, or ``global``. Returns :class:`Calibration`
-    (``to_dict()``: the ``llmroof calibrate --json`` report): fitted values with
-    standard errors, residuals, and the rows that could not be mapped with the
-    reason."""
-    return _core.calibrate.calibrate_report(os.fspath(path), _text("scope", scope))
+    calibration.csv, docs/calibration.md), from one file or a list of files
+    read together: one per engine and memory kind (``engine-kind``), per
+    engine, or ``global``. Returns :class:`Calibration` (``to_dict()``: the
+    ``llmroof calibrate --json`` report): fitted values with standard errors,
+    residuals, and the rows that could not be mapped with the reason."""
+    return _core.calibrate.calibrate_report(_points_files(path), _text("scope", scope))
 
 
-def validate(path: str | os.PathLike[str], *, refit: bool = False,
+def validate(path: PointsFiles, *, refit: bool = False,
              report: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """Predict every row of a points file (the column layout of
     calibration.csv, docs/calibration.md) and compare with what was measured.
@@ -1552,7 +1566,8 @@ def validate(path: str | os.PathLike[str], *, refit: bool = False,
     Parameters
     ----------
     path
-        The points file.
+        The points file, or a list of files read together (the shipped fit
+        reads ``calibration.csv`` and ``release3/single_stream.csv``).
     refit
         False (default): the profiles llmroof ships, no fitting: what
         llmroof answers out of the box on your measurements. True:
@@ -1576,7 +1591,7 @@ def validate(path: str | os.PathLike[str], *, refit: bool = False,
     """
     if not isinstance(refit, bool):
         raise TypeError(f"refit must be a bool (got {type(refit).__name__})")
-    return _core.calibrate.validate_report(os.fspath(path), refit, None if report is None else os.fspath(report))
+    return _core.calibrate.validate_report(_points_files(path), refit, None if report is None else os.fspath(report))
 
 
 # ---- sweeps -------------------------------------------------------------------

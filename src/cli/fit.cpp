@@ -23,16 +23,14 @@ void require_rows(const measurement_set& set, const std::string& file) {
   }
 }
 
-// The points of every file named, read in order (ids are the files' own).
-measurement_set read_points(const options& o) {
-  measurement_set set = read_measurements(o.sub);
-  for (const std::string& file : o.more_points) {
-    measurement_set more = read_measurements(file);
-    set.rows.insert(set.rows.end(), more.rows.begin(), more.rows.end());
-    set.skipped.insert(set.skipped.end(), more.skipped.begin(), more.skipped.end());
-  }
-  return set;
+// The points files named, in order.
+std::vector<std::string> points_files(const options& o) {
+  std::vector<std::string> files{o.sub};
+  files.insert(files.end(), o.more_points.begin(), o.more_points.end());
+  return files;
 }
+
+measurement_set read_points(const options& o) { return read_measurements(points_files(o)); }
 
 // The files as a command line names them.
 std::string points_named(const options& o) {

@@ -137,7 +137,14 @@ int cmd_list(const options& o) {
   if (o.sub == "engines") {
     if (o.json) {
       json j = json::array();
-      for (const auto& n : engine_names()) j.push_back(report::engine_json(find_engine(n)));
+      for (const auto& n : engine_names()) {
+        const engine_settings e = find_engine(n);
+        j.push_back(report::engine_json(e));
+        // The backends it can be asked for by name (`llama.cpp-vulkan`).
+        json backends = json::array();
+        for (std::string_view b : engine_row_of(e.id).backends) backends.push_back(std::string(b));
+        j.back()["backends"] = backends;
+      }
       std::cout << j.dump(2) << "\n";
       return 0;
     }
@@ -149,6 +156,12 @@ int cmd_list(const options& o) {
     }
     std::printf("\nvLLM sizes max_num_batched_tokens and max_num_seqs by GPU (8192 and 1024 on GPUs of >= 70 GiB\n"
                 "other than the A100, else 2048 and 256); older releases: --engine vllm@0.10.\n");
+    for (const engine_row& r : engine_table()) {
+      if (r.backends.empty()) continue;
+      std::string names;
+      for (std::string_view b : r.backends) names += (names.empty() ? "" : ", ") + std::string(r.defaults.name()) + "-" + std::string(b);
+      std::printf("%s backends: %s (default: the device's own).\n", std::string(r.defaults.name()).c_str(), names.c_str());
+    }
     return 0;
   }
   throw usage_error("list needs one of: devices, models, formats, links, engines (got '" + o.sub + "')");

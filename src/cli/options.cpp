@@ -48,8 +48,8 @@ constexpr option_doc option_docs[] = {
     {"nodes", "K", "K nodes of N devices each (--device ID:N); cross-node link: --inter-link"},
     {"link", "ID", "override the intra-node link (nvlink4, pcie4, ...; llmroof list links)"},
     {"inter-link", "ID", "cross-node link (default ib-ndr)"},
-    {"engine", "NAME[@VER]",
-     "vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx; vllm@0.10, llama.cpp@2024 for older releases; llama.cpp-vulkan, -hip, -sycl, -cuda, -metal for a backend (default: the device's own)"},
+    {"engine", "NAME[-BACKEND][@VER]",
+     "vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx; vllm@0.10, llama.cpp@2024 for older releases; llama.cpp-vulkan, -hip (-rocm), -sycl, -cuda, -metal (ollama: -cuda, -hip, -metal) for a backend (default: the device's own)"},
     {"offload", "F|experts|auto", "share F of the layers, or the routed experts, in host RAM (llama.cpp); auto: the "
                                   "fewest whole layers that make the users fit"},
     {"host", "ID", "the host CPU for --offload (default ryzen-9-7950x; llmroof list devices)"},

@@ -356,6 +356,12 @@ check("backend on the wrong vendor", r.returncode == 2 and r.stderr.strip() ==
 r = run("decode", "--model", "qwen3-30b-a3b", "--device", "h100-sxm", "--engine", "llama.cpp-opencl")
 check("unknown backend", r.returncode == 2 and r.stderr.count("\n") == 1
       and "engine backend 'opencl' is not one of llama.cpp's" in r.stderr, r.stderr)
+r = run("list", "engines")
+check("list engines names the backends", "llama.cpp backends: llama.cpp-cuda, llama.cpp-hip, llama.cpp-vulkan, "
+      "llama.cpp-sycl, llama.cpp-metal (default: the device's own)." in r.stdout, r.stdout)
+j = json.loads(run("list", "engines", "--json").stdout)
+check("list engines json backends", [e["backends"] for e in j if e["name"] == "ollama"] == [["cuda", "hip", "metal"]]
+      and [e["backends"] for e in j if e["name"] == "vllm"] == [[]], str(j)[:200])
 r = run("validate", points, "--no-refit=yes")
 check("flag takes no value", r.returncode == 2 and r.stderr.strip() == "llmroof: error: --no-refit takes no value (got '--no-refit=yes')", r.stderr)
 # Kernel paths: current llama.cpp multiplies Q4_0 weights in int8 (MMQ), its

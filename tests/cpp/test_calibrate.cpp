@@ -172,10 +172,14 @@ TEST_CASE("a row's micro-batch (-ub, n_ubatch) sets its passes; its backend stri
                       << "U3" << row << "\"llama.cpp CUDA build 6918, n_ubatch 2048\"" << tail << "\n"
                       << "U4,test,,AMD Radeon RX 7900 XTX,1,llama.cpp Vulkan RADV (b8940)" << tail << "\n"
                       << "U5,test,,AMD Radeon RX 7900 XTX,1,llama.cpp ROCm 7.2.3" << tail << "\n"
-                      << "U6,test,,Intel Arc B580 12GB,1,IPEX-LLM llama.cpp SYCL build" << tail << "\n";
+                      << "U6,test,,Intel Arc B580 12GB,1,IPEX-LLM llama.cpp SYCL build" << tail << "\n"
+                      << "U7,test,,AMD Radeon RX 7900 XTX,1,llama.cpp CUDA build" << tail << "\n";
   const measurement_set set = read_measurements(path.string());
   std::filesystem::remove(path);
   REQUIRE(set.rows.size() == 6);
+  // A backend that cannot run on the row's device is a misattribution: skipped, said why.
+  REQUIRE(set.skipped.size() == 1);
+  CHECK(set.skipped[0].reason == "llama.cpp's cuda backend does not run on rx-7900-xtx (device or backend misattributed)");
   CHECK(set.rows[0].prefill_chunk == 1);
   CHECK(set.rows[1].prefill_chunk == 0);  // the class's own, 512
   CHECK(set.rows[2].prefill_chunk == 2048);
@@ -536,7 +540,8 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   const std::string head =
       "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
       "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
-  const std::string llama = ",s,,DEVICE,1,llama.cpp Metal (build 6000),Llama-3-8B,8.03,8.03,Q4_K_M,F16,1,0,0,128,"
+  // A llama.cpp row that names no backend ran the device's own build.
+  const std::string llama = ",s,,DEVICE,1,llama.cpp (build 6000),Llama-3-8B,8.03,8.03,Q4_K_M,F16,1,0,0,128,"
                             "decode_tps_per_seq,20,tokens/s,\n";
   const auto on = [&](const std::string& id, const std::string& dev) {
     std::string r = llama;
@@ -567,6 +572,9 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   for (const auto& m : set.rows) rows[m.id] = &m;
   REQUIRE(rows.size() == 9);
   CHECK(rows["D1"]->dev.id == "ryzen-ai-max-395");
+  CHECK(rows["D1"]->engine == "llama.cpp-hip");
+  CHECK(rows["D2"]->engine == "llama.cpp-metal");
+  CHECK(rows["D3"]->engine == "llama.cpp-cuda");
   CHECK(rows["D2"]->dev.id == "m2-ultra-76c");
   CHECK(rows["D3"]->dev.id == "rtx-3090");
   CHECK(rows["D4"]->dev.id == "m1-ultra-48c");  // 48 and 64 cores both read at 800 GB/s

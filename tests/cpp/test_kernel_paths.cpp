@@ -4,6 +4,7 @@
 
 #include "llmroof/phases.hpp"
 #include "llmroof/engine_profile.hpp"
+#include "llmroof/recommend.hpp"
 
 using namespace llmroof;
 
@@ -194,7 +195,7 @@ TEST_CASE("llama.cpp backends: the device's own unless named; a named one must r
                        "engine backend 'vulkan' does not run on Apple GPUs (device 'm3-ultra-80c')", std::invalid_argument);
 }
 
-TEST_CASE("llama.cpp backends' kernel traits: HIP and Vulkan multiply in int8, SYCL dequantizes and runs attention unfused") {
+TEST_CASE("llama.cpp backends' kernel traits: HIP multiplies in int8, Vulkan and SYCL on the 16-bit roof, SYCL unfused") {
   // Llama-2-7B Q4_0 FFN pp512 (4.432406e12 FLOP) on an RX 7900 XTX: the
   // catalog lists no INT8 rate, so HIP's int8 path takes the 16-bit roof
   // (122.8 TFLOPS): 36.0945 ms; AMD's kernels have no instruction counts
@@ -209,8 +210,9 @@ TEST_CASE("llama.cpp backends' kernel traits: HIP and Vulkan multiply in int8, S
   CHECK(ffn("rx-7900-xtx", "llama.cpp-hip").compute_bound.value() == doctest::Approx(4.432406e12 / 122.8e12).epsilon(1e-5));
   CHECK(ffn("arc-b580", "llama.cpp-sycl").math == math_format::bf16);
   CHECK(ffn("arc-b580", "llama.cpp-sycl").compute_bound.value() == doctest::Approx(4.432406e12 / 109.4e12).epsilon(1e-5));
-  CHECK(ffn("arc-b580", "llama.cpp-vulkan").math == math_format::int8);
-  CHECK(ffn("arc-b580", "llama.cpp-vulkan").compute_bound.value() == doctest::Approx(4.432406e12 / 218.7e12).epsilon(1e-5));
+  // Vulkan's integer dot products run on the vector ALUs, not XMX: the 16-bit matrix roof stands in.
+  CHECK(ffn("arc-b580", "llama.cpp-vulkan").math == math_format::bf16);
+  CHECK(ffn("arc-b580", "llama.cpp-vulkan").compute_bound.value() == doctest::Approx(4.432406e12 / 109.4e12).epsilon(1e-5));
   // HIP compiles CUDA's kernels: without a fit of its own it takes CUDA's
   // efficiencies (with its own traits); Vulkan has its own fit, SYCL none.
   CHECK(fit_candidates("llama.cpp-hip", {}) == std::vector<std::string>{"llama.cpp-hip", "llama.cpp-cuda"});
@@ -224,4 +226,18 @@ TEST_CASE("llama.cpp backends' kernel traits: HIP and Vulkan multiply in int8, S
   CHECK_FALSE(with_traits("llama.cpp-sycl").fused_attention);
   CHECK(with_traits("llama.cpp-hip").fused_attention);
   CHECK(with_traits("llama.cpp-vulkan").prefill_chunk == 512);
+}
+
+TEST_CASE("llama.cpp backends stay on GPUs; a search skips a named backend on another vendor's devices") {
+  // Gaudi and TPUs have no llama.cpp backend; a CPU runs llama.cpp's CPU
+  // backend, which has no kernel class (class defaults).
+  CHECK(native_backend(find_device("gaudi-3")).empty());
+  CHECK(native_backend(find_device("tpu-v6e")).empty());
+  CHECK(native_backend(find_device("arc-b580")) == "sycl");
+  CHECK_FALSE(runs_on(find_engine("llama.cpp-vulkan"), find_device("gaudi-3")));
+  CHECK(runs_on(find_engine("llama.cpp"), find_device("gaudi-3")));
+  CHECK(kernel_class_of(find_device("gaudi-3"), find_engine("llama.cpp")) == nullptr);
+  // Ollama ships no SYCL runner: on an Intel GPU it has no kernel class.
+  CHECK(kernel_class_of(find_device("arc-b580"), find_engine("ollama")) == nullptr);
+  CHECK(engines_for(find_device("gaudi-3")) == std::vector<std::string>{"vllm"});
 }

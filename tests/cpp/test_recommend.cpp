@@ -316,3 +316,25 @@ TEST_CASE("the model's own MTP layers: tried where the engine runs them, faster 
   const recommendation plain = recommend(seed());
   for (const candidate& c : plain.candidates) CHECK_FALSE(c.mtp);
 }
+
+TEST_CASE("recommend: a named backend is tried where it runs, refused where it runs nowhere") {
+  // An RTX 4090 beside an RX 7900 XTX, with llama.cpp-hip and llama.cpp-cuda
+  // named: each device takes the backend of its vendor, nothing throws.
+  recommend_input in = search_of("qwen3-8b", "rtx-4090", 1, 8192, 1024, 256, 10, 10);
+  pool_entry amd;
+  amd.dev = &find_device("rx-7900-xtx");
+  amd.count = 1;
+  in.pool.push_back(amd);
+  in.space.engines = {"llama.cpp-hip", "llama.cpp-cuda"};
+  in.space.threads = 1;
+  const recommendation r = recommend(in);
+  REQUIRE_FALSE(r.candidates.empty());
+  for (const candidate& c : r.candidates) {
+    CAPTURE(c.engine);
+    // "llama.cpp-cuda" or "llama.cpp-cuda (4 slots)" (one slot per user).
+    CHECK(c.engine.rfind(c.pool == 0 ? "llama.cpp-cuda" : "llama.cpp-hip", 0) == 0);
+  }
+  in.space.engines = {"llama.cpp-sycl"};
+  CHECK_THROWS_WITH_AS(recommend(in), "engines: 'llama.cpp-sycl' runs on none of the pool's devices",
+                       std::invalid_argument);
+}

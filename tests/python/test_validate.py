@@ -61,3 +61,23 @@ def test_bad_input() -> None:
         llmroof.validate(POINTS, refit=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="no such file"):
         llmroof.validate("/nonexistent.csv")
+
+
+def test_several_points_files_are_read_together_as_the_command_does(cli: str) -> None:
+    # The shipped fit reads calibration.csv and the third release's
+    # single-stream rows; llama.cpp's backends are classes of their own.
+    single = POINTS.parent / "release3" / "single_stream.csv"
+    frame = llmroof.validate([POINTS, single])
+    one = llmroof.validate(POINTS)
+    assert frame.attrs["points"] == len(frame) > len(one) == 556
+    assert {"llama.cpp-hip", "llama.cpp-vulkan", "llama.cpp-sycl"} <= set(frame["engine"])
+    out = subprocess.run([cli, "validate", str(POINTS), str(single), "--no-refit", "--json"], capture_output=True,
+                         text=True, check=True)
+    rows = {r["id"]: r for r in json.loads(out.stdout)["rows"]}
+    assert set(rows) == set(frame["id"])
+    for r in frame.itertuples():
+        assert rows[r.id]["predicted"] == pytest.approx(r.predicted, rel=1e-12)
+    with pytest.raises(ValueError, match="at least one points file"):
+        llmroof.validate([])
+    with pytest.raises(TypeError, match="a file or a list of files"):
+        llmroof.validate(3)  # type: ignore[arg-type]
