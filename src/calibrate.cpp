@@ -108,7 +108,8 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
   const double chunk = m.prefill_chunk > 0 ? m.prefill_chunk : traits.prefill_chunk;
   const bool same = profile.fp16_accumulate == traits.fp16_accumulate &&
                     profile.quantized_path == traits.quantized_path && profile.fused_attention == m.fused_attention &&
-                    profile.overlap == traits.overlap && profile.prefill_chunk == chunk;
+                    profile.overlap == traits.overlap && profile.prefill_chunk == chunk &&
+                    profile.per_hop == traits.per_hop;
   efficiency_profile own;
   if (!same) {
     own = profile;
@@ -117,6 +118,7 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
     own.fused_attention = m.fused_attention;
     own.overlap = traits.overlap;
     own.prefill_chunk = chunk;
+    own.per_hop = traits.per_hop;
   }
   const efficiency_profile& e = same ? profile : own;
   if (m.closed_loop && (m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::decode_tps_total)) {

@@ -167,6 +167,17 @@ std::vector<kernel_class> build_classes() {
   // collectives, over the 1,806 kernels counted). Batch 8 and 32 of the same
   // run (206.3 and 760.5 t/s) are predictions, not fitted (tests/test_launches.cpp).
   const double launch_2024 = 16e-6, launch_2024_sd = 4e-6;
+  // Each boundary of llama.cpp's layer split ends a ggml graph split: the
+  // next GPU waits for the hidden state (through the host between GeForce
+  // cards, which have no P2P) and launches its own graph. 0.12 ms per
+  // boundary: the median of five single-stream pairs of Llama-3-8B on 2 to 8
+  // GPUs (XiongjieDai's May 2024 table, calibration.csv): RTX 3090 Q4_K_M
+  // 2 -> 4 GPUs +0.124 ms per added boundary (M0049/M0061), 2 -> 6 +0.161
+  // (M0049/M0073); F16 2 -> 6 +0.169 (M0051/M0075); RTX 4090 Q4_K_M 2 -> 8
+  // +0.074 (M0055/M0081), F16 2 -> 4 +0.095 (M0057/M0069). The mechanism is
+  // ggml's scheduler, the same on HIP, Vulkan and SYCL; Macs split over RPC
+  // (not measured here) take none.
+  const double split_hop = 0.12e-3;
   // Prompts run in passes of the engine's token budget (llama_ubatch,
   // mlx_prefill_step), each reading the weights again (resolve takes a
   // changed budget, -ub); vLLM, SGLang and TensorRT-LLM run a prompt in one
@@ -182,17 +193,17 @@ std::vector<kernel_class> build_classes() {
        graph_launch, graph_launch_sd},
       {"tensorrt-llm@2023", engine_id::tensorrt_llm, "2023", "", false, true, host_overlap::serial, kp::native, false},
       {"llama.cpp-cuda", engine_id::llama_cpp, "current", "cuda", true, true, host_overlap::serial, kp::int8_dot, true,
-       0, 0, llama_ubatch},
+       0, 0, llama_ubatch, "", split_hop},
       {"llama.cpp-cuda@2024", engine_id::llama_cpp, "2024", "cuda", true, false, host_overlap::serial, kp::dequantize,
-       true, 0, 0, llama_ubatch},
+       true, 0, 0, llama_ubatch, "", split_hop},
       {"llama.cpp-metal", engine_id::llama_cpp, "", "metal", false, true, host_overlap::serial, kp::dequantize, true,
        0, 0, llama_ubatch},
       {"llama.cpp-hip", engine_id::llama_cpp, "", "hip", false, true, host_overlap::serial, kp::int8_dot, false, 0, 0,
-       llama_ubatch, "llama.cpp-cuda"},
+       llama_ubatch, "llama.cpp-cuda", split_hop},
       {"llama.cpp-vulkan", engine_id::llama_cpp, "", "vulkan", false, true, host_overlap::serial, kp::dequantize,
-       false, 0, 0, llama_ubatch},
+       false, 0, 0, llama_ubatch, "", split_hop},
       {"llama.cpp-sycl", engine_id::llama_cpp, "", "sycl", false, false, host_overlap::serial, kp::dequantize, false, 0,
-       0, llama_ubatch},
+       0, llama_ubatch, "", split_hop},
       {"mlx", engine_id::mlx, "", "", false, true, host_overlap::serial, kp::dequantize, false, 0, 0, mlx_prefill_step},
   };
 }
@@ -381,6 +392,15 @@ engine_settings find_engine(std::string_view name) {
       }
       e.sampler_copies = vllm_sampler_copies(version);
       e.prefix_caching = !vllm_v0(version);
+      if (vllm_v0(version)) {
+        // V0: max_num_seqs 256 on every GPU, the token budget from the
+        // longest sequence (with_scheduler_budget); KERNELS.md 4.6.
+        e.device_sized_batches = false;
+        e.max_sequences = 256;
+        e.budget_from_model_len = true;
+        e.source = "vLLM V0 EngineArgs and SchedulerConfig defaults (0.5-0.7: max_num_seqs 256, "
+                   "max_num_batched_tokens max(max_model_len, 2048), 512 with chunked prefill above 32k)";
+      }
       return e;
     }
     if (std::find(r.versions.begin(), r.versions.end(), version) == r.versions.end()) {
@@ -400,7 +420,10 @@ namespace {
 engine_settings with_overrides(engine_settings e, const engine_overrides& o) {
   if (o.memory_utilization) e.memory_utilization = *o.memory_utilization;
   if (o.block_tokens) e.block_tokens = *o.block_tokens;
-  if (o.max_batched_tokens) e.max_batched_tokens = *o.max_batched_tokens;
+  if (o.max_batched_tokens) {
+    e.max_batched_tokens = *o.max_batched_tokens;
+    e.budget_from_model_len = false;
+  }
   if (o.max_sequences) e.max_sequences = *o.max_sequences;
   if (o.max_model_len) e.max_model_len = *o.max_model_len;
   if (o.prefix_caching) e.prefix_caching = *o.prefix_caching;

@@ -5,6 +5,7 @@
 // its kernel classes in the same file), its tests, docs/architecture.md.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -105,7 +106,21 @@ struct engine_settings {
   /// sycl, metal), as `llama.cpp-vulkan` names it; empty: the device's own
   /// (Metal on Apple, CUDA on NVIDIA, HIP on AMD, SYCL on Intel GPUs).
   std::string backend{};
+  /// vLLM's V0 scheduler (releases before 0.8) sizes its token budget by
+  /// the longest sequence it admits (with_scheduler_budget); false once the
+  /// budget is given.
+  bool budget_from_model_len = false;
 };
+
+/// The token budget the engine starts with for sequences of up to
+/// `max_model_len` tokens: vLLM V0's max_num_batched_tokens unset is
+/// max(max_model_len, 2048), or 512 where chunked prefill turns itself on,
+/// above 32,768 tokens (vllm 0.5.3 config.py:785-806, 0.6.3 config.py:957-1002,
+/// arg_utils.py:936-960; KERNELS.md 4.6). Other engines: unchanged.
+inline engine_settings with_scheduler_budget(engine_settings e, double max_model_len) {
+  if (e.budget_from_model_len) e.max_batched_tokens = max_model_len > 32768 ? 512.0 : std::max(max_model_len, 2048.0);
+  return e;
+}
 
 /// What a user may set about an engine; unset fields keep the engine's own
 /// default for the device. Never sentinels: "not given" is an empty optional.

@@ -39,6 +39,8 @@ struct kernel_class {
   /// The class whose fitted efficiencies it takes when it has none of its
   /// own ("" none): HIP builds compile CUDA's kernel sources.
   std::string_view efficiencies_of = "";
+  /// Fixed cost of each pipeline hand-off, s (efficiency_profile::per_hop).
+  double per_hop = 0;
 };
 
 /// Every kernel class, in the table's order.
@@ -73,6 +75,7 @@ inline void apply_kernel_traits(efficiency_profile& e, std::string_view key) {
   e.fp16_accumulate = c.fp16_accumulate;
   e.fused_attention = c.fused_attention;
   e.prefill_chunk = c.prefill_chunk;
+  e.per_hop = make_seconds(c.per_hop);
   e.overlap = c.overlap;
   e.quantized_path = c.quantized_path;
   e.per_launch = make_seconds(c.per_launch);

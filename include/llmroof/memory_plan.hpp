@@ -205,7 +205,7 @@ inline memory_plan plan_memory(const architecture& a, const precision& pr, const
   m.users = users;
   m.context = context;
   detail::apply_engine_budget(
-      m, a, d, e, devices,
+      m, a, d, with_scheduler_budget(e, e.max_model_len.value_or(std::max(1.0, context))), devices,
       (stored_weights ? *stored_weights : weight_bytes(a, pr)) + expert_padding_bytes(a, pr, e, devices),
       rank_split{devices, 1});
   m.kv_per_token = kv_bytes_per_token(a, pr.kv);

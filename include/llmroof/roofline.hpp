@@ -101,6 +101,12 @@ struct efficiency_profile {
   /// weights again and its GEMMs have the pass's rows, so a long prompt runs
   /// at the speed of its passes, slowed by attention to the tokens before them.
   double prefill_chunk = 0;
+  /// Fixed cost of each hand-off between pipeline stages (a layer split's
+  /// boundary), beyond the link's latency and bytes: llama.cpp ends a graph
+  /// split there and the next GPU waits for the hidden state (staged through
+  /// the host between GeForce cards) and its own graph launch. A kernel trait
+  /// of the engine class (0: none), never fitted.
+  seconds per_hop = make_seconds(0);
   /// Decode steps run per scheduler call, >= 1: vLLM 0.6's multi-step
   /// scheduling (--num-scheduler-steps, Sep 2024) schedules and prepares inputs
   /// once for n steps, so each step pays per_step / n.
@@ -193,6 +199,7 @@ inline void validate(const efficiency_profile& e) {
   detail::require_non_negative("efficiency.per_kernel", e.per_kernel.value());
   detail::require_non_negative("efficiency.per_launch", e.per_launch.value());
   if (e.prefill_chunk != 0) detail::require_in("efficiency.prefill_chunk", e.prefill_chunk, 1, 1e9);
+  detail::require_in("efficiency.per_hop", e.per_hop.value(), 0, 1);
   detail::require_non_negative("efficiency.stream_cap", e.stream_cap);
   detail::require_non_negative("efficiency.per_step", e.per_step.value());
   detail::require_in("efficiency.scheduler_steps", e.scheduler_steps, 1, 1024);
@@ -298,6 +305,7 @@ class roofline {
       const bytes_per_second bw = o.link_bandwidth.value() > 0 ? o.link_bandwidth : link_.bandwidth;
       t.memory_bound = o.network / bw;
       t.memory_est = o.network / (eff_.link * bw) + o.count * o.latency;
+      if (o.kind == op_kind::p2p) t.memory_est += o.count * eff_.per_hop;
       t.communication = true;
       return t;
     }

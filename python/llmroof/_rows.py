@@ -202,6 +202,7 @@ class Efficiency(TypedDict, total=False):
     host_overlap: str
     scheduler_steps: int
     prefill_chunk_tokens: float
+    per_hop_s: float
     source: str
     points: int
     at_limit: list[str]  # derived from the values (read back, never set)

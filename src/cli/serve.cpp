@@ -227,7 +227,7 @@ int cmd_plan(const options& o) {
   std::printf("  %-34s %12s  (%s)\n", "weights", gib(m.weights).c_str(), gb(m.weights).c_str());
   std::printf("  %-34s %12s\n", std::string(engine_row_of(s.engine.id).reserve_label).c_str(), gib(m.reserve).c_str());
   std::printf("  %-34s %12s  (%s tokens, %s profiled)\n", "activation peak", gib(m.activations).c_str(),
-              thousands(s.engine.max_batched_tokens).c_str(),
+              thousands(with_scheduler_budget(s.engine, m.max_model_len).max_batched_tokens).c_str(),
               (thousands(s.engine.max_sequences) + (s.engine.max_sequences == 1 ? " sequence" : " sequences")).c_str());
   std::printf("  %-34s %12s  (%s tokens in %s blocks of %d)\n", "KV budget", gib(m.kv_budget).c_str(),
               thousands(m.kv_tokens).c_str(), thousands(m.kv_blocks).c_str(), s.engine.block_tokens);

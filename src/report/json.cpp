@@ -273,6 +273,7 @@ json efficiency_json(const efficiency_profile& e) {
           {"host_overlap", to_string(e.overlap)},
           {"scheduler_steps", e.scheduler_steps},
           {"prefill_chunk_tokens", e.prefill_chunk},
+          {"per_hop_s", e.per_hop.value()},
           {"source", e.source},
           {"points", e.points},
           {"at_limit", e.at_limit()}};

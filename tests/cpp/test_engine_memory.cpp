@@ -218,3 +218,45 @@ TEST_CASE("property: a plan never starts with a negative budget, and more utilis
     }
   }
 }
+
+TEST_CASE("vLLM V0 (vllm@0.6): the start-up profile runs max_model_len tokens up to 32k, 512 above (chunked prefill)") {
+  // vLLM 0.5-0.7 (KERNELS.md 4.6): max_num_batched_tokens unset is
+  // max(max_model_len, 2048), or 512 once chunked prefill turns itself on
+  // above 32,768 tokens; max_num_seqs 256 on every GPU; no prefix caching.
+  // Llama-3.1-8B forward per token: (32 + 2 x 8) x 128 + 3 x 14,336 + 2 x 4,096
+  // = 57,344 16-bit elements = 114,688 B. Sampler: 256 x 128,256 x 4 B x 9.7
+  // copies = 1.273941e9 B.
+  const architecture& a = find_model("llama-3.1-8b");
+  REQUIRE(a.vocab_size == 128256);
+  const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
+  const device& d = find_device("a100-80gb-sxm");
+  const engine_settings v0 = configure_engine("vllm@0.6", d);
+  CHECK(v0.max_sequences == 256);
+  CHECK_FALSE(v0.prefix_caching);
+  const double sampler = 256.0 * 128256 * 4 * 9.7;
+  // 32,768 tokens: 114,688 x 32,768 = 3.758096e9 B (3.5 GiB), above the sampler.
+  CHECK(plan_memory(a, pr, d, 1, 32768, v0).activations.value() == doctest::Approx(114688.0 * 32768));
+  // 8,192 tokens: 0.94e9 B, below it; 65,536: 512 tokens (chunked), below it.
+  CHECK(plan_memory(a, pr, d, 1, 8192, v0).activations.value() == doctest::Approx(sampler));
+  CHECK(plan_memory(a, pr, d, 1, 65536, v0).activations.value() == doctest::Approx(sampler));
+  // max_model_len set apart from the context: it decides.
+  engine_overrides len;
+  len.max_model_len = 20000;
+  CHECK(plan_memory(a, pr, d, 1, 4096, configure_engine("vllm@0.6", d, len)).activations.value() ==
+        doctest::Approx(114688.0 * 20000));
+  // A budget given is kept.
+  engine_overrides given;
+  given.max_batched_tokens = 16384;
+  CHECK(plan_memory(a, pr, d, 1, 32768, configure_engine("vllm@0.6", d, given)).activations.value() ==
+        doctest::Approx(114688.0 * 16384));
+  // V1 on an A100: 2,048 tokens, the sampler's peak; V0 at 32k holds 2.484e9 B (2.31 GiB) less KV.
+  const memory_plan v1 = plan_memory(a, pr, d, 1, 32768, configure_engine("vllm", d));
+  CHECK(v1.activations.value() == doctest::Approx(sampler));
+  CHECK((v1.kv_budget - plan_memory(a, pr, d, 1, 32768, v0).kv_budget).value() ==
+        doctest::Approx(114688.0 * 32768 - sampler));
+  // Tensor parallel divides the per-token activations of attention and FFN, not the hidden states:
+  // TP 2: (48 x 128 / 2 + 3 x 14,336 / 2 + 2 x 4,096) x 2 B = (3,072 + 21,504 + 8,192) x 2 = 65,536 B per token.
+  parallel_plan tp2;
+  tp2.tp = 2;
+  CHECK(plan_memory_parallel(a, pr, d, tp2, 1, 32768, v0).activations.value() == doctest::Approx(65536.0 * 32768));
+}

@@ -49,6 +49,36 @@ TEST_CASE("llama.cpp: two GPUs split the layers by default; --tp asks for the ro
   CHECK(resolve(r).parallel().tp == 2);
 }
 
+TEST_CASE("llama.cpp layer split: each boundary adds 0.12 ms to a token, so more GPUs decode slower") {
+  // Llama-3-8B Q4_K_M on 2 and 6 RTX 3090 (XiongjieDai, May 2024 builds):
+  // 111.67 and 104.17 tokens/s, 8.955 and 9.600 ms per token: +0.645 ms for
+  // four more boundaries. Each boundary costs the class's 0.12 ms beyond the
+  // link's latency and bytes (engines.cpp, split_hop).
+  request r;
+  r.model = &find_model("llama-3-8b");
+  r.dev = &find_device("rtx-3090");
+  r.weights = find_format("q4_k_m");
+  r.engine = "llama.cpp@2024";
+  r.layout.devices_per_node = 6;
+  const deployment six = resolve(r);
+  REQUIRE(six.parallel().pp == 6);
+  CHECK(six.efficiency().per_hop.value() == doctest::Approx(0.12e-3));
+  efficiency_profile none = six.efficiency();
+  none.per_hop = make_seconds(0);
+  // Five boundaries x 0.12 ms.
+  CHECK((six.decode(1, 512).estimate - six.with_efficiency(none).decode(1, 512).estimate).value() ==
+        doctest::Approx(5 * 0.12e-3));
+  r.layout.devices_per_node = 2;
+  const deployment two = resolve(r);
+  const double added = (six.decode(1, 512).estimate - two.decode(1, 512).estimate).value();
+  CAPTURE(added);
+  CHECK(added > 0.4e-3);  // measured +0.645 ms
+  CHECK(added < 0.9e-3);
+  // vLLM's pipeline stages take no such cost.
+  r.engine = "vllm";
+  CHECK(resolve(r).efficiency().per_hop.value() == 0);
+}
+
 TEST_CASE("llama.cpp: 8 users on its one slot wait for 7 whole requests") {
   const deployment d = llama("rtx-4090", 1);
   workload w;
