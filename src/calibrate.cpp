@@ -109,7 +109,7 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
   const bool same = profile.fp16_accumulate == traits.fp16_accumulate &&
                     profile.quantized_path == traits.quantized_path && profile.fused_attention == m.fused_attention &&
                     profile.overlap == traits.overlap && profile.prefill_chunk == chunk &&
-                    profile.per_hop == traits.per_hop;
+                    profile.per_hop == traits.per_hop && profile.per_sequence == traits.per_sequence;
   efficiency_profile own;
   if (!same) {
     own = profile;
@@ -119,6 +119,7 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
     own.overlap = traits.overlap;
     own.prefill_chunk = chunk;
     own.per_hop = traits.per_hop;
+    own.per_sequence = traits.per_sequence;
   }
   const efficiency_profile& e = same ? profile : own;
   if (m.closed_loop && (m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::decode_tps_total)) {

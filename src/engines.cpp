@@ -182,7 +182,17 @@ std::vector<kernel_class> build_classes() {
   // mlx_prefill_step), each reading the weights again (resolve takes a
   // changed budget, -ub); vLLM, SGLang and TensorRT-LLM run a prompt in one
   // pass up to theirs (the load model chunks beyond it).
+  // vLLM's V0 engine (releases before 0.8) ran its scheduler, sampler and
+  // detokenizer in Python over every running sequence each step: 82 us per
+  // sequence per decode step beyond the model, the median of what six
+  // groups of Argonne's offline batches (16, 32, 64 sequences of
+  // Llama-3-8B/70B on one H100 and one GH200, 2024 builds; release3
+  // serving.csv) take beyond the kernels: 82.5, 83.9, 71.0 (H100), 118.6,
+  // 81.6, 81.4 us (GH200). V1's engine core moved that work off the step.
+  const double v0_per_sequence = 82e-6;
   return {
+      {"vllm@v0", engine_id::vllm, "v0", "", false, true, host_overlap::serial, kp::native, false, graph_launch,
+       graph_launch_sd, 0, "", 0, v0_per_sequence},
       {"vllm", engine_id::vllm, "", "", false, true, host_overlap::serial, kp::native, false, graph_launch,
        graph_launch_sd},
       {"sglang", engine_id::sglang, "current", "", false, true, host_overlap::overlapped, kp::native, false,
@@ -253,6 +263,8 @@ void validate_kv_format(const engine_settings& e, const numeric_format& kv) {
   }
 }
 
+bool vllm_v0(const std::string& version);
+
 const std::vector<kernel_class>& kernel_classes() {
   static const std::vector<kernel_class> table = build_classes();
   return table;
@@ -267,6 +279,8 @@ const kernel_class* find_kernel_class(std::string_view key) {
 
 const kernel_class* find_kernel_class(engine_id engine, std::string_view version, std::string_view backend) {
   const engine_id runs = engine_row_of(engine).kernels;
+  // vLLM's releases before 0.8 run its V0 engine: one class for all of them.
+  if (runs == engine_id::vllm && vllm_v0(std::string(version))) version = "v0";
   for (const kernel_class& k : kernel_classes()) {
     if (k.engine != runs || k.backend != backend) continue;
     if (k.version.empty() || k.version == version) return &k;
@@ -328,6 +342,8 @@ std::string engine_of_class(std::string_view key) {
   const kernel_class* k = find_kernel_class(key);
   if (k == nullptr) return std::string(key);
   std::string name(to_string(k->engine));
+  // V0's rows name no release, or one of 0.5-0.7: the memory defaults of all of them are 0.6's.
+  if (k->version == "v0") return name + "@0.6";
   if (!k->backend.empty()) name += "-" + std::string(k->backend);
   return k->version.empty() || k->version == "current" ? name : name + "@" + std::string(k->version);
 }

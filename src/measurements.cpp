@@ -472,8 +472,11 @@ measurement_set read_measurements(const std::string& path) {
       }
       // SGLang v0.4.x ran DeepSeek-style models with 2024 kernels (engines.cpp: sglang@2024).
       const bool sglang_2024 = sglang && has(backend, "v0.4");
+      // vLLM of 2024 (0.5-0.7, whatever the row names) ran the V0 engine.
+      const bool vllm_v0 = !sglang && (has(backend, "2024") || has(backend, "v0.5") || has(backend, "v0.6") ||
+                                       has(backend, "v0.7"));
       m.engine = sglang ? key(engine_id::sglang, sglang_2024 ? "2024" : "current", "")
-                        : key(engine_id::vllm, "current", "");
+                        : key(engine_id::vllm, vllm_v0 ? "0.6" : "current", "");
       m.plan.tp = n;
     } else if (engine_spelled(backend, engine_id::mlx)) {
       m.engine = key(engine_id::mlx, "current", "");

@@ -41,6 +41,8 @@ struct kernel_class {
   std::string_view efficiencies_of = "";
   /// Fixed cost of each pipeline hand-off, s (efficiency_profile::per_hop).
   double per_hop = 0;
+  /// Host work per sequence of a decode step, s (efficiency_profile::per_sequence).
+  double per_sequence = 0;
 };
 
 /// Every kernel class, in the table's order.
@@ -76,6 +78,7 @@ inline void apply_kernel_traits(efficiency_profile& e, std::string_view key) {
   e.fused_attention = c.fused_attention;
   e.prefill_chunk = c.prefill_chunk;
   e.per_hop = make_seconds(c.per_hop);
+  e.per_sequence = make_seconds(c.per_sequence);
   e.overlap = c.overlap;
   e.quantized_path = c.quantized_path;
   e.per_launch = make_seconds(c.per_launch);

@@ -40,10 +40,11 @@ struct phase_timing {
 };
 
 /// Time a step's host work adds to its kernels' time `kernels`: per_step
-/// shared by the scheduler's steps, all of it when serial, what sticks out of
-/// the kernels when overlapped.
-inline seconds step_host_time(const efficiency_profile& e, seconds kernels) {
-  const seconds host = e.per_step / double(e.scheduler_steps);
+/// shared by the scheduler's steps, and per_sequence for each of a decode
+/// step's `sequences`; all of it when serial, what sticks out of the kernels
+/// when overlapped.
+inline seconds step_host_time(const efficiency_profile& e, seconds kernels, double sequences = 0) {
+  const seconds host = e.per_step / double(e.scheduler_steps) + sequences * e.per_sequence;
   if (e.overlap == host_overlap::serial) return host;
   return host > kernels ? host - kernels : make_seconds(0);
 }
@@ -68,7 +69,8 @@ inline void apply_roofline(phase_timing& p, const roofline& r) {
       p.memory_time += t.memory_est;
     }
   }
-  const seconds host = step_host_time(r.efficiency(), p.estimate);
+  const seconds host =
+      step_host_time(r.efficiency(), p.estimate, p.counts.kind == phase::decode ? p.counts.sequences : 0.0);
   p.estimate += host;
   p.overhead_time += host;
 }

@@ -107,6 +107,10 @@ struct efficiency_profile {
   /// the host between GeForce cards) and its own graph launch. A kernel trait
   /// of the engine class (0: none), never fitted.
   seconds per_hop = make_seconds(0);
+  /// Host work per sequence of a decode step, beyond per_step: vLLM V0's
+  /// Python scheduler, sampler and detokenizer visit every running sequence
+  /// each step. A kernel trait of the engine class (0: none), never fitted.
+  seconds per_sequence = make_seconds(0);
   /// Decode steps run per scheduler call, >= 1: vLLM 0.6's multi-step
   /// scheduling (--num-scheduler-steps, Sep 2024) schedules and prepares inputs
   /// once for n steps, so each step pays per_step / n.
@@ -200,6 +204,7 @@ inline void validate(const efficiency_profile& e) {
   detail::require_non_negative("efficiency.per_launch", e.per_launch.value());
   if (e.prefill_chunk != 0) detail::require_in("efficiency.prefill_chunk", e.prefill_chunk, 1, 1e9);
   detail::require_in("efficiency.per_hop", e.per_hop.value(), 0, 1);
+  detail::require_in("efficiency.per_sequence", e.per_sequence.value(), 0, 1);
   detail::require_non_negative("efficiency.stream_cap", e.stream_cap);
   detail::require_non_negative("efficiency.per_step", e.per_step.value());
   detail::require_in("efficiency.scheduler_steps", e.scheduler_steps, 1, 1024);

@@ -334,6 +334,7 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   e.scheduler_steps = get<int>(d, "scheduler_steps", e.scheduler_steps);
   e.prefill_chunk = get<double>(d, "prefill_chunk_tokens", e.prefill_chunk);
   e.per_hop = make_seconds(get<double>(d, "per_hop_s", e.per_hop.value()));
+  e.per_sequence = make_seconds(get<double>(d, "per_sequence_s", e.per_sequence.value()));
   e.source = get<std::string>(d, "source", "user-defined");
   e.points = get<int>(d, "points", 0);
   validate(e);

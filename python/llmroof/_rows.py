@@ -203,6 +203,7 @@ class Efficiency(TypedDict, total=False):
     scheduler_steps: int
     prefill_chunk_tokens: float
     per_hop_s: float
+    per_sequence_s: float
     source: str
     points: int
     at_limit: list[str]  # derived from the values (read back, never set)

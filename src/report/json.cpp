@@ -274,6 +274,7 @@ json efficiency_json(const efficiency_profile& e) {
           {"scheduler_steps", e.scheduler_steps},
           {"prefill_chunk_tokens", e.prefill_chunk},
           {"per_hop_s", e.per_hop.value()},
+          {"per_sequence_s", e.per_sequence.value()},
           {"source", e.source},
           {"points", e.points},
           {"at_limit", e.at_limit()}};

@@ -480,7 +480,7 @@ check("HIP takes CUDA's fit", "profile fitted llama.cpp-cuda" in r.stdout
       and "taken by llama.cpp-hip, which has no fit of its own" in r.stdout, r.stdout)
 r = run("validate", points, "--no-refit", timeout=300)
 check("validate names engines without decode or prefill points",
-      "No single-stream decode or prefill points for vllm, sglang" in r.stdout, r.stdout[-3000:])
+      "No single-stream decode or prefill points for vllm@v0, vllm, sglang" in r.stdout, r.stdout[-3000:])
 LLAMA = ["--model", "qwen3-32b", "--engine", "llama.cpp", "--weights", "q4_k_m"]
 r = run("plan", *LLAMA, "--device", "rtx-4090:2")
 check("llama.cpp splits two GPUs by layers", "(layer split, PP 2)" in r.stdout.splitlines()[0], r.stdout[:300])

@@ -178,3 +178,23 @@ TEST_CASE("llama.cpp Metal at 32k: flash attention reads the cache at the weight
   CHECK(without < with_fa / 1.8);
   CHECK(std::abs(without / 9.48 - 1) < 0.6);
 }
+
+TEST_CASE("vLLM's V0 engine (vllm@0.6) pays 82 us of host work per sequence per decode step; V1 none") {
+  // 64 sequences: 64 x 82 us = 5.248 ms more per step than V1's, the same
+  // kernels; a prefill is not a decode step (its host work is per request).
+  request r;
+  r.model = &find_model("qwen3-8b");
+  r.dev = &find_device("h100-sxm");
+  r.engine = "vllm";
+  const deployment v1 = resolve(r);
+  r.engine = "vllm@0.6";
+  const deployment v0 = resolve(r);
+  CHECK(v0.efficiency().per_sequence.value() == doctest::Approx(82e-6));
+  CHECK(v1.efficiency().per_sequence.value() == 0);
+  CHECK((v0.decode(64, 1024).estimate - v1.decode(64, 1024).estimate).value() == doctest::Approx(64 * 82e-6));
+  CHECK((v0.decode(1, 1024).estimate - v1.decode(1, 1024).estimate).value() == doctest::Approx(82e-6));
+  CHECK(v0.prefill(2048).estimate.value() == doctest::Approx(v1.prefill(2048).estimate.value()));
+  CHECK(find_kernel_class(engine_id::vllm, "0.7.3", "")->key == "vllm@v0");
+  CHECK(find_kernel_class(engine_id::vllm, "0.8", "")->key == "vllm");
+  CHECK(engine_of_class("vllm@v0") == "vllm@0.6");
+}
