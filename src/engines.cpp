@@ -144,11 +144,11 @@ std::vector<engine_row> build() {
 //  - llama.cpp SYCL: above 8-32 tokens the weights are dequantized to F16
 //    for oneDNN's GEMM (KERNELS.md 2.3); no flash-attention kernel is named
 //    there, so -fa auto keeps the unfused attention.
+//  - vLLM, SGLang, TensorRT-LLM: each format on its own roof.
+//  - SGLang: host work overlapped with the kernels (host_overlap).
 // HIP takes CUDA's fitted efficiencies where it has none of its own (the
 // same kernel sources on AMD's roofs); Vulkan and SYCL, whose kernels are
 // their own, take their own points' or the class defaults.
-//  - vLLM, SGLang, TensorRT-LLM: each format on its own roof.
-//  - SGLang: host work overlapped with the kernels (host_overlap).
 // llama.cpp's versions differ in kernel traits alone, so one version's fitted
 // efficiencies serve another without points of its own; TensorRT-LLM's 2023
 // releases also streamed weights at a lower cap: their fit does not carry.
@@ -167,6 +167,14 @@ std::vector<kernel_class> build_classes() {
   // collectives, over the 1,806 kernels counted). Batch 8 and 32 of the same
   // run (206.3 and 760.5 t/s) are predictions, not fitted (tests/test_launches.cpp).
   const double launch_2024 = 16e-6, launch_2024_sd = 4e-6;
+  // vLLM's V0 engine (releases before 0.8) ran its scheduler, sampler and
+  // detokenizer in Python over every running sequence each step: 82 us per
+  // sequence per decode step beyond the model, the median of what six
+  // groups of Argonne's offline batches (16, 32, 64 sequences of
+  // Llama-3-8B/70B on one H100 and one GH200, 2024 builds; release3
+  // serving.csv) take beyond the kernels: 82.5, 83.9, 71.0 (H100), 118.6,
+  // 81.6, 81.4 us (GH200). V1's engine core moved that work off the step.
+  const double v0_per_sequence = 82e-6;
   // Each boundary of llama.cpp's layer split ends a ggml graph split: the
   // next GPU waits for the hidden state (through the host between GeForce
   // cards, which have no P2P) and launches its own graph. 0.12 ms per
@@ -182,14 +190,6 @@ std::vector<kernel_class> build_classes() {
   // mlx_prefill_step), each reading the weights again (resolve takes a
   // changed budget, -ub); vLLM, SGLang and TensorRT-LLM run a prompt in one
   // pass up to theirs (the load model chunks beyond it).
-  // vLLM's V0 engine (releases before 0.8) ran its scheduler, sampler and
-  // detokenizer in Python over every running sequence each step: 82 us per
-  // sequence per decode step beyond the model, the median of what six
-  // groups of Argonne's offline batches (16, 32, 64 sequences of
-  // Llama-3-8B/70B on one H100 and one GH200, 2024 builds; release3
-  // serving.csv) take beyond the kernels: 82.5, 83.9, 71.0 (H100), 118.6,
-  // 81.6, 81.4 us (GH200). V1's engine core moved that work off the step.
-  const double v0_per_sequence = 82e-6;
   return {
       {"vllm@v0", engine_id::vllm, "v0", "", false, true, host_overlap::serial, kp::native, false, graph_launch,
        graph_launch_sd, 0, "", 0, v0_per_sequence},
