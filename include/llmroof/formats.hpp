@@ -31,6 +31,16 @@ struct numeric_format {
   bool mix;                      ///< true for an average over a per-tensor mix (GGUF *_M)
   std::string_view description;  ///< layout of one block, the arithmetic behind `bits`
   std::string_view source;       ///< where the layout or average comes from
+  /// Warp instructions per 1,000 multiply-accumulates that ggml's int8 tiled
+  /// kernel (MMQ) issues for this type (0: no MMQ kernel): the innermost loop
+  /// of `mul_mat_q<type, 128>`, SASS of sm_90 (KERNELS.md 1.7): Q4_0 4.85,
+  /// Q8_0 4.06, Q4_K 5.64, Q6_K 6.57, MXFP4 4.71, IQ4_XS 4.56. Types without a
+  /// count of their own take their epilogue's kin: the Q8_0-layout
+  /// `sum += C*dA*dB` (Q5_0, IQ4_NL as Q4_0) or Q4_K's two-term one (Q4_1,
+  /// Q5_1, Q2_K-Q5_K and the K mixes; mmq-vec-dot.cuh:143 and :315); NVFP4
+  /// takes MXFP4's. sm_80 and sm_120 differ by 2-5%; sm_120's FP4 MMA for
+  /// MXFP4 (1.26) is not modelled.
+  double mmq_warp_per_kmac = 0;
 
   /// Bytes of n elements, rounding nothing: block formats are modelled by
   /// their average, which is exact for tensors that are whole blocks.
@@ -66,34 +76,34 @@ inline constexpr std::array<numeric_format, 29> format_table{{
    "int4 symmetric, bf16 scale per group of 32: 4 + 16/32 = 4.5 bits",
    "compressed-tensors pack-quantized, group_size 32 (Devstral AWQ config in tests/data/hf-configs)"},
   {"mxfp4", 4.0 + 8.0 / 32.0, math_format::fp4, false,
-   "e2m1, one e8m0 scale per block of 32: 4 + 8/32 = 4.25 bits", "OCP Microscaling Formats (MX) v1.0"},
+   "e2m1, one e8m0 scale per block of 32: 4 + 8/32 = 4.25 bits", "OCP Microscaling Formats (MX) v1.0", 4.71},
   {"nvfp4", 4.0 + 8.0 / 16.0, math_format::fp4, false,
    "e2m1, one e4m3 scale per block of 16 (+ a per-tensor fp32): 4 + 8/16 = 4.5 bits",
-   "NVIDIA Blackwell NVFP4 (TensorRT Model Optimizer docs)"},
-  {"q8_0", 8.5, math_format::bf16, false, "32 x int8 + fp16 scale = 34 B per 32", ggml_src},
-  {"q4_0", 4.5, math_format::bf16, false, "32 x 4 bit + fp16 scale = 18 B per 32", ggml_src},
-  {"q4_1", 5.0, math_format::bf16, false, "32 x 4 bit + fp16 scale + fp16 min = 20 B per 32", ggml_src},
-  {"q5_0", 5.5, math_format::bf16, false, "32 x 5 bit + fp16 scale = 22 B per 32", ggml_src},
-  {"q5_1", 6.0, math_format::bf16, false, "32 x 5 bit + fp16 scale + fp16 min = 24 B per 32", ggml_src},
-  {"q2_k", 2.625, math_format::bf16, false, "84 B per 256: 2-bit quants, 4-bit scales/mins, fp16 d/dmin", ggml_src},
-  {"q3_k", 3.4375, math_format::bf16, false, "110 B per 256: 3-bit quants, 6-bit scales, fp16 d", ggml_src},
-  {"q4_k", 4.5, math_format::bf16, false, "144 B per 256: 4-bit quants, 6-bit scales/mins, fp16 d/dmin", ggml_src},
-  {"q5_k", 5.5, math_format::bf16, false, "176 B per 256: 5-bit quants, 6-bit scales/mins, fp16 d/dmin", ggml_src},
-  {"q6_k", 6.5625, math_format::bf16, false, "210 B per 256: 6-bit quants, int8 scales, fp16 d", ggml_src},
-  {"iq4_xs", 4.25, math_format::bf16, false, "136 B per 256: 4-bit non-linear quants, 6-bit scales", ggml_src},
-  {"iq4_nl", 4.5, math_format::bf16, false, "18 B per 32: 4-bit non-linear quants, fp16 scale", ggml_src},
+   "NVIDIA Blackwell NVFP4 (TensorRT Model Optimizer docs)", 4.71},
+  {"q8_0", 8.5, math_format::bf16, false, "32 x int8 + fp16 scale = 34 B per 32", ggml_src, 4.06},
+  {"q4_0", 4.5, math_format::bf16, false, "32 x 4 bit + fp16 scale = 18 B per 32", ggml_src, 4.85},
+  {"q4_1", 5.0, math_format::bf16, false, "32 x 4 bit + fp16 scale + fp16 min = 20 B per 32", ggml_src, 5.64},
+  {"q5_0", 5.5, math_format::bf16, false, "32 x 5 bit + fp16 scale = 22 B per 32", ggml_src, 4.85},
+  {"q5_1", 6.0, math_format::bf16, false, "32 x 5 bit + fp16 scale + fp16 min = 24 B per 32", ggml_src, 5.64},
+  {"q2_k", 2.625, math_format::bf16, false, "84 B per 256: 2-bit quants, 4-bit scales/mins, fp16 d/dmin", ggml_src, 5.64},
+  {"q3_k", 3.4375, math_format::bf16, false, "110 B per 256: 3-bit quants, 6-bit scales, fp16 d", ggml_src, 5.64},
+  {"q4_k", 4.5, math_format::bf16, false, "144 B per 256: 4-bit quants, 6-bit scales/mins, fp16 d/dmin", ggml_src, 5.64},
+  {"q5_k", 5.5, math_format::bf16, false, "176 B per 256: 5-bit quants, 6-bit scales/mins, fp16 d/dmin", ggml_src, 5.64},
+  {"q6_k", 6.5625, math_format::bf16, false, "210 B per 256: 6-bit quants, int8 scales, fp16 d", ggml_src, 6.57},
+  {"iq4_xs", 4.25, math_format::bf16, false, "136 B per 256: 4-bit non-linear quants, 6-bit scales", ggml_src, 4.56},
+  {"iq4_nl", 4.5, math_format::bf16, false, "18 B per 32: 4-bit non-linear quants, fp16 scale", ggml_src, 4.85},
   {"q4_k_m", 4.89, math_format::bf16, true,
    "mix: most tensors q4_k, half of attn_v/ffn_down and output q6_k; 4.89 bits averaged over Llama-3-8B",
-   "llama.cpp quantize; Llama-3-8B Q4_K_M 4.58 GiB file (data/measured: ~4.9 bpw). Read the GGUF for exact bytes"},
+   "llama.cpp quantize; Llama-3-8B Q4_K_M 4.58 GiB file (data/measured: ~4.9 bpw). Read the GGUF for exact bytes", 5.64},
   {"q4_k_s", 4.58, math_format::bf16, true,
    "mix: q4_k with a few q5_k tensors; 4.58 bits averaged over Llama-3-8B",
-   "llama.cpp quantize table (Llama-3-8B); read the GGUF for exact bytes"},
+   "llama.cpp quantize table (Llama-3-8B); read the GGUF for exact bytes", 5.64},
   {"q5_k_m", 5.69, math_format::bf16, true,
    "mix: q5_k with half of attn_v/ffn_down q6_k; 5.69 bits averaged over Llama-3-8B",
-   "llama.cpp quantize table (Llama-3-8B); read the GGUF for exact bytes"},
+   "llama.cpp quantize table (Llama-3-8B); read the GGUF for exact bytes", 5.64},
   {"q3_k_m", 3.91, math_format::bf16, true,
    "mix: q3_k with attn_v/ffn_down q4_k/q5_k; 3.91 bits averaged over Llama-3-8B",
-   "llama.cpp quantize table (Llama-3-8B); read the GGUF for exact bytes"},
+   "llama.cpp quantize table (Llama-3-8B); read the GGUF for exact bytes", 5.64},
 }};
 // clang-format on
 

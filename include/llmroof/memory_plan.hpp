@@ -168,6 +168,18 @@ inline void apply_engine_budget(memory_plan& m, const architecture& a, const dev
   m.weights_fit = m.kv_budget.value() >= 0;
 }
 
+/// Calls f with the engine's settings as it starts for `context`: vLLM V0's
+/// token budget sized by max_model_len (with_scheduler_budget), copied only
+/// then (a plan is priced in a search's inner loop).
+template <class F>
+void with_budget(const engine_settings& e, double context, F f) {
+  if (e.budget_from_model_len) {
+    f(with_scheduler_budget(e, e.max_model_len.value_or(std::max(1.0, context))));
+  } else {
+    f(e);
+  }
+}
+
 /// The engine's start-up verdict for a device whose KV costs `per_token` bytes
 /// per token of one sequence (that device's share) and `per_sequence(c)` bytes
 /// for a sequence of c tokens: blocks, tokens, concurrency and refusal.
@@ -204,10 +216,12 @@ inline memory_plan plan_memory(const architecture& a, const precision& pr, const
   m.devices = devices;
   m.users = users;
   m.context = context;
-  detail::apply_engine_budget(
-      m, a, d, with_scheduler_budget(e, e.max_model_len.value_or(std::max(1.0, context))), devices,
-      (stored_weights ? *stored_weights : weight_bytes(a, pr)) + expert_padding_bytes(a, pr, e, devices),
-      rank_split{devices, 1});
+  detail::with_budget(e, context, [&](const engine_settings& es) {
+    detail::apply_engine_budget(
+        m, a, d, es, devices,
+        (stored_weights ? *stored_weights : weight_bytes(a, pr)) + expert_padding_bytes(a, pr, e, devices),
+        rank_split{devices, 1});
+  });
   m.kv_per_token = kv_bytes_per_token(a, pr.kv);
   const auto per_sequence = [&](double c) { return kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value(); };
   m.kv_per_sequence = make_bytes(per_sequence(context));

@@ -15,7 +15,6 @@
 #include <boost/container/static_vector.hpp>
 
 #include "llmroof/detail/enum_names.hpp"
-#include "llmroof/detail/instruction_counts.hpp"
 
 #include "llmroof/architecture.hpp"
 #include "llmroof/formats.hpp"
@@ -74,7 +73,7 @@ struct op {
   double quantized_gemms = 0;
   /// Thread instructions per multiply-accumulate that ggml's int8 tiled
   /// kernel (MMQ) issues for the op's weight type
-  /// (detail::mmq_instructions_per_mac); 0: no such kernel.
+  /// (numeric_format::mmq_warp_per_kmac x 32 / 1000); 0: no such kernel.
   double mmq_instructions = 0;
 
   [[nodiscard]] constexpr bytes total_bytes() const {
@@ -352,7 +351,7 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
     o.quantized = f != nullptr && f->bits < 16;
     o.launches = launches_per_instance(o.kind, a);
     o.quantized_gemms = o.quantized ? quantized_gemms_per_instance(o.kind, a) : 0.0;
-    o.mmq_instructions = o.quantized ? mmq_instructions_per_mac(f->name) : 0.0;
+    o.mmq_instructions = o.quantized ? f->mmq_warp_per_kmac * 32.0 / 1000.0 : 0.0;
   }
   return out;
 }

@@ -395,8 +395,9 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
   m.users = users;
   m.context = context;
   const bytes padding = (1.0 / (p.tp * p.ep * p.pp)) * expert_padding_bytes(a, pr, e, p.tp);
-  detail::apply_engine_budget(m, a, d, with_scheduler_budget(e, e.max_model_len.value_or(std::max(1.0, context))), 1,
-                              per_device + padding, rank_split{p.tp, p.ep, p.pp, p.nodes()});
+  detail::with_budget(e, context, [&](const engine_settings& es) {
+    detail::apply_engine_budget(m, a, d, es, 1, per_device + padding, rank_split{p.tp, p.ep, p.pp, p.nodes()});
+  });
   const auto per_sequence = [&](double c) {
     return kv_share * kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value();
   };

@@ -328,8 +328,10 @@ class roofline {
     const double eta_c = o.klass == op_class::attention ? eff_.attention
                          : o.klass == op_class::gemm    ? eff_.compute_efficiency(o.gemm_rows) * (low ? eff_.low_precision : 1.0)
                                                         : eff_.compute;
-    if (o.mmq_instructions > 0 && eff_.quantized_path == kernel_path::int8_dot &&
-        o.gemm_rows > detail::mmvq_max_rows) {
+    // Up to 8 tokens ggml takes the mat-vec kernels (MMVQ_MAX_BATCH_SIZE,
+    // mmvq.cuh:3; a few K-quant limits on Ada and Blackwell consumer parts
+    // are lower, KERNELS.md 1.1), whose issue is not modelled.
+    if (o.mmq_instructions > 0 && eff_.quantized_path == kernel_path::int8_dot && o.gemm_rows > 8) {
       // ggml's MMQ issues 16-22 scalar instructions (dequantize epilogue,
       // conversions, loads) per int8 MMA: on an H100 that caps it near 1/5
       // of the int8 tensor roof (KERNELS.md section 1.7).
