@@ -297,14 +297,6 @@ bool llama_gpu(const device& d) {
   return d.vendor == "Apple" || d.vendor == "NVIDIA" || d.vendor == "AMD" || d.vendor == "Intel";
 }
 
-// Which vendors' GPUs a backend runs on (Vulkan: any but Apple's, where
-// llama.cpp runs Metal).
-bool backend_runs_on(std::string_view backend, const device& d) {
-  if (!llama_gpu(d)) return false;
-  if (backend == "vulkan") return d.vendor != "Apple";
-  return backend == native_backend(d);
-}
-
 // Whether engine `e` offers `backend` (an engine with one backend offers none by name).
 bool offers(const engine_settings& e, std::string_view backend) {
   const auto& b = engine_row_of(e.id).backends;
@@ -319,6 +311,13 @@ std::string_view native_backend(const device& d) {
   if (d.vendor == "NVIDIA") return "cuda";
   if (d.vendor == "AMD") return "hip";
   return "sycl";
+}
+
+// Vulkan: any GPU but Apple's, where llama.cpp runs Metal.
+bool backend_runs_on(std::string_view backend, const device& d) {
+  if (!llama_gpu(d)) return false;
+  if (backend == "vulkan") return d.vendor != "Apple";
+  return backend == native_backend(d);
 }
 
 bool runs_on(const engine_settings& e, const device& d) {

@@ -404,17 +404,14 @@ measurement_set read_measurements(const std::string& path) {
       const bool old_build = (has(backend, "2024") || has(backend, "2023")) && !has(backend, "MMQ");
       const std::string_view version = old_build ? "2024" : "current";
       // The backend the row names: Metal, HIP (ROCm), Vulkan, SYCL (IPEX-LLM's
-      // builds too), else CUDA.
-      // A row that names none ran the device's own build.
+      // builds too), CUDA; a row that names none ran the device's own build.
       const std::string_view kind = has(backend, "Metal")                         ? "metal"
                                     : has(backend, "ROCm") || has(backend, "HIP") ? "hip"
                                     : has(backend, "Vulkan")                      ? "vulkan"
                                     : has(backend, "SYCL")                        ? "sycl"
                                     : has(backend, "CUDA")                        ? "cuda"
                                                                                   : native_backend(m.dev);
-      engine_settings named = find_engine("llama.cpp");
-      named.backend = std::string(kind);
-      if (kind.empty() || !runs_on(named, m.dev)) {
+      if (kind.empty() || !backend_runs_on(kind, m.dev)) {
         skip(kind.empty() ? "llama.cpp on " + m.dev.id + " (no GPU backend: its CPU backend is not modelled)"
                           : "llama.cpp's " + std::string(kind) + " backend does not run on " + m.dev.id +
                                 " (device or backend misattributed)");

@@ -151,7 +151,7 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
       e.source = "fitted to " + std::to_string(f.points) +
                  " measured points (data/measured/calibration.csv, release3/single_stream.csv; in-sample MdAPE " +
                  std::to_string(static_cast<int>(std::lround(100 * f.median_ape))) + "%)";
-      if (key.rfind(cls, 0) != 0) {
+      if (fit_of_another_class(cls, key)) {
         // Another class's streaming cap is a bandwidth its kernels reached on
         // other vendors' parts (CUDA's: NVIDIA HBM), not a fraction: not carried.
         e.stream_cap = 0;

@@ -55,8 +55,10 @@ const kernel_class* find_kernel_class(engine_id engine, std::string_view version
 /// (NVIDIA), hip (AMD), sycl (Intel); "" for CPUs and accelerators llama.cpp
 /// has no backend for (Gaudi, TPUs).
 std::string_view native_backend(const device& d);
-/// Whether the backend `e` names (if any) runs on `d`: Vulkan on any GPU but
-/// Apple's, the others on their vendor's.
+/// Whether a llama.cpp backend runs on `d`: Vulkan on any GPU but Apple's,
+/// the others on their vendor's; none on CPUs, Gaudi or TPUs.
+bool backend_runs_on(std::string_view backend, const device& d);
+/// Whether the backend `e` names (if any) runs on `d` (backend_runs_on).
 bool runs_on(const engine_settings& e, const device& d);
 /// The class an engine runs on a device (its named backend, else the
 /// device's own), or null: llama.cpp on a CPU, an engine without the
@@ -111,6 +113,14 @@ inline std::vector<std::string> fit_candidates(const std::string& engine_class,
     out.emplace_back(k->efficiencies_of);
   }
   return out;
+}
+
+/// Whether a fit under `key` ("engine[@version][/memory-kind]") belongs to
+/// another kernel class than `engine_class` (one taken through
+/// efficiencies_of), not to another version of the same one.
+inline bool fit_of_another_class(std::string_view engine_class, std::string_view key) {
+  const auto base = [](std::string_view k) { return k.substr(0, std::min(k.find('@'), k.find('/'))); };
+  return base(key) != base(engine_class);
 }
 
 /// The profile of `engine` (vllm, sglang, tensorrt-llm, llama.cpp, ollama,

@@ -34,8 +34,8 @@ measurement_set read_points(const options& o) { return read_measurements(points_
 
 // The files as a command line names them.
 std::string points_named(const options& o) {
-  std::string out = o.sub;
-  for (const std::string& file : o.more_points) out += " " + file;
+  std::string out;
+  for (const std::string& file : points_files(o)) out += (out.empty() ? "" : " ") + file;
   return out;
 }
 

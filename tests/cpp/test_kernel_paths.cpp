@@ -217,6 +217,11 @@ TEST_CASE("llama.cpp backends' kernel traits: HIP multiplies in int8, Vulkan and
   // efficiencies (with its own traits); Vulkan has its own fit, SYCL none.
   CHECK(fit_candidates("llama.cpp-hip", {}) == std::vector<std::string>{"llama.cpp-hip", "llama.cpp-cuda"});
   CHECK(fit_candidates("llama.cpp-vulkan", {}) == std::vector<std::string>{"llama.cpp-vulkan"});
+  // Another class's fit (HIP taking CUDA's) drops its streaming cap; another
+  // version's of the same class (2024 builds taking current ones') keeps it.
+  CHECK(fit_of_another_class("llama.cpp-hip", "llama.cpp-cuda/hbm"));
+  CHECK_FALSE(fit_of_another_class("llama.cpp-cuda@2024", "llama.cpp-cuda"));
+  CHECK_FALSE(fit_of_another_class("llama.cpp-cuda@2024", "llama.cpp-cuda@2024/gddr"));
   const efficiency_profile hip = default_profile(find_device("rx-7900-xtx"), "llama.cpp");
   CHECK(hip.name == "fitted llama.cpp-cuda");
   CHECK(hip.source.find("taken by llama.cpp-hip") != std::string::npos);
