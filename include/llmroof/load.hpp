@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "llmroof/deployment.hpp"
+#include "llmroof/detail/lockstep.hpp"
 #include "llmroof/detail/search.hpp"
 #include "llmroof/prefix_cache.hpp"
 #include "llmroof/serving_limit.hpp"
@@ -248,6 +249,10 @@ struct closed_loop_result {
   seconds tpot = make_seconds(0);
   double requests_per_s = 0;
   serving_limit limit = serving_limit::none;  ///< none, kv_cache (its slots), max_num_seqs, compute (it saturates)
+  arrival_pattern arrivals = arrival_pattern::mixed;  ///< the workload's: which model gave these figures
+  /// Lockstep only: the mean TTFT of the first `active` requests, all sent at
+  /// once (the cold start a short benchmark averages in); 0 when mixed.
+  seconds first_wave_ttft = make_seconds(0);
   [[nodiscard]] double output_tokens_per_s(double output) const { return requests_per_s * output; }
   /// 0 when nothing is served (not one request fits).
   [[nodiscard]] tokens_per_second tokens_per_s_per_user() const {
@@ -311,6 +316,35 @@ inline std::optional<std::pair<double, load_result>> closed_loop_rate(const depl
   return std::pair<double, load_result>{lo, l};
 }
 
+// The closed loop of `out.active` identical requests in lockstep (the engine's
+// steps simulated: run_lockstep); users beyond the slots wait in the engine's
+// queue, (concurrency - active) / rate by Little's law, their handling done
+// while they wait (the engine never waits for them).
+inline closed_loop_result serve_lockstep(const deployment& d, const llmroof::workload& s, closed_loop_result out) {
+  out.active = std::floor(out.active);
+  const prefix_reuse reuse = reuse_of(d, s);
+  const double cached = reuse.hit > 0 ? reuse.cached : 0;
+  const double handling = d.efficiency().per_request.value();
+  const bool queued = out.concurrency > out.active;
+  const lockstep_run run =
+      run_lockstep(d, s.prompt_tokens(), cached, s.output, queued ? 0 : handling, out.active);
+  out.requests_per_s = run.requests_per_s;
+  out.queue_wait = make_seconds((out.concurrency - out.active) / run.requests_per_s);
+  out.ttft = make_seconds(run.ttft) + out.queue_wait;
+  out.tpot = make_seconds(run.tpot);
+  out.first_wave_ttft = make_seconds(run.first_wave_ttft);
+  load_result& l = out.load;
+  l.rate = run.requests_per_s;
+  l.stable = l.keeps_up = true;
+  l.users = out.active;
+  l.decoding = std::min(out.active, run.requests_per_s * s.output * run.tpot);
+  l.prefill_share = run.prefill_share;
+  l.prefill = d.prefill(s.prompt_tokens() - cached, cached).estimate;
+  l.ttft = make_seconds(run.ttft);
+  l.tpot = out.tpot;
+  return out;
+}
+
 // serve_closed_loop; `tolerance` > 0 stops the search for the rate once it
 // is bracketed to that share of itself (a search scoring many candidates),
 // 0 runs it to adjacent doubles.
@@ -329,6 +363,8 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
   }
   out.active = std::min(concurrency, out.slots);
   out.limit = concurrency <= out.slots ? serving_limit::none : held_at_once.limit;
+  out.arrivals = s.arrivals;
+  if (s.arrivals == arrival_pattern::lockstep) return serve_lockstep(d, s, out);
   const open_loop terms(d, s);  // rate-free: every rate tried below shares them
   if (out.active == 1) {
     // One user alone meets nobody (interfering 0): its rate is one request

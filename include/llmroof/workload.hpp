@@ -3,8 +3,10 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
@@ -12,8 +14,32 @@
 #include <string_view>
 
 #include "llmroof/detail/check.hpp"
+#include "llmroof/detail/enum_names.hpp"
 
 namespace llmroof {
+
+/// How a closed loop's requests meet each other (load.hpp, serve_closed_loop).
+///  * `mixed`: users whose prompts and answers differ in length drift apart,
+///    and a new request meets the others at random points of theirs (the
+///    arrival theorem): people, agents, a ShareGPT benchmark.
+///  * `lockstep`: identical requests started together, as a benchmark of fixed
+///    lengths runs them (`vllm bench serve --random-input-len P
+///    --random-output-len O --max-concurrency N --ignore-eos`, AIPerf, NIM's
+///    tables): the first N prompts queue together, requests that finish in one
+///    step come back together, and each such cohort's prompts are prefilled in
+///    one batch, so TTFT grows with the cohort, not with a random queue.
+enum class arrival_pattern : std::uint8_t { mixed, lockstep };
+
+inline constexpr std::array<std::string_view, 2> arrival_pattern_names{"mixed", "lockstep"};
+
+constexpr std::string_view to_string(arrival_pattern a) { return detail::enum_name(a, arrival_pattern_names); }
+
+/// "mixed" or "lockstep"; throws std::invalid_argument "arrivals must be mixed
+/// or lockstep (got 'x')".
+inline arrival_pattern parse_arrival_pattern(std::string_view name) {
+  if (auto a = detail::enum_from_name<arrival_pattern>(name, arrival_pattern_names)) return *a;
+  throw std::invalid_argument("arrivals must be mixed or lockstep (got '" + std::string(name) + "')");
+}
 
 /// What a deployment serves: N users, each with a prompt, an answer and a
 /// context budget. Holds nothing the deployment holds.
@@ -30,6 +56,9 @@ struct workload {
   /// Share of requests that find the prefix cached; unset: every one (the
   /// steady state of one shared prefix). Only with a prefix.
   std::optional<double> prefix_hit;
+  /// How a closed loop's requests arrive: desynchronised (the default: users)
+  /// or in lockstep (a fixed-length benchmark); arrival_pattern.
+  arrival_pattern arrivals = arrival_pattern::mixed;
 
   /// The prompt a new request brings: `prompt`, or min(context, 2048) and at
   /// least one token when unset. The one place that default is decided.
@@ -64,7 +93,8 @@ inline double parse_token_count(std::string_view field, std::string_view text, s
 /// [1, 1e9], context in [1, 1e9] tokens, prompt a whole number in [0, 1e9]
 /// (0: the default) and at most the context, output in [1, 1e9], prefix a
 /// whole number of tokens at most the prompt, prefix_hit in [0, 1] and only
-/// with a prefix.
+/// with a prefix; in lockstep (identical requests) a whole number of output
+/// tokens and prefix_hit 0 or 1.
 inline void validate(const workload& w) {
   detail::require_whole("users", w.users);
   detail::require_in("users", w.users, 1, 1e9);
@@ -83,6 +113,13 @@ inline void validate(const workload& w) {
   if (w.prefix_hit) {
     detail::require_in("prefix_hit", *w.prefix_hit, 0, 1);
     if (w.prefix <= 0) throw std::invalid_argument("prefix_hit needs a prefix (the prompt tokens every request shares)");
+  }
+  if (w.arrivals == arrival_pattern::lockstep) {
+    detail::require_whole("output", w.output);
+    if (w.prefix_hit && *w.prefix_hit > 0 && *w.prefix_hit < 1) {
+      detail::fail("prefix_hit", "0 or 1 in lockstep (identical requests all find the prefix or none does)",
+                   *w.prefix_hit);
+    }
   }
 }
 

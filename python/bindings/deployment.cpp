@@ -306,7 +306,7 @@ void register_deployment(py::module_& m) {
              double ttft_target, const py::object& offload, const py::object& host, const py::object& concurrency,
              const py::object& price_per_hour, const py::object& purchase, const py::object& years,
              const py::object& electricity, const py::object& pue, double prefix, const py::object& prefix_hit,
-             const py::object& pd, const py::object& min_tokens_per_s, const py::object& kv_link,
+             const std::string& arrivals, const py::object& pd, const py::object& min_tokens_per_s, const py::object& kv_link,
              const py::object& kv_link_efficiency, bool kv_overlap, const py::object& spec_method_name,
              int draft_tokens, const std::vector<double>& acceptance, const py::object& draft) {
             workload w;
@@ -316,6 +316,7 @@ void register_deployment(py::module_& m) {
             w.output = output;
             w.prefix = prefix;
             w.prefix_hit = number(prefix_hit);
+            w.arrivals = parse_arrival_pattern(arrivals);
             // "auto": the fewest layers in host RAM that hold the workload, as --offload auto.
             const bool autosize = py::isinstance<py::str>(offload) && offload.cast<std::string>() == "auto";
             const deployment d = autosize ? with_offload_auto(c.setup, w, host_from(host))
@@ -353,7 +354,7 @@ void register_deployment(py::module_& m) {
           py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("rate"), py::arg("output"),
           py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"), py::arg("price_per_hour"),
           py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"), py::arg("prefix"),
-          py::arg("prefix_hit"), py::arg("pd"), py::arg("min_tokens_per_s"), py::arg("kv_link"),
+          py::arg("prefix_hit"), py::arg("arrivals"), py::arg("pd"), py::arg("min_tokens_per_s"), py::arg("kv_link"),
           py::arg("kv_link_efficiency"), py::arg("kv_overlap"), py::arg("spec_method"), py::arg("draft_tokens"),
           py::arg("acceptance"), py::arg("draft"))
       .def(
@@ -372,13 +373,15 @@ void register_deployment(py::module_& m) {
           "users_report",
           [](const context& c, double context_tokens, double prompt, double min_tokens_per_s, double ttft_target,
              double output, const py::object& price_per_hour, const py::object& purchase, const py::object& years,
-             const py::object& electricity, const py::object& pue, double prefix, const py::object& prefix_hit) {
+             const py::object& electricity, const py::object& pue, double prefix, const py::object& prefix_hit,
+             const std::string& arrivals) {
             workload w;
             w.context = detail::require_non_negative("context", context_tokens);
             w.prompt = prompt;
             w.output = output;
             w.prefix = prefix;
             w.prefix_hit = number(prefix_hit);
+            w.arrivals = parse_arrival_pattern(arrivals);
             const users_result u =
                 max_users(c.setup, w, make_tokens_per_second(min_tokens_per_s), make_seconds(ttft_target));
             return users_report{report::users_json(c.setup, w, min_tokens_per_s, ttft_target, u,
@@ -386,7 +389,7 @@ void register_deployment(py::module_& m) {
           },
           py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"), py::arg("output"),
           py::arg("price_per_hour"), py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"),
-          py::arg("prefix"), py::arg("prefix_hit"))
+          py::arg("prefix"), py::arg("prefix_hit"), py::arg("arrivals"))
       .def(
           "moe_report",
           [](const context& c, double context_tokens, double max_batch) {

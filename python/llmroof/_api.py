@@ -607,6 +607,7 @@ def _plan_args(
     prompt: Tokens | None = None,
     prefix: Tokens = 0,
     prefix_hit: float | None = None,
+    arrivals: str = "mixed",
     rate: float | None = None,
     concurrency: float | None = None,
     output: float = 512,
@@ -639,6 +640,7 @@ def _plan_args(
         None if concurrency is None else _number("concurrency", concurrency, minimum=1),
         *_price_args(price_per_hour=price_per_hour, purchase=purchase, years=years, electricity=electricity, pue=pue),
         *_prefix_args(prefix, prefix_hit),
+        _text("arrivals", arrivals),
         _pd(pd),
         None if min_tokens_per_s is None else _number("min_tokens_per_s", min_tokens_per_s, minimum=0),
         None if kv_link is None else _text("kv_link", kv_link),
@@ -702,6 +704,13 @@ section then gives ``ttft_s``, ``tpot_s``, ``output_tokens_per_s``,
 ``requests_per_s``, the requests inside the engine and what limits them.
 Without ``rate`` or ``concurrency``, more than one of ``users`` are that
 closed loop (as the command's plan prints it)."""),
+    ("arrivals", """How a closed loop's requests meet, as the command's ``--arrivals``:
+``"mixed"`` (the default: users whose lengths differ drift apart and meet
+each other at random points) or ``"lockstep"`` (identical requests started
+together, as a fixed-length benchmark runs them: requests that finish in one
+step come back together and their prompts are prefilled in one batch; the
+engine's steps are simulated). The ``load`` section says which, and in
+lockstep gives ``first_wave_ttft_s``, the cold start's mean TTFT."""),
     ("pd, min_tokens_per_s, kv_link, kv_link_efficiency, kv_overlap", """Prefill and decode apart (as the command's ``--pd``, ``--tps``,
 ``--kv-link``, ``--kv-link-efficiency``, ``--kv-overlap``): ``pd`` = the devices
 of one instance (``"auto"``: the fewest that hold a request and decode it
@@ -893,6 +902,7 @@ def users(
     output: float = 512,
     prefix: Tokens = 0,
     prefix_hit: float | None = None,
+    arrivals: str = "mixed",
     **options: Unpack[UsersOptions],
 ) -> Users:
     """The most concurrent users at ``context`` tokens such that each gets at
@@ -913,6 +923,9 @@ def users(
     prefix, prefix_hit
         The prompt tokens every request shares and the share of requests
         that find them cached (as :func:`plan`'s).
+    arrivals
+        ``"mixed"`` or ``"lockstep"``: how the closed loop's requests meet (as
+        :func:`plan`'s).
     {options}
 
     Returns
@@ -927,7 +940,7 @@ def users(
     price: dict[str, Any] = {k: v for k, v in options.items() if k in PriceOptions.__annotations__}
     deployment: dict[str, Any] = {k: v for k, v in options.items() if k not in price}
     args = (_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output) + _price_args(**price)
-            + _prefix_args(prefix, prefix_hit))
+            + _prefix_args(prefix, prefix_hit) + (_text("arrivals", arrivals),))
     return Estimator(model=model, device=device, **deployment)._users(args)
 
 
@@ -1178,11 +1191,12 @@ class Estimator:
 
     def users(
         self, *, min_tokens_per_s: float, ttft_target_s: float = 0, context: Tokens = 4096, prompt: Tokens = 0,
-        output: float = 512, prefix: Tokens = 0, prefix_hit: float | None = None, **price: Unpack[PriceOptions],
+        output: float = 512, prefix: Tokens = 0, prefix_hit: float | None = None, arrivals: str = "mixed",
+        **price: Unpack[PriceOptions],
     ) -> Users:
         """:func:`users` of this deployment (same arguments and defaults)."""
         return self._users(_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output) + _price_args(**price)
-                           + _prefix_args(prefix, prefix_hit))
+                           + _prefix_args(prefix, prefix_hit) + (_text("arrivals", arrivals),))
 
     def memory(self, *, users: float = 1, context: Tokens = 4096) -> MemoryPlan:
         """The memory plan of :func:`plan` alone (``users`` at ``context``

@@ -284,6 +284,7 @@ class PlanLoad(PriceOptions, total=False):
     prompt: float | str | None
     prefix: float | str
     prefix_hit: float | None
+    arrivals: str
     rate: float | None
     concurrency: float | None
     output: float

@@ -83,6 +83,8 @@ options parse(int argc, char** argv);
 price price_of(const options& o);
 /// --prefix and --prefix-hit into `w` (validated with the workload).
 void read_prefix(const options& o, workload& w);
+/// --arrivals mixed|lockstep into the workload.
+void read_arrivals(const options& o, workload& w);
 
 /// Each throws std::invalid_argument naming `field`.
 double parse_tokens(const std::string& field, const std::string& s);

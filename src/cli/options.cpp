@@ -35,6 +35,8 @@ constexpr option_doc option_docs[] = {
     {"prefix", "P", "prompt tokens every request shares (a system prompt, tools): a prefix-cache hit prefills only the "
                     "rest; block-sharing engines (vLLM, SGLang) hold it once"},
     {"prefix-hit", "H", "share of requests that find --prefix cached (default 1)"},
+    {"arrivals", "mixed|lockstep", "how the closed loop's requests meet: mixed (default: users drift apart) or "
+                                   "lockstep (identical requests started together, as a fixed-length benchmark)"},
     {"prefix-caching", "on|off", "the engine's prefix cache (default: on; vLLM before 0.8 and TensorRT-LLM 2023: off)"},
     {"memory-utilization", "F", "share of device memory the engine uses (default: the engine's, vLLM 0.9)"},
     {"block-tokens", "N", "KV block size of the paged engine (default: the engine's, vLLM 16)"},
@@ -112,7 +114,7 @@ const std::vector<command_spec>& commands() {
       {"plan", "--model ID --device ID[:N] [--users N] [--context C] [--prompt P] [--rate R | --concurrency N] [--output O] ...",
        "memory plan, users that fit, decode speed against context, TTFT; its users in a closed loop (or --rate, --concurrency)",
        join({model_opts, layout_opts, memory_opts,
-             {"users", "context", "prompt", "prefix", "prefix-hit", "offload", "host", "rate", "concurrency", "output",
+             {"users", "context", "prompt", "prefix", "prefix-hit", "arrivals", "offload", "host", "rate", "concurrency", "output",
               "ttft", "price-per-hour", "purchase", "years", "electricity", "pue", "pd", "tps", "kv-link",
               "kv-link-efficiency", "kv-overlap", "spec", "draft-tokens", "accept", "draft-model"}}), cmd_plan},
       {"decode", "--model ID --device ID[:N] [--batch N] [--context C] [--price-per-hour USD | --purchase USD] ...",
@@ -135,8 +137,8 @@ const std::vector<command_spec>& commands() {
       {"users", "--model ID --device ID[:N] --tps T [--ttft S] [--context C] [--prompt P] [--output O]",
        "most users that meet a tokens/s (and TTFT) target",
        join({model_opts, layout_opts, memory_opts,
-             {"context", "prompt", "prefix", "prefix-hit", "output", "tps", "ttft", "price-per-hour", "purchase", "years",
-              "electricity", "pue"}}),
+             {"context", "prompt", "prefix", "prefix-hit", "arrivals", "output", "tps", "ttft", "price-per-hour", "purchase",
+              "years", "electricity", "pue"}}),
        cmd_users},
       {"recommend", "--model ID [--model ID2] --pool ID:N[,ID:N] (--users N | --rate R) [--context C] [--tps T] [--ttft S] ...",
        "what to run: every engine, format, layout, replica count and prefill/decode split on the pool, scored "
@@ -496,6 +498,10 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
 void read_prefix(const options& o, workload& w) {
   if (auto p = o.get("prefix")) w.prefix = parse_tokens("prefix", *p);
   if (auto h = o.get("prefix-hit")) w.prefix_hit = parse_number("prefix-hit", *h, 0, 1);
+}
+
+void read_arrivals(const options& o, workload& w) {
+  if (auto a = o.get("arrivals")) w.arrivals = parse_arrival_pattern(*a);
 }
 
 }  // namespace llmroof::cli

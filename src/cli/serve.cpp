@@ -155,6 +155,7 @@ int cmd_plan(const options& o) {
   sc.context = parse_tokens("context", o.get("context").value_or("4096"));
   if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
   read_prefix(o, sc);
+  read_arrivals(o, sc);
   setup s = make_setup(o, true);
   if (o.get("offload") == "auto") {
     s = with_offload_auto(s, sc, o.get("host") ? device_of(*o.get("host")) : offload_plan{}.host);
@@ -317,8 +318,9 @@ int cmd_plan(const options& o) {
   if (load.closed) {
     const closed_loop_result& c = *load.closed;
     std::printf("\nClosed loop: %s, each sending its next request (%s prompt + %s output tokens) when the last "
-                "completes\n", users_label(c.concurrency).c_str(), thousands(sc.prompt_tokens()).c_str(),
-                thousands(sc.output).c_str());
+                "completes%s\n", users_label(c.concurrency).c_str(), thousands(sc.prompt_tokens()).c_str(),
+                thousands(sc.output).c_str(),
+                c.arrivals == arrival_pattern::lockstep ? ", in lockstep (identical requests, started together)" : "");
     std::printf("  %s in the engine (%s %s: KV for %s tokens each, max_num_seqs %s), limit: %s\n",
                 fmt("%.1f", c.active).c_str(), thousands(c.slots).c_str(), c.slots == 1 ? "slot" : "slots", thousands(sc.prompt_tokens() + sc.output).c_str(),
                 thousands(s.engine.max_sequences).c_str(), std::string(to_string(c.limit)).c_str());
@@ -329,6 +331,10 @@ int cmd_plan(const options& o) {
       std::printf("  TTFT %s (waiting for a slot %s), TPOT %s = %.1f tokens/s per user; %.3g requests/s, %.0f output "
                   "tokens/s total\n", ms(c.ttft).c_str(), ms(c.queue_wait).c_str(), ms(c.tpot).c_str(),
                   c.tokens_per_s_per_user().value(), c.requests_per_s, c.output_tokens_per_s(sc.output));
+      if (c.arrivals == arrival_pattern::lockstep) {
+        std::printf("  the first %s requests, sent at once, wait %s for their first token on average\n",
+                    thousands(c.active).c_str(), ms(c.first_wave_ttft).c_str());
+      }
     }
   }
   if (const auto& open = load.open) {
@@ -494,6 +500,7 @@ int cmd_users(const options& o) {
   if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
   if (auto out = o.get("output")) sc.output = parse_count("output", *out);
   read_prefix(o, sc);
+  read_arrivals(o, sc);
   const double tps = parse_number("tps", o.get("tps").value_or("10"), 0, 1e9);
   const double ttft = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 0.0;
   const price pr = price_of(o);

@@ -652,6 +652,7 @@ json saturation_json(const saturation_result& s) {
 
 json closed_loop_json(const closed_loop_result& c, double output) {
   return {{"model", "closed loop"},
+          {"arrivals", to_string(c.arrivals)},
           {"concurrency", c.concurrency},
           {"active", c.active},
           {"slots", c.slots},
@@ -662,7 +663,9 @@ json closed_loop_json(const closed_loop_result& c, double output) {
           {"tpot_s", c.tpot.value()},
           {"output_tokens_per_s", c.output_tokens_per_s(output)},
           {"output_tokens_per_s_per_user", c.tpot.value() > 0 ? c.tokens_per_s_per_user().value() : 0.0},
-          {"prefill_share", c.load.prefill_share}};
+          {"prefill_share", c.load.prefill_share},
+          {"first_wave_ttft_s",
+           c.arrivals == arrival_pattern::lockstep ? json(c.first_wave_ttft.value()) : json(nullptr)}};
 }
 
 json load_json(const served_load& l, double output) {

@@ -148,6 +148,29 @@ loop = json.loads(run("plan", *U, "--concurrency", str(int(u["max_users"])), "--
 del loop["saturation"]
 check("users: closed loop = plan --concurrency max_users", u["closed_loop"] == loop, (u["closed_loop"], loop))
 check("users: loop text", "(a closed loop: 2,048-token prompts, 300-token answers" in run("users", *U, "--tps", "20").stdout)
+# Lockstep (identical requests started together): said in the text and the JSON, the same loop in users.
+L = ["--model", "llama-3.1-8b", "--device", "h100-sxm", "--prompt", "1000", "--output", "300", "--context", "1300"]
+lock = json.loads(run("plan", *L, "--concurrency", "16", "--arrivals", "lockstep", "--json").stdout)["load"]
+mixed = json.loads(run("plan", *L, "--concurrency", "16", "--json").stdout)["load"]
+check("lockstep: said which", lock["arrivals"] == "lockstep" and mixed["arrivals"] == "mixed" and mixed["first_wave_ttft_s"] is None, (lock, mixed))
+check("lockstep: the cohort's prompts prefilled together wait longer", lock["ttft_s"] > mixed["ttft_s"] and lock["first_wave_ttft_s"] >= lock["ttft_s"] * (1 - 1e-9), (lock, mixed))
+r = run("plan", *L, "--concurrency", "16", "--arrivals", "lockstep")
+check("lockstep text", "in lockstep (identical requests, started together)" in r.stdout and "the first 16 requests, sent at once" in r.stdout, r.stdout)
+ul = json.loads(run("users", *L, "--tps", "20", "--arrivals", "lockstep", "--json").stdout)
+loop = json.loads(run("plan", *L, "--concurrency", str(int(ul["max_users"])), "--arrivals", "lockstep", "--json").stdout)["load"]
+del loop["saturation"]
+check("users --arrivals lockstep: closed loop = plan --concurrency max_users", ul["closed_loop"] == loop, (ul["closed_loop"], loop))
+# The README's figures for the two loops (section "Load").
+readme_text = open(readme).read()
+for args, a, said in ((["--model", "llama-3.1-8b", "--device", "h100-sxm", "--prompt", "1000", "--output", "1000",
+                        "--context", "2000", "--concurrency", "64"], "lockstep", "TTFT 305 ms (740 ms for the first wave)"),
+                      (["--model", "llama-3.1-8b", "--device", "h100-sxm", "--prompt", "1000", "--output", "1000",
+                        "--context", "2000", "--concurrency", "64"], "mixed", "mixed loop's 37,"),
+                      (NIM + ["--concurrency", "50"], "lockstep", "lockstep 907 / 1,474 / 1,595"),
+                      (NIM + ["--concurrency", "50"], "mixed", "mixed 469 / 611 / 759")):
+    got = json.loads(run("plan", *args, "--arrivals", a, "--json").stdout)["load"]
+    ms_ = round(1e3 * got["ttft_s"])
+    check(f"README load figures: {a} {ms_} ms", said in readme_text and f"{ms_:,}" in said, (ms_, said))
 check("users: one answer", u["per_user_tokens_per_s_estimate"] == u["closed_loop"]["output_tokens_per_s_per_user"] >= 20
       and u["total_tokens_per_s_estimate"] == u["closed_loop"]["output_tokens_per_s"]
       and u["ttft_s"] == u["closed_loop"]["ttft_s"], u)
@@ -423,6 +446,9 @@ BAD = [
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--engine", "vllm@x"], "engine version must be a release like 0.10 or 'current' (got 'x')"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--max-num-seqs", "0"], "max-num-seqs must be in [1, 1000000000] (got 0)"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--rate", "1", "--concurrency", "4"], "concurrency and rate are two load models; give one"),
+    (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--arrivals", "sync"], "arrivals must be mixed or lockstep (got 'sync')"),
+    (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--arrivals", "lockstep", "--concurrency", "4", "--prefix", "64", "--prefix-hit", "0.5"],
+     "prefix_hit must be 0 or 1 in lockstep (identical requests all find the prefix or none does) (got 0.5)"),
     (["frobnicate"], "unknown command 'frobnicate'"),
     (["recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm:0"], "--pool needs a whole count in [1, 65536] after ':' (got 'h100-sxm:0')"),
     (["recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm", "--users", "4", "--rate", "2"], "--users and --rate are two loads; give one"),

@@ -398,3 +398,121 @@ TEST_CASE("a workload's prompt fits in its context, and 1 user reads as one") {
   CHECK(w.prompt_tokens() == 1000);
   CHECK_NOTHROW(validate(w));
 }
+
+// Lockstep (identical requests started together): the engine's steps,
+// simulated cohort by cohort, checked by hand against the deployment's own
+// prefill and decode times.
+namespace {
+struct lockstep_case {
+  deployment dep;
+  workload s;
+};
+lockstep_case small_lockstep(double budget, double prompt, double output) {
+  const device& d = find_device("rtx-4090");
+  engine_settings e = configure_engine("vllm", d);
+  e.max_batched_tokens = budget;
+  workload s;
+  s.prompt = prompt;
+  s.output = output;
+  s.context = prompt + output;
+  s.arrivals = arrival_pattern::lockstep;
+  return {deployment(find_model("llama-3.1-8b"), precision{}, roofline(d), {}, e), s};
+}
+}  // namespace
+
+TEST_CASE("lockstep: a wave that fits one step is prefilled together and comes back together") {
+  // 4 users, 100-token prompts, 3 output tokens, a 2048-token budget: the
+  // engine waits h for the four, prefills all 400 tokens in one step of
+  // tau = prefill(100 tokens, batch 4), which yields each its first token;
+  // two decode steps of 4 follow (timed as one run at the mean context
+  // 100 + 1 + (2 - 1) / 2 = 101.5), the four finish together and send again.
+  const auto [dep, s] = small_lockstep(2048, 100, 3);
+  const double h = dep.efficiency().per_request.value();
+  const double tau = dep.prefill(100, 0, 4).estimate.value();
+  const double delta = dep.decode(4, 101.5).estimate.value();
+  const closed_loop_result c = serve_closed_loop(dep, s, 4);
+  CHECK(c.arrivals == arrival_pattern::lockstep);
+  CHECK(c.ttft.value() == doctest::Approx(h + tau).epsilon(1e-12));
+  CHECK(c.first_wave_ttft.value() == doctest::Approx(h + tau).epsilon(1e-12));
+  CHECK(c.tpot.value() == doctest::Approx(delta).epsilon(1e-12));  // 2 delta over 3 - 1 tokens
+  CHECK(c.requests_per_s == doctest::Approx(4 / (h + tau + 2 * delta)).epsilon(1e-9));
+  CHECK(c.queue_wait.value() == 0);
+  // The mixed loop's new request meets the others at random points instead:
+  // its prompt is prefilled alone, so its TTFT is shorter than the cohort's.
+  workload mixed = s;
+  mixed.arrivals = arrival_pattern::mixed;
+  const closed_loop_result m = serve_closed_loop(dep, mixed, 4);
+  CHECK(m.arrivals == arrival_pattern::mixed);
+  CHECK(m.first_wave_ttft.value() == 0);
+  CHECK(m.ttft < c.ttft);
+}
+
+TEST_CASE("lockstep: the token budget splits a wave, first come first prefilled") {
+  // 4 users, 100-token prompts, 2 output tokens, a 250-token budget.
+  // Step 1 (at h): 250 tokens: two whole prompts and 50 of the third, as one
+  //   batch of 3 chunks of 250 / 3 = 83 tokens: tau1 = prefill(83, 0, 3). The
+  //   two whole ones get their first token at h + tau1.
+  // Step 2: the two decode (budget 250 - 2 = 248), then the third's last 50
+  //   and the fourth's 100: 2 chunks of 75 tokens after 25 cached on average,
+  //   tau2 = prefill(75, 25, 2), the step max(decode(2, 101), tau2); the first
+  //   two finish, the last two get their first token.
+  // First wave's mean TTFT = h + tau1 + step2 / 2.
+  const auto [dep, s] = small_lockstep(250, 100, 2);
+  const double h = dep.efficiency().per_request.value();
+  const double tau1 = dep.prefill(83, 0, 3).estimate.value();
+  const double step2 = std::max(dep.decode(2, 101).estimate.value(), dep.prefill(75, 25, 2).estimate.value());
+  const closed_loop_result c = serve_closed_loop(dep, s, 4);
+  CHECK(c.first_wave_ttft.value() == doctest::Approx(h + tau1 + step2 / 2).epsilon(1e-12));
+  CHECK(c.ttft.value() > 0);
+}
+
+TEST_CASE("lockstep: one user is the mixed loop's one user; beyond the slots requests queue") {
+  const auto [dep, s] = small_lockstep(2048, 1000, 200);
+  workload mixed = s;
+  mixed.arrivals = arrival_pattern::mixed;
+  // One user meets nobody: TTFT = h + prefill(1000), TPOT = step(1) at 1000 + 200 / 2.
+  const closed_loop_result one = serve_closed_loop(dep, s, 1);
+  const closed_loop_result alone = serve_closed_loop(dep, mixed, 1);
+  CHECK(one.ttft.value() == doctest::Approx(alone.ttft.value()).epsilon(1e-12));
+  CHECK(one.tpot.value() == doctest::Approx(alone.tpot.value()).epsilon(1e-12));
+  // More users than the engine holds: the engine runs its slots' cohort and the
+  // rest wait (N - slots) / rate (Little's law), their handling done meanwhile.
+  const engine_slots held = slots_for(dep, s);
+  REQUIRE(held.slots > 1);
+  REQUIRE(held.slots < 200);
+  const closed_loop_result many = serve_closed_loop(dep, s, 200);
+  CHECK(many.active == doctest::Approx(held.slots));
+  CHECK(many.limit == held.limit);
+  CHECK(many.queue_wait.value() == doctest::Approx((200 - held.slots) / many.requests_per_s).epsilon(1e-12));
+  CHECK(many.ttft.value() == doctest::Approx(many.load.ttft.value() + many.queue_wait.value()).epsilon(1e-12));
+}
+
+TEST_CASE("property: in lockstep a larger cohort waits longer for its first token and serves more") {
+  const auto [dep, s] = small_lockstep(2048, 100, 64);
+  double last_ttft = 0, last_total = 0;
+  for (double n : {1.0, 2.0, 4.0, 8.0, 16.0}) {  // 16 x 100 tokens still fit one 2048-token step
+    const closed_loop_result c = serve_closed_loop(dep, s, n);
+    CAPTURE(n);
+    CHECK(c.ttft.value() > last_ttft);
+    CHECK(c.output_tokens_per_s(64) > last_total);
+    CHECK(c.first_wave_ttft.value() == doctest::Approx(c.ttft.value()).epsilon(1e-9));  // one step: no chain
+    last_ttft = c.ttft.value();
+    last_total = c.output_tokens_per_s(64);
+  }
+}
+
+TEST_CASE("lockstep: identical requests or a clear error") {
+  auto [dep, s] = small_lockstep(2048, 100, 3);
+  s.output = 2.5;
+  CHECK_THROWS_WITH_AS(serve_closed_loop(dep, s, 4), "output must be a whole number (got 2.5)", std::invalid_argument);
+  s.output = 3;
+  s.prefix = 64;
+  s.prefix_hit = 0.5;
+  CHECK_THROWS_WITH_AS(serve_closed_loop(dep, s, 4),
+                       "prefix_hit must be 0 or 1 in lockstep (identical requests all find the prefix or none does) "
+                       "(got 0.5)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_arrival_pattern("sync"), "arrivals must be mixed or lockstep (got 'sync')",
+                       std::invalid_argument);
+  CHECK(to_string(arrival_pattern::lockstep) == "lockstep");
+}

@@ -33,7 +33,8 @@ DEFAULTS = dict(weights=None, kv=None, lm_head=None, engine="vllm", devices=1, t
                 link=None, inter_link=None,
                 efficiency=None, memory_utilization=None, block_tokens=None, max_num_seqs=None,
                 max_num_batched_tokens=None, max_model_len=None, prefix_caching=None,
-                users=1, context=4096, prompt=None, prefix=0, prefix_hit=None, rate=None, concurrency=None, output=512, ttft_target_s=1.0,
+                users=1, context=4096, prompt=None, prefix=0, prefix_hit=None, arrivals="mixed", rate=None, concurrency=None,
+                output=512, ttft_target_s=1.0,
                 offload=None, host="ryzen-9-7950x", threads=None, price_per_hour=None, purchase=None, years=None,
                 electricity=None, pue=None, pd=None, min_tokens_per_s=None, kv_link=None, kv_link_efficiency=None,
                 kv_overlap=False, speculative=None)

@@ -556,3 +556,32 @@ def test_llama_cpp_backend_on_the_wrong_vendor_is_refused_alike(cli: str) -> Non
     assert out.returncode == 2
     with pytest.raises(ValueError, match=r"engine backend 'hip' does not run on NVIDIA GPUs \(device 'h100-sxm'\)"):
         llmroof.decode(model="qwen3-8b", device="h100-sxm", engine="llama.cpp-hip")
+
+
+def test_lockstep_parity_and_refusals(cli: str) -> None:
+    # A fixed-length benchmark's closed loop (arrival_pattern::lockstep; the
+    # hand-computed cases are in tests/cpp/test_serving.cpp).
+    args = ["--model", "llama-3.1-8b", "--device", "h100-sxm", "--prompt", "1000", "--output", "300", "--context", "1300",
+            "--concurrency", "16", "--arrivals", "lockstep"]
+    kw: dict[str, Any] = dict(model="llama-3.1-8b", device="h100-sxm", prompt=1000, output=300, context=1300,
+                              concurrency=16, arrivals="lockstep")
+    p = llmroof.plan(**kw)
+    assert run(cli, "plan", *args) == p.to_dict()
+    assert p.load["arrivals"] == "lockstep" and p.load["first_wave_ttft_s"] >= p.load["ttft_s"] * (1 - 1e-9)
+    mixed = llmroof.plan(**{**kw, "arrivals": "mixed"})
+    assert mixed.load["arrivals"] == "mixed" and mixed.load["first_wave_ttft_s"] is None
+    assert p.load["ttft_s"] > mixed.load["ttft_s"]
+    u = llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=20, prompt=1000, output=300,
+                      context=1300, arrivals="lockstep")
+    assert run(cli, "users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "20", "--prompt", "1000",
+               "--output", "300", "--context", "1300", "--arrivals", "lockstep") == u.to_dict()
+    est = llmroof.Estimator(model="llama-3.1-8b", device="h100-sxm")
+    assert est.users(min_tokens_per_s=20, prompt=1000, output=300, context=1300,
+                     arrivals="lockstep").to_dict() == u.to_dict()
+    with pytest.raises(ValueError, match="arrivals must be mixed or lockstep"):
+        llmroof.plan(model="llama-3.1-8b", device="h100-sxm", concurrency=4, arrivals="sync")
+    with pytest.raises(ValueError, match="prefix_hit must be 0 or 1 in lockstep"):
+        llmroof.plan(model="llama-3.1-8b", device="h100-sxm", concurrency=4, arrivals="lockstep", prefix=64,
+                     prefix_hit=0.5)
+    with pytest.raises(TypeError, match="arrivals must be a str"):
+        llmroof.plan(model="llama-3.1-8b", device="h100-sxm", arrivals=1)  # type: ignore[arg-type]

@@ -50,6 +50,7 @@ class Deployment:
         pue: float | None,
         prefix: float,
         prefix_hit: float | None,
+        arrivals: str,
         pd: int | str | None,
         min_tokens_per_s: float | None,
         kv_link: str | None,
@@ -84,6 +85,7 @@ class Deployment:
         pue: float | None,
         prefix: float,
         prefix_hit: float | None,
+        arrivals: str,
     ) -> Users: ...
     def moe_report(self, context: float, max_batch: float) -> MoeReport: ...
     def compare_report(self, other: Deployment, context: float, max_batch: float) -> Comparison: ...
