@@ -440,10 +440,14 @@ measurement_set read_measurements(const std::string& path) {
       // are their own version, as llama.cpp's 2024 builds are.
       const bool early = has(backend, "v0.5") || has(backend, "v0.6") || has(backend, "v0.7");
       m.engine = key(engine_id::tensorrt_llm, early ? "2023" : "current", "");
-      if (has(backend, "EP8") && m.arch.is_moe()) {
+      // "TP8 EP8, attention DP": data-parallel attention beside EP experts;
+      // "TP8 with expert parallel": TP attention, experts EP over the same 8.
+      m.plan.tp = n;
+      if (m.arch.is_moe() && (has(backend, "attention DP") || has(backend, "attention dp")) && has(backend, "EP")) {
+        m.plan.tp = 1;
         m.plan.ep = n;
-      } else {
-        m.plan.tp = n;
+      } else if (m.arch.is_moe() && (has(backend, "expert parallel") || has(backend, " EP"))) {
+        m.plan.ep = n;
       }
       // NIM's AIPerf runs keep `batch` users in flight, each sending its next
       // request when the last completes (a closed loop, not a static batch).
@@ -456,15 +460,10 @@ measurement_set read_measurements(const std::string& path) {
       }
     } else if (engine_spelled(backend, engine_id::vllm) || engine_spelled(backend, engine_id::sglang)) {
       const bool sglang = engine_spelled(backend, engine_id::sglang);
-      // llmroof's ep > 1 is data-parallel attention beside expert-parallel
-      // experts (parallel.hpp); SGLang's "TP8 + DP attention" keeps its
-      // experts tensor-parallel, and "TP2 EP2" its attention: neither is.
+      // SGLang's "TP8 + DP attention" keeps its experts tensor-parallel
+      // beside data-parallel attention: not one of parallel.hpp's layouts.
       if (has(backend, "DP attention") || has(backend, "dp-attention")) {
         skip("attention data parallel with tensor-parallel experts is not modelled (issue 32)");
-        continue;
-      }
-      if (has(backend, " EP") || has(backend, "expert parallel")) {
-        skip("tensor-parallel attention with expert-parallel experts is not modelled (issue 32)");
         continue;
       }
       // SGLang v0.4.x ran DeepSeek-style models with 2024 kernels (engines.cpp: sglang@2024).
@@ -475,6 +474,12 @@ measurement_set read_measurements(const std::string& path) {
       m.engine = sglang ? key(engine_id::sglang, sglang_2024 ? "2024" : "current", "")
                         : key(engine_id::vllm, vllm_v0 ? "0.6" : "current", "");
       m.plan.tp = n;
+      // "TP2 EP2", "--enable-expert-parallel": TP attention, the experts
+      // expert-parallel over the same devices (SGLang --ep = tp, vLLM's EP group).
+      if (m.arch.is_moe() && (has(backend, " EP") || has(backend, "expert parallel") ||
+                              has(backend, "enable-expert-parallel"))) {
+        m.plan.ep = n;
+      }
     } else if (engine_spelled(backend, engine_id::mlx)) {
       m.engine = key(engine_id::mlx, "current", "");
     } else {

@@ -116,7 +116,8 @@ inline std::vector<alternative> plan_alternatives(const deployment& d, const wor
   for (int more : {2, 4}) {
     parallel_plan q = d.parallel();
     if (q.ep > 1) {
-      q.ep *= more;
+      q.ep *= more;  // under TP x EP both grow: each expert keeps its tp / ep split
+      if (q.tp > 1) q.tp *= more;
       if (q.ep > d.model.moe.num_experts) continue;
     } else if (q.tp == 1 && (q.pp > 1 || engine_row_of(d.engine.id).splits_layers)) {
       q.pp *= more;  // llama.cpp splits by layers
@@ -128,7 +129,7 @@ inline std::vector<alternative> plan_alternatives(const deployment& d, const wor
     // More devices drop an offload (it needs a single device): the devices
     // hold all the weights. The other changes keep it.
     const deployment x(d.model, d.pr, d.roof(), {q, std::nullopt}, d.engine, d.stored);
-    const std::string how = q.ep > 1   ? "EP " + std::to_string(q.ep)
+    const std::string how = q.ep > 1   ? layout_name(q)
                             : q.tp == 1 ? "layer split"
                                         : "TP " + std::to_string(q.tp) + (q.pp > 1 ? " x PP " + std::to_string(q.pp) : "");
     entry(std::to_string(q.devices()) + " devices (" + how + ")", x, w.users, w.context);

@@ -25,6 +25,20 @@
 
 namespace llmroof {
 
+/// How a model is split over devices. Three shapes:
+///  * tp x pp: attention and FFN split by heads and columns over tp devices,
+///    layers over pp stages (vLLM/SGLang --tensor/--pipeline-parallel-size);
+///  * ep alone (tp = pp = 1): data-parallel attention (each device its own
+///    sequences and whole attention weights) beside expert-parallel experts,
+///    an all-to-all per MoE layer (SGLang --enable-dp-attention --ep N,
+///    vLLM DP + EP, TensorRT-LLM attention DP);
+///  * tp and ep together (ep divides tp, pp = 1): tensor-parallel attention
+///    over the tp devices with the routed experts split into ep groups of
+///    whole experts, each expert tensor-parallel over tp / ep devices; every
+///    device holds every token after attention, so the MoE output is
+///    all-reduced as under TP (vLLM --tensor-parallel-size N
+///    --enable-expert-parallel, SGLang --tp N --ep N: ep = tp; MoE TP x EP
+///    when ep < tp).
 struct parallel_plan {
   int tp = 1;
   int pp = 1;
@@ -33,13 +47,16 @@ struct parallel_plan {
   std::optional<link_spec> intra;  ///< default: the device's own (intra_node_link)
   link_spec inter = find_link("ib-ndr");
 
-  [[nodiscard]] int devices() const { return ep > 1 ? ep : tp * pp; }
+  /// Data-parallel attention beside expert-parallel experts (ep alone).
+  [[nodiscard]] bool dp_attention() const { return ep > 1 && tp == 1; }
+  [[nodiscard]] int devices() const { return dp_attention() ? ep : tp * pp; }
   [[nodiscard]] int nodes() const { return (devices() + devices_per_node - 1) / devices_per_node; }
 };
 
 /// A parallel plan as people write it: "TP 2", "TP 2 x PP 2", "PP 4", "EP 8", "1 device".
 inline std::string layout_name(const parallel_plan& p) {
-  if (p.ep > 1) return "EP " + std::to_string(p.ep);
+  if (p.dp_attention()) return "EP " + std::to_string(p.ep);
+  if (p.ep > 1) return "TP " + std::to_string(p.tp) + " x EP " + std::to_string(p.ep);
   if (p.tp > 1 && p.pp > 1) return "TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp);
   if (p.tp > 1) return "TP " + std::to_string(p.tp);
   if (p.pp > 1) return "PP " + std::to_string(p.pp);
@@ -83,7 +100,7 @@ inline parallel_plan infer_layout(const layout_request& r) {
   if (!r.tp && p.ep == 1) p.tp = std::max(1, total / p.pp);
   if (p.devices() != total) {
     throw std::invalid_argument(
-        p.ep > 1 ? "ep (" + std::to_string(p.ep) + ") must equal the devices (" + std::to_string(total) + ")"
+        p.dp_attention() ? "ep (" + std::to_string(p.ep) + ") must equal the devices (" + std::to_string(total) + ")"
                  : "tp x pp (" + std::to_string(p.tp) + " x " + std::to_string(p.pp) + " = " +
                        std::to_string(p.tp * p.pp) + ") must equal the devices (" + std::to_string(total) + ")");
   }
@@ -100,17 +117,22 @@ inline bool splits_attention(const architecture& a, int tp) {
   return a.attention != attention_kind::gqa || a.num_kv_heads % tp == 0 || tp % a.num_kv_heads == 0;
 }
 
-/// Throws std::invalid_argument naming the field: sizes >= 1, ep > 1 only
-/// with tp = pp = 1, ep no larger than the routed experts, pp no larger than
-/// the layers.
+/// Throws std::invalid_argument naming the field: sizes >= 1; ep > 1 only on
+/// a Mixture-of-Experts model, no larger than its routed experts, and either
+/// alone (tp = pp = 1) or dividing tp with pp = 1; pp no larger than the
+/// layers.
 inline void validate(const parallel_plan& p, const architecture& a) {
   detail::require_in("tp", p.tp, 1, 4096);
   detail::require_in("pp", p.pp, 1, a.num_layers);
   detail::require_in("ep", p.ep, 1, 65536);
   detail::require_in("devices_per_node", p.devices_per_node, 1, 1024);
   if (p.ep > 1) {
-    if (p.tp != 1 || p.pp != 1) {
-      throw std::invalid_argument("ep > 1 needs tp = 1 and pp = 1 (data-parallel attention + expert-parallel experts)");
+    if (p.pp != 1) {
+      throw std::invalid_argument("ep > 1 needs pp = 1 (expert parallelism beside pipeline stages is not modelled)");
+    }
+    if (p.tp > 1 && p.tp % p.ep != 0) {
+      throw std::invalid_argument("ep (" + std::to_string(p.ep) + ") must divide tp (" + std::to_string(p.tp) +
+                                  "): each group of tp / ep devices splits its experts by tensor parallelism");
     }
     if (!a.is_moe()) throw std::invalid_argument("ep > 1 needs a Mixture-of-Experts model ('" + a.id + "' is dense)");
     detail::require_in("ep", p.ep, 1, a.moe.num_experts);
@@ -157,7 +179,7 @@ inline link_spec link_for(const parallel_plan& p, const device& d, int group) {
 /// The link a plan's widest collective crosses: EP's all-to-all, else TP's
 /// all-reduce, else the pipeline's hand-offs (what a plan prints as its link).
 inline link_spec collective_link(const parallel_plan& p, const device& d) {
-  return link_for(p, d, p.ep > 1 ? p.ep : p.tp > 1 ? p.tp : p.tp * p.pp);
+  return link_for(p, d, p.dp_attention() ? p.ep : p.tp > 1 ? p.tp : p.tp * p.pp);
 }
 
 inline op comm_op(op_kind kind, std::string_view name, double count, double bytes_per_instance,
@@ -184,7 +206,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
   const double step_tokens = batch * width;  // through the layers (width > 1: a speculative verify step)
   const double act = pr.activations.bytes_per_element();
   const double dim = a.hidden_size;
-  if (p.ep > 1) {
+  if (p.dp_attention()) {
     const double n = p.ep;
     const double local = std::max(1.0, std::ceil(batch / n));  // sequences on the busiest rank
     op_counts c = count_decode(a, pr, local, context, width);
@@ -215,6 +237,21 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
   const double g = a.num_kv_heads;
   for (op& o : c.ops) {
     double split = t;  // FLOP and bytes shared by the TP group
+    if (p.ep > 1 && o.kind == op_kind::experts) {
+      // TP attention x EP experts: every device holds every token; the busiest
+      // of the ep groups of whole experts sets the step, each of its experts
+      // split over tp / ep devices.
+      const double et = t / p.ep;
+      const expert_parallel_load load =
+          expert_parallel(uniform_popularity(a.moe.num_experts), a.moe.experts_per_token, step_tokens, p.ep);
+      const double ep_params = expert_params(a) * a.num_moe_layers();
+      o.weights = (1.0 / et) * pr.experts_format().bytes_of(load.busiest_rank_experts * ep_params);
+      o.flop = make_flops(2.0 * load.busiest_rank_tokens * ep_params / et);
+      o.activations =
+          make_bytes(load.busiest_rank_tokens * (2.0 * dim + 3.0 * a.moe.expert_ffn / et) * a.num_moe_layers() * act);
+      o.gemm_rows = load.busiest_rank_experts > 0 ? load.busiest_rank_tokens / load.busiest_rank_experts : 1.0;
+      continue;
+    }
     switch (o.kind) {
       case op_kind::norms:
       case op_kind::router: split = 1; break;  // replicated
@@ -291,7 +328,7 @@ inline pipelined_counts count_prefill_parallel(const architecture& a, const prec
   validate(p, a);
   op_counts c = count_prefill_chunked(a, pr, prompt, cached, batch, chunk);
   const double passes = detail::prefill_passes(prompt, batch, chunk);
-  const double n = p.ep > 1 ? p.ep : p.tp;
+  const double n = p.dp_attention() ? p.ep : p.tp;  // TP x EP splits every op over tp (balanced experts)
   // Pipeline stages hold 1/pp of the layers each; the prompt flows through
   // them in micro-batches of `micro_batch` tokens, so a stage works on one
   // micro-batch while the next stage works on the previous one.
@@ -308,20 +345,20 @@ inline pipelined_counts count_prefill_parallel(const architecture& a, const prec
     }
   }
   for (op& o : c.ops) {
-    const bool split = p.ep > 1 ? o.kind == op_kind::experts
-                                : (o.kind != op_kind::norms && o.kind != op_kind::router);
+    const bool split = p.dp_attention() ? o.kind == op_kind::experts
+                                        : (o.kind != op_kind::norms && o.kind != op_kind::router);
     if (!split) continue;
     o.flop = o.flop / n;
     o.weights = o.weights / n;
     o.activations = o.activations / n;
-    if (a.attention != attention_kind::mla || p.ep > 1) {
+    if (a.attention != attention_kind::mla || p.dp_attention()) {
       o.kv_read = o.kv_read / n;
       o.kv_written = o.kv_written / n;
     }
   }
   const double act = pr.activations.bytes_per_element();
   const double all_tokens = batch * prompt;  // every prompt's tokens cross the links
-  if (p.ep > 1) {
+  if (p.dp_attention()) {
     c.add(detail::comm_op(op_kind::all_to_all, "comm.all_to_all", 2.0 * a.num_moe_layers() * passes,
                           all_to_all_bytes(all_tokens, a.moe.experts_per_token, p.ep, a.hidden_size, act) / 2 / passes,
                           detail::link_for(p, d, p.ep), p.ep - 1.0),
@@ -379,7 +416,7 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
   bytes per_device;
   double kv_share = 1;  // of one sequence's KV on one device
   double seqs_per_device = users;
-  if (p.ep > 1) {
+  if (p.dp_attention()) {
     const bytes experts = pr.experts_format().bytes_of(pc.routed_experts);
     per_device = all - experts + (1.0 / p.ep) * experts;
     seqs_per_device = std::ceil(users / p.ep);
@@ -394,9 +431,14 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
   m.devices = p.devices();
   m.users = users;
   m.context = context;
-  const bytes padding = (1.0 / (p.tp * p.ep * p.pp)) * expert_padding_bytes(a, pr, e, p.tp);
+  // Under TP x EP each expert is split tp / ep ways and a device holds 1/tp
+  // of them all, as under TP; its tokens are already on every device (no
+  // gather for the MoE workspace).
+  const int expert_tp = p.ep > 1 ? std::max(1, p.tp / p.ep) : p.tp;
+  const bytes padding = (1.0 / p.devices()) * expert_padding_bytes(a, pr, e, expert_tp);
   detail::with_budget(e, context, [&](const engine_settings& es) {
-    detail::apply_engine_budget(m, a, d, es, 1, per_device + padding, rank_split{p.tp, p.ep, p.pp, p.nodes()});
+    detail::apply_engine_budget(m, a, d, es, 1, per_device + padding,
+                                rank_split{p.tp, p.dp_attention() ? p.ep : 1, p.pp, p.nodes()});
   });
   const auto per_sequence = [&](double c) {
     return kv_share * kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value();
@@ -416,7 +458,7 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
   m.kv_needed = make_bytes(needed(seqs_per_device, context));
   detail::apply_startup(m, e, e.max_model_len.value_or(std::max(1.0, context)), m.kv_per_token.value(), per_sequence);
   m.fits = m.starts && context <= m.max_model_len && m.kv_needed <= m.kv_budget;
-  const double replicas_of_budget = p.ep > 1 ? p.ep : 1;
+  const double replicas_of_budget = p.dp_attention() ? p.ep : 1;
   const double sh = m.kv_shared.value();
   m.max_sequences = m.weights_fit && per_seq > 0
                         ? replicas_of_budget * (per_seq > sh ? std::floor((m.kv_budget.value() - sh) / (per_seq - sh))

@@ -237,6 +237,13 @@ check("compare two engines", r.returncode == 0 and "(TP 2)" in r.stdout and "(la
       and "vllm stays faster per user" in r.stdout, r.stdout)
 # Expert parallel: the dense twin runs TP over the same devices (it used to be
 # refused as "ep > 1 needs a Mixture-of-Experts model" for the twin itself).
+# TP attention x EP experts (issue 32): named in the header, same weights per device as TP.
+r = run("plan", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:4", "--tp", "4", "--ep", "4")
+check("tp x ep: layout named", "(TP 4 x EP 4)" in r.stdout.splitlines()[0], r.stdout.splitlines()[0])
+tpep = json.loads(run("plan", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:4", "--tp", "4", "--ep", "4", "--json").stdout)
+tp4 = json.loads(run("plan", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:4", "--json").stdout)
+check("tp x ep: layout in the JSON", tpep["parallel"]["tp"] == 4 and tpep["parallel"]["ep"] == 4, tpep["parallel"])
+check("tp x ep: weights per device as TP", tpep["memory"]["weight_bytes"] == tp4["memory"]["weight_bytes"], (tpep["memory"], tp4["memory"]))
 r = run("moe", "--model", "deepseek-v3", "--device", "h200:8", "--ep", "8", "--weights", "fp8", "--max-batch", "64")
 check("moe ep 8", r.returncode == 0 and "(EP 8)" in r.stdout and "dense same-total" in r.stdout, r.stderr)
 check("moe kv room", "KV room for 704 sequences of 4,096 tokens" in r.stdout, r.stdout)
@@ -447,6 +454,7 @@ BAD = [
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--max-num-seqs", "0"], "max-num-seqs must be in [1, 1000000000] (got 0)"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--rate", "1", "--concurrency", "4"], "concurrency and rate are two load models; give one"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--arrivals", "sync"], "arrivals must be mixed or lockstep (got 'sync')"),
+    (["plan", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:4", "--tp", "4", "--ep", "3"], "ep (3) must divide tp (4): each group of tp / ep devices splits its experts by tensor parallelism"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--arrivals", "lockstep", "--concurrency", "4", "--prefix", "64", "--prefix-hit", "0.5"],
      "prefix_hit must be 0 or 1 in lockstep (identical requests all find the prefix or none does) (got 0.5)"),
     (["frobnicate"], "unknown command 'frobnicate'"),

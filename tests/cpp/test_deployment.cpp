@@ -22,6 +22,11 @@ TEST_CASE("infer_layout: tensor parallel over every device unless told otherwise
   CHECK((ep.ep == 8 && ep.tp == 1 && ep.devices() == 8));
   CHECK_THROWS_WITH_AS(plan(8, 1, 4, {}, {}), "tp x pp (4 x 1 = 4) must equal the devices (8)", std::invalid_argument);
   CHECK_THROWS_WITH_AS(plan(8, 1, {}, {}, 4), "ep (4) must equal the devices (8)", std::invalid_argument);
+  // tp and ep together: TP attention over the 8, experts in ep groups.
+  const parallel_plan tp_ep = plan(8, 1, 8, {}, 8);
+  CHECK((tp_ep.tp == 8 && tp_ep.ep == 8 && tp_ep.devices() == 8 && !tp_ep.dp_attention()));
+  const parallel_plan moe_tp_ep = plan(8, 1, 8, {}, 2);
+  CHECK((moe_tp_ep.tp == 8 && moe_tp_ep.ep == 2 && moe_tp_ep.devices() == 8));
   CHECK_THROWS_WITH_AS(plan(1024, 65, {}, {}, {}), "nodes x devices must be <= 65536 (got 65 x 1024)",
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(plan(0, 1, {}, {}, {}), "devices must be in [1, 1024] (got 0)", std::invalid_argument);

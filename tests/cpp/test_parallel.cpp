@@ -106,11 +106,63 @@ TEST_CASE("expert parallel: DP attention, experts split, all-to-all") {
   CHECK(m.weights_fit);
   CHECK(m.devices == 8);
   parallel_plan bad = ep;
-  bad.tp = 2;
-  CHECK_THROWS_WITH_AS(validate(bad, a), "ep > 1 needs tp = 1 and pp = 1 (data-parallel attention + expert-parallel experts)",
+  bad.tp = 12;
+  CHECK_THROWS_WITH_AS(validate(bad, a),
+                       "ep (8) must divide tp (12): each group of tp / ep devices splits its experts by tensor parallelism",
+                       std::invalid_argument);
+  bad.tp = 1;
+  bad.pp = 2;
+  CHECK_THROWS_WITH_AS(validate(bad, a), "ep > 1 needs pp = 1 (expert parallelism beside pipeline stages is not modelled)",
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(validate(ep, find_model("llama-3.1-8b")), "ep > 1 needs a Mixture-of-Experts model ('llama-3.1-8b' is dense)",
                        std::invalid_argument);
+}
+
+TEST_CASE("TP attention x EP experts: TP's bytes once every expert is touched, the busiest group's below") {
+  // Qwen3-30B-A3B (128 experts, top 8, 48 layers, hidden 2048, expert FFN
+  // 768: 3 x 2048 x 768 = 4,718,592 parameters per expert and layer) in BF16
+  // on 4 H100s: TP 4 against TP 4 x EP 4 (4 groups of 32 whole experts) and
+  // TP 4 x EP 2 (2 groups of 64, each expert split over 2 devices).
+  const architecture& a = find_model("qwen3-30b-a3b");
+  const device& h100 = find_device("h100-sxm");
+  const precision bf16{};
+  parallel_plan tpep = tp(4);
+  tpep.ep = 4;
+  parallel_plan tp4ep2 = tp(4);
+  tp4ep2.ep = 2;
+  CHECK(tpep.devices() == 4);
+  CHECK(!tpep.dp_attention());
+  CHECK(layout_name(tpep) == "TP 4 x EP 4");
+  validate(tpep, a);
+  // 4,096 tokens touch all 128 experts: a device reads 32 whole experts (EP 4)
+  // or 64 halves (EP 2): 32 x 4,718,592 x 48 x 2 B = 14,495,514,624 B, what
+  // TP 4 reads (a quarter of each of 128).
+  const double all_experts_per_device = 32.0 * 4718592 * 48 * 2;
+  const op& full_tp = find_op(count_decode_parallel(a, bf16, h100, tp(4), 4096, 1024), op_kind::experts);
+  const op& full_ep = find_op(count_decode_parallel(a, bf16, h100, tpep, 4096, 1024), op_kind::experts);
+  const op& full_ep2 = find_op(count_decode_parallel(a, bf16, h100, tp4ep2, 4096, 1024), op_kind::experts);
+  CHECK(full_tp.weights.value() == doctest::Approx(all_experts_per_device).epsilon(1e-6));
+  CHECK(full_ep.weights.value() == doctest::Approx(all_experts_per_device).epsilon(1e-6));
+  CHECK(full_ep2.weights.value() == doctest::Approx(all_experts_per_device).epsilon(1e-6));
+  // Attention stays tensor-parallel: the same attention bytes as TP 4.
+  CHECK(find_op(count_decode_parallel(a, bf16, h100, tpep, 8, 1024), op_kind::attention_global).kv_read.value() ==
+        doctest::Approx(find_op(count_decode_parallel(a, bf16, h100, tp(4), 8, 1024), op_kind::attention_global)
+                            .kv_read.value()));
+  // One token picks 8 experts: TP 4 reads a quarter of each (2 experts' worth);
+  // the busiest EP group reads its picks whole, at least 2 experts' worth.
+  const op& one_tp = find_op(count_decode_parallel(a, bf16, h100, tp(4), 1, 1024), op_kind::experts);
+  const op& one_ep = find_op(count_decode_parallel(a, bf16, h100, tpep, 1, 1024), op_kind::experts);
+  CHECK(one_tp.weights.value() == doctest::Approx(2.0 * 4718592 * 48 * 2).epsilon(1e-6));
+  CHECK(one_ep.weights.value() > one_tp.weights.value());
+  // Memory: a device holds a quarter of the experts either way, and TP's KV share.
+  const memory_plan m_tp = plan_memory_parallel(a, bf16, h100, tp(4), 16, 8192);
+  const memory_plan m_ep = plan_memory_parallel(a, bf16, h100, tpep, 16, 8192);
+  CHECK(m_ep.weights.value() == doctest::Approx(m_tp.weights.value()));
+  CHECK(m_ep.kv_needed.value() == doctest::Approx(m_tp.kv_needed.value()));
+  CHECK(m_ep.max_sequences == doctest::Approx(m_tp.max_sequences));
+  // The prefill splits every op over the 4 (experts balanced over many tokens), as TP does.
+  CHECK(prefill_parallel(a, bf16, h100, default_profile(h100), tpep, 2048).estimate.value() ==
+        doctest::Approx(prefill_parallel(a, bf16, h100, default_profile(h100), tp(4), 2048).estimate.value()));
 }
 
 TEST_CASE("engines turn memory into KV budgets their own way") {

@@ -585,3 +585,13 @@ def test_lockstep_parity_and_refusals(cli: str) -> None:
                      prefix_hit=0.5)
     with pytest.raises(TypeError, match="arrivals must be a str"):
         llmroof.plan(model="llama-3.1-8b", device="h100-sxm", arrivals=1)  # type: ignore[arg-type]
+
+
+def test_tp_attention_with_ep_experts(cli: str) -> None:
+    # --tp 4 --ep 4: TP attention, experts in 4 groups (parallel.hpp has the hand-computed bytes).
+    p = llmroof.plan(model="qwen3-30b-a3b", device="h100-sxm:4", tp=4, ep=4, users=16, context="8k")
+    assert run(cli, "plan", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:4", "--tp", "4", "--ep", "4", "--users",
+               "16", "--context", "8k") == p.to_dict()
+    assert p["parallel"]["tp"] == 4 and p["parallel"]["ep"] == 4
+    with pytest.raises(ValueError, match=r"ep \(3\) must divide tp \(4\)"):
+        llmroof.plan(model="qwen3-30b-a3b", device="h100-sxm:4", tp=4, ep=3)
