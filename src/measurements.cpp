@@ -460,12 +460,6 @@ measurement_set read_measurements(const std::string& path) {
       }
     } else if (engine_spelled(backend, engine_id::vllm) || engine_spelled(backend, engine_id::sglang)) {
       const bool sglang = engine_spelled(backend, engine_id::sglang);
-      // SGLang's "TP8 + DP attention" keeps its experts tensor-parallel
-      // beside data-parallel attention: not one of parallel.hpp's layouts.
-      if (has(backend, "DP attention") || has(backend, "dp-attention")) {
-        skip("attention data parallel with tensor-parallel experts is not modelled (issue 32)");
-        continue;
-      }
       // SGLang v0.4.x ran DeepSeek-style models with 2024 kernels (engines.cpp: sglang@2024).
       const bool sglang_2024 = sglang && has(backend, "v0.4");
       // vLLM of 2024 (0.5-0.7, whatever the row names) ran the V0 engine.
@@ -475,10 +469,20 @@ measurement_set read_measurements(const std::string& path) {
                         : key(engine_id::vllm, vllm_v0 ? "0.6" : "current", "");
       m.plan.tp = n;
       // "TP2 EP2", "--enable-expert-parallel": TP attention, the experts
-      // expert-parallel over the same devices (SGLang --ep = tp, vLLM's EP group).
-      if (m.arch.is_moe() && (has(backend, " EP") || has(backend, "expert parallel") ||
-                              has(backend, "enable-expert-parallel"))) {
+      // expert-parallel over the same devices (SGLang --ep = tp, vLLM's EP
+      // group); "TP8 + DP attention": data-parallel attention beside the
+      // tensor-parallel FFN (SGLang --enable-dp-attention), or beside EP
+      // experts when both are said.
+      const bool ep = m.arch.is_moe() && (has(backend, " EP") || has(backend, "expert parallel") ||
+                                          has(backend, "enable-expert-parallel"));
+      const bool dp_attention = has(backend, "DP attention") || has(backend, "dp-attention");
+      if (ep && dp_attention) {
+        m.plan.tp = 1;
         m.plan.ep = n;
+      } else if (ep) {
+        m.plan.ep = n;
+      } else if (dp_attention) {
+        m.plan.dp_attention = true;
       }
     } else if (engine_spelled(backend, engine_id::mlx)) {
       m.engine = key(engine_id::mlx, "current", "");

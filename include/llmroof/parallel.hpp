@@ -38,7 +38,13 @@ namespace llmroof {
 ///    device holds every token after attention, so the MoE output is
 ///    all-reduced as under TP (vLLM --tensor-parallel-size N
 ///    --enable-expert-parallel, SGLang --tp N --ep N: ep = tp; MoE TP x EP
-///    when ep < tp).
+///    when ep < tp);
+///  * tp with dp_attention (ep = pp = 1): data-parallel attention (each
+///    device its own sequences, their whole KV and the whole attention
+///    weights) beside a tensor-parallel FFN and experts over the tp devices,
+///    the tokens all-gathered before each FFN and reduce-scattered after
+///    (SGLang --tp N --enable-dp-attention): MLA models stop replicating
+///    their latent KV on every device.
 struct parallel_plan {
   int tp = 1;
   int pp = 1;
@@ -46,16 +52,22 @@ struct parallel_plan {
   int devices_per_node = 8;
   std::optional<link_spec> intra;  ///< default: the device's own (intra_node_link)
   link_spec inter = find_link("ib-ndr");
+  bool dp_attention = false;  ///< with tp > 1: data-parallel attention, tensor-parallel FFN
 
-  /// Data-parallel attention beside expert-parallel experts (ep alone).
-  [[nodiscard]] bool dp_attention() const { return ep > 1 && tp == 1; }
-  [[nodiscard]] int devices() const { return dp_attention() ? ep : tp * pp; }
+  /// Expert parallelism alone: data-parallel attention, experts split by ep.
+  [[nodiscard]] bool ep_only() const { return ep > 1 && tp == 1; }
+  /// Data-parallel attention beside a tensor-parallel FFN (dp_attention with tp > 1).
+  [[nodiscard]] bool dp_attention_tp() const { return dp_attention && tp > 1 && ep == 1; }
+  /// Attention data-parallel: each device its own sequences and their whole KV.
+  [[nodiscard]] bool attention_data_parallel() const { return ep_only() || dp_attention_tp(); }
+  [[nodiscard]] int devices() const { return ep_only() ? ep : tp * pp; }
   [[nodiscard]] int nodes() const { return (devices() + devices_per_node - 1) / devices_per_node; }
 };
 
 /// A parallel plan as people write it: "TP 2", "TP 2 x PP 2", "PP 4", "EP 8", "1 device".
 inline std::string layout_name(const parallel_plan& p) {
-  if (p.dp_attention()) return "EP " + std::to_string(p.ep);
+  if (p.ep_only()) return "EP " + std::to_string(p.ep);
+  if (p.dp_attention_tp()) return "TP " + std::to_string(p.tp) + " with DP attention";
   if (p.ep > 1) return "TP " + std::to_string(p.tp) + " x EP " + std::to_string(p.ep);
   if (p.tp > 1 && p.pp > 1) return "TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp);
   if (p.tp > 1) return "TP " + std::to_string(p.tp);
@@ -73,6 +85,7 @@ struct layout_request {
   std::optional<int> ep;
   std::optional<link_spec> intra;  ///< unset: the device's own link
   std::optional<link_spec> inter;  ///< unset: ib-ndr
+  bool dp_attention = false;       ///< data-parallel attention beside a tensor-parallel FFN
 };
 
 /// The parallel plan of a layout: tensor parallel over every device when no
@@ -100,10 +113,11 @@ inline parallel_plan infer_layout(const layout_request& r) {
   if (!r.tp && p.ep == 1) p.tp = std::max(1, total / p.pp);
   if (p.devices() != total) {
     throw std::invalid_argument(
-        p.dp_attention() ? "ep (" + std::to_string(p.ep) + ") must equal the devices (" + std::to_string(total) + ")"
+        p.ep_only() ? "ep (" + std::to_string(p.ep) + ") must equal the devices (" + std::to_string(total) + ")"
                  : "tp x pp (" + std::to_string(p.tp) + " x " + std::to_string(p.pp) + " = " +
                        std::to_string(p.tp * p.pp) + ") must equal the devices (" + std::to_string(total) + ")");
   }
+  p.dp_attention = r.dp_attention;
   if (r.intra) p.intra = *r.intra;
   if (r.inter) p.inter = *r.inter;
   return p;
@@ -136,6 +150,10 @@ inline void validate(const parallel_plan& p, const architecture& a) {
     }
     if (!a.is_moe()) throw std::invalid_argument("ep > 1 needs a Mixture-of-Experts model ('" + a.id + "' is dense)");
     detail::require_in("ep", p.ep, 1, a.moe.num_experts);
+  }
+  if (p.dp_attention && p.tp > 1 && (p.ep > 1 || p.pp > 1)) {
+    throw std::invalid_argument(
+        "dp_attention beside tp needs ep = 1 and pp = 1 (with expert parallelism give ep alone: DP attention + EP)");
   }
   if (!splits_attention(a, p.tp)) {
     if (a.num_heads % p.tp != 0) {
@@ -179,7 +197,7 @@ inline link_spec link_for(const parallel_plan& p, const device& d, int group) {
 /// The link a plan's widest collective crosses: EP's all-to-all, else TP's
 /// all-reduce, else the pipeline's hand-offs (what a plan prints as its link).
 inline link_spec collective_link(const parallel_plan& p, const device& d) {
-  return link_for(p, d, p.dp_attention() ? p.ep : p.tp > 1 ? p.tp : p.tp * p.pp);
+  return link_for(p, d, p.ep_only() ? p.ep : p.tp > 1 ? p.tp : p.tp * p.pp);
 }
 
 inline op comm_op(op_kind kind, std::string_view name, double count, double bytes_per_instance,
@@ -206,7 +224,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
   const double step_tokens = batch * width;  // through the layers (width > 1: a speculative verify step)
   const double act = pr.activations.bytes_per_element();
   const double dim = a.hidden_size;
-  if (p.dp_attention()) {
+  if (p.ep_only()) {
     const double n = p.ep;
     const double local = std::max(1.0, std::ceil(batch / n));  // sequences on the busiest rank
     op_counts c = count_decode(a, pr, local, context, width);
@@ -235,6 +253,36 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
   op_counts c = count_decode(a, pr, batch, context, width);
   const double t = p.tp;
   const double g = a.num_kv_heads;
+  if (p.dp_attention_tp()) {
+    // Attention: the busiest device's own sequences, whole weights and KV.
+    // Everything else: the whole batch, split over the tp devices.
+    const op_counts local = count_decode(a, pr, std::max(1.0, std::ceil(batch / t)), context, width);
+    for (std::size_t i = 0; i < c.ops.size(); ++i) {
+      op& o = c.ops[i];
+      switch (o.kind) {
+        case op_kind::attention_proj:
+        case op_kind::attention_global:
+        case op_kind::attention_sliding:
+        case op_kind::attention_linear:
+        case op_kind::norms: o = local.ops[i]; continue;
+        case op_kind::router: continue;  // replicated, on every token
+        default: break;
+      }
+      o.flop = o.flop / t;
+      o.weights = o.weights / t;
+      o.kv_read = o.kv_read / t;
+      o.kv_written = o.kv_written / t;
+      o.activations = o.activations / t;
+    }
+    // Per layer an all-gather of the hidden states before the FFN and a
+    // reduce-scatter after: (t - 1) / t of the batch's hidden states each,
+    // one all-reduce's bytes (TP's two per layer halve).
+    const double msg = step_tokens * dim * act;
+    c.add(detail::comm_op(op_kind::all_reduce, "comm.gather_scatter", a.num_layers, 2.0 * (t - 1) / t * msg,
+                          detail::link_for(p, d, p.tp), 2.0 * (t - 1)),
+          op_kind::all_reduce);
+    return c;
+  }
   for (op& o : c.ops) {
     double split = t;  // FLOP and bytes shared by the TP group
     if (p.ep > 1 && o.kind == op_kind::experts) {
@@ -328,7 +376,7 @@ inline pipelined_counts count_prefill_parallel(const architecture& a, const prec
   validate(p, a);
   op_counts c = count_prefill_chunked(a, pr, prompt, cached, batch, chunk);
   const double passes = detail::prefill_passes(prompt, batch, chunk);
-  const double n = p.dp_attention() ? p.ep : p.tp;  // TP x EP splits every op over tp (balanced experts)
+  const double n = p.ep_only() ? p.ep : p.tp;  // TP x EP splits every op over tp (balanced experts)
   // Pipeline stages hold 1/pp of the layers each; the prompt flows through
   // them in micro-batches of `micro_batch` tokens, so a stage works on one
   // micro-batch while the next stage works on the previous one.
@@ -345,27 +393,33 @@ inline pipelined_counts count_prefill_parallel(const architecture& a, const prec
     }
   }
   for (op& o : c.ops) {
-    const bool split = p.dp_attention() ? o.kind == op_kind::experts
-                                        : (o.kind != op_kind::norms && o.kind != op_kind::router);
+    // One device prefills a prompt's attention under DP attention; the FFN
+    // (TP) or the experts (EP) spread over the devices.
+    const bool attention = o.kind == op_kind::attention_proj || o.kind == op_kind::attention_global ||
+                           o.kind == op_kind::attention_sliding || o.kind == op_kind::attention_linear;
+    const bool split = p.ep_only()          ? o.kind == op_kind::experts
+                       : p.dp_attention_tp() ? !attention && o.kind != op_kind::norms && o.kind != op_kind::router
+                                             : (o.kind != op_kind::norms && o.kind != op_kind::router);
     if (!split) continue;
     o.flop = o.flop / n;
     o.weights = o.weights / n;
     o.activations = o.activations / n;
-    if (a.attention != attention_kind::mla || p.dp_attention()) {
+    if (a.attention != attention_kind::mla || p.ep_only()) {
       o.kv_read = o.kv_read / n;
       o.kv_written = o.kv_written / n;
     }
   }
   const double act = pr.activations.bytes_per_element();
   const double all_tokens = batch * prompt;  // every prompt's tokens cross the links
-  if (p.dp_attention()) {
+  if (p.ep_only()) {
     c.add(detail::comm_op(op_kind::all_to_all, "comm.all_to_all", 2.0 * a.num_moe_layers() * passes,
                           all_to_all_bytes(all_tokens, a.moe.experts_per_token, p.ep, a.hidden_size, act) / 2 / passes,
                           detail::link_for(p, d, p.ep), p.ep - 1.0),
           op_kind::all_to_all);
   } else if (p.tp > 1) {
     const double t = p.tp;
-    c.add(detail::comm_op(op_kind::all_reduce, "comm.all_reduce", 2.0 * a.num_layers * passes,
+    const double per_layer = p.dp_attention_tp() ? 1.0 : 2.0;  // gather + scatter: one all-reduce's bytes
+    c.add(detail::comm_op(op_kind::all_reduce, "comm.all_reduce", per_layer * a.num_layers * passes,
                           2.0 * (t - 1) / t * all_tokens * a.hidden_size * act / passes, detail::link_for(p, d, p.tp),
                           2.0 * (t - 1)),
           op_kind::all_reduce);
@@ -416,10 +470,16 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
   bytes per_device;
   double kv_share = 1;  // of one sequence's KV on one device
   double seqs_per_device = users;
-  if (p.dp_attention()) {
+  if (p.ep_only()) {
     const bytes experts = pr.experts_format().bytes_of(pc.routed_experts);
     per_device = all - experts + (1.0 / p.ep) * experts;
     seqs_per_device = std::ceil(users / p.ep);
+  } else if (p.dp_attention_tp()) {
+    // Whole attention weights on every device, the rest split; each device
+    // holds its own sequences' whole KV.
+    const bytes attention = pr.attention_format().bytes_of(pc.attention);
+    per_device = (1.0 / p.tp) * (all - replicated - attention) + replicated + attention;
+    seqs_per_device = std::ceil(users / p.tp);
   } else {
     per_device = (1.0 / (p.tp * p.pp)) * (all - replicated) + replicated;
     const double g = a.num_kv_heads;
@@ -438,7 +498,7 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
   const bytes padding = (1.0 / p.devices()) * expert_padding_bytes(a, pr, e, expert_tp);
   detail::with_budget(e, context, [&](const engine_settings& es) {
     detail::apply_engine_budget(m, a, d, es, 1, per_device + padding,
-                                rank_split{p.tp, p.dp_attention() ? p.ep : 1, p.pp, p.nodes()});
+                                rank_split{p.tp, p.ep_only() ? p.ep : 1, p.pp, p.nodes()});
   });
   const auto per_sequence = [&](double c) {
     return kv_share * kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value();
@@ -458,7 +518,7 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
   m.kv_needed = make_bytes(needed(seqs_per_device, context));
   detail::apply_startup(m, e, e.max_model_len.value_or(std::max(1.0, context)), m.kv_per_token.value(), per_sequence);
   m.fits = m.starts && context <= m.max_model_len && m.kv_needed <= m.kv_budget;
-  const double replicas_of_budget = p.dp_attention() ? p.ep : 1;
+  const double replicas_of_budget = p.attention_data_parallel() ? p.devices() : 1;
   const double sh = m.kv_shared.value();
   m.max_sequences = m.weights_fit && per_seq > 0
                         ? replicas_of_budget * (per_seq > sh ? std::floor((m.kv_budget.value() - sh) / (per_seq - sh))

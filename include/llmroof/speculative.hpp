@@ -274,7 +274,7 @@ inline speculative_memory speculation_memory(const deployment& d, const speculat
   // n sequences: n x (per + drafter + lookahead) less n - 1 copies of a shared prefix.
   const double per = (m.kv_per_sequence + out.kv_per_sequence + out.lookahead_per_sequence - m.kv_shared).value();
   const double budget = (m.kv_budget - out.weights - m.kv_shared).value();
-  const double replicas = d.parallel().dp_attention() ? d.parallel().ep : 1;
+  const double replicas = d.parallel().attention_data_parallel() ? d.parallel().devices() : 1;
   out.max_users = m.weights_fit && budget > 0 && per > 0 ? replicas * std::floor(budget / per) : 0;
   out.batch_budget = std::floor(d.engine.max_batched_tokens / (k + 1));
   return out;

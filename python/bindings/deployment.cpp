@@ -41,7 +41,7 @@ void apply_formats(precision& pr, const py::object& module_formats) {
 }
 
 /// A layout from {tp, pp, ep (None or int: unset degrees are inferred),
-/// nodes, devices_per_node, link, inter_link}; without one, `devices` on one node.
+/// dp_attention, nodes, devices_per_node, link, inter_link}; without one, `devices` on one node.
 layout_request layout_from(const py::object& spec, int devices) {
   layout_request l;
   l.devices_per_node = devices;  // as the command's --device ID:N
@@ -54,6 +54,7 @@ layout_request layout_from(const py::object& spec, int devices) {
   l.tp = degree("tp");
   l.pp = degree("pp");
   l.ep = degree("ep");
+  l.dp_attention = d.contains("dp_attention") && d["dp_attention"].cast<bool>();
   l.nodes = degree("nodes").value_or(1);
   l.devices_per_node = degree("devices_per_node").value_or(devices);
   if (d.contains("link")) l.intra = find_link(d["link"].cast<std::string>());

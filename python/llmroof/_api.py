@@ -477,14 +477,17 @@ def _host(h: object) -> dict[str, Any]:
 
 
 def _parallel(devices: int, tp: int | None, pp: int, ep: int, nodes: int, link: str | None,
-              inter_link: str | None) -> dict[str, int | str | None] | None:
+              inter_link: str | None, dp_attention: bool = False) -> dict[str, int | str | None] | None:
     """The layout as asked for (the core infers what is not given, as the
     command does); None for one device on its own link."""
-    if tp is None and pp == 1 and ep == 1 and nodes == 1 and devices == 1 and link is None and inter_link is None:
+    if (tp is None and pp == 1 and ep == 1 and nodes == 1 and devices == 1 and link is None and inter_link is None
+            and not dp_attention):
         return None
     out: dict[str, int | str | None] = {
         "tp": None if tp is None else _integer("tp", tp, minimum=1, maximum=65536),
         "pp": None if pp == 1 else pp, "ep": None if ep == 1 else ep, "nodes": nodes, "devices_per_node": devices}
+    if dp_attention:
+        out["dp_attention"] = True
     if link is not None:
         out["link"] = _text("link", link)
     if inter_link is not None:
@@ -497,12 +500,12 @@ def _devices(n: object) -> int:
 
 
 def _layout(devices: object, tp: int | None, pp: int, ep: int, nodes: object, link: str | None,
-            inter_link: str | None) -> tuple[int, dict[str, int | str | None] | None]:
+            inter_link: str | None, dp_attention: bool = False) -> tuple[int, dict[str, int | str | None] | None]:
     """Checked devices per node and the parallel plan over them."""
     n = _devices(devices)
     k = _integer("nodes", nodes, minimum=1, maximum=65536)
     return n, _parallel(n, tp, _integer("pp", pp, minimum=1, maximum=65536), _integer("ep", ep, minimum=1, maximum=65536),
-                        k, link, inter_link)
+                        k, link, inter_link, _flag("dp_attention", dp_attention))
 
 
 def _lm_head(lm_head: str | None) -> str | None:
@@ -550,6 +553,7 @@ def _compile(
     tp: int | None = None,
     pp: int = 1,
     ep: int = 1,
+    dp_attention: bool = False,
     nodes: int = 1,
     link: str | None = None,
     inter_link: str | None = None,
@@ -572,7 +576,7 @@ def _compile(
             if devices not in (1, n):
                 raise ValueError(f"device '{device}:{n}' names {n} devices; devices={devices} contradicts it")
             devices = n
-    dev_n, par = _layout(devices, tp, pp, ep, nodes, link, inter_link)
+    dev_n, par = _layout(devices, tp, pp, ep, nodes, link, inter_link, dp_attention)
     settings = _engine_settings(memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens, max_model_len,
                                 prefix_caching)
     return _core.deployment.Deployment(m.fields, None if device is None else _device(device).fields, w, k,
@@ -746,10 +750,12 @@ its efficiency profile and kernel traits, and how device memory becomes KV
 cache; ``vllm@0.10`` or ``llama.cpp@2024`` for an older release; ``llama.cpp-vulkan``,
 ``llama.cpp-hip``, ``llama.cpp-sycl`` for a backend other than the device's own
 (Metal on Apple, CUDA on NVIDIA, HIP on AMD, SYCL on Intel GPUs)."""),
-    ("devices, tp, pp, ep, nodes", """Devices per node and nodes; tensor parallel over all unless ``tp``,
+    ("devices, tp, pp, ep, dp_attention, nodes", """Devices per node and nodes; tensor parallel over all unless ``tp``,
 ``pp`` or ``ep`` say otherwise (llama.cpp and Ollama: split by layers, ``pp`` = the
-devices, unless ``tp`` asks for its row split; ``ep`` > 1: data-parallel attention and
-expert-parallel experts). Collectives cost link time."""),
+devices, unless ``tp`` asks for its row split; ``ep`` > 1 alone: data-parallel attention and
+expert-parallel experts; ``tp`` and ``ep`` together: tensor-parallel attention with the
+experts in ``ep`` groups; ``dp_attention`` beside ``tp``: data-parallel attention with a
+tensor-parallel FFN, SGLang's ``--enable-dp-attention``). Collectives cost link time."""),
     ("link, inter_link", """The link between devices of a node (default: the device's own, e.g.
 nvlink4 on an H100 SXM, pcie4 on an RTX 4090) and between nodes (default
 ib-ndr); ids of ``llmroof list links``."""),
@@ -1695,7 +1701,7 @@ def _sweep(
 _SWEEP_DOCS = (
     ("weights, kv", """Formats, one or a list each (default: a model file's own formats, else
 the published checkpoint's, else bf16); every combination is swept."""),
-    ("lm_head, engine, devices, tp, pp, ep, nodes, link, inter_link", """As in :func:`decode`: each combination is the deployment
+    ("lm_head, engine, devices, tp, pp, ep, dp_attention, nodes, link, inter_link", """As in :func:`decode`: each combination is the deployment
 :func:`decode` and :func:`prefill` resolve (layout, links, engine profile,
 kernel traits and memory settings)."""),
     ("efficiency", "Override fields of the engine's efficiency profile on each device (:class:`Efficiency`)."),

@@ -227,6 +227,7 @@ class _Devices(TypedDict, total=False):
     tp: int | None
     pp: int
     ep: int
+    dp_attention: bool
     nodes: int
     link: str | None
     inter_link: str | None

@@ -61,7 +61,7 @@ std::string device_label(const setup& s) {
   std::string out = std::to_string(s.devices()) + " x " + s.dev().name;
   const auto& p = s.parallel();
   if (s.devices() > 1) {
-    out += p.ep > 1                 ? " (" + layout_name(p) + ")"
+    out += p.ep > 1 || p.dp_attention_tp() ? " (" + layout_name(p) + ")"
            : p.tp == 1 && p.pp > 1 ? " (layer split, PP " + std::to_string(p.pp) + ")"
                                    : " (TP " + std::to_string(p.tp) + (p.pp > 1 ? ", PP " + std::to_string(p.pp) : "") + ")";
     if (p.nodes() > 1) out += ", " + std::to_string(p.nodes()) + " nodes";

@@ -46,7 +46,10 @@ constexpr option_doc option_docs[] = {
     {"max-batch", "N", "largest batch of the table (default 1024)"},
     {"tp", "N", "tensor parallel degree (default: TP over all devices; llama.cpp: a layer split, --tp for its row split)"},
     {"pp", "N", "pipeline parallel degree (default 1)"},
-    {"ep", "N", "expert parallel degree (default 1)"},
+    {"ep", "N", "expert parallel degree (default 1): alone, data-parallel attention beside expert-parallel experts; "
+                "with --tp, tensor-parallel attention and the experts in N groups"},
+    {"dp-attention", "", "data-parallel attention beside a tensor-parallel FFN over the --tp devices "
+                         "(SGLang --enable-dp-attention)"},
     {"nodes", "K", "K nodes of N devices each (--device ID:N); cross-node link: --inter-link"},
     {"link", "ID", "override the intra-node link (nvlink4, pcie4, ...; llmroof list links)"},
     {"inter-link", "ID", "cross-node link (default ib-ndr)"},
@@ -95,7 +98,7 @@ constexpr option_doc option_docs[] = {
 
 // Option groups that several commands share.
 const std::vector<std::string> model_opts = {"model", "weights", "kv", "lm-head", "engine"};
-const std::vector<std::string> layout_opts = {"device", "tp", "pp", "ep", "nodes", "link", "inter-link"};
+const std::vector<std::string> layout_opts = {"device", "tp", "pp", "ep", "dp-attention", "nodes", "link", "inter-link"};
 const std::vector<std::string> memory_opts = {"memory-utilization", "block-tokens", "max-num-seqs",
                                               "max-num-batched-tokens", "max-model-len", "prefix-caching"};
 
@@ -180,7 +183,8 @@ constexpr option_alias option_aliases[] = {
     {"pp-size", "pp"},                       {"mem-fraction-static", "memory-utilization"},
     {"context-length", "max-model-len"},     {"max-running-requests", "max-num-seqs"},
     {"chunked-prefill-size", "max-num-batched-tokens"}, {"parallel", "max-num-seqs"},
-    {"cache-type-k", "kv"},
+    {"cache-type-k", "kv"},                  {"enable-dp-attention", "dp-attention"},
+    {"ep-size", "ep"},
 };
 
 /// An engine's KV dtype spelled as a format here: vLLM's fp8_e4m3 is fp8-e4m3;
@@ -474,6 +478,7 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
     q.layout.tp = degree("tp");
     q.layout.pp = degree("pp");
     q.layout.ep = degree("ep");
+    q.layout.dp_attention = o.flag("dp-attention");
     if (auto l = o.get("link")) q.layout.intra = find_link(*l);
     if (auto l = o.get("inter-link")) q.layout.inter = find_link(*l);
   }

@@ -159,12 +159,15 @@ const field_table<setup>& setup_fields() {
        [](const S& s) { return s.has_device() ? json(s.dev().id) : absent(); }},
       {"devices", "int", "Devices of the deployment.",
        [](const S& s) { return s.has_device() ? json(s.devices()) : absent(); }},
-      {"parallel", object_t, "The layout: tp, pp, ep, nodes, devices_per_node and the collectives' link.",
+      {"parallel", object_t,
+       "The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention beside tp), "
+       "nodes, devices_per_node and the collectives' link.",
        [](const S& s) {
          if (!s.has_device()) return absent();
          return json{{"tp", s.parallel().tp},
                      {"pp", s.parallel().pp},
                      {"ep", s.parallel().ep},
+                     {"dp_attention", s.parallel().attention_data_parallel()},
                      {"nodes", s.parallel().nodes()},
                      {"devices_per_node", s.parallel().devices_per_node},
                      {"link", s.devices() > 1 ? json(detail::collective_link(s.parallel(), s.dev()).id) : json(nullptr)}};

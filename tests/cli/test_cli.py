@@ -244,6 +244,14 @@ tpep = json.loads(run("plan", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:
 tp4 = json.loads(run("plan", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:4", "--json").stdout)
 check("tp x ep: layout in the JSON", tpep["parallel"]["tp"] == 4 and tpep["parallel"]["ep"] == 4, tpep["parallel"])
 check("tp x ep: weights per device as TP", tpep["memory"]["weight_bytes"] == tp4["memory"]["weight_bytes"], (tpep["memory"], tp4["memory"]))
+# DP attention beside a TP FFN (SGLang --enable-dp-attention): each device its own users' latent KV.
+DS = ["--model", "deepseek-v3", "--device", "h200:8", "--weights", "fp8", "--users", "64", "--context", "8k"]
+dpa = json.loads(run("plan", *DS, "--dp-attention", "--json").stdout)
+tp8 = json.loads(run("plan", *DS, "--json").stdout)
+check("dp attention: in the JSON", dpa["parallel"]["dp_attention"] is True and tp8["parallel"]["dp_attention"] is False, dpa["parallel"])
+check("dp attention: an eighth of the KV per device", abs(dpa["memory"]["kv_bytes_needed"] * 8 - tp8["memory"]["kv_bytes_needed"]) < 1e-6 * tp8["memory"]["kv_bytes_needed"], (dpa["memory"], tp8["memory"]))
+check("dp attention: SGLang's flag pastes in", json.loads(run("plan", *DS, "--enable-dp-attention", "--json").stdout) == dpa)
+check("dp attention: named in the header", "(TP 8 with DP attention)" in run("plan", *DS, "--dp-attention").stdout.splitlines()[0])
 r = run("moe", "--model", "deepseek-v3", "--device", "h200:8", "--ep", "8", "--weights", "fp8", "--max-batch", "64")
 check("moe ep 8", r.returncode == 0 and "(EP 8)" in r.stdout and "dense same-total" in r.stdout, r.stderr)
 check("moe kv room", "KV room for 704 sequences of 4,096 tokens" in r.stdout, r.stdout)
@@ -454,6 +462,7 @@ BAD = [
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--max-num-seqs", "0"], "max-num-seqs must be in [1, 1000000000] (got 0)"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--rate", "1", "--concurrency", "4"], "concurrency and rate are two load models; give one"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--arrivals", "sync"], "arrivals must be mixed or lockstep (got 'sync')"),
+    (["plan", "--model", "deepseek-v3", "--device", "h200:8", "--tp", "8", "--ep", "8", "--dp-attention"], "dp_attention beside tp needs ep = 1 and pp = 1 (with expert parallelism give ep alone: DP attention + EP)"),
     (["plan", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:4", "--tp", "4", "--ep", "3"], "ep (3) must divide tp (4): each group of tp / ep devices splits its experts by tensor parallelism"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--arrivals", "lockstep", "--concurrency", "4", "--prefix", "64", "--prefix-hit", "0.5"],
      "prefix_hit must be 0 or 1 in lockstep (identical requests all find the prefix or none does) (got 0.5)"),

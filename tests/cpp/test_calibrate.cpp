@@ -570,7 +570,7 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   std::filesystem::remove(path);
   std::map<std::string, const measurement*> rows;
   for (const auto& m : set.rows) rows[m.id] = &m;
-  REQUIRE(rows.size() == 9);
+  REQUIRE(rows.size() == 10);
   CHECK(rows["D1"]->dev.id == "ryzen-ai-max-395");
   CHECK(rows["D1"]->engine == "llama.cpp-hip");
   CHECK(rows["D2"]->engine == "llama.cpp-metal");
@@ -586,8 +586,10 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   CHECK((loop.closed_loop && !loop.burst && loop.batch == 4 && loop.engine == "vllm"));
   const measurement& burst = *rows["S2"];
   CHECK((burst.closed_loop && burst.burst && burst.engine == "sglang"));
-  REQUIRE(set.skipped.size() == 1);
-  CHECK(set.skipped[0].reason == "attention data parallel with tensor-parallel experts is not modelled (issue 32)");
+  // SGLang's "TP8 + DP attention": data-parallel attention beside the tensor-parallel FFN.
+  const parallel_plan& dp = rows["S3"]->plan;
+  CHECK((dp.tp == 8 && dp.ep == 1 && dp.dp_attention_tp()));
+  CHECK(set.skipped.empty());
   // A burst runs at the engine's saturation: its TPOT is the closed loop's at
   // as many users as the engine admits, longer than one user's step.
   const validation v = validate({burst}, false);

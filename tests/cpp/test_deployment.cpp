@@ -24,7 +24,7 @@ TEST_CASE("infer_layout: tensor parallel over every device unless told otherwise
   CHECK_THROWS_WITH_AS(plan(8, 1, {}, {}, 4), "ep (4) must equal the devices (8)", std::invalid_argument);
   // tp and ep together: TP attention over the 8, experts in ep groups.
   const parallel_plan tp_ep = plan(8, 1, 8, {}, 8);
-  CHECK((tp_ep.tp == 8 && tp_ep.ep == 8 && tp_ep.devices() == 8 && !tp_ep.dp_attention()));
+  CHECK((tp_ep.tp == 8 && tp_ep.ep == 8 && tp_ep.devices() == 8 && !tp_ep.attention_data_parallel()));
   const parallel_plan moe_tp_ep = plan(8, 1, 8, {}, 2);
   CHECK((moe_tp_ep.tp == 8 && moe_tp_ep.ep == 2 && moe_tp_ep.devices() == 8));
   CHECK_THROWS_WITH_AS(plan(1024, 65, {}, {}, {}), "nodes x devices must be <= 65536 (got 65 x 1024)",

@@ -131,7 +131,7 @@ TEST_CASE("TP attention x EP experts: TP's bytes once every expert is touched, t
   parallel_plan tp4ep2 = tp(4);
   tp4ep2.ep = 2;
   CHECK(tpep.devices() == 4);
-  CHECK(!tpep.dp_attention());
+  CHECK(!tpep.attention_data_parallel());
   CHECK(layout_name(tpep) == "TP 4 x EP 4");
   validate(tpep, a);
   // 4,096 tokens touch all 128 experts: a device reads 32 whole experts (EP 4)
@@ -163,6 +163,52 @@ TEST_CASE("TP attention x EP experts: TP's bytes once every expert is touched, t
   // The prefill splits every op over the 4 (experts balanced over many tokens), as TP does.
   CHECK(prefill_parallel(a, bf16, h100, default_profile(h100), tpep, 2048).estimate.value() ==
         doctest::Approx(prefill_parallel(a, bf16, h100, default_profile(h100), tp(4), 2048).estimate.value()));
+}
+
+TEST_CASE("DP attention beside a TP FFN: each device its own sequences' latent KV, one gather-scatter per layer") {
+  // DeepSeek-V3 in FP8 on 8 H200s, 64 users at 4,096 tokens: TP 8 keeps
+  // every user's MLA latent on every device; with DP attention a device holds
+  // its 8 users' whole latents and the whole attention weights.
+  const architecture& a = find_model("deepseek-v3");
+  const device& h200 = find_device("h200");
+  parallel_plan dp = tp(8);
+  dp.dp_attention = true;
+  validate(dp, a);
+  CHECK(dp.attention_data_parallel());
+  CHECK(dp.devices() == 8);
+  CHECK(layout_name(dp) == "TP 8 with DP attention");
+  const memory_plan m_tp = plan_memory_parallel(a, fp8, h200, tp(8), 64, 4096);
+  const memory_plan m_dp = plan_memory_parallel(a, fp8, h200, dp, 64, 4096);
+  CHECK(m_dp.kv_needed.value() == doctest::Approx(m_tp.kv_needed.value() / 8));
+  // Weights: 7/8 of the attention weights more on each device.
+  const double attention = fp8.attention_format().bytes_of(count_parameters(a).attention).value();
+  CHECK(m_dp.weights.value() - m_tp.weights.value() == doctest::Approx(attention * 7 / 8).epsilon(1e-9));
+  CHECK(m_dp.max_sequences > 4 * m_tp.max_sequences);
+  // Decode: attention on the device's own 8 sequences (a TP 8 device reads all
+  // 64 latents); per layer an all-gather and a reduce-scatter of the batch's
+  // hidden states: 2 x 7/8 x 64 x 7,168 x 2 B = 1,605,632 B, 61 layers.
+  const op_counts c = count_decode_parallel(a, fp8, h200, dp, 64, 4096);
+  const op_counts t = count_decode_parallel(a, fp8, h200, tp(8), 64, 4096);
+  const op_counts own = count_decode(a, fp8, 8, 4096);
+  CHECK(find_op(c, op_kind::attention_global).kv_read.value() ==
+        doctest::Approx(find_op(own, op_kind::attention_global).kv_read.value()));
+  CHECK(find_op(t, op_kind::attention_global).kv_read.value() ==
+        doctest::Approx(8 * find_op(own, op_kind::attention_global).kv_read.value()));
+  const op& x = find_op(c, op_kind::all_reduce);
+  CHECK(x.count == 61);
+  CHECK(x.network.value() == doctest::Approx(61 * 1605632.0));
+  CHECK(find_op(t, op_kind::all_reduce).count == 2 * 61);
+  // The experts stay tensor-parallel: TP 8's bytes.
+  CHECK(find_op(c, op_kind::experts).weights.value() == doctest::Approx(find_op(t, op_kind::experts).weights.value()));
+  parallel_plan bad = dp;
+  bad.ep = 8;
+  CHECK_THROWS_WITH_AS(
+      validate(bad, a),
+      "dp_attention beside tp needs ep = 1 and pp = 1 (with expert parallelism give ep alone: DP attention + EP)",
+      std::invalid_argument);
+  // A prompt's attention runs on one device; the FFN and experts over the 8.
+  const efficiency_profile e = default_profile(h200);
+  CHECK(prefill_parallel(a, fp8, h200, e, dp, 4096).estimate > prefill_parallel(a, fp8, h200, e, tp(8), 4096).estimate);
 }
 
 TEST_CASE("engines turn memory into KV budgets their own way") {

@@ -29,7 +29,7 @@ TAKERS: list[tuple[Callable[..., Any], list[str]]] = [
 ]
 # The command's defaults (src/cli/options.cpp): no format named = the file's or
 # bf16, TP over every device, vLLM.
-DEFAULTS = dict(weights=None, kv=None, lm_head=None, engine="vllm", devices=1, tp=None, pp=1, ep=1, nodes=1,
+DEFAULTS = dict(weights=None, kv=None, lm_head=None, engine="vllm", devices=1, tp=None, pp=1, ep=1, dp_attention=False, nodes=1,
                 link=None, inter_link=None,
                 efficiency=None, memory_utilization=None, block_tokens=None, max_num_seqs=None,
                 max_num_batched_tokens=None, max_model_len=None, prefix_caching=None,
@@ -42,7 +42,7 @@ SWEEP_DEFAULTS = DEFAULTS  # a sweep's combination is the deployment decode() re
 
 
 def test_the_groups_are_the_commands() -> None:
-    assert DEPLOYMENT == ["weights", "kv", "lm_head", "engine", "devices", "tp", "pp", "ep", "nodes", "link", "inter_link",
+    assert DEPLOYMENT == ["weights", "kv", "lm_head", "engine", "devices", "tp", "pp", "ep", "dp_attention", "nodes", "link", "inter_link",
                           "efficiency"]
     assert ENGINE == DEPLOYMENT + ["memory_utilization", "block_tokens", "max_num_seqs", "max_num_batched_tokens",
                                    "max_model_len", "prefix_caching"]

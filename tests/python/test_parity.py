@@ -595,3 +595,15 @@ def test_tp_attention_with_ep_experts(cli: str) -> None:
     assert p["parallel"]["tp"] == 4 and p["parallel"]["ep"] == 4
     with pytest.raises(ValueError, match=r"ep \(3\) must divide tp \(4\)"):
         llmroof.plan(model="qwen3-30b-a3b", device="h100-sxm:4", tp=4, ep=3)
+
+
+def test_dp_attention_beside_tp(cli: str) -> None:
+    # dp_attention=True as --dp-attention (parallel.hpp has the hand-computed bytes).
+    p = llmroof.plan(model="deepseek-v3", device="h200:8", weights="fp8", dp_attention=True, users=64, context="8k")
+    assert run(cli, "plan", "--model", "deepseek-v3", "--device", "h200:8", "--weights", "fp8", "--dp-attention",
+               "--users", "64", "--context", "8k") == p.to_dict()
+    assert p["parallel"]["dp_attention"] is True
+    with pytest.raises(ValueError, match="dp_attention beside tp needs ep = 1"):
+        llmroof.plan(model="deepseek-v3", device="h200:8", tp=8, ep=8, dp_attention=True)
+    with pytest.raises(TypeError, match="dp_attention must be True or False"):
+        llmroof.plan(model="deepseek-v3", device="h200:8", dp_attention="yes")  # type: ignore[arg-type]

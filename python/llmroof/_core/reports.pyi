@@ -97,7 +97,9 @@ class Plan:
         """Devices of the deployment."""
     @property
     def parallel(self) -> dict[str, Any]:
-        """The layout: tp, pp, ep, nodes, devices_per_node and the collectives' link."""
+        """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
+        beside tp), nodes, devices_per_node and the collectives' link.
+        """
     @property
     def engine(self) -> str:
         """The serving engine."""
@@ -213,7 +215,9 @@ class Users:
         """Devices of the deployment."""
     @property
     def parallel(self) -> dict[str, Any]:
-        """The layout: tp, pp, ep, nodes, devices_per_node and the collectives' link."""
+        """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
+        beside tp), nodes, devices_per_node and the collectives' link.
+        """
     @property
     def engine(self) -> str:
         """The serving engine."""
@@ -311,7 +315,9 @@ class KvCache:
         """Devices of the deployment."""
     @property
     def parallel(self) -> dict[str, Any]:
-        """The layout: tp, pp, ep, nodes, devices_per_node and the collectives' link."""
+        """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
+        beside tp), nodes, devices_per_node and the collectives' link.
+        """
     @property
     def engine(self) -> str:
         """The serving engine."""
@@ -387,7 +393,9 @@ class MoeReport:
         """Devices of the deployment."""
     @property
     def parallel(self) -> dict[str, Any]:
-        """The layout: tp, pp, ep, nodes, devices_per_node and the collectives' link."""
+        """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
+        beside tp), nodes, devices_per_node and the collectives' link.
+        """
     @property
     def engine(self) -> str:
         """The serving engine."""
@@ -549,7 +557,9 @@ class Speculation:
         """Devices of the deployment."""
     @property
     def parallel(self) -> dict[str, Any]:
-        """The layout: tp, pp, ep, nodes, devices_per_node and the collectives' link."""
+        """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
+        beside tp), nodes, devices_per_node and the collectives' link.
+        """
     @property
     def engine(self) -> str:
         """The serving engine."""
