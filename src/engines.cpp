@@ -52,7 +52,8 @@ std::vector<engine_row> build() {
       .kernels = engine_id::sglang,
       .spellings = {"SGLang"},
       .reserve_label = "runtime reserve",
-      .refuses_context_beyond_positions = true};
+      .refuses_context_beyond_positions = true,
+      .dp_attention_beside_tp = true};
   // TensorRT-LLM: kv_cache_free_gpu_memory_fraction 0.9 of the memory free
   // after weights and activations; tokens_per_block 32; max_num_tokens 8192;
   // KV cache quantization adds int8 and nvfp4. Its 2023 releases launched
@@ -67,7 +68,8 @@ std::vector<engine_row> build() {
       .versions = {"2023"},
       .numbered_versions = false,
       .kernels = engine_id::tensorrt_llm,
-      .spellings = {"TensorRT-LLM", "NIM"}};
+      .spellings = {"TensorRT-LLM", "NIM"},
+      .dp_attention_beside_tp = true};
   // llama.cpp: the whole device; the KV cache is allocated for n_ctx up front
   // (padded to 256 cells), the compute buffer is sized by n_ubatch 512; CUDA
   // context ~0.5 GiB; one fp32 logits row per output; GGUF tensors load as

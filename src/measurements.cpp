@@ -481,6 +481,9 @@ measurement_set read_measurements(const std::string& path) {
         m.plan.ep = n;
       } else if (ep) {
         m.plan.ep = n;
+      } else if (dp_attention && !sglang) {
+        skip("vLLM runs data-parallel attention only beside expert parallelism; the row names no EP");
+        continue;
       } else if (dp_attention) {
         m.plan.dp_attention = true;
       }

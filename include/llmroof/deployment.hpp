@@ -232,6 +232,11 @@ inline void deployment::check() const {
   if (stored) detail::require_non_negative("stored weights", stored->value());
   if (!roof_) return;
   validate(where.parallel, model);
+  if (where.parallel.dp_attention_tp() && !engine_row_of(engine.id).dp_attention_beside_tp) {
+    throw std::invalid_argument("dp_attention beside tp: " + std::string(engine.name()) +
+                                " does not run it (SGLang and TensorRT-LLM do; for data-parallel attention "
+                                "give ep alone)");
+  }
   if (where.offload) {
     if (devices() > 1) throw std::invalid_argument("offload needs a single device (got " + std::to_string(devices()) + ")");
     validate(*where.offload, model);

@@ -174,6 +174,11 @@ struct engine_row {
   /// P2pNcclConnector), SGLang's --disaggregation-mode prefill|decode,
   /// TensorRT-LLM's disaggregated serving; not llama.cpp, Ollama or mlx-lm.
   bool disaggregates = true;
+  /// Whether it runs data-parallel attention beside a tensor-parallel FFN
+  /// (parallel_plan::dp_attention with tp): SGLang's --enable-dp-attention
+  /// and TensorRT-LLM's enable_attention_dp (MoE TP); vLLM runs
+  /// data-parallel attention only beside expert parallelism (DP + EP).
+  bool dp_attention_beside_tp = false;
   /// Speculative decoding methods it runs (speculative.hpp's names): vLLM's
   /// speculative_config methods mtp, draft_model, eagle/eagle3 and ngram;
   /// SGLang's NEXTN, STANDALONE, EAGLE/EAGLE3 and NGRAM; TensorRT-LLM's MTP,

@@ -279,18 +279,20 @@ inline std::vector<int> instance_sizes(int count) {
 
 /// Layouts of one instance of `s` devices (`per_node` a node): tensor
 /// parallel within a node and pipeline stages across nodes, all pipeline,
-/// and expert parallel for a MoE model; llama.cpp splits by layers (its
-/// default) or by rows (--split-mode row, tensor parallel).
+/// expert parallel for a MoE model, data-parallel attention beside TP for an
+/// MLA model within a node; llama.cpp splits by layers (its default) or by
+/// rows (--split-mode row, tensor parallel).
 inline std::vector<parallel_plan> layouts_of(const architecture& a, bool splits_layers, int s, int per_node) {
   std::vector<parallel_plan> out;
-  const auto add = [&](int tp, int pp, int ep) {
+  const auto add = [&](int tp, int pp, int ep, bool dp_attention = false) {
     parallel_plan p;
     p.tp = tp;
     p.pp = pp;
     p.ep = ep;
+    p.dp_attention = dp_attention;
     p.devices_per_node = std::min(s, per_node);
     for (const parallel_plan& q : out) {
-      if (q.tp == tp && q.pp == pp && q.ep == ep) return;
+      if (q.tp == tp && q.pp == pp && q.ep == ep && q.dp_attention == dp_attention) return;
     }
     out.push_back(p);
   };
@@ -309,6 +311,10 @@ inline std::vector<parallel_plan> layouts_of(const architecture& a, bool splits_
     add(per_node, s / per_node, 1);
   }
   if (a.is_moe() && s <= a.moe.num_experts) add(1, 1, s);
+  // MLA models replicate their latent KV on every tensor-parallel device:
+  // data-parallel attention beside the TP FFN holds each user's once
+  // (engines that run it: SGLang, TensorRT-LLM; the others refuse the layout).
+  if (a.attention == attention_kind::mla && s <= per_node) add(s, 1, 1, true);
   return out;
 }
 

@@ -1003,6 +1003,7 @@ json candidate_json(const recommend_input& in, const recommendation& r, std::siz
           {"tp", c.layout.tp},
           {"pp", c.layout.pp},
           {"ep", c.layout.ep},
+          {"dp_attention", c.layout.attention_data_parallel()},
           {"replicas", c.replicas},
           {"prefill_instances", c.prefill_instances},
           {"decode_instances", c.decode_instances},
@@ -1039,7 +1040,7 @@ json candidate_rows(const recommend_view& v, const std::vector<std::size_t>& whi
 }
 
 constexpr std::string_view candidate_keys =
-    "index, model, device, devices, engine, weights, kv, weight_bits, kv_bits, layout (\"2 x TP 1\", \"1P3D of TP 2\"), tp, pp, ep, "
+    "index, model, device, devices, engine, weights, kv, weight_bits, kv_bits, layout (\"2 x TP 1\", \"1P3D of TP 2\"), tp, pp, ep, dp_attention, "
     "replicas, prefill_instances, decode_instances, offload, mtp, users_per_instance, tokens_per_s_per_user and its "
     "_slow edge, ttft_s and ttft_slow_s, output_tokens_per_s, tokens_per_s_per_device, power_w, joules_per_token, "
     "cost_per_hour, cost_per_million (None where unknown), max_users, max_context, status (meets, at_risk, misses, "

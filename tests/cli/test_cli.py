@@ -245,7 +245,7 @@ tp4 = json.loads(run("plan", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:4
 check("tp x ep: layout in the JSON", tpep["parallel"]["tp"] == 4 and tpep["parallel"]["ep"] == 4, tpep["parallel"])
 check("tp x ep: weights per device as TP", tpep["memory"]["weight_bytes"] == tp4["memory"]["weight_bytes"], (tpep["memory"], tp4["memory"]))
 # DP attention beside a TP FFN (SGLang --enable-dp-attention): each device its own users' latent KV.
-DS = ["--model", "deepseek-v3", "--device", "h200:8", "--weights", "fp8", "--users", "64", "--context", "8k"]
+DS = ["--model", "deepseek-v3", "--device", "h200:8", "--weights", "fp8", "--users", "64", "--context", "8k", "--engine", "sglang"]
 dpa = json.loads(run("plan", *DS, "--dp-attention", "--json").stdout)
 tp8 = json.loads(run("plan", *DS, "--json").stdout)
 check("dp attention: in the JSON", dpa["parallel"]["dp_attention"] is True and tp8["parallel"]["dp_attention"] is False, dpa["parallel"])
@@ -462,6 +462,7 @@ BAD = [
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--max-num-seqs", "0"], "max-num-seqs must be in [1, 1000000000] (got 0)"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--rate", "1", "--concurrency", "4"], "concurrency and rate are two load models; give one"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--arrivals", "sync"], "arrivals must be mixed or lockstep (got 'sync')"),
+    (["plan", "--model", "deepseek-v3", "--device", "h200:8", "--dp-attention"], "dp_attention beside tp: vllm does not run it (SGLang and TensorRT-LLM do; for data-parallel attention give ep alone)"),
     (["plan", "--model", "deepseek-v3", "--device", "h200:8", "--tp", "8", "--ep", "8", "--dp-attention"], "dp_attention beside tp needs ep = 1 and pp = 1 (with expert parallelism give ep alone: DP attention + EP)"),
     (["plan", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:4", "--tp", "4", "--ep", "3"], "ep (3) must divide tp (4): each group of tp / ep devices splits its experts by tensor parallelism"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--arrivals", "lockstep", "--concurrency", "4", "--prefix", "64", "--prefix-hit", "0.5"],

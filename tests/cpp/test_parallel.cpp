@@ -138,22 +138,23 @@ TEST_CASE("TP attention x EP experts: TP's bytes once every expert is touched, t
   // or 64 halves (EP 2): 32 x 4,718,592 x 48 x 2 B = 14,495,514,624 B, what
   // TP 4 reads (a quarter of each of 128).
   const double all_experts_per_device = 32.0 * 4718592 * 48 * 2;
-  const op& full_tp = find_op(count_decode_parallel(a, bf16, h100, tp(4), 4096, 1024), op_kind::experts);
-  const op& full_ep = find_op(count_decode_parallel(a, bf16, h100, tpep, 4096, 1024), op_kind::experts);
-  const op& full_ep2 = find_op(count_decode_parallel(a, bf16, h100, tp4ep2, 4096, 1024), op_kind::experts);
-  CHECK(full_tp.weights.value() == doctest::Approx(all_experts_per_device).epsilon(1e-6));
-  CHECK(full_ep.weights.value() == doctest::Approx(all_experts_per_device).epsilon(1e-6));
-  CHECK(full_ep2.weights.value() == doctest::Approx(all_experts_per_device).epsilon(1e-6));
+  // (Counts kept by name: find_op returns a reference into them.)
+  const op_counts full_tp = count_decode_parallel(a, bf16, h100, tp(4), 4096, 1024);
+  const op_counts full_ep = count_decode_parallel(a, bf16, h100, tpep, 4096, 1024);
+  const op_counts full_ep2 = count_decode_parallel(a, bf16, h100, tp4ep2, 4096, 1024);
+  CHECK(find_op(full_tp, op_kind::experts).weights.value() == doctest::Approx(all_experts_per_device).epsilon(1e-6));
+  CHECK(find_op(full_ep, op_kind::experts).weights.value() == doctest::Approx(all_experts_per_device).epsilon(1e-6));
+  CHECK(find_op(full_ep2, op_kind::experts).weights.value() == doctest::Approx(all_experts_per_device).epsilon(1e-6));
   // Attention stays tensor-parallel: the same attention bytes as TP 4.
   CHECK(find_op(count_decode_parallel(a, bf16, h100, tpep, 8, 1024), op_kind::attention_global).kv_read.value() ==
         doctest::Approx(find_op(count_decode_parallel(a, bf16, h100, tp(4), 8, 1024), op_kind::attention_global)
                             .kv_read.value()));
   // One token picks 8 experts: TP 4 reads a quarter of each (2 experts' worth);
   // the busiest EP group reads its picks whole, at least 2 experts' worth.
-  const op& one_tp = find_op(count_decode_parallel(a, bf16, h100, tp(4), 1, 1024), op_kind::experts);
-  const op& one_ep = find_op(count_decode_parallel(a, bf16, h100, tpep, 1, 1024), op_kind::experts);
-  CHECK(one_tp.weights.value() == doctest::Approx(2.0 * 4718592 * 48 * 2).epsilon(1e-6));
-  CHECK(one_ep.weights.value() > one_tp.weights.value());
+  const op_counts one_tp = count_decode_parallel(a, bf16, h100, tp(4), 1, 1024);
+  const op_counts one_ep = count_decode_parallel(a, bf16, h100, tpep, 1, 1024);
+  CHECK(find_op(one_tp, op_kind::experts).weights.value() == doctest::Approx(2.0 * 4718592 * 48 * 2).epsilon(1e-6));
+  CHECK(find_op(one_ep, op_kind::experts).weights.value() > find_op(one_tp, op_kind::experts).weights.value());
   // Memory: a device holds a quarter of the experts either way, and TP's KV share.
   const memory_plan m_tp = plan_memory_parallel(a, bf16, h100, tp(4), 16, 8192);
   const memory_plan m_ep = plan_memory_parallel(a, bf16, h100, tpep, 16, 8192);

@@ -338,3 +338,25 @@ TEST_CASE("recommend: a named backend is tried where it runs, refused where it r
   CHECK_THROWS_WITH_AS(recommend(in), "engines: 'llama.cpp-sycl' runs on none of the pool's devices",
                        std::invalid_argument);
 }
+
+TEST_CASE("recommend: data-parallel attention for an MLA model, where the engine runs it") {
+  // DeepSeek-V2-Lite (MLA, 64 experts) on 2 H100s, 64 users at 8k: SGLang and
+  // TensorRT-LLM try "TP 2 with DP attention" (each user's latent KV held once,
+  // not on both devices); vLLM refuses that layout, so it has no such candidate.
+  CHECK_FALSE(detail::layouts_of(find_model("llama-3.1-8b"), false, 2, 8).back().dp_attention);
+  const auto mla = detail::layouts_of(find_model("deepseek-v2-lite"), false, 2, 8);
+  CHECK((mla.back().dp_attention && mla.back().tp == 2 && mla.back().ep == 1));
+  recommend_input in = search_of("deepseek-v2-lite", "h100-sxm", 2, 8192, 1024, 256, 10, 10);
+  in.w.users = 64;
+  in.space.engines = {"vllm", "sglang"};
+  in.space.threads = 1;
+  const recommendation r = recommend(in);
+  int sglang_dp = 0, vllm_dp = 0;
+  for (const candidate& c : r.candidates) {
+    if (!c.layout.dp_attention) continue;
+    (c.engine.rfind("sglang", 0) == 0 ? sglang_dp : vllm_dp) += 1;
+    CHECK(c.layout_label().find("TP 2 with DP attention") != std::string::npos);
+  }
+  CHECK(sglang_dp > 0);
+  CHECK(vllm_dp == 0);
+}

@@ -599,11 +599,14 @@ def test_tp_attention_with_ep_experts(cli: str) -> None:
 
 def test_dp_attention_beside_tp(cli: str) -> None:
     # dp_attention=True as --dp-attention (parallel.hpp has the hand-computed bytes).
-    p = llmroof.plan(model="deepseek-v3", device="h200:8", weights="fp8", dp_attention=True, users=64, context="8k")
+    p = llmroof.plan(model="deepseek-v3", device="h200:8", weights="fp8", dp_attention=True, users=64, context="8k",
+                     engine="sglang")
     assert run(cli, "plan", "--model", "deepseek-v3", "--device", "h200:8", "--weights", "fp8", "--dp-attention",
-               "--users", "64", "--context", "8k") == p.to_dict()
+               "--users", "64", "--context", "8k", "--engine", "sglang") == p.to_dict()
     assert p["parallel"]["dp_attention"] is True
     with pytest.raises(ValueError, match="dp_attention beside tp needs ep = 1"):
-        llmroof.plan(model="deepseek-v3", device="h200:8", tp=8, ep=8, dp_attention=True)
+        llmroof.plan(model="deepseek-v3", device="h200:8", tp=8, ep=8, dp_attention=True, engine="sglang")
+    with pytest.raises(ValueError, match="dp_attention beside tp: vllm does not run it"):
+        llmroof.plan(model="deepseek-v3", device="h200:8", dp_attention=True)
     with pytest.raises(TypeError, match="dp_attention must be True or False"):
         llmroof.plan(model="deepseek-v3", device="h200:8", dp_attention="yes")  # type: ignore[arg-type]

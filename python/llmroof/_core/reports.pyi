@@ -697,11 +697,12 @@ class Recommendation:
     @property
     def candidates(self) -> list[dict[str, Any]]:
         """Every candidate searched, one row each: index, model, device, devices, engine, weights, kv,
-        weight_bits, kv_bits, layout ("2 x TP 1", "1P3D of TP 2"), tp, pp, ep, replicas,
-        prefill_instances, decode_instances, offload, mtp, users_per_instance, tokens_per_s_per_user
-        and its _slow edge, ttft_s and ttft_slow_s, output_tokens_per_s, tokens_per_s_per_device,
-        power_w, joules_per_token, cost_per_hour, cost_per_million (None where unknown), max_users,
-        max_context, status (meets, at_risk, misses, no_fit), reason, miss, on_front.
+        weight_bits, kv_bits, layout ("2 x TP 1", "1P3D of TP 2"), tp, pp, ep, dp_attention,
+        replicas, prefill_instances, decode_instances, offload, mtp, users_per_instance,
+        tokens_per_s_per_user and its _slow edge, ttft_s and ttft_slow_s, output_tokens_per_s,
+        tokens_per_s_per_device, power_w, joules_per_token, cost_per_hour, cost_per_million (None
+        where unknown), max_users, max_context, status (meets, at_risk, misses, no_fit), reason,
+        miss, on_front.
         """
     def pool_frame(self) -> pd.DataFrame: ...
     def published_frame(self) -> pd.DataFrame: ...
