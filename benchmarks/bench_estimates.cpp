@@ -81,6 +81,26 @@ void plan_load_8_users(benchmark::State& state) {
 }
 BENCHMARK(plan_load_8_users);
 
+// A fixed-length benchmark's closed loop in lockstep (load.hpp): N users of
+// 1,000 in / 1,000 out, the engine's steps simulated cohort by cohort over six
+// waves (runs of decode steps timed at once).
+void lockstep_loop(benchmark::State& state) {
+  const device& h100 = find_device("h100-sxm");
+  const deployment d(find_model("llama-3.1-8b"), precision::of(find_format("bf16"), find_format("bf16")),
+                     roofline(h100), {}, configure_engine("vllm", h100));
+  workload s;
+  s.prompt = 1000;
+  s.output = 1000;
+  s.context = 2000;
+  s.arrivals = arrival_pattern::lockstep;
+  const double users = static_cast<double>(state.range(0));
+  cycle(state, 1000, 1010, 1, [&](double prompt) {
+    s.prompt = prompt;
+    return serve_closed_loop(d, s, users).ttft.value();
+  });
+}
+BENCHMARK(lockstep_loop)->Arg(8)->Arg(64)->Arg(256)->Unit(benchmark::kMicrosecond);
+
 // One point of llmroof.sweep_decode: the deployment's step plus
 // whether the batch's KV fits the budget.
 void sweep_point_70b(benchmark::State& state) {

@@ -200,6 +200,15 @@ inline link_spec collective_link(const parallel_plan& p, const device& d) {
   return link_for(p, d, p.ep_only() ? p.ep : p.tp > 1 ? p.tp : p.tp * p.pp);
 }
 
+/// An op's FLOP and bytes as one of `n` devices does its share of them.
+inline void share(op& o, double n) {
+  o.flop = o.flop / n;
+  o.weights = o.weights / n;
+  o.kv_read = o.kv_read / n;
+  o.kv_written = o.kv_written / n;
+  o.activations = o.activations / n;
+}
+
 inline op comm_op(op_kind kind, std::string_view name, double count, double bytes_per_instance,
                   const link_spec& l, double hops) {
   op o;
@@ -268,11 +277,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
         case op_kind::router: continue;  // replicated, on every token
         default: break;
       }
-      o.flop = o.flop / t;
-      o.weights = o.weights / t;
-      o.kv_read = o.kv_read / t;
-      o.kv_written = o.kv_written / t;
-      o.activations = o.activations / t;
+      detail::share(o, t);
     }
     // Per layer an all-gather of the hidden states before the FFN and a
     // reduce-scatter after: (t - 1) / t of the batch's hidden states each,
@@ -312,11 +317,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
         continue;
       default: break;
     }
-    o.flop = o.flop / split;
-    o.weights = o.weights / split;
-    o.kv_read = o.kv_read / split;
-    o.kv_written = o.kv_written / split;
-    o.activations = o.activations / split;
+    detail::share(o, split);
   }
   if (p.tp > 1) {
     // Two all-reduces per layer (after attention and after the FFN) of the
@@ -385,11 +386,7 @@ inline pipelined_counts count_prefill_parallel(const architecture& a, const prec
     for (op& o : c.ops) {
       if (o.kind == op_kind::embedding || o.kind == op_kind::lm_head) continue;
       o.count /= stages;
-      o.flop = o.flop / stages;
-      o.weights = o.weights / stages;
-      o.kv_read = o.kv_read / stages;
-      o.kv_written = o.kv_written / stages;
-      o.activations = o.activations / stages;
+      detail::share(o, stages);
     }
   }
   for (op& o : c.ops) {

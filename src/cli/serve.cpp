@@ -520,10 +520,11 @@ int cmd_users(const options& o) {
   }
   std::printf("  most users: %s (one more breaks: %s)\n", thousands(u.users).c_str(), std::string(to_string(u.limit)).c_str());
   // One answer: those users in a closed loop of the stated requests.
-  std::printf("  each gets %.1f tokens/s, %.0f output tokens/s in total, TTFT %s (a closed loop: %s-token prompts, "
+  std::printf("  each gets %.1f tokens/s, %.0f output tokens/s in total, TTFT %s (a closed loop%s: %s-token prompts, "
               "%s-token answers, the next sent when one completes)\n",
               u.tokens_per_s_per_user(), u.tokens_per_s_total(), ms(u.ttft).c_str(),
-              thousands(sc.prompt_tokens()).c_str(), thousands(sc.output).c_str());
+              sc.arrivals == arrival_pattern::lockstep ? " in lockstep" : "", thousands(sc.prompt_tokens()).c_str(),
+              thousands(sc.output).c_str());
   print_prefix(s, u.prefix, sc.prompt_tokens(), std::nullopt);
   // The curve against users: what each user and the server get.
   std::printf("\n  %8s %16s %16s %10s %8s\n", "users", "t/s per user", "t/s total", "TTFT", "fits");

@@ -160,6 +160,7 @@ ul = json.loads(run("users", *L, "--tps", "20", "--arrivals", "lockstep", "--jso
 loop = json.loads(run("plan", *L, "--concurrency", str(int(ul["max_users"])), "--arrivals", "lockstep", "--json").stdout)["load"]
 del loop["saturation"]
 check("users --arrivals lockstep: closed loop = plan --concurrency max_users", ul["closed_loop"] == loop, (ul["closed_loop"], loop))
+check("users --arrivals lockstep: text", "(a closed loop in lockstep: 1,000-token prompts" in run("users", *L, "--tps", "20", "--arrivals", "lockstep").stdout)
 # The README's figures for the two loops (section "Load").
 readme_text = open(readme).read()
 for args, a, said in ((["--model", "llama-3.1-8b", "--device", "h100-sxm", "--prompt", "1000", "--output", "1000",

@@ -21,7 +21,7 @@ struct lockstep_run {
   double tpot = 0;             ///< s, (last token - first token) / (output - 1); 0 for one output token
   double requests_per_s = 0;   ///< completions per second in the settled loop
   double first_wave_ttft = 0;  ///< s, the first `clients` requests, all sent at once
-  double prefill_share = 0;    ///< share of the settled loop's time in steps that prefill
+  double prefill_share = 0;    ///< share of the settled loop's time its prompts' prefill takes
   double steps = 0;            ///< engine steps simulated (a cost figure: runs of decode steps count one)
 };
 
@@ -99,10 +99,10 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
       }
       const double steps_to_arrival = arrival < 1e18 ? std::ceil((arrival - t) / decode_s) : 1e18;
       const double k = std::max(1.0, std::min(steps_to_finish, steps_to_arrival));
-      t += k * (k > 1 ? d.decode(b, ctx + (k - 1) / 2).estimate.value() : decode_s);
       for (cohort& c : live) {
-        if (c.ready <= t && c.done >= todo) c.generated += k;
+        if (c.ready <= t && c.done >= todo) c.generated += k;  // the decoding ones, not those arriving meanwhile
       }
+      t += k * (k > 1 ? d.decode(b, ctx + (k - 1) / 2).estimate.value() : decode_s);
     } else {
       // One mixed step: the decodes, then prompt tokens in arrival order.
       double budget = budget_per_step - b, chunks = 0, tokens = 0, before = 0;
@@ -188,6 +188,7 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
     }
     live.swap(next);
     live.insert(live.end(), sends.begin(), sends.end());
+    if (t_hi >= 0 && counted >= hi - lo) break;  // every measured request is done: the rest is the drain
   }
   lockstep_run out;
   out.ttft = ttft_sum / counted;
