@@ -5,6 +5,7 @@
 #include <cctype>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -266,6 +267,26 @@ std::vector<architecture> build() {
     c.norm_bias = true;
     c.tied_embeddings = true;
     m.push_back(with_published(std::move(c), 13.0));
+    // Pythia (GPT-NeoX): the ggml CI's V100 ladder over one model's quants
+    // (release3 single_stream.csv, build 4246). A parallel attention + MLP
+    // block with two LayerNorms (the same ops as in sequence), rotary on a
+    // quarter of each head (no cost of its own), GELU MLP, biases on every
+    // linear layer, untied embed_out without bias.
+    for (const auto& [id, name, layers, hidden, heads, ffn, published] :
+         {std::tuple{"pythia-1.4b", "Pythia-1.4B", 24, 2048, 16, 8192, 1.41},
+          std::tuple{"pythia-2.8b", "Pythia-2.8B", 32, 2560, 32, 10240, 2.78}}) {
+      auto p = gqa(id, name, "gpt_neox", layers, hidden, heads, heads, hidden / heads, ffn, 50304, 2048,
+                   std::string("EleutherAI/") + id + " config.json (GPTNeoXForCausalLM: " + std::to_string(layers) +
+                       " layers, hidden " + std::to_string(hidden) + ", " + std::to_string(heads) +
+                       " heads, intermediate " + std::to_string(ffn) +
+                       ", vocab 50304, 2048 positions, rotary_pct 0.25, use_parallel_residual) as recalled, not "
+                       "shipped here [unverified here]; counted 1,414,647,808 / 2,775,208,960 parameters = the "
+                       "model cards' 1.41B / 2.78B (\"1.4B\", \"2.8B\")");
+      p.ffn = ffn_kind::plain;
+      p.qkv_bias = p.o_bias = p.mlp_bias = true;
+      p.norm_bias = true;
+      m.push_back(with_published(std::move(p), published));
+    }
   }
 
   // ---- Mixture of Experts ----

@@ -87,6 +87,17 @@ TEST_CASE("every catalog model is valid, sourced and within 5% of its published 
   }
 }
 
+TEST_CASE("Pythia-1.4B (GPT-NeoX) has 1,414,647,808 parameters") {
+  // Embedding and untied embed_out: 2 x 50,304 x 2,048 = 206,045,184. Per
+  // layer: QKV 3 x 2,048^2 + 6,144 bias, output 2,048^2 + 2,048, MLP
+  // 2 x 2,048 x 8,192 + 8,192 + 2,048 (GELU, no gate), two LayerNorms
+  // 2 x 2 x 2,048 = 50,358,272; x 24 = 1,208,598,528; final LayerNorm 4,096.
+  const auto& a = find_model("pythia-1.4b");
+  CHECK(a.ffn == ffn_kind::plain);
+  CHECK(count_parameters(a).total() == doctest::Approx(1414647808.0).epsilon(1e-12));
+  CHECK(count_parameters(find_model("pythia-2.8b")).total() == doctest::Approx(2775208960.0).epsilon(1e-12));
+}
+
 TEST_CASE("the catalog holds the models the foundation issue names") {
   for (const char* id :
        {"devstral-small-2-24b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3-70b",
