@@ -441,13 +441,18 @@ measurement_set read_measurements(const std::string& path) {
       const bool early = has(backend, "v0.5") || has(backend, "v0.6") || has(backend, "v0.7");
       m.engine = key(engine_id::tensorrt_llm, early ? "2023" : "current", "");
       // "TP8 EP8, attention DP": data-parallel attention beside EP experts;
-      // "TP8 with expert parallel": TP attention, experts EP over the same 8.
+      // "TP8 with expert parallel": TP attention, experts EP over the same 8;
+      // "attention DP" alone: beside the tensor-parallel MoE (enable_attention_dp).
       m.plan.tp = n;
-      if (m.arch.is_moe() && (has(backend, "attention DP") || has(backend, "attention dp")) && has(backend, "EP")) {
+      const bool attention_dp = has(backend, "attention DP") || has(backend, "attention dp");
+      const bool ep = m.arch.is_moe() && (has(backend, "expert parallel") || has(backend, " EP"));
+      if (ep && attention_dp) {
         m.plan.tp = 1;
         m.plan.ep = n;
-      } else if (m.arch.is_moe() && (has(backend, "expert parallel") || has(backend, " EP"))) {
+      } else if (ep) {
         m.plan.ep = n;
+      } else if (attention_dp) {
+        m.plan.dp_attention = true;
       }
       // NIM's AIPerf runs keep `batch` users in flight, each sending its next
       // request when the last completes (a closed loop, not a static batch).

@@ -25,7 +25,7 @@
 
 namespace llmroof {
 
-/// How a model is split over devices. Three shapes:
+/// How a model is split over devices. Four shapes:
 ///  * tp x pp: attention and FFN split by heads and columns over tp devices,
 ///    layers over pp stages (vLLM/SGLang --tensor/--pipeline-parallel-size);
 ///  * ep alone (tp = pp = 1): data-parallel attention (each device its own
