@@ -129,7 +129,7 @@ inline std::vector<alternative> plan_alternatives(const deployment& d, const wor
     // More devices drop an offload (it needs a single device): the devices
     // hold all the weights. The other changes keep it.
     const deployment x(d.model, d.pr, d.roof(), {q, std::nullopt}, d.engine, d.stored);
-    const std::string how = q.ep > 1   ? layout_name(q)
+    const std::string how = q.ep > 1 || q.dp_attention_tp() ? layout_name(q)
                             : q.tp == 1 ? "layer split"
                                         : "TP " + std::to_string(q.tp) + (q.pp > 1 ? " x PP " + std::to_string(q.pp) : "");
     entry(std::to_string(q.devices()) + " devices (" + how + ")", x, w.users, w.context);

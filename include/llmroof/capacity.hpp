@@ -78,10 +78,13 @@ struct served_load {
 /// Serves the workload's request shape (prompt, output) at `rate` requests/s
 /// or to `concurrency` closed-loop users; with neither, the plan's users when
 /// more than one (loop_concurrency). Throws std::invalid_argument when both
-/// are given, and on invalid fields.
+/// are given, when a rate meets lockstep arrivals, and on invalid fields.
 inline served_load serve_load(const deployment& d, const workload& s, std::optional<double> rate, std::optional<double> concurrency,
                               seconds ttft_target = make_seconds(1)) {
   if (rate && concurrency) throw std::invalid_argument("concurrency and rate are two load models; give one");
+  if (rate && s.arrivals == arrival_pattern::lockstep) {
+    throw std::invalid_argument("arrivals: lockstep is a closed loop of identical requests; a rate is an open loop");
+  }
   served_load out;
   out.ttft_target = ttft_target;
   if (rate) {

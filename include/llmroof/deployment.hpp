@@ -321,7 +321,7 @@ inline deployment resolve(const request& r) {
     // Say where a layout nobody asked for came from.
     const std::string what = ex.what();
     if (r.layout.tp || r.layout.pp || r.layout.ep || p.devices() == 1 || what.rfind("offload", 0) == 0 ||
-        what.rfind("kv format", 0) == 0) {
+        what.rfind("kv format", 0) == 0 || what.rfind("dp_attention", 0) == 0) {
       throw;
     }
     throw std::invalid_argument(what + "; " + (by_layers ? "pp (layer split)" : "tp") + " defaults to the " +

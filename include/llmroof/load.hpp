@@ -355,6 +355,7 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
   detail::require_in("concurrency", concurrency, 1, 1e6);
   closed_loop_result out;
   out.concurrency = concurrency;
+  out.arrivals = s.arrivals;
   const engine_slots held_at_once = slots ? *slots : slots_for(d, s);
   out.slots = held_at_once.slots;
   if (out.slots < 1) {
@@ -363,7 +364,6 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
   }
   out.active = std::min(concurrency, out.slots);
   out.limit = concurrency <= out.slots ? serving_limit::none : held_at_once.limit;
-  out.arrivals = s.arrivals;
   if (s.arrivals == arrival_pattern::lockstep) return serve_lockstep(d, s, out);
   const open_loop terms(d, s);  // rate-free: every rate tried below shares them
   if (out.active == 1) {

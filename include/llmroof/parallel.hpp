@@ -118,6 +118,9 @@ inline parallel_plan infer_layout(const layout_request& r) {
                        std::to_string(p.tp * p.pp) + ") must equal the devices (" + std::to_string(total) + ")");
   }
   p.dp_attention = r.dp_attention;
+  // SGLang's --tp N --ep N --enable-dp-attention: data-parallel attention
+  // beside expert-parallel experts, the ep-alone layout.
+  if (p.dp_attention && p.ep > 1 && p.tp == p.ep && p.pp == 1) p.tp = 1;
   if (r.intra) p.intra = *r.intra;
   if (r.inter) p.inter = *r.inter;
   return p;
@@ -154,6 +157,9 @@ inline void validate(const parallel_plan& p, const architecture& a) {
   if (p.dp_attention && p.tp > 1 && (p.ep > 1 || p.pp > 1)) {
     throw std::invalid_argument(
         "dp_attention beside tp needs ep = 1 and pp = 1 (with expert parallelism give ep alone: DP attention + EP)");
+  }
+  if (p.dp_attention && p.tp == 1 && p.ep == 1) {
+    throw std::invalid_argument("dp_attention needs tp > 1: the devices whose attention it splits by users");
   }
   if (!splits_attention(a, p.tp)) {
     if (a.num_heads % p.tp != 0) {
@@ -389,15 +395,25 @@ inline pipelined_counts count_prefill_parallel(const architecture& a, const prec
       detail::share(o, stages);
     }
   }
-  for (op& o : c.ops) {
-    // One device prefills a prompt's attention under DP attention; the FFN
-    // (TP) or the experts (EP) spread over the devices.
+  // Under data-parallel attention each device prefills its own prompts'
+  // attention (the busiest holds ceil(batch / n) of them); the FFN (TP) or
+  // the experts (EP) spread over the devices.
+  std::optional<op_counts> own;
+  if (p.attention_data_parallel() && batch > 1) {
+    own = count_prefill_chunked(a, pr, prompt, cached, std::ceil(batch / n), chunk);
+  }
+  for (std::size_t i = 0; i < c.ops.size(); ++i) {
+    op& o = c.ops[i];
     const bool attention = o.kind == op_kind::attention_proj || o.kind == op_kind::attention_global ||
                            o.kind == op_kind::attention_sliding || o.kind == op_kind::attention_linear;
     const bool split = p.ep_only()          ? o.kind == op_kind::experts
                        : p.dp_attention_tp() ? !attention && o.kind != op_kind::norms && o.kind != op_kind::router
                                              : (o.kind != op_kind::norms && o.kind != op_kind::router);
-    if (!split) continue;
+    if (!split) {
+      // The router of DP attention beside TP runs on every token after the gather.
+      if (own && !(p.dp_attention_tp() && o.kind == op_kind::router)) o = own->ops[i];
+      continue;
+    }
     o.flop = o.flop / n;
     o.weights = o.weights / n;
     o.activations = o.activations / n;
@@ -446,10 +462,12 @@ inline phase_timing prefill_parallel(const architecture& a, const precision& pr,
 }
 
 /// Memory of one device under the plan, for `users` sequences of `context`.
-/// Weights: TP/PP shards (norms and routers replicated), or under EP the
-/// replicated non-expert weights plus 1/ep of the routed experts. KV: heads
-/// split over TP (replicated when g < tp; MLA latents replicated), layers over
-/// PP; under EP each rank holds its own users' whole caches.
+/// Weights: TP/PP shards (norms and routers replicated; TP x EP holds the
+/// same share), under EP alone the replicated non-expert weights plus 1/ep of
+/// the routed experts, under DP attention beside TP the whole attention
+/// weights plus 1/tp of the rest. KV: heads split over TP (replicated when
+/// g < tp; MLA latents replicated), layers over PP; under data-parallel
+/// attention each device holds its own users' whole caches.
 /// The result's fields are per device; `max_sequences` counts all devices'.
 inline memory_plan plan_memory_parallel(const architecture& a, const precision& pr, const device& d,
                                         const parallel_plan& p, double users, double context,

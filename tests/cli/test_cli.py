@@ -253,6 +253,9 @@ check("dp attention: in the JSON", dpa["parallel"]["dp_attention"] is True and t
 check("dp attention: an eighth of the KV per device", abs(dpa["memory"]["kv_bytes_needed"] * 8 - tp8["memory"]["kv_bytes_needed"]) < 1e-6 * tp8["memory"]["kv_bytes_needed"], (dpa["memory"], tp8["memory"]))
 check("dp attention: SGLang's flag pastes in", json.loads(run("plan", *DS, "--enable-dp-attention", "--json").stdout) == dpa)
 check("dp attention: named in the header", "(TP 8 with DP attention)" in run("plan", *DS, "--dp-attention").stdout.splitlines()[0])
+# SGLang's DeepSeek launch, --tp 8 --ep-size 8 --enable-dp-attention: DP attention beside EP experts (EP 8).
+ep8 = json.loads(run("plan", *DS, "--tp", "8", "--ep-size", "8", "--enable-dp-attention", "--json").stdout)["parallel"]
+check("dp attention + ep: the ep-alone layout", ep8["tp"] == 1 and ep8["ep"] == 8 and ep8["dp_attention"] is True, ep8)
 r = run("moe", "--model", "deepseek-v3", "--device", "h200:8", "--ep", "8", "--weights", "fp8", "--max-batch", "64")
 check("moe ep 8", r.returncode == 0 and "(EP 8)" in r.stdout and "dense same-total" in r.stdout, r.stderr)
 check("moe kv room", "KV room for 704 sequences of 4,096 tokens" in r.stdout, r.stdout)
@@ -464,7 +467,9 @@ BAD = [
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--rate", "1", "--concurrency", "4"], "concurrency and rate are two load models; give one"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--arrivals", "sync"], "arrivals must be mixed or lockstep (got 'sync')"),
     (["plan", "--model", "deepseek-v3", "--device", "h200:8", "--dp-attention"], "dp_attention beside tp: vllm does not run it (SGLang and TensorRT-LLM do; for data-parallel attention give ep alone)"),
-    (["plan", "--model", "deepseek-v3", "--device", "h200:8", "--tp", "8", "--ep", "8", "--dp-attention"], "dp_attention beside tp needs ep = 1 and pp = 1 (with expert parallelism give ep alone: DP attention + EP)"),
+    (["plan", "--model", "deepseek-v3", "--device", "h200:8", "--tp", "8", "--ep", "4", "--dp-attention", "--engine", "sglang"], "dp_attention beside tp needs ep = 1 and pp = 1 (with expert parallelism give ep alone: DP attention + EP)"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm:2", "--pp", "2", "--dp-attention"], "dp_attention needs tp > 1: the devices whose attention it splits by users"),
+    (["plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--rate", "2", "--arrivals", "lockstep"], "arrivals: lockstep is a closed loop of identical requests; a rate is an open loop"),
     (["plan", "--model", "qwen3-30b-a3b", "--device", "h100-sxm:4", "--tp", "4", "--ep", "3"], "ep (3) must divide tp (4): each group of tp / ep devices splits its experts by tensor parallelism"),
     (["plan", "--model", "llama-3-8b", "--device", "rtx-4090", "--arrivals", "lockstep", "--concurrency", "4", "--prefix", "64", "--prefix-hit", "0.5"],
      "prefix_hit must be 0 or 1 in lockstep (identical requests all find the prefix or none does) (got 0.5)"),

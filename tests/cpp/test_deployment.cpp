@@ -27,6 +27,9 @@ TEST_CASE("infer_layout: tensor parallel over every device unless told otherwise
   CHECK((tp_ep.tp == 8 && tp_ep.ep == 8 && tp_ep.devices() == 8 && !tp_ep.attention_data_parallel()));
   const parallel_plan moe_tp_ep = plan(8, 1, 8, {}, 2);
   CHECK((moe_tp_ep.tp == 8 && moe_tp_ep.ep == 2 && moe_tp_ep.devices() == 8));
+  // SGLang's --tp 8 --ep 8 --enable-dp-attention: DP attention beside EP experts, the ep-alone layout.
+  const parallel_plan sglang_dp_ep = infer_layout({8, 1, 8, {}, 8, std::nullopt, std::nullopt, true});
+  CHECK((sglang_dp_ep.tp == 1 && sglang_dp_ep.ep == 8 && sglang_dp_ep.ep_only()));
   CHECK_THROWS_WITH_AS(plan(1024, 65, {}, {}, {}), "nodes x devices must be <= 65536 (got 65 x 1024)",
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(plan(0, 1, {}, {}, {}), "devices must be in [1, 1024] (got 0)", std::invalid_argument);

@@ -210,6 +210,17 @@ TEST_CASE("DP attention beside a TP FFN: each device its own sequences' latent K
   // A prompt's attention runs on one device; the FFN and experts over the 8.
   const efficiency_profile e = default_profile(h200);
   CHECK(prefill_parallel(a, fp8, h200, e, dp, 4096).estimate > prefill_parallel(a, fp8, h200, e, tp(8), 4096).estimate);
+  // 64 prompts: each device prefills the attention of its own 8.
+  const op_counts batch64 = count_prefill_parallel(a, fp8, h200, dp, 1000, 0, 512, 64).counts;
+  const op_counts own8 = count_prefill_chunked(a, fp8, 1000, 0, 8, 0);
+  CHECK(find_op(batch64, op_kind::attention_global).flop.value() ==
+        doctest::Approx(find_op(own8, op_kind::attention_global).flop.value()));
+  CHECK(find_op(batch64, op_kind::attention_proj).weights.value() ==
+        doctest::Approx(find_op(own8, op_kind::attention_proj).weights.value()));
+  parallel_plan lone = tp(1);
+  lone.dp_attention = true;
+  CHECK_THROWS_WITH_AS(validate(lone, a), "dp_attention needs tp > 1: the devices whose attention it splits by users",
+                       std::invalid_argument);
 }
 
 TEST_CASE("engines turn memory into KV budgets their own way") {

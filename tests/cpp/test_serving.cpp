@@ -514,5 +514,16 @@ TEST_CASE("lockstep: identical requests or a clear error") {
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(parse_arrival_pattern("sync"), "arrivals must be mixed or lockstep (got 'sync')",
                        std::invalid_argument);
+  s.prefix = 0;
+  s.prefix_hit.reset();
+  CHECK_THROWS_WITH_AS(serve_load(dep, s, 2.0, std::nullopt),
+                       "arrivals: lockstep is a closed loop of identical requests; a rate is an open loop",
+                       std::invalid_argument);
+  // Not one request fits: nothing is served, and the result still says which loop was asked.
+  const device& h100 = find_device("h100-sxm");
+  const deployment too_big(find_model("llama-3.1-70b"), precision{}, roofline(h100), {}, configure_engine("vllm", h100));
+  const closed_loop_result none = serve_closed_loop(too_big, s, 4);
+  CHECK(none.slots < 1);
+  CHECK(none.arrivals == arrival_pattern::lockstep);
   CHECK(to_string(arrival_pattern::lockstep) == "lockstep");
 }

@@ -605,7 +605,7 @@ def test_dp_attention_beside_tp(cli: str) -> None:
                "--users", "64", "--context", "8k", "--engine", "sglang") == p.to_dict()
     assert p["parallel"]["dp_attention"] is True
     with pytest.raises(ValueError, match="dp_attention beside tp needs ep = 1"):
-        llmroof.plan(model="deepseek-v3", device="h200:8", tp=8, ep=8, dp_attention=True, engine="sglang")
+        llmroof.plan(model="deepseek-v3", device="h200:8", tp=8, ep=4, dp_attention=True, engine="sglang")
     with pytest.raises(ValueError, match="dp_attention beside tp: vllm does not run it"):
         llmroof.plan(model="deepseek-v3", device="h200:8", dp_attention=True)
     with pytest.raises(TypeError, match="dp_attention must be True or False"):

@@ -188,7 +188,8 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
     }
     live.swap(next);
     live.insert(live.end(), sends.begin(), sends.end());
-    if (t_hi >= 0 && counted >= hi - lo) break;  // every measured request is done: the rest is the drain
+    // Every measured request is done: the rest is the drain.
+    if (t_hi >= 0 && std::none_of(live.begin(), live.end(), [&](const cohort& c) { return c.first_index < hi; })) break;
   }
   lockstep_run out;
   out.ttft = ttft_sum / counted;
