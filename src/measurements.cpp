@@ -71,6 +71,28 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text, const s
 bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 bool has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
 
+/// The layout a datacenter engine's backend string names on its n devices
+/// (tensor parallel unless it says more). "TP2 EP2", "with expert parallel",
+/// "--enable-expert-parallel": TP attention, the experts expert-parallel over
+/// the same devices. "DP attention", "attention DP", "dp-attention":
+/// data-parallel attention, beside EP experts when both are said (the
+/// ep-alone layout), else beside the tensor-parallel FFN.
+void read_layout(const std::string& backend, int n, bool moe, parallel_plan& p) {
+  p.tp = n;
+  const bool ep = moe && (has(backend, " EP") || has(backend, "expert parallel") ||
+                          has(backend, "enable-expert-parallel"));
+  const bool dp_attention = has(backend, "DP attention") || has(backend, "attention DP") ||
+                            has(backend, "attention dp") || has(backend, "dp-attention");
+  if (ep && dp_attention) {
+    p.tp = 1;
+    p.ep = n;
+  } else if (ep) {
+    p.ep = n;
+  } else if (dp_attention && n > 1) {
+    p.dp_attention = true;
+  }
+}
+
 /// The names a dataset's device may be read as, most specific first: as
 /// written; without its remarks in parentheses (but a "76-core GPU" said
 /// there: "Apple M2 Ultra (76-core GPU per ggerganov setup)"); then only what
@@ -440,20 +462,9 @@ measurement_set read_measurements(const std::string& path) {
       // are their own version, as llama.cpp's 2024 builds are.
       const bool early = has(backend, "v0.5") || has(backend, "v0.6") || has(backend, "v0.7");
       m.engine = key(engine_id::tensorrt_llm, early ? "2023" : "current", "");
-      // "TP8 EP8, attention DP": data-parallel attention beside EP experts;
-      // "TP8 with expert parallel": TP attention, experts EP over the same 8;
-      // "attention DP" alone: beside the tensor-parallel MoE (enable_attention_dp).
-      m.plan.tp = n;
-      const bool attention_dp = has(backend, "attention DP") || has(backend, "attention dp");
-      const bool ep = m.arch.is_moe() && (has(backend, "expert parallel") || has(backend, " EP"));
-      if (ep && attention_dp) {
-        m.plan.tp = 1;
-        m.plan.ep = n;
-      } else if (ep) {
-        m.plan.ep = n;
-      } else if (attention_dp) {
-        m.plan.dp_attention = true;
-      }
+      // "TP8 EP8, attention DP", "TP8 with expert parallel", attention DP
+      // beside the TP MoE (enable_attention_dp).
+      read_layout(backend, n, m.arch.is_moe(), m.plan);
       // NIM's AIPerf runs keep `batch` users in flight, each sending its next
       // request when the last completes (a closed loop, not a static batch).
       m.closed_loop = has(backend, "AIPerf");
@@ -472,25 +483,12 @@ measurement_set read_measurements(const std::string& path) {
                                        has(backend, "v0.7"));
       m.engine = sglang ? key(engine_id::sglang, sglang_2024 ? "2024" : "current", "")
                         : key(engine_id::vllm, vllm_v0 ? "0.6" : "current", "");
-      m.plan.tp = n;
-      // "TP2 EP2", "--enable-expert-parallel": TP attention, the experts
-      // expert-parallel over the same devices (SGLang --ep = tp, vLLM's EP
-      // group); "TP8 + DP attention": data-parallel attention beside the
-      // tensor-parallel FFN (SGLang --enable-dp-attention), or beside EP
-      // experts when both are said.
-      const bool ep = m.arch.is_moe() && (has(backend, " EP") || has(backend, "expert parallel") ||
-                                          has(backend, "enable-expert-parallel"));
-      const bool dp_attention = has(backend, "DP attention") || has(backend, "dp-attention");
-      if (ep && dp_attention) {
-        m.plan.tp = 1;
-        m.plan.ep = n;
-      } else if (ep) {
-        m.plan.ep = n;
-      } else if (dp_attention && !sglang) {
+      // "TP2 EP2" (SGLang --ep = tp, vLLM's EP group), "TP8 + DP attention"
+      // (SGLang --enable-dp-attention).
+      read_layout(backend, n, m.arch.is_moe(), m.plan);
+      if (m.plan.dp_attention && !sglang) {
         skip("vLLM runs data-parallel attention only beside expert parallelism; the row names no EP");
         continue;
-      } else if (dp_attention) {
-        m.plan.dp_attention = true;
       }
     } else if (engine_spelled(backend, engine_id::mlx)) {
       m.engine = key(engine_id::mlx, "current", "");

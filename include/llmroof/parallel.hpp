@@ -206,6 +206,13 @@ inline link_spec collective_link(const parallel_plan& p, const device& d) {
   return link_for(p, d, p.ep_only() ? p.ep : p.tp > 1 ? p.tp : p.tp * p.pp);
 }
 
+/// Whether a device under data-parallel attention runs `k` for its own
+/// sequences only: the attention projections and kernels, and the norms.
+constexpr bool own_sequences_op(op_kind k) {
+  return k == op_kind::attention_proj || k == op_kind::attention_global || k == op_kind::attention_sliding ||
+         k == op_kind::attention_linear || k == op_kind::norms;
+}
+
 /// An op's FLOP and bytes as one of `n` devices does its share of them.
 inline void share(op& o, double n) {
   o.flop = o.flop / n;
@@ -274,16 +281,11 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
     const op_counts local = count_decode(a, pr, std::max(1.0, std::ceil(batch / t)), context, width);
     for (std::size_t i = 0; i < c.ops.size(); ++i) {
       op& o = c.ops[i];
-      switch (o.kind) {
-        case op_kind::attention_proj:
-        case op_kind::attention_global:
-        case op_kind::attention_sliding:
-        case op_kind::attention_linear:
-        case op_kind::norms: o = local.ops[i]; continue;
-        case op_kind::router: continue;  // replicated, on every token
-        default: break;
+      if (detail::own_sequences_op(o.kind)) {
+        o = local.ops[i];
+      } else if (o.kind != op_kind::router) {  // the router: replicated, on every token
+        detail::share(o, t);
       }
-      detail::share(o, t);
     }
     // Per layer an all-gather of the hidden states before the FFN and a
     // reduce-scatter after: (t - 1) / t of the batch's hidden states each,
@@ -404,10 +406,8 @@ inline pipelined_counts count_prefill_parallel(const architecture& a, const prec
   }
   for (std::size_t i = 0; i < c.ops.size(); ++i) {
     op& o = c.ops[i];
-    const bool attention = o.kind == op_kind::attention_proj || o.kind == op_kind::attention_global ||
-                           o.kind == op_kind::attention_sliding || o.kind == op_kind::attention_linear;
     const bool split = p.ep_only()          ? o.kind == op_kind::experts
-                       : p.dp_attention_tp() ? !attention && o.kind != op_kind::norms && o.kind != op_kind::router
+                       : p.dp_attention_tp() ? !detail::own_sequences_op(o.kind) && o.kind != op_kind::router
                                              : (o.kind != op_kind::norms && o.kind != op_kind::router);
     if (!split) {
       // The router of DP attention beside TP runs on every token after the gather.

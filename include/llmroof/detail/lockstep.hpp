@@ -22,7 +22,6 @@ struct lockstep_run {
   double requests_per_s = 0;   ///< completions per second in the settled loop
   double first_wave_ttft = 0;  ///< s, the first `clients` requests, all sent at once
   double prefill_share = 0;    ///< share of the settled loop's time its prompts' prefill takes
-  double steps = 0;            ///< engine steps simulated (a cost figure: runs of decode steps count one)
 };
 
 /// The engine's scheduler as vLLM V1, SGLang and TensorRT-LLM run it: each
@@ -66,7 +65,7 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
     if (d.where.offload) return batch * d.prefill(x, a).estimate.value();  // one sequence at a time
     return d.prefill(x, a, batch).estimate.value();
   };
-  std::vector<cohort> next;
+  std::vector<cohort> next, sends;
   while (!live.empty()) {
     if (++steps > 1e7) throw std::logic_error("lockstep: the loop did not settle");
     double b = 0, ctx = 0, waiting = 0;
@@ -158,7 +157,7 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
     }
     // Finished requests: recorded, and their users send the next.
     next.clear();
-    std::vector<cohort> sends;
+    sends.clear();
     for (const cohort& c : live) {
       if (c.done < todo || c.generated < output || c.ready > t) {
         next.push_back(c);
@@ -198,7 +197,6 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
   const double span = t_hi - t_lo;
   out.requests_per_s = (idx_hi - idx_lo) / span;
   out.prefill_share = std::min(1.0, prefill_time / span);
-  out.steps = steps;
   return out;
 }
 
