@@ -154,7 +154,7 @@ inline users_result max_users(const deployment& d, const workload& s, tokens_per
     }
     if (loop.tokens_per_s_per_user() < min_tokens_per_s) {
       // Fast enough alone, too slow beside the others' prefills: interference.
-      const bool alone = 1.0 / d.decode(n, s.prompt_tokens() + s.output / 2).estimate.value() >= min_tokens_per_s.value();
+      const bool alone = 1.0 / step_of(d, n, s.prompt_tokens() + s.output / 2).per_token() >= min_tokens_per_s.value();
       return no(alone ? serving_limit::prefill : serving_limit::tokens_per_s);
     }
     if (ttft_target.value() > 0 && loop.ttft > ttft_target) return no(serving_limit::ttft);
@@ -189,7 +189,7 @@ inline users_result max_users(const deployment& d, const workload& s, tokens_per
 /// std::invalid_argument for an invalid price.
 inline energy_cost users_energy(const deployment& d, const users_result& u, const workload& w, const price& p = {}) {
   if (!(u.users >= 1)) return energy_and_cost(d, phase_timing{}, 0, p);
-  const energy_cost e = energy_and_cost(d, d.decode(u.users, w.context), u.tokens_per_s_total(), p);
+  const energy_cost e = energy_and_cost(d, power_step(d, u.users, w.context), u.tokens_per_s_total(), p);
   const double prompt = w.prompt_tokens();
   const std::optional<phase_timing> hit =
       u.prefix.hit > 0 ? std::optional<phase_timing>(prefill_on_hit(d, w, u.prefix)) : std::nullopt;

@@ -16,6 +16,7 @@
 #include "llmroof/parallel.hpp"
 #include "llmroof/phases.hpp"
 #include "llmroof/readers.hpp"
+#include "llmroof/speculation.hpp"
 
 namespace llmroof {
 
@@ -108,6 +109,10 @@ class deployment {
   /// in 16 bits); `checkpoint` names the repository or the name.
   std::string formats_from = "default";
   std::string checkpoint;
+  /// Speculative decoding as the engine runs it (none: one token per
+  /// sequence per step). The load model's decode steps are speculative.hpp's
+  /// step_of: draft + verify, keeping accepted_tokens per sequence.
+  std::optional<speculation> speculative;
 
   /// A device-free deployment (KV-cache questions). Throws
   /// std::invalid_argument on invalid engine settings or a KV format the engine cannot hold.
@@ -156,6 +161,14 @@ class deployment {
   [[nodiscard]] deployment with_offload(std::optional<offload_plan> o) const {
     deployment d = *this;
     d.where.offload = std::move(o);
+    d.check();
+    return d;
+  }
+  /// This deployment decoding speculatively (or not). Throws
+  /// std::invalid_argument as detail::check_speculation.
+  [[nodiscard]] deployment with_speculation(std::optional<speculation> s) const {
+    deployment d = *this;
+    d.speculative = std::move(s);
     d.check();
     return d;
   }
@@ -230,6 +243,7 @@ inline void deployment::check() const {
                                 "' (max_position_embeddings): " + std::string(engine.name()) + " refuses to start");
   }
   if (stored) detail::require_non_negative("stored weights", stored->value());
+  if (speculative) detail::check_speculation(*speculative, model, where.parallel, where.offload.has_value(), engine);
   if (!roof_) return;
   validate(where.parallel, model);
   if (where.parallel.dp_attention_tp() && !engine_row_of(engine.id).dp_attention_beside_tp) {

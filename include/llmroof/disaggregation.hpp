@@ -195,8 +195,9 @@ class pd_split {
     if (rho_p >= 1 || rho_l >= 1) return std::numeric_limits<double>::infinity();
     return handling_ + rp * S2_ / (2 * (1 - rho_p)) + S_ + exposed_ + rl * wire_ * wire_ / (2 * (1 - rho_l));
   }
-  /// A decode instance's step with `n` sequences at the mean context, s.
-  [[nodiscard]] double step(double n) const { return decode_->decode(n, context_).estimate.value(); }
+  /// A decode instance's time per output token with `n` sequences at the
+  /// mean context, s: its step over the tokens a step keeps (step_of).
+  [[nodiscard]] double step(double n) const { return step_of(*decode_, n, context_).per_token(); }
   /// Requests/s the decode pool serves with `n` sequences per instance
   /// (below one: the share of the time one decodes).
   [[nodiscard]] double decode_rate(double n) const { return y_ * n / (w_.output * step(std::max(1.0, n))); }

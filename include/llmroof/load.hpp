@@ -15,6 +15,7 @@
 #include "llmroof/detail/search.hpp"
 #include "llmroof/prefix_cache.hpp"
 #include "llmroof/serving_limit.hpp"
+#include "llmroof/speculative.hpp"
 #include "llmroof/workload.hpp"
 
 namespace llmroof {
@@ -83,18 +84,21 @@ struct open_loop {
     double wait = 0;  ///< before the prefill starts
     double ttft = 0;
   };
-  /// At `rate` requests/s, a share `interfering` of them met, `users` in the server.
-  [[nodiscard]] times at(double rate, double interfering, double users, double step) const {
+  /// At `rate` requests/s, a share `interfering` of them met, `users` in the
+  /// server decoding in steps `st` (step_of: st.tokens per sequence each).
+  [[nodiscard]] times at(double rate, double interfering, double users, const token_step& st) const {
+    const double step = st.seconds;
     const double rho = interfering * (rate * S);
     const double others = interfering * users;  // requests a new one finds (below one: the chance it finds one)
     // Chunked prefill: the others' chunks ride in mixed steps that also
     // advance every decode (one weight read for both), each lasting its
     // chunk's prefill or at least a decode step; pure decode steps fill the
-    // rest of the time. TPOT is the mean step: 1 / (steps per second).
+    // rest of the time. TPOT is the mean step over the tokens it keeps:
+    // 1 / (tokens x steps per second).
     const double mixed_per_s = interfering * rate * chunks;
     const double mixed = std::max(S / chunks, step);
     times t;
-    t.tpot = 1 / (mixed_per_s + (1 - mixed_per_s * mixed) / step);
+    t.tpot = 1 / (st.tokens * (mixed_per_s + (1 - mixed_per_s * mixed) / step));
     t.wait = rho * residual / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);
     t.ttft = handling + t.wait + S + chunks * step * std::min(1.0, others / std::max(1.0, mbt));
     return t;
@@ -115,14 +119,14 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
   out.prefill_share = rate * terms.S;
   // Requests in the server, fractional at light load (a step still runs at
   // least one sequence): Little's law from one sequence's times.
-  double n = rate * (terms.handling + terms.S + s.output * d.decode(1, terms.mean_context).estimate.value());
+  double n = rate * (terms.handling + terms.S + s.output * step_of(d, 1, terms.mean_context).per_token());
   bool ok = out.prefill_share < 1;
   bool converged = false;
   double tpot = 0, ttft = 0, wait = 0;
   // Users implied by n users decoding (Little's law), with TTFT and TPOT.
   const auto implied = [&](double users) {
     const open_loop::times t =
-        terms.at(rate, interfering, users, d.decode(std::max(1.0, users), terms.mean_context).estimate.value());
+        terms.at(rate, interfering, users, step_of(d, std::max(1.0, users), terms.mean_context));
     tpot = t.tpot;
     wait = t.wait;
     ttft = t.ttft;
@@ -253,6 +257,9 @@ struct closed_loop_result {
   /// Lockstep only: the mean TTFT of the first `active` requests, all sent at
   /// once (the cold start a short benchmark averages in); 0 when mixed.
   seconds first_wave_ttft = make_seconds(0);
+  /// Output tokens each decode step keeps per sequence: accepted_tokens when
+  /// the deployment decodes speculatively, else 1.
+  double tokens_per_step = 1;
   [[nodiscard]] double output_tokens_per_s(double output) const { return requests_per_s * output; }
   /// 0 when nothing is served (not one request fits).
   [[nodiscard]] tokens_per_second tokens_per_s_per_user() const {
@@ -296,7 +303,7 @@ inline std::optional<std::pair<double, load_result>> closed_loop_rate(const depl
                                                                       const open_loop& terms, double active,
                                                                       double interfering, double tolerance) {
   const double S = terms.S;
-  const double step = d.decode(std::max(1.0, active), terms.mean_context).estimate.value();
+  const token_step step = step_of(d, std::max(1.0, active), terms.mean_context);
   // As serve_at_rate's implied(active), at `rate`.
   const auto held = [&](double rate) {
     if (rate * S >= 1) return std::numeric_limits<double>::infinity();
@@ -304,7 +311,7 @@ inline std::optional<std::pair<double, load_result>> closed_loop_rate(const depl
     if (!(t.tpot > 0)) return std::numeric_limits<double>::infinity();
     return rate * (t.ttft + s.output * t.tpot);
   };
-  double lo = 0, hi = std::min(1 / S, active / (s.output * step));
+  double lo = 0, hi = std::min(1 / S, active / (s.output * step.per_token()));
   if (!(held(hi) >= active)) return std::nullopt;
   while (hi - lo > tolerance * hi) {
     const double mid = (lo + hi) / 2;
@@ -356,6 +363,7 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
   closed_loop_result out;
   out.concurrency = concurrency;
   out.arrivals = s.arrivals;
+  out.tokens_per_step = d.speculative ? accepted_tokens(*d.speculative) : 1;
   const engine_slots held_at_once = slots ? *slots : slots_for(d, s);
   out.slots = held_at_once.slots;
   if (out.slots < 1) {
@@ -400,7 +408,7 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
     // Every request takes at least output x step(1), so no rate from
     // active / (output x step(1)) up holds fewer than `active`: quarter down
     // from there to a rate that does, then halve the bracket.
-    double hi = out.active / (s.output * d.decode(1, terms.mean_context).estimate.value());
+    double hi = out.active / (s.output * step_of(d, 1, terms.mean_context).per_token());
     double lo = hi / 4;
     while (lo > 1e-12 && !(held(lo) < out.active)) {
       hi = lo;

@@ -59,7 +59,7 @@ inline plan_result plan(const deployment& d, const workload& w) {
   validate(w);
   plan_result out;
   out.prefix = reuse_of(d, w);
-  out.memory = d.memory(w.users, w.context, out.prefix.shared);
+  out.memory = memory_with_drafter(d, w.users, w.context, out.prefix.shared);
   out.prompt = w.prompt_tokens();
   out.ttft = d.prefill(out.prompt);
   if (out.prefix.cached > 0) out.ttft_cached = prefill_on_hit(d, w, out.prefix);
@@ -69,7 +69,7 @@ inline plan_result plan(const deployment& d, const workload& w) {
   for (double c : curve_contexts(w.context)) {
     curve_point pt;
     pt.context = c;
-    pt.fits = d.memory(w.users, c, out.prefix.shared).fits;
+    pt.fits = memory_with_drafter(d, w.users, c, out.prefix.shared).fits;
     pt.single = d.decode(1, c);
     pt.all = d.decode(w.users, c);
     const double low = 1.0 / lo.decode(1, c).estimate.value();
@@ -84,10 +84,15 @@ inline plan_result plan(const deployment& d, const workload& w) {
 /// Power, energy per output token and cost of the plan's users decoding
 /// together at its context (the decode curve's last point, steady state:
 /// prefills not counted), and per input token of its prompt (with_prefill_energy). Throws std::invalid_argument for an invalid price.
+/// Speculative: the verify step's power (power_step) over draft + verify,
+/// each sequence keeping accepted_tokens per step.
 inline energy_cost plan_energy(const deployment& d, const plan_result& r, const price& p = {}) {
   if (r.curve.empty()) return energy_and_cost(d, phase_timing{}, 0, p);
   const phase_timing& step = r.curve.back().all;
-  const energy_cost e = energy_and_cost(d, step, step.tokens_per_s_estimate().value(), p);
+  const double users = r.memory.users, context = r.curve.back().context;
+  const energy_cost e =
+      d.speculative ? energy_and_cost(d, power_step(d, users, context), users / step_of(d, users, context).per_token(), p)
+                    : energy_and_cost(d, step, step.tokens_per_s_estimate().value(), p);
   // The prompt side: the plan's TTFT prefill, blended with its cache hits.
   return with_prefill_energy(e, d, r.prompt, r.ttft, r.ttft_cached ? &*r.ttft_cached : nullptr, r.prefix.hit, p);
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "llmroof/deployment.hpp"
+#include "llmroof/speculative.hpp"
 #include "llmroof/workload.hpp"
 
 namespace llmroof {
@@ -58,9 +59,10 @@ inline prefix_reuse reuse_of(const deployment& d, const workload& w) {
 }
 
 /// Memory of `users` sequences of `context` tokens of workload `w` on `d`:
-/// the shared prefix held once where the engine shares its blocks.
+/// the shared prefix held once where the engine shares its blocks, and a
+/// speculative drafter's weights, KV and lookahead slots (memory_with_drafter).
 inline memory_plan memory_of(const deployment& d, const workload& w, double users, double context) {
-  return d.memory(users, context, reuse_of(d, w).shared);
+  return memory_with_drafter(d, users, context, reuse_of(d, w).shared);
 }
 
 /// A request's prefill on a cache hit: the prompt's uncached tokens after the

@@ -63,7 +63,7 @@ struct search_space {
   bool replicas = true;       ///< copies of a smaller instance (data parallel)
   bool offload = true;        ///< llama.cpp on one device: the fewest layers in host RAM that fit
   bool disaggregated = true;  ///< x prefill + y decode instances (needs a TTFT target)
-  bool speculation = true;    ///< the model's own MTP layers where the engine runs them (closed loops)
+  bool speculation = true;    ///< the model's own MTP layers where the engine runs them
   int max_count = 64;         ///< devices per kind tried at most (powers of two and the count)
   int threads = 0;            ///< threads of the search (0: one per hardware thread)
 };
@@ -423,8 +423,7 @@ inline void priced(candidate& c, const energy_cost& e, double scale) {
 
 /// An aggregated candidate: `replicas` copies of `d`, the workload's users
 /// spread over them (closed loop) or its rate (open loop).
-inline void score_aggregated(candidate& c, const deployment& d, const recommend_input& in,
-                             const std::optional<speculation>& spec) {
+inline void score_aggregated(candidate& c, const deployment& d, const recommend_input& in) {
   const llmroof::workload& w = in.w;
   const double shared = reuse_of(d, w).shared;
   const double mean_ctx = w.prompt_tokens() + w.output / 2;
@@ -436,7 +435,7 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
     const load_result l = serve_at_rate(d, w, each);
     const engine_slots slots = slots_for(d, w);
     c.users_per_instance = l.users;
-    const memory_plan m = d.memory(std::max(1.0, std::ceil(l.users)), w.prompt_tokens() + w.output, shared);
+    const memory_plan m = memory_with_drafter(d, std::max(1.0, std::ceil(l.users)), w.prompt_tokens() + w.output, shared);
     c.max_users = m.max_sequences;
     c.max_context = m.max_context;
     if (!m.weights_fit || slots.slots < 1) {
@@ -455,7 +454,7 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
     c.tokens_per_s_per_user = l.tokens_per_s_per_user().value();
     c.ttft_s = l.ttft.value();
     c.output_tokens_per_s = *in.rate * w.output;
-    priced(c, energy_and_cost(d, d.decode(std::max(1.0, l.decoding), mean_ctx), c.output_tokens_per_s / c.replicas, p),
+    priced(c, energy_and_cost(d, power_step(d, std::max(1.0, l.decoding), mean_ctx), c.output_tokens_per_s / c.replicas, p),
            c.replicas);
     if (first_miss(c, in.target, false)) {
       judge(c, in.target);
@@ -475,7 +474,7 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
   }
   const double u = std::ceil(w.users / c.replicas);
   c.users_per_instance = u;
-  const memory_plan m = d.memory(u, w.context, shared);
+  const memory_plan m = memory_with_drafter(d, u, w.context, shared);
   c.max_users = m.max_sequences;
   c.max_context = m.max_context;
   if (!m.fits) {
@@ -486,16 +485,6 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
                                     thousands_plain(std::floor(m.max_context)) + " tokens each for " + thousands_plain(u);
     return;
   }
-  double factor = 1;
-  if (spec) {
-    const speculative_memory sm = speculation_memory(d, *spec, w.context, shared);
-    if (sm.max_users < u) {
-      c.status = verdict::no_fit;
-      c.reason = "does not fit with the MTP module: " + users_of(std::floor(sm.max_users)) + " at most";
-      return;
-    }
-    factor = speculate(d, *spec, u, mean_ctx).speedup();
-  }
   const engine_slots slots = slots_for(d, w);
   const closed_loop_result loop = detail::serve_closed_loop(d, w, u, search_tolerance, slots);
   if (loop.active < u - 1e-9) {
@@ -503,15 +492,15 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
     c.reason = "only " + thousands_plain(loop.active) + " of " + thousands_plain(u) + " users inside the engine (" +
                std::string(to_string(loop.limit)) + ")";
     c.miss = u / std::max(loop.active, 1e-9) - 1;
-    c.tokens_per_s_per_user = loop.tokens_per_s_per_user().value() * factor;
+    c.tokens_per_s_per_user = loop.tokens_per_s_per_user().value();
     c.ttft_s = loop.ttft.value();
-    c.output_tokens_per_s = c.replicas * loop.output_tokens_per_s(w.output) * factor;
+    c.output_tokens_per_s = c.replicas * loop.output_tokens_per_s(w.output);
     return;
   }
-  c.tokens_per_s_per_user = loop.tokens_per_s_per_user().value() * factor;
+  c.tokens_per_s_per_user = loop.tokens_per_s_per_user().value();
   c.ttft_s = loop.ttft.value();
-  c.output_tokens_per_s = c.replicas * loop.output_tokens_per_s(w.output) * factor;
-  priced(c, energy_and_cost(d, d.decode(u, w.context), c.output_tokens_per_s / c.replicas, p), c.replicas);
+  c.output_tokens_per_s = c.replicas * loop.output_tokens_per_s(w.output);
+  priced(c, energy_and_cost(d, power_step(d, u, w.context), c.output_tokens_per_s / c.replicas, p), c.replicas);
   // The slow edge only matters to a candidate that meets the targets.
   if (first_miss(c, in.target, false)) {
     judge(c, in.target);
@@ -520,7 +509,7 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
   const closed_loop_result ls =
       detail::serve_closed_loop(d.with_efficiency(slower(d.efficiency())), w, u, search_tolerance, slots);
   c.tokens_per_s_per_user_slow =
-      std::min(ls.tokens_per_s_per_user().value() * factor, c.tokens_per_s_per_user * std::exp(-tps_width));
+      std::min(ls.tokens_per_s_per_user().value(), c.tokens_per_s_per_user * std::exp(-tps_width));
   c.ttft_slow_s = std::max(ls.ttft.value(), c.ttft_s * std::exp(ttft_width));
   judge(c, in.target);
 }
@@ -767,7 +756,7 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
               x.replicas = r;
               x.devices = r * s;
               const deployment dr = slotted(x, *d, std::ceil(w.users / r));
-              detail::score_aggregated(x, dr, in, std::nullopt);
+              detail::score_aggregated(x, dr, in);
               const bool no_fit = x.status == verdict::no_fit;
               if (!published) {
                 // The first candidate of a model on a device kind: the checkpoint as
@@ -784,14 +773,14 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
               }
               found.push_back(x);
               // The MTP layers draft a token where the engine runs them (a closed
-              // loop: the open loop's speed-up is not modelled).
-              if (!no_fit && !in.rate && in.space.speculation && base.model.moe.mtp_layers > 0 && lay.pp == 1 &&
+              // loop of speculative steps, the MTP module's memory counted).
+              if (!no_fit && in.space.speculation && base.model.moe.mtp_layers > 0 && lay.pp == 1 &&
                   std::find(row.speculation.begin(), row.speculation.end(), "mtp") != row.speculation.end()) {
                 candidate y = c;
                 y.replicas = r;
                 y.devices = r * s;
                 y.mtp = true;
-                detail::score_aggregated(y, slotted(y, *d, std::ceil(w.users / r)), in, speculation{});
+                detail::score_aggregated(y, slotted(y, d->with_speculation(speculation{}), std::ceil(w.users / r)), in);
                 found.push_back(y);
               }
               if (no_fit && !in.rate && x.max_users < 1) break;  // more replicas hold no more per instance
@@ -804,7 +793,7 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
                     o && o->layers > 0) {
                   candidate x = c;
                   x.offload = o->layers;
-                  detail::score_aggregated(x, slotted(x, d->with_offload(*o), u), in, std::nullopt);
+                  detail::score_aggregated(x, slotted(x, d->with_offload(*o), u), in);
                   found.push_back(x);
                 }
               }

@@ -13,104 +13,9 @@
 #include <vector>
 
 #include "llmroof/deployment.hpp"
+#include "llmroof/speculation.hpp"
 
 namespace llmroof {
-
-/// Who drafts: the model's own multi-token-prediction layers (DeepSeek-V3,
-/// GLM-4.5, Qwen3-Next: `num_nextn_predict_layers`), a separate draft model,
-/// an EAGLE/EAGLE-3 head (one decoder layer trained on the target's hidden
-/// states), or n-gram / prompt lookup (no GPU work).
-enum class spec_method : std::uint8_t { mtp, draft, eagle, ngram };
-
-inline constexpr std::array<std::string_view, 4> spec_method_names{"mtp", "draft", "eagle", "ngram"};
-
-constexpr std::string_view to_string(spec_method m) { return detail::enum_name(m, spec_method_names); }
-
-/// A method by name. Throws std::invalid_argument "<field> must be mtp,
-/// draft, eagle or ngram (got '...')".
-inline spec_method parse_spec_method(std::string_view name, std::string_view field = "method") {
-  if (const auto m = detail::enum_from_name<spec_method>(name, spec_method_names)) return *m;
-  throw std::invalid_argument(std::string(field) + " must be mtp, draft, eagle or ngram (got '" + std::string(name) + "')");
-}
-
-/// The vocabulary an EAGLE-3 head drafts from (draft_vocab_size, 32,000 in
-/// yuhuili/EAGLE3-LLaMA3.1-Instruct-8B's config.json).
-inline constexpr double eagle_draft_vocab = 32000;
-
-/// A speculative-decoding setup. `acceptance` holds the conditional
-/// acceptance of each draft position (the chance the i-th draft token is
-/// accepted once the ones before it were), one value for all positions, or
-/// nothing for the method's published default (MTP only, below).
-struct speculation {
-  spec_method method = spec_method::mtp;
-  int draft_tokens = 1;                 ///< k
-  std::vector<double> acceptance;       ///< conditional, per position (or one for all)
-  std::optional<architecture> draft;    ///< spec_method::draft: the draft model
-  std::optional<precision> draft_pr;    ///< its formats (default: the target's)
-};
-
-namespace detail {
-
-// The checks of position_acceptance, allocating nothing (speculate runs per estimate).
-inline void check_acceptance(const speculation& s) {
-  detail::require_in("draft_tokens", s.draft_tokens, 1, 16);
-  const auto k = static_cast<std::size_t>(s.draft_tokens);
-  if (s.acceptance.empty() && s.method != spec_method::mtp && s.method != spec_method::eagle) {
-    throw std::invalid_argument("acceptance must be given for " + std::string(to_string(s.method)) +
-                                " speculation (no published default: it depends on the workload)");
-  }
-  if (s.acceptance.size() > 1 && s.acceptance.size() != k) {
-    throw std::invalid_argument("acceptance must hold one value or one per draft token (" + std::to_string(k) +
-                                ", got " + std::to_string(s.acceptance.size()) + ")");
-  }
-  for (double x : s.acceptance) detail::require_in("acceptance", x, 0, 1);
-}
-
-// EAGLE-3's conditional acceptance of the first three positions: cumulative
-// 76%, 56%, 43% (MiniMax-M3, k = 3; vLLM blog 2026-07-13); beyond, their mean.
-inline constexpr std::array<double, 3> eagle_acceptance{0.76, 0.56 / 0.76, 0.43 / 0.56};
-inline constexpr double eagle_acceptance_beyond = (0.76 + 0.56 / 0.76 + 0.43 / 0.56) / 3;
-
-// The i-th position's conditional acceptance, the default filled in (checked first).
-inline double acceptance_at(const speculation& s, std::size_t i) {
-  if (s.acceptance.empty() && s.method == spec_method::eagle) {
-    return i < eagle_acceptance.size() ? eagle_acceptance[i] : eagle_acceptance_beyond;
-  }
-  if (s.acceptance.empty()) return s.draft_tokens == 1 ? 0.85 : 0.60;
-  return s.acceptance.size() == 1 ? s.acceptance.front() : s.acceptance[i];
-}
-
-}  // namespace detail
-
-/// The conditional acceptance of each of the k positions, the default
-/// filled in. MTP defaults: k = 1: 0.85 (DeepSeek-V3 technical report,
-/// section 5.4.3: second-token acceptance 85-90%, the low end); k > 1: 0.60
-/// at every position (SGLang's DeepSeek-V3 MTP with 3 draft tokens, accept
-/// length 2.18 (SGLang blog 2025-07-17): 1 + a + a^2 + a^3 = 2.18 at
-/// a = 0.60). EAGLE: 0.76, 0.737, 0.768 (cumulative 76/56/43%, MiniMax-M3
-/// EAGLE-3 at k = 3, vLLM blog 2026-07-13), 0.755 beyond. Draft models and
-/// n-grams have no default (their acceptance is the workload's):
-/// std::invalid_argument naming the field.
-inline std::vector<double> position_acceptance(const speculation& s) {
-  detail::check_acceptance(s);
-  std::vector<double> a(static_cast<std::size_t>(s.draft_tokens));
-  for (std::size_t i = 0; i < a.size(); ++i) a[i] = detail::acceptance_at(s, i);
-  return a;
-}
-
-/// Tokens each verify step keeps per sequence: the target's own token plus
-/// the expected accepted drafts, 1 + sum_i prod_{j<=i} a_j (i.i.d. rate a:
-/// (1 - a^(k+1)) / (1 - a)).
-inline double accepted_tokens(const speculation& s) {
-  detail::check_acceptance(s);
-  double total = 1;
-  double reach = 1;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(s.draft_tokens); ++i) {
-    reach *= detail::acceptance_at(s, i);
-    total += reach;
-  }
-  return total;
-}
 
 /// One speculative step of `batch` sequences at `context` cached tokens.
 struct speculative_step {
@@ -160,33 +65,7 @@ inline deployment draft_beside(const deployment& d, const speculation& s) {
 ///    k of its own decode steps on the same devices; n-gram: none.
 inline speculative_step speculate(const deployment& d, const speculation& s, double batch, double context) {
   d.require_device();
-  if (d.parallel().pp > 1 || d.offload()) {  // pipelines and offloads verify stage by stage: not modelled
-    throw std::invalid_argument("speculative decoding is modelled on one device or tensor/expert parallel (got " +
-                                std::string(d.offload() ? "an offload" : "pp " + std::to_string(d.parallel().pp)) + ")");
-  }
-  const auto& runs = engine_row_of(d.engine.id).speculation;
-  if (std::find(runs.begin(), runs.end(), to_string(s.method)) == runs.end()) {
-    std::string list;
-    for (std::string_view m : runs) list += (list.empty() ? "" : ", ") + std::string(m);
-    throw std::invalid_argument(std::string(d.engine.name()) + " does not run " + std::string(to_string(s.method)) +
-                                " speculation (" + (list.empty() ? "it runs none" : "it runs " + list) + ")");
-  }
-  if (s.method == spec_method::mtp && d.model.moe.mtp_layers < 1) {
-    throw std::invalid_argument("model '" + d.model.id +
-                                "' has no multi-token-prediction layers (num_nextn_predict_layers): use a draft model "
-                                "or n-gram speculation");
-  }
-  if (s.method == spec_method::draft && !s.draft) throw std::invalid_argument("draft speculation needs a draft model");
-  if (s.method != spec_method::draft && s.draft) {
-    throw std::invalid_argument("a draft model is for draft speculation (got " + std::string(to_string(s.method)) + ")");
-  }
-  // One tokenizer, embedding tables padded apart (Qwen2.5-72B 152,064 rows,
-  // Qwen2.5-0.5B 151,936, the pair LM Studio and vLLM run): within 1%.
-  if (s.draft && std::abs(double(s.draft->vocab_size) - d.model.vocab_size) > 0.01 * d.model.vocab_size) {
-    throw std::invalid_argument("draft model '" + s.draft->id + "' has another vocabulary (" +
-                                std::to_string(s.draft->vocab_size) + " tokens, the target " +
-                                std::to_string(d.model.vocab_size) + "): its drafts cannot be verified");
-  }
+  detail::check_speculation(s, d.model, d.parallel(), d.offload().has_value(), d.engine);
   const double k = s.draft_tokens;
   // The plain step built in place: a phase's op list is a few kB.
   speculative_step out{.tokens_per_step = accepted_tokens(s),
@@ -215,6 +94,32 @@ inline speculative_step speculate(const deployment& d, const speculation& s, dou
   return out;
 }
 
+/// A decode step as the load model counts it: how long it lasts, the
+/// tokens it keeps per sequence and the tokens each sequence puts through
+/// the layers (1 and 1 without speculation; accepted_tokens and k + 1 with).
+struct token_step {
+  double seconds = 0;
+  double tokens = 1;
+  double width = 1;
+  [[nodiscard]] double per_token() const { return seconds / tokens; }
+};
+
+/// The deployment's decode step of `batch` sequences at `context`: its plain
+/// step (deployment::decode), or, when it decodes speculatively, the draft
+/// and verify of speculate(). The one place the load model asks for a step.
+inline token_step step_of(const deployment& d, double batch, double context) {
+  if (!d.speculative) return {d.decode(batch, context).estimate.value(), 1, 1};
+  const speculative_step s = speculate(d, *d.speculative, batch, context);
+  return {s.step().value(), s.tokens_per_step, d.speculative->draft_tokens + 1.0};
+}
+
+/// The step whose roofs set the devices' power while `d` decodes `batch`
+/// sequences at `context`: the plain step, or the verify step of width k + 1
+/// when speculative (its draft passes are memory-bound as a plain step is).
+inline phase_timing power_step(const deployment& d, double batch, double context) {
+  return d.decode(batch, context, d.speculative ? d.speculative->draft_tokens + 1.0 : 1.0);
+}
+
 /// What speculation costs in one device's memory at a context, and the
 /// sequences that still fit.
 struct speculative_memory {
@@ -234,14 +139,14 @@ struct speculative_memory {
   double batch_budget = 0;
 };
 
-/// `shared`: prompt-prefix tokens every sequence shares (prefix_cache.hpp).
-/// Throws std::invalid_argument as speculate() on the method's inputs.
-inline speculative_memory speculation_memory(const deployment& d, const speculation& s, double context,
-                                             double shared = 0) {
-  detail::require_tokens("context", context);
+namespace detail {
+
+/// speculation_memory from the plain plan `m` of `d` at its context (any
+/// number of users: the per-sequence terms and the budget do not depend on them).
+inline speculative_memory drafter_memory(const deployment& d, const speculation& s, const memory_plan& m) {
   const double k = s.draft_tokens;
   detail::require_in("draft_tokens", k, 1, 16);
-  const memory_plan m = d.memory(1, context, shared);
+  const double context = m.context;
   speculative_memory out;
   if (s.method == spec_method::mtp) {
     const param_counts pc = count_parameters(d.model);
@@ -278,6 +183,38 @@ inline speculative_memory speculation_memory(const deployment& d, const speculat
   out.max_users = m.weights_fit && budget > 0 && per > 0 ? replicas * std::floor(budget / per) : 0;
   out.batch_budget = std::floor(d.engine.max_batched_tokens / (k + 1));
   return out;
+}
+
+}  // namespace detail
+
+/// `shared`: prompt-prefix tokens every sequence shares (prefix_cache.hpp).
+/// Throws std::invalid_argument as speculate() on the method's inputs.
+inline speculative_memory speculation_memory(const deployment& d, const speculation& s, double context,
+                                             double shared = 0) {
+  detail::require_tokens("context", context);
+  return detail::drafter_memory(d, s, d.memory(1, context, shared));
+}
+
+/// The memory of `users` sequences at `context` (the first `shared` tokens
+/// one copy) as `d` runs them: deployment::memory, and when it decodes
+/// speculatively the drafter's weights out of the KV budget and each
+/// sequence's drafter KV and k lookahead slots in it (speculation_memory;
+/// kv_tokens and max_context stay the target's own).
+inline memory_plan memory_with_drafter(const deployment& d, double users, double context, double shared = 0) {
+  memory_plan m = d.memory(users, context, shared);
+  if (!d.speculative) return m;
+  const speculative_memory x = detail::drafter_memory(d, *d.speculative, m);
+  const double extra = (x.kv_per_sequence + x.lookahead_per_sequence).value();
+  const double on_device = d.parallel().attention_data_parallel() ? std::ceil(users / d.devices()) : users;
+  m.weights += x.weights;
+  m.kv_budget -= x.weights;
+  m.weights_fit = m.weights_fit && m.kv_budget.value() > 0;
+  m.starts = m.starts && m.weights_fit;
+  m.kv_per_sequence += make_bytes(extra);
+  m.kv_needed += make_bytes(on_device * extra);
+  m.fits = m.starts && context <= m.max_model_len && m.kv_needed <= m.kv_budget;
+  m.max_sequences = x.max_users;
+  return m;
 }
 
 /// A speculative setup against batch: the step at `batch`, and at 1, 2, 4,

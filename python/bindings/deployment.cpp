@@ -318,10 +318,17 @@ void register_deployment(py::module_& m) {
             w.prefix = prefix;
             w.prefix_hit = number(prefix_hit);
             w.arrivals = parse_arrival_pattern(arrivals);
+            // speculative: as the command's --spec, the deployment decodes speculatively.
+            const std::optional<speculation> spec =
+                spec_method_name.is_none()
+                    ? std::nullopt
+                    : std::optional<speculation>(
+                          speculation_from(spec_method_name.cast<std::string>(), draft_tokens, acceptance, draft));
             // "auto": the fewest layers in host RAM that hold the workload, as --offload auto.
             const bool autosize = py::isinstance<py::str>(offload) && offload.cast<std::string>() == "auto";
-            const deployment d = autosize ? with_offload_auto(c.setup, w, host_from(host))
-                                          : c.setup.with_offload(offload_from(offload, host));
+            const deployment d = (autosize ? with_offload_auto(c.setup, w, host_from(host))
+                                           : c.setup.with_offload(offload_from(offload, host)))
+                                     .with_speculation(spec);
             const plan_result res = plan(d, w);
             const served_load load = serve_load(d, w, number(rate), number(concurrency), make_seconds(ttft_target));
             const price p = price_from(price_per_hour, purchase, years, electricity, pue);
@@ -341,13 +348,12 @@ void register_deployment(py::module_& m) {
             } else if (!min_tokens_per_s.is_none() || !kv_link.is_none() || !kv_link_efficiency.is_none() || kv_overlap) {
               throw std::invalid_argument("min_tokens_per_s, kv_link, kv_link_efficiency and kv_overlap need pd");
             }
-            // speculative: as the command's --spec, at the plan's users and context.
-            if (!spec_method_name.is_none()) {
-              const speculation spec = speculation_from(spec_method_name.cast<std::string>(), draft_tokens, acceptance, draft);
+            // The speculative table at the plan's users and context.
+            if (spec) {
               const speculative_table t =
-                  speculate_against_batch(d, spec, users, context_tokens, std::max(1.0, std::min(2 * users, 1e6)),
+                  speculate_against_batch(d, *spec, users, context_tokens, std::max(1.0, std::min(2 * users, 1e6)),
                                           res.prefix.shared);
-              const report::plan_speculation with{spec, t};
+              const report::plan_speculation with{*spec, t};
               return plan_report{report::plan_json(d, d.roof(), res, load, output, p, split ? &*split : nullptr, &with)};
             }
             return plan_report{report::plan_json(d, d.roof(), res, load, output, p, split ? &*split : nullptr)};
@@ -375,7 +381,8 @@ void register_deployment(py::module_& m) {
           [](const context& c, double context_tokens, double prompt, double min_tokens_per_s, double ttft_target,
              double output, const py::object& price_per_hour, const py::object& purchase, const py::object& years,
              const py::object& electricity, const py::object& pue, double prefix, const py::object& prefix_hit,
-             const std::string& arrivals) {
+             const std::string& arrivals, const py::object& spec_method_name, int draft_tokens,
+             const std::vector<double>& acceptance, const py::object& draft) {
             workload w;
             w.context = detail::require_non_negative("context", context_tokens);
             w.prompt = prompt;
@@ -383,14 +390,20 @@ void register_deployment(py::module_& m) {
             w.prefix = prefix;
             w.prefix_hit = number(prefix_hit);
             w.arrivals = parse_arrival_pattern(arrivals);
-            const users_result u =
-                max_users(c.setup, w, make_tokens_per_second(min_tokens_per_s), make_seconds(ttft_target));
-            return users_report{report::users_json(c.setup, w, min_tokens_per_s, ttft_target, u,
+            // speculative: as the command's --spec.
+            const deployment d = c.setup.with_speculation(
+                spec_method_name.is_none()
+                    ? std::nullopt
+                    : std::optional<speculation>(
+                          speculation_from(spec_method_name.cast<std::string>(), draft_tokens, acceptance, draft)));
+            const users_result u = max_users(d, w, make_tokens_per_second(min_tokens_per_s), make_seconds(ttft_target));
+            return users_report{report::users_json(d, w, min_tokens_per_s, ttft_target, u,
                                                    price_from(price_per_hour, purchase, years, electricity, pue))};
           },
           py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"), py::arg("output"),
           py::arg("price_per_hour"), py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"),
-          py::arg("prefix"), py::arg("prefix_hit"), py::arg("arrivals"))
+          py::arg("prefix"), py::arg("prefix_hit"), py::arg("arrivals"), py::arg("spec_method"), py::arg("draft_tokens"),
+          py::arg("acceptance"), py::arg("draft"))
       .def(
           "moe_report",
           [](const context& c, double context_tokens, double max_batch) {

@@ -727,7 +727,9 @@ inter-node one) at ``kv_link_efficiency`` of its bandwidth (default 0.87),
 layer by layer with ``kv_overlap``. The report's ``disaggregation``
 section holds the rows, the best and why; vLLM, SGLang and TensorRT-LLM only."""),
     ("speculative", """Speculative decoding (:class:`Speculative`: method, draft tokens,
-acceptance, draft model), as the command's ``--spec``: the report gains a
+acceptance, draft model), as the command's ``--spec``: the deployment decodes
+speculatively (the memory counts the drafter, the load's steps draft and
+verify, each keeping the accepted tokens) and the report gains a
 ``speculation`` section, :func:`speculate` at the plan's users and context."""),
     ("offload, host", """llama.cpp-style placement on one device: a share of the layers in
 [0, 1], ``"experts"`` (routed experts), or ``"auto"`` (the fewest whole
@@ -827,11 +829,13 @@ def _takes(options: Any, *, source: tuple[Callable[..., Any], ...] = (_compile, 
 
 @dataclass(frozen=True)
 class Speculative:
-    """Speculative decoding for :func:`plan` (``speculative=``), as the
-    command's ``--spec``, ``--draft-tokens``, ``--accept`` and ``--draft-model``:
-    the plan gains a ``speculation`` section, :func:`speculate`'s report at
-    its users and context (speed with and without, the batch where it stops
-    paying, the memory it costs).
+    """Speculative decoding for :func:`plan` and :func:`users`
+    (``speculative=``), as the command's ``--spec``, ``--draft-tokens``,
+    ``--accept`` and ``--draft-model``: the deployment decodes speculatively
+    (its closed loop in draft + verify steps, the drafter's weights, KV and
+    lookahead slots in its memory); the plan also gains a ``speculation``
+    section, :func:`speculate`'s report at its users and context (speed with
+    and without, the batch where it stops paying, the memory it costs).
 
     Parameters
     ----------
@@ -909,6 +913,7 @@ def users(
     prefix: Tokens = 0,
     prefix_hit: float | None = None,
     arrivals: str = "mixed",
+    speculative: Speculative | None = None,
     **options: Unpack[UsersOptions],
 ) -> Users:
     """The most concurrent users at ``context`` tokens such that each gets at
@@ -932,6 +937,10 @@ def users(
     arrivals
         ``"mixed"`` or ``"lockstep"``: how the closed loop's requests meet (as
         :func:`plan`'s).
+    speculative
+        Speculative decoding (:class:`Speculative`), as the command's
+        ``--spec``: the closed loop decodes in draft + verify steps, each
+        keeping the accepted tokens, and the drafter's memory is counted.
     {options}
 
     Returns
@@ -947,7 +956,7 @@ def users(
     deployment: dict[str, Any] = {k: v for k, v in options.items() if k not in price}
     args = (_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output) + _price_args(**price)
             + _prefix_args(prefix, prefix_hit) + (_text("arrivals", arrivals),))
-    return Estimator(model=model, device=device, **deployment)._users(args)
+    return Estimator(model=model, device=device, **deployment)._users(args, speculative)
 
 
 def _users_args(min_tokens_per_s: float, ttft_target_s: float, context: Tokens, prompt: Tokens,
@@ -1198,11 +1207,11 @@ class Estimator:
     def users(
         self, *, min_tokens_per_s: float, ttft_target_s: float = 0, context: Tokens = 4096, prompt: Tokens = 0,
         output: float = 512, prefix: Tokens = 0, prefix_hit: float | None = None, arrivals: str = "mixed",
-        **price: Unpack[PriceOptions],
+        speculative: Speculative | None = None, **price: Unpack[PriceOptions],
     ) -> Users:
         """:func:`users` of this deployment (same arguments and defaults)."""
         return self._users(_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output) + _price_args(**price)
-                           + _prefix_args(prefix, prefix_hit) + (_text("arrivals", arrivals),))
+                           + _prefix_args(prefix, prefix_hit) + (_text("arrivals", arrivals),), speculative)
 
     def memory(self, *, users: float = 1, context: Tokens = 4096) -> MemoryPlan:
         """The memory plan of :func:`plan` alone (``users`` at ``context``
@@ -1210,17 +1219,20 @@ class Estimator:
         longest context; one compiled call (about 3 us), for searches."""
         return self._obj.memory(_number("users", users), _tokens("context", context))
 
-    def _plan(self, args: tuple[Any, ...]) -> Plan:
-        spec = args[-1]
+    def _spec_args(self, spec: Speculative | None) -> tuple[Any, ...]:
+        """A speculation as the compiled reports take it: method, k, acceptance, draft."""
         if spec is None:
-            return self._obj.plan_report(*(args[:-1] + (None, 1, [], None)))
+            return (None, 1, [], None)
+        spec = _speculative(spec)
         draft = None if spec.draft_model is None else _draft(spec.draft_model, self._options)
-        return self._obj.plan_report(*(args[:-1] + (_text("method", spec.method),
-                                                    _integer("draft_tokens", spec.draft_tokens),
-                                                    _acceptance(spec.acceptance), draft)))
+        return (_text("method", spec.method), _integer("draft_tokens", spec.draft_tokens),
+                _acceptance(spec.acceptance), draft)
 
-    def _users(self, args: tuple[Any, ...]) -> Users:
-        return self._obj.users_report(*args)
+    def _plan(self, args: tuple[Any, ...]) -> Plan:
+        return self._obj.plan_report(*(args[:-1] + self._spec_args(args[-1])))
+
+    def _users(self, args: tuple[Any, ...], speculative: Speculative | None = None) -> Users:
+        return self._obj.users_report(*(args + self._spec_args(speculative)))
 
 
 def _cacheable(x: object, kind: type) -> bool:

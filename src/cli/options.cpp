@@ -141,7 +141,7 @@ const std::vector<command_spec>& commands() {
        "most users that meet a tokens/s (and TTFT) target",
        join({model_opts, layout_opts, memory_opts,
              {"context", "prompt", "prefix", "prefix-hit", "arrivals", "output", "tps", "ttft", "price-per-hour", "purchase",
-              "years", "electricity", "pue"}}),
+              "years", "electricity", "pue", "spec", "draft-tokens", "accept", "draft-model"}}),
        cmd_users},
       {"recommend", "--model ID [--model ID2] --pool ID:N[,ID:N] (--users N | --rate R) [--context C] [--tps T] [--ttft S] ...",
        "what to run: every engine, format, layout, replica count and prefill/decode split on the pool, scored "

@@ -59,6 +59,23 @@ speculation speculation_of(const options& o, std::optional<setup>& draft) {
   return spec;
 }
 
+// ", decoding speculatively (...)" when the setup does, else "".
+std::string spec_label(const setup& s) {
+  if (!s.speculative) return "";
+  const speculation& x = *s.speculative;
+  return ", decoding speculatively (" + std::string(to_string(x.method)) + ", " + std::to_string(x.draft_tokens) +
+         (x.draft_tokens == 1 ? " draft token, " : " draft tokens, ") + fmt("%.2f kept per step)", accepted_tokens(x));
+}
+
+// --spec and its options when given (else none, and its options refused).
+std::optional<speculation> read_speculation(const options& o, std::optional<setup>& draft) {
+  if (o.get("spec")) return speculation_of(o, draft);
+  for (const char* k : {"draft-tokens", "accept", "draft-model"}) {
+    if (o.get(k)) throw usage_error(std::string("--") + k + " needs --spec");
+  }
+  return std::nullopt;
+}
+
 // --pd: aggregated and disaggregated on the plan's devices, under --tps and --ttft.
 std::optional<pd_comparison> pd_of(const options& o, const setup& s, const workload& w, double ttft_target) {
   for (const char* k : {"tps", "kv-link", "kv-link-efficiency", "kv-overlap"}) {
@@ -160,6 +177,11 @@ int cmd_plan(const options& o) {
   if (o.get("offload") == "auto") {
     s = with_offload_auto(s, sc, o.get("host") ? device_of(*o.get("host")) : offload_plan{}.host);
   }
+  // --spec: the deployment decodes speculatively (its memory and load), and
+  // the plan reports the speculative table at its users and context.
+  std::optional<setup> draft;
+  const std::optional<speculation> spec = read_speculation(o, draft);
+  if (spec) s = s.with_speculation(spec);
   const roofline& r = s.roof();
   const plan_result res = plan(s, sc);
   const memory_plan& m = res.memory;
@@ -172,18 +194,10 @@ int cmd_plan(const options& o) {
   const served_load load = serve_load(s, sc, rate, concurrency, make_seconds(ttft_target));
   const price pr = price_of(o);  // checked before the first line is printed
   const std::optional<pd_comparison> pd = pd_of(o, s, sc, ttft_target);
-  // --spec: the speculative table at the plan's users and context.
-  std::optional<setup> draft;
-  std::optional<speculation> spec;
   std::optional<speculative_table> spec_table;
-  if (o.get("spec")) {
-    spec = speculation_of(o, draft);
+  if (spec) {
     spec_table = speculate_against_batch(s, *spec, sc.users, sc.context, std::max(1.0, std::min(2 * sc.users, 1e6)),
                                          res.prefix.shared);
-  } else {
-    for (const char* k : {"draft-tokens", "accept", "draft-model"}) {
-      if (o.get(k)) throw usage_error(std::string("--") + k + " needs --spec");
-    }
   }
   if (o.json) {
     const std::optional<report::plan_speculation> with =
@@ -318,9 +332,10 @@ int cmd_plan(const options& o) {
   if (load.closed) {
     const closed_loop_result& c = *load.closed;
     std::printf("\nClosed loop: %s, each sending its next request (%s prompt + %s output tokens) when the last "
-                "completes%s\n", users_label(c.concurrency).c_str(), thousands(sc.prompt_tokens()).c_str(),
+                "completes%s%s\n", users_label(c.concurrency).c_str(), thousands(sc.prompt_tokens()).c_str(),
                 thousands(sc.output).c_str(),
-                c.arrivals == arrival_pattern::lockstep ? ", in lockstep (identical requests, started together)" : "");
+                c.arrivals == arrival_pattern::lockstep ? ", in lockstep (identical requests, started together)" : "",
+                spec_label(s).c_str());
     std::printf("  %s in the engine (%s %s: KV for %s tokens each, max_num_seqs %s), limit: %s\n",
                 fmt("%.1f", c.active).c_str(), thousands(c.slots).c_str(), c.slots == 1 ? "slot" : "slots", thousands(sc.prompt_tokens() + sc.output).c_str(),
                 thousands(s.engine.max_sequences).c_str(), std::string(to_string(c.limit)).c_str());
@@ -494,7 +509,9 @@ int cmd_kv(const options& o) {
 
 
 int cmd_users(const options& o) {
-  const setup s = make_setup(o, true);
+  std::optional<setup> draft;
+  const std::optional<speculation> spec = read_speculation(o, draft);
+  const setup s = make_setup(o, true).with_speculation(spec);
   workload sc;
   sc.context = parse_tokens("context", o.get("context").value_or("4096"));
   if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
@@ -521,10 +538,10 @@ int cmd_users(const options& o) {
   std::printf("  most users: %s (one more breaks: %s)\n", thousands(u.users).c_str(), std::string(to_string(u.limit)).c_str());
   // One answer: those users in a closed loop of the stated requests.
   std::printf("  each gets %.1f tokens/s, %.0f output tokens/s in total, TTFT %s (a closed loop%s: %s-token prompts, "
-              "%s-token answers, the next sent when one completes)\n",
+              "%s-token answers, the next sent when one completes%s)\n",
               u.tokens_per_s_per_user(), u.tokens_per_s_total(), ms(u.ttft).c_str(),
               sc.arrivals == arrival_pattern::lockstep ? " in lockstep" : "", thousands(sc.prompt_tokens()).c_str(),
-              thousands(sc.output).c_str());
+              thousands(sc.output).c_str(), spec_label(s).c_str());
   print_prefix(s, u.prefix, sc.prompt_tokens(), std::nullopt);
   // The curve against users: what each user and the server get.
   std::printf("\n  %8s %16s %16s %10s %8s\n", "users", "t/s per user", "t/s total", "TTFT", "fits");

@@ -667,6 +667,7 @@ json closed_loop_json(const closed_loop_result& c, double output) {
           {"output_tokens_per_s", c.output_tokens_per_s(output)},
           {"output_tokens_per_s_per_user", c.tpot.value() > 0 ? c.tokens_per_s_per_user().value() : 0.0},
           {"prefill_share", c.load.prefill_share},
+          {"tokens_per_step", c.tokens_per_step},
           {"first_wave_ttft_s",
            c.arrivals == arrival_pattern::lockstep ? json(c.first_wave_ttft.value()) : json(nullptr)}};
 }
@@ -797,6 +798,18 @@ const field_table<users_view>& users_fields() {
           {"prefix", maybe_object_t,
            "The shared prompt prefix, when one is given (a plan's prefix, without ttft_cached).",
            [](const V& v) { return v.u.prefix.prefix > 0 ? prefix_json(v.u.prefix, std::nullopt) : absent(); }},
+          {"speculative", maybe_object_t,
+           "With speculative decoding (--spec): method, draft_tokens, draft_model, acceptance (conditional, per "
+           "position, defaults filled in) and tokens_per_step; the closed loop and the memory are speculative.",
+           [](const V& v) {
+             if (!v.s.speculative) return absent();
+             const speculation& x = *v.s.speculative;
+             return json{{"method", to_string(x.method)},
+                         {"draft_tokens", x.draft_tokens},
+                         {"draft_model", x.draft ? json(x.draft->id) : json(nullptr)},
+                         {"acceptance", position_acceptance(x)},
+                         {"tokens_per_step", accepted_tokens(x)}};
+           }},
           {"closed_loop", maybe_object_t,
            "Those users in a closed loop of the stated output (a plan's load: concurrency, active, slots, limit, "
            "requests_per_s, queue_wait_s, ttft_s, tpot_s, output_tokens_per_s, ...), or None when none qualifies.",

@@ -154,6 +154,18 @@ lock = json.loads(run("plan", *L, "--concurrency", "16", "--arrivals", "lockstep
 mixed = json.loads(run("plan", *L, "--concurrency", "16", "--json").stdout)["load"]
 check("lockstep: said which", lock["arrivals"] == "lockstep" and mixed["arrivals"] == "mixed" and mixed["first_wave_ttft_s"] is None, (lock, mixed))
 check("lockstep: the cohort's prompts prefilled together wait longer", lock["ttft_s"] > mixed["ttft_s"] and lock["first_wave_ttft_s"] >= lock["ttft_s"] * (1 - 1e-9), (lock, mixed))
+# Speculative decoding inside the closed loop: the loop says so, runs faster, and holds the drafter.
+SPEC = ["--model", "deepseek-v3", "--device", "h200:8", "--engine", "sglang", "--users", "32", "--context", "8k",
+        "--prompt", "4k", "--output", "1000"]
+sp = json.loads(run("plan", *SPEC, "--spec", "mtp", "--draft-tokens", "3", "--json").stdout)
+pl = json.loads(run("plan", *SPEC, "--json").stdout)
+check("plan --spec: the loop keeps 2.18 tokens per step", abs(sp["load"]["tokens_per_step"] - 2.176) < 1e-9 and pl["load"]["tokens_per_step"] == 1, (sp["load"], pl["load"]))
+check("plan --spec: the loop is faster", sp["load"]["tpot_s"] < pl["load"]["tpot_s"] and sp["load"]["output_tokens_per_s"] > pl["load"]["output_tokens_per_s"], (sp["load"], pl["load"]))
+check("plan --spec: the MTP module holds slots", sp["load"]["slots"] < pl["load"]["slots"] and sp["memory"]["weight_bytes"] > pl["memory"]["weight_bytes"], (sp["load"]["slots"], pl["load"]["slots"]))
+r = run("plan", *SPEC, "--spec", "mtp", "--draft-tokens", "3")
+check("plan --spec: text", "decoding speculatively (mtp, 3 draft tokens, 2.18 kept per step)" in r.stdout, r.stdout)
+r = run("users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "30", "--spec", "ngram", "--accept", "1.5")
+check("users --spec: a bad acceptance", r.returncode == 2 and r.stderr.strip().endswith("--accept must be >= 0 and <= 1 (got 1.5)") and len(r.stderr.strip().splitlines()) == 1, r.stderr)
 r = run("plan", *L, "--concurrency", "16", "--arrivals", "lockstep")
 check("lockstep text", "in lockstep (identical requests, started together)" in r.stdout and "the first 16 requests, sent at once" in r.stdout, r.stdout)
 ul = json.loads(run("users", *L, "--tps", "20", "--arrivals", "lockstep", "--json").stdout)

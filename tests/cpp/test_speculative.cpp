@@ -237,3 +237,119 @@ TEST_CASE("EAGLE-3 heads: a published default, one layer and a 32,000-token lm_h
   CHECK_THROWS_WITH_AS(parse_spec_method("eagel"), "method must be mtp, draft, eagle or ngram (got 'eagel')",
                        std::invalid_argument);
 }
+
+namespace {
+
+speculation ngram_of(int k, double a) {
+  speculation s;
+  s.method = spec_method::ngram;
+  s.draft_tokens = k;
+  s.acceptance = {a};
+  return s;
+}
+
+workload requests(double prompt, double output) {
+  workload w;
+  w.prompt = prompt;
+  w.output = output;
+  w.context = prompt + output;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("a deployment that decodes speculatively: its load model's step drafts, verifies and keeps the accepted tokens") {
+  const deployment plain = on("llama-3.1-8b", "h100-sxm");
+  const deployment d = plain.with_speculation(ngram_of(3, 0.6));
+  // step_of: n-gram drafts cost nothing; the verify is the width-4 step;
+  // tokens kept 1 + 0.6 + 0.36 + 0.216 = 2.176.
+  const token_step st = step_of(d, 8, 1100);
+  CHECK(st.seconds == doctest::Approx(plain.decode(8, 1100, 4).estimate.value()).epsilon(1e-12));
+  CHECK(st.tokens == doctest::Approx(2.176));
+  CHECK(st.width == 4);
+  const token_step none = step_of(plain, 8, 1100);
+  CHECK(none.seconds == plain.decode(8, 1100).estimate.value());
+  CHECK(none.tokens == 1);
+  CHECK(none.width == 1);
+
+  // One user in a closed loop of 1,000-token prompts and 200-token answers:
+  // TTFT = h + prefill(1,000) (nobody else), TPOT = verify(1, 1,100, width 4)
+  // / 2.176 at the mean context 1,000 + 200 / 2, one request per
+  // TTFT + 200 x TPOT.
+  const workload w = requests(1000, 200);
+  const double h = d.efficiency().per_request.value();
+  const double S = d.prefill(1000).estimate.value();
+  const double tpot = d.decode(1, 1100, 4).estimate.value() / 2.176;
+  const closed_loop_result one = serve_closed_loop(d, w, 1);
+  CHECK(one.tokens_per_step == doctest::Approx(2.176));
+  CHECK(one.tpot.value() == doctest::Approx(tpot).epsilon(1e-9));
+  CHECK(one.ttft.value() == doctest::Approx(h + S).epsilon(1e-9));
+  CHECK(one.requests_per_s == doctest::Approx(1 / (h + S + 200 * tpot)).epsilon(1e-9));
+  CHECK(serve_closed_loop(plain, w, 1).tokens_per_step == 1);
+
+  // Property: at 32 users speculation at 0.6 still pays on a memory-bound
+  // H100 (faster TPOT, more output tokens/s); drafts never accepted only
+  // cost the wider verify.
+  const closed_loop_result fast = serve_closed_loop(d, w, 32), base = serve_closed_loop(plain, w, 32);
+  CHECK(fast.tpot < base.tpot);
+  CHECK(fast.output_tokens_per_s(200) > base.output_tokens_per_s(200));
+  const closed_loop_result never = serve_closed_loop(plain.with_speculation(ngram_of(3, 0)), w, 32);
+  CHECK(never.tpot > base.tpot);
+  // The open loop keeps the same accounting: at one request in ten seconds
+  // the TPOT is one user's.
+  CHECK(serve_at_rate(d, w, 0.1).tpot.value() == doctest::Approx(tpot).epsilon(0.02));
+}
+
+TEST_CASE("a speculative deployment's memory holds the drafter: fewer slots, the draft's KV and lookahead per sequence") {
+  const deployment plain = on("llama-3.1-8b", "h100-sxm");
+  speculation s;
+  s.method = spec_method::draft;
+  s.draft_tokens = 4;
+  s.acceptance = {0.7};
+  s.draft = find_model("llama-3.2-1b");
+  const deployment d = plain.with_speculation(s);
+  const workload w = requests(3000, 1096);  // 4,096 tokens per request
+  const memory_plan m = memory_of(d, w, 10, 4096), p = plain.memory(10, 4096);
+  const speculative_memory x = speculation_memory(plain, s, 4096);
+  // Weights: the target's and the draft's; per sequence 536,870,912 +
+  // 134,217,728 (the draft's KV) + 524,288 (4 lookahead slots) B.
+  CHECK(m.weights.value() == doctest::Approx((p.weights + x.weights).value()));
+  CHECK(m.kv_budget.value() == doctest::Approx((p.kv_budget - x.weights).value()));
+  CHECK(m.kv_per_sequence.value() == doctest::Approx(536870912.0 + 134217728.0 + 524288.0));
+  CHECK(m.kv_needed.value() == doctest::Approx(10 * (536870912.0 + 134217728.0 + 524288.0)));
+  CHECK(m.max_sequences == x.max_users);
+  CHECK(m.max_sequences < p.max_sequences);
+  // The engine's slots for the loop are those sequences.
+  CHECK(slots_for(d, w).slots == std::min(x.max_users, d.engine.max_sequences));
+  // No speculation: the plain plan.
+  CHECK(memory_of(plain, w, 10, 4096).kv_per_sequence == p.kv_per_sequence);
+  // A deployment refuses what speculate() refuses, naming it.
+  CHECK_THROWS_WITH_AS(plain.with_speculation(speculation{}),
+                       "model 'llama-3.1-8b' has no multi-token-prediction layers (num_nextn_predict_layers): use a "
+                       "draft model or n-gram speculation",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(plain.with_speculation(ngram_of(0, 0.5)), "draft_tokens must be in [1, 16] (got 0)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(plain.with_speculation(ngram_of(2, 1.5)), "acceptance must be in [0, 1] (got 1.5)",
+                       std::invalid_argument);
+}
+
+TEST_CASE("lockstep with speculation: each decode step keeps the accepted tokens and verifies k + 1 per sequence") {
+  // 4 users, 100-token prompts, 5 output tokens, n-gram k = 1 always
+  // accepted (2 tokens per step): one prefill step of the four yields the
+  // first token; two decode steps of width 2 keep 2 tokens each (1 + 2 + 2
+  // = 5), timed as one run at the mean context 100 + 1 + (2 - 1) x 2 / 2 = 102.
+  const device& dev = find_device("rtx-4090");
+  engine_settings e = configure_engine("vllm", dev);
+  const deployment d =
+      deployment(find_model("llama-3.1-8b"), precision{}, roofline(dev), {}, e).with_speculation(ngram_of(1, 1));
+  workload w = requests(100, 5);
+  w.arrivals = arrival_pattern::lockstep;
+  const double h = d.efficiency().per_request.value();
+  const double tau = d.prefill(100, 0, 4).estimate.value();
+  const double delta = d.decode(4, 102, 2).estimate.value();
+  const closed_loop_result c = serve_closed_loop(d, w, 4);
+  CHECK(c.ttft.value() == doctest::Approx(h + tau).epsilon(1e-12));
+  CHECK(c.tpot.value() == doctest::Approx(2 * delta / 4).epsilon(1e-12));  // 2 steps over 5 - 1 tokens
+  CHECK(c.requests_per_s == doctest::Approx(4 / (h + tau + 2 * delta)).epsilon(1e-9));
+}

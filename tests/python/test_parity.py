@@ -489,6 +489,32 @@ def test_plan_speculation_parity_and_refusals(cli: str) -> None:
     assert out.returncode == 2 and "--accept needs --spec" in out.stderr and out.stderr.count("\n") == 1
 
 
+def test_speculative_closed_loop_parity(cli: str) -> None:
+    # The deployment decodes speculatively: the plan's closed loop and users'
+    # search run draft + verify steps (speculative.hpp: step_of), from both doors.
+    base = ["--model", "deepseek-v3", "--device", "h200:8", "--engine", "sglang", "--context", "8k", "--prompt", "4k",
+            "--output", "1000"]
+    spec = llmroof.Speculative(method="mtp", draft_tokens=3)
+    kw: dict[str, Any] = dict(model="deepseek-v3", device="h200:8", engine="sglang", context="8k", prompt="4k",
+                              output=1000)
+    u = llmroof.users(min_tokens_per_s=30, speculative=spec, **kw)
+    assert run(cli, "users", *base, "--tps", "30", "--spec", "mtp", "--draft-tokens", "3") == u.to_dict()
+    plain = llmroof.users(min_tokens_per_s=30, **kw)
+    assert "speculative" not in plain.to_dict() and plain.closed_loop["tokens_per_step"] == 1
+    assert u.speculative["tokens_per_step"] == pytest.approx(2.176)
+    assert u.speculative["acceptance"] == [0.6, 0.6, 0.6]
+    assert u.closed_loop["tokens_per_step"] == pytest.approx(2.176)
+    # More users meet 30 t/s each with the MTP drafts than without.
+    assert u.max_users > plain.max_users
+    est = llmroof.Estimator(model="deepseek-v3", device="h200:8", engine="sglang")
+    assert est.users(min_tokens_per_s=30, context="8k", prompt="4k", output=1000, speculative=spec).to_dict() == u.to_dict()
+    p = llmroof.plan(users=32, speculative=spec, **kw)
+    assert p.load["tokens_per_step"] == pytest.approx(2.176)
+    assert p.load["tpot_s"] < llmroof.plan(users=32, **kw).load["tpot_s"]
+    with pytest.raises(ValueError, match="no multi-token-prediction layers"):
+        llmroof.users(model="llama-3.1-8b", device="h100-sxm", min_tokens_per_s=10, speculative=spec)
+
+
 def run_status(cli: str, *args: str) -> tuple[int, dict[str, Any]]:
     out = subprocess.run([cli, *args, "--json"], capture_output=True, text=True)
     assert out.returncode in (0, 1), out.stderr

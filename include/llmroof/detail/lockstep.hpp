@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "llmroof/deployment.hpp"
+#include "llmroof/speculative.hpp"
 
 namespace llmroof::detail {
 
@@ -85,7 +85,10 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
       continue;
     }
     ctx = b > 0 ? ctx / b : 0;
-    const double decode_s = b > 0 ? d.decode(b, ctx).estimate.value() : 0;
+    // A decoding sequence keeps st.tokens per step (more than one when
+    // speculative: the expected accepted drafts) and puts st.width through it.
+    const token_step st = b > 0 ? step_of(d, b, ctx) : token_step{};
+    const double decode_s = st.seconds;
     if (waiting == 0) {
       // Pure decode steps until a request finishes or a new one arrives.
       double steps_to_finish = 1e18, arrival = 1e18;
@@ -93,18 +96,18 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
         if (c.ready > t) {
           arrival = std::min(arrival, c.ready);
         } else {
-          steps_to_finish = std::min(steps_to_finish, output - c.generated);
+          steps_to_finish = std::min(steps_to_finish, std::ceil((output - c.generated) / st.tokens - 1e-9));
         }
       }
       const double steps_to_arrival = arrival < 1e18 ? std::ceil((arrival - t) / decode_s) : 1e18;
       const double k = std::max(1.0, std::min(steps_to_finish, steps_to_arrival));
       for (cohort& c : live) {
-        if (c.ready <= t && c.done >= todo) c.generated += k;  // the decoding ones, not those arriving meanwhile
+        if (c.ready <= t && c.done >= todo) c.generated += k * st.tokens;  // the decoding ones, not those arriving meanwhile
       }
-      t += k * (k > 1 ? d.decode(b, ctx + (k - 1) / 2).estimate.value() : decode_s);
+      t += k * (k > 1 ? step_of(d, b, ctx + (k - 1) * st.tokens / 2).seconds : decode_s);
     } else {
       // One mixed step: the decodes, then prompt tokens in arrival order.
-      double budget = budget_per_step - b, chunks = 0, tokens = 0, before = 0;
+      double budget = budget_per_step - b * st.width, chunks = 0, tokens = 0, before = 0;
       next.clear();
       for (cohort& c : live) {
         if (c.ready > t || c.done >= todo || budget <= 0) {
@@ -151,7 +154,7 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
           c.generated = 1;  // the prompt's last chunk samples the first token
           c.first = t;
         } else if (c.done >= todo) {
-          c.generated += 1;
+          c.generated += st.tokens;
         }
       }
     }

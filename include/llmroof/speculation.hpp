@@ -1,0 +1,161 @@
+// A speculative-decoding setup: who drafts, how many tokens, how often they
+// are accepted, and the tokens each verify step keeps. What it costs on a
+// deployment is speculative.hpp's; a deployment carries one (deployment.hpp).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llmroof/architecture.hpp"
+#include "llmroof/detail/check.hpp"
+#include "llmroof/detail/enum_names.hpp"
+#include "llmroof/engine.hpp"
+#include "llmroof/parallel.hpp"
+#include "llmroof/precision.hpp"
+
+namespace llmroof {
+
+/// Who drafts: the model's own multi-token-prediction layers (DeepSeek-V3,
+/// GLM-4.5, Qwen3-Next: `num_nextn_predict_layers`), a separate draft model,
+/// an EAGLE/EAGLE-3 head (one decoder layer trained on the target's hidden
+/// states), or n-gram / prompt lookup (no GPU work).
+enum class spec_method : std::uint8_t { mtp, draft, eagle, ngram };
+
+inline constexpr std::array<std::string_view, 4> spec_method_names{"mtp", "draft", "eagle", "ngram"};
+
+constexpr std::string_view to_string(spec_method m) { return detail::enum_name(m, spec_method_names); }
+
+/// A method by name. Throws std::invalid_argument "<field> must be mtp,
+/// draft, eagle or ngram (got '...')".
+inline spec_method parse_spec_method(std::string_view name, std::string_view field = "method") {
+  if (const auto m = detail::enum_from_name<spec_method>(name, spec_method_names)) return *m;
+  throw std::invalid_argument(std::string(field) + " must be mtp, draft, eagle or ngram (got '" + std::string(name) + "')");
+}
+
+/// The vocabulary an EAGLE-3 head drafts from (draft_vocab_size, 32,000 in
+/// yuhuili/EAGLE3-LLaMA3.1-Instruct-8B's config.json).
+inline constexpr double eagle_draft_vocab = 32000;
+
+/// A speculative-decoding setup. `acceptance` holds the conditional
+/// acceptance of each draft position (the chance the i-th draft token is
+/// accepted once the ones before it were), one value for all positions, or
+/// nothing for the method's published default (MTP only, below).
+struct speculation {
+  spec_method method = spec_method::mtp;
+  int draft_tokens = 1;                 ///< k
+  std::vector<double> acceptance;       ///< conditional, per position (or one for all)
+  std::optional<architecture> draft;    ///< spec_method::draft: the draft model
+  std::optional<precision> draft_pr;    ///< its formats (default: the target's)
+};
+
+namespace detail {
+
+// The checks of position_acceptance, allocating nothing (speculate runs per estimate).
+inline void check_acceptance(const speculation& s) {
+  detail::require_in("draft_tokens", s.draft_tokens, 1, 16);
+  const auto k = static_cast<std::size_t>(s.draft_tokens);
+  if (s.acceptance.empty() && s.method != spec_method::mtp && s.method != spec_method::eagle) {
+    throw std::invalid_argument("acceptance must be given for " + std::string(to_string(s.method)) +
+                                " speculation (no published default: it depends on the workload)");
+  }
+  if (s.acceptance.size() > 1 && s.acceptance.size() != k) {
+    throw std::invalid_argument("acceptance must hold one value or one per draft token (" + std::to_string(k) +
+                                ", got " + std::to_string(s.acceptance.size()) + ")");
+  }
+  for (double x : s.acceptance) detail::require_in("acceptance", x, 0, 1);
+}
+
+// EAGLE-3's conditional acceptance of the first three positions: cumulative
+// 76%, 56%, 43% (MiniMax-M3, k = 3; vLLM blog 2026-07-13); beyond, their mean.
+inline constexpr std::array<double, 3> eagle_acceptance{0.76, 0.56 / 0.76, 0.43 / 0.56};
+inline constexpr double eagle_acceptance_beyond = (0.76 + 0.56 / 0.76 + 0.43 / 0.56) / 3;
+
+// The i-th position's conditional acceptance, the default filled in (checked first).
+inline double acceptance_at(const speculation& s, std::size_t i) {
+  if (s.acceptance.empty() && s.method == spec_method::eagle) {
+    return i < eagle_acceptance.size() ? eagle_acceptance[i] : eagle_acceptance_beyond;
+  }
+  if (s.acceptance.empty()) return s.draft_tokens == 1 ? 0.85 : 0.60;
+  return s.acceptance.size() == 1 ? s.acceptance.front() : s.acceptance[i];
+}
+
+}  // namespace detail
+
+/// The conditional acceptance of each of the k positions, the default
+/// filled in. MTP defaults: k = 1: 0.85 (DeepSeek-V3 technical report,
+/// section 5.4.3: second-token acceptance 85-90%, the low end); k > 1: 0.60
+/// at every position (SGLang's DeepSeek-V3 MTP with 3 draft tokens, accept
+/// length 2.18 (SGLang blog 2025-07-17): 1 + a + a^2 + a^3 = 2.18 at
+/// a = 0.60). EAGLE: 0.76, 0.737, 0.768 (cumulative 76/56/43%, MiniMax-M3
+/// EAGLE-3 at k = 3, vLLM blog 2026-07-13), 0.755 beyond. Draft models and
+/// n-grams have no default (their acceptance is the workload's):
+/// std::invalid_argument naming the field.
+inline std::vector<double> position_acceptance(const speculation& s) {
+  detail::check_acceptance(s);
+  std::vector<double> a(static_cast<std::size_t>(s.draft_tokens));
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = detail::acceptance_at(s, i);
+  return a;
+}
+
+/// Tokens each verify step keeps per sequence: the target's own token plus
+/// the expected accepted drafts, 1 + sum_i prod_{j<=i} a_j (i.i.d. rate a:
+/// (1 - a^(k+1)) / (1 - a)).
+inline double accepted_tokens(const speculation& s) {
+  detail::check_acceptance(s);
+  double total = 1;
+  double reach = 1;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(s.draft_tokens); ++i) {
+    reach *= detail::acceptance_at(s, i);
+    total += reach;
+  }
+  return total;
+}
+
+namespace detail {
+
+/// A setup a deployment can run: its acceptance, the engine running the
+/// method, the model's MTP layers, the draft's vocabulary, one device or
+/// tensor/expert parallel without offload. Throws std::invalid_argument
+/// naming what is wrong.
+inline void check_speculation(const speculation& s, const architecture& target, const parallel_plan& p,
+                              bool offloaded, const engine_settings& e) {
+  check_acceptance(s);
+  if (p.pp > 1 || offloaded) {  // pipelines and offloads verify stage by stage: not modelled
+    throw std::invalid_argument("speculative decoding is modelled on one device or tensor/expert parallel (got " +
+                                std::string(offloaded ? "an offload" : "pp " + std::to_string(p.pp)) + ")");
+  }
+  const auto& runs = engine_row_of(e.id).speculation;
+  if (std::find(runs.begin(), runs.end(), to_string(s.method)) == runs.end()) {
+    std::string list;
+    for (std::string_view m : runs) list += (list.empty() ? "" : ", ") + std::string(m);
+    throw std::invalid_argument(std::string(e.name()) + " does not run " + std::string(to_string(s.method)) +
+                                " speculation (" + (list.empty() ? "it runs none" : "it runs " + list) + ")");
+  }
+  if (s.method == spec_method::mtp && target.moe.mtp_layers < 1) {
+    throw std::invalid_argument("model '" + target.id +
+                                "' has no multi-token-prediction layers (num_nextn_predict_layers): use a draft model "
+                                "or n-gram speculation");
+  }
+  if (s.method == spec_method::draft && !s.draft) throw std::invalid_argument("draft speculation needs a draft model");
+  if (s.method != spec_method::draft && s.draft) {
+    throw std::invalid_argument("a draft model is for draft speculation (got " + std::string(to_string(s.method)) + ")");
+  }
+  // One tokenizer, embedding tables padded apart (Qwen2.5-72B 152,064 rows,
+  // Qwen2.5-0.5B 151,936, the pair LM Studio and vLLM run): within 1%.
+  if (s.draft && std::abs(double(s.draft->vocab_size) - target.vocab_size) > 0.01 * target.vocab_size) {
+    throw std::invalid_argument("draft model '" + s.draft->id + "' has another vocabulary (" +
+                                std::to_string(s.draft->vocab_size) + " tokens, the target " +
+                                std::to_string(target.vocab_size) + "): its drafts cannot be verified");
+  }
+}
+
+}  // namespace detail
+
+}  // namespace llmroof
