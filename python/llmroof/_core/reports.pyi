@@ -257,6 +257,12 @@ class Users:
     def prefix(self) -> dict[str, Any] | None:
         """The shared prompt prefix, when one is given (a plan's prefix, without ttft_cached)."""
     @property
+    def speculative(self) -> dict[str, Any] | None:
+        """With speculative decoding (--spec): method, draft_tokens, draft_model, acceptance
+        (conditional, per position, defaults filled in) and tokens_per_step; the closed loop and the
+        memory are speculative.
+        """
+    @property
     def closed_loop(self) -> dict[str, Any] | None:
         """Those users in a closed loop of the stated output (a plan's load: concurrency, active,
         slots, limit, requests_per_s, queue_wait_s, ttft_s, tpot_s, output_tokens_per_s, ...), or
