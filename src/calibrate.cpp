@@ -109,7 +109,8 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
   const bool same = profile.fp16_accumulate == traits.fp16_accumulate &&
                     profile.quantized_path == traits.quantized_path && profile.fused_attention == m.fused_attention &&
                     profile.overlap == traits.overlap && profile.prefill_chunk == chunk &&
-                    profile.per_hop == traits.per_hop && profile.per_sequence == traits.per_sequence;
+                    profile.per_hop == traits.per_hop && profile.per_sequence == traits.per_sequence &&
+                    profile.qmv_rows_reread == traits.qmv_rows_reread;
   efficiency_profile own;
   if (!same) {
     own = profile;
@@ -120,6 +121,7 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
     own.prefill_chunk = chunk;
     own.per_hop = traits.per_hop;
     own.per_sequence = traits.per_sequence;
+    own.qmv_rows_reread = traits.qmv_rows_reread;
   }
   const efficiency_profile& e = same ? profile : own;
   if (m.closed_loop && (m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::decode_tps_total)) {
@@ -134,6 +136,14 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
     if (m.what == metric::ttft_ms) return 1e3 * c.ttft.value();
     if (m.what == metric::tpot_ms) return 1e3 * c.tpot.value();
     return c.output_tokens_per_s(s.output);
+  }
+  if (m.spec) {
+    // A draft model beside the target: its k decode steps and the target's
+    // verify of width k + 1, over the tokens a step keeps (step_of).
+    const deployment d = deployment(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt},
+                                    configure_engine(engine_of_class(m.engine), m.dev))
+                             .with_speculation(m.spec);
+    return 1.0 / step_of(d, m.batch, m.mean_decode_context()).per_token();
   }
   switch (m.what) {
     case metric::decode_tps_per_seq:
@@ -535,7 +545,7 @@ profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope s
     for (const auto& m : rows) {
       // Closed-loop points mix queueing into the kernel times: predicted, not
       // fitted; one user alone queues behind nobody (a burst is never alone).
-      if (!m.closed_loop || (m.batch == 1 && !m.burst)) groups[key_of(s, m.dev, m.engine)].push_back(m);
+      if ((!m.closed_loop || (m.batch == 1 && !m.burst)) && !m.spec) groups[key_of(s, m.dev, m.engine)].push_back(m);
     }
     for (auto& [k, g] : groups) {
       if (g.size() < 6) continue;  // fewer points than twice the fields a stage moves: no fit
@@ -726,7 +736,7 @@ validation_scope summarize(std::string name, std::vector<cv_prediction> p) {
   s.metrics = summarize_by_metric(s.predictions);
   std::vector<double> single;
   for (const auto& x : s.predictions) {
-    if (x.row->what == metric::decode_tps_per_seq && x.row->batch == 1) single.push_back(x.error());
+    if (x.row->what == metric::decode_tps_per_seq && x.row->batch == 1 && !x.row->spec) single.push_back(x.error());
   }
   s.decode = median_ape(s.predictions, true);
   s.single = median(single);

@@ -216,7 +216,8 @@ std::vector<kernel_class> build_classes() {
        false, 0, 0, llama_ubatch, "", split_hop},
       {"llama.cpp-sycl", engine_id::llama_cpp, "", "sycl", false, false, host_overlap::serial, kp::dequantize, false, 0,
        0, llama_ubatch, "", split_hop},
-      {"mlx", engine_id::mlx, "", "", false, true, host_overlap::serial, kp::dequantize, false, 0, 0, mlx_prefill_step},
+      {"mlx", engine_id::mlx, "", "", false, true, host_overlap::serial, kp::dequantize, false, 0, 0, mlx_prefill_step,
+       "", 0, 0, true},
   };
 }
 

@@ -288,6 +288,58 @@ double number(const std::string& s) {
   return used == s.size() ? v : -1;
 }
 
+// Tokens LM Studio's MLX engine drafts per step: mlx-lm's
+// speculative_generate_step default, num_draft_tokens=2 (mlx_lm/generate.py,
+// early 2025) [recalled, not re-checked here; the rows do not say].
+constexpr int mlx_draft_tokens = 2;
+
+// A row's draft model and acceptance, or why it cannot be modelled: the
+// draft's size in the backend ("+ 1.5B draft model": the target's family at
+// that size) and the share of drafted tokens accepted in the notes
+// ("accepted draft tokens 55.1%"), as one conditional rate a per position
+// with a + a^2 + ... + a^k = k x share (the accepted drafts per step).
+std::optional<speculation> drafted(const std::string& backend, const std::string& notes, const architecture& target,
+                                   std::string& why) {
+  const std::size_t b = backend.find("B draft");
+  std::size_t start = b;
+  while (start != std::string::npos && start > 0 &&
+         ((backend[start - 1] >= '0' && backend[start - 1] <= '9') || backend[start - 1] == '.')) {
+    --start;
+  }
+  if (b == std::string::npos || start == b) {
+    why = "a draft model's speculative decoding, the draft not named";
+    return std::nullopt;
+  }
+  const std::string size = backend.substr(start, b - start);
+  const std::string family = target.id.substr(0, target.id.rfind('-'));
+  const auto draft = model_id(family + "-" + size + "b");
+  const std::size_t at = notes.find("accepted draft tokens ");
+  if (!draft || at == std::string::npos) {
+    why = draft ? "a draft model's speculative decoding without its acceptance"
+                : "draft model '" + family + "-" + size + "b' is not in the catalog";
+    return std::nullopt;
+  }
+  std::size_t used = 0;
+  const double share = std::stod(notes.substr(at + 22), &used) / 100;
+  if (used == 0 || !(share > 0 && share < 1)) {
+    why = "a draft model's acceptance is not a share";
+    return std::nullopt;
+  }
+  speculation s;
+  s.method = spec_method::draft;
+  s.draft_tokens = mlx_draft_tokens;
+  s.draft = find_model(*draft);
+  const auto accepted = [&](double a) {
+    double sum = 0, reach = 1;
+    for (int i = 0; i < s.draft_tokens; ++i) sum += reach *= a;
+    return sum;
+  };
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 60; ++i) (accepted((lo + hi) / 2) < s.draft_tokens * share ? lo : hi) = (lo + hi) / 2;
+  s.acceptance = {(lo + hi) / 2};
+  return s;
+}
+
 // The micro-batch a llama.cpp row says it ran with (`-ub 8`, `n_ubatch 2048`,
 // "ubatch 512"), or 0: the first such phrase followed by a count.
 double said_ubatch(const std::string& text) {
@@ -342,10 +394,6 @@ measurement_set read_measurements(const std::string& path) {
       skip("flagged SUSPECT by the source notes");
       continue;
     }
-    if (has(backend, "MTP") || has(notes, "MTP")) {
-      skip("uses multi-token-prediction speculative decoding (more than one token per step)");
-      continue;
-    }
     const auto dev = device_id(get("device"));
     if (!dev) {
       skip("device '" + get("device") + "' is not in the catalog" +
@@ -355,6 +403,10 @@ measurement_set read_measurements(const std::string& path) {
     const auto mid = model_id(get("model"));
     if (!mid) {
       skip("model '" + get("model") + "' is not in the catalog");
+      continue;
+    }
+    if (has(backend, "MTP") || has(notes, "MTP") || has(backend, "speculative-config")) {
+      skip("uses multi-token-prediction speculative decoding without its acceptance per row");
       continue;
     }
     measurement m;
@@ -522,7 +574,15 @@ measurement_set read_measurements(const std::string& path) {
       }
       m.max_concurrent = std::min(mp.max_sequences, es.max_sequences);
     }
-    if (m.what == metric::decode_tps_per_seq) {
+    if (has(backend, "draft model")) {
+      std::string why;
+      m.spec = drafted(backend, notes, m.arch, why);
+      if (!m.spec || m.what != metric::decode_tps_per_seq || m.batch != 1) {
+        skip(m.spec ? "a draft model's " + met + " is not predicted (single-stream decode only)" : why);
+        continue;
+      }
+    }
+    if (m.what == metric::decode_tps_per_seq && !m.spec) {
       // One sequence's tokens/s at the row's batch. No kernel reads the
       // weights faster than the device's peak bandwidth:
       // a row above the bound names the wrong device or format, and no

@@ -20,6 +20,7 @@
 #include "llmroof/capacity.hpp"
 #include "llmroof/load.hpp"
 #include "llmroof/engine_profile.hpp"
+#include "llmroof/speculation.hpp"
 
 namespace llmroof {
 
@@ -57,6 +58,9 @@ struct measurement {
   /// (an offline batch beyond it runs in waves); 0: not computed (all).
   double max_concurrent = 0;
   std::string notes;
+  /// A row decoding speculatively (a draft model beside the target):
+  /// predicted through step_of, never fitted on (its draft length is assumed).
+  std::optional<speculation> spec;
 
   /// Cached tokens of the mean decode step: llama-bench tg N (and any run of
   /// N generated tokens) averages over a cache growing from depth + prompt to

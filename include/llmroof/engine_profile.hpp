@@ -43,6 +43,9 @@ struct kernel_class {
   double per_hop = 0;
   /// Host work per sequence of a decode step, s (efficiency_profile::per_sequence).
   double per_sequence = 0;
+  /// Quantized mat-vec kernels read the weights once per token row
+  /// (efficiency_profile::qmv_rows_reread: MLX on M1/M2).
+  bool qmv_rows_reread = false;
 };
 
 /// Every kernel class, in the table's order.
@@ -81,6 +84,7 @@ inline void apply_kernel_traits(efficiency_profile& e, std::string_view key) {
   e.prefill_chunk = c.prefill_chunk;
   e.per_hop = make_seconds(c.per_hop);
   e.per_sequence = make_seconds(c.per_sequence);
+  e.qmv_rows_reread = c.qmv_rows_reread;
   e.overlap = c.overlap;
   e.quantized_path = c.quantized_path;
   e.per_launch = make_seconds(c.per_launch);

@@ -142,6 +142,13 @@ struct efficiency_profile {
   /// batch-1 decode stays memory-bound, as every engine measures it.
   double compute_floor = 0.25;
 
+  /// Quantized GEMMs of few token rows run as mat-vec kernels that read the
+  /// weights once per row (MLX's qmv: one threadgroup row per token, weights
+  /// re-read per token, KERNELS.md 6.1), on GPUs without qmv_wide for the
+  /// engine's affine formats (Apple M1 and M2: qmv_rows_below). A kernel
+  /// trait of the engine class, never fitted.
+  bool qmv_rows_reread = false;
+
   /// The fitted efficiencies (their profile fields: "memory", "compute",
   /// "attention") that sit at their upper limit, 1 (to 0.5%): a fit that ran
   /// into the bound asked for the whole roof, which no engine sustains, so
@@ -246,6 +253,21 @@ struct op_time {
   }
 };
 
+/// Token rows below which MLX runs a quantized GEMM as qmv kernels that
+/// read the weights once per row, on `d` (0: never). get_qmv_batch_limit
+/// (mlx/backend/metal/quantized.cpp:85, KERNELS.md 6.1) for matrices with K
+/// or N above 4,096, as an LLM's are: 12 on Ultra-class ('d') chips, 6 on
+/// other M1/M2 (architecture gen 13-14); from M3 (gen 15) qmv_wide reuses
+/// each weight group across the rows of MLX's affine formats, so none. The
+/// Apple naming (M1 = g13 ... M5 = g17) is KERNELS.md's reading, not the
+/// source's.
+inline double qmv_rows_below(const device& d) {
+  if (d.vendor != "Apple") return 0;
+  const bool old = d.family.find(" M1") != std::string::npos || d.family.find(" M2") != std::string::npos;
+  if (!old) return 0;
+  return d.name.find("Ultra") != std::string::npos ? 12 : 6;
+}
+
 /// A device with an efficiency profile, spread over `devices` identical
 /// devices that share FLOP and bytes evenly (tensor parallel without
 /// communication cost; parallel.hpp refines it).
@@ -321,6 +343,10 @@ class roofline {
     }
     const bytes_per_second bw = bandwidth();
     bytes moved = o.total_bytes();
+    if (eff_.qmv_rows_reread && o.klass == op_class::gemm && o.quantized && o.gemm_rows > 1 &&
+        o.gemm_rows < qmv_rows_below(device_)) {
+      moved += (o.gemm_rows - 1) * o.weights;
+    }
     if (!eff_.fused_attention) moved += make_bytes(o.unfused_bytes_per_flop * o.flop.value());
     t.compute_bound = o.flop / p;
     t.memory_bound = moved / bw;

@@ -751,6 +751,7 @@ json validate_json(const measurement_set& set, const validation& v, bool refit) 
                     {"model", m.arch.id}, {"weights", m.pr.weights.name}, {"metric", to_string(m.what)},
                     {"batch", m.batch}, {"prompt", m.prompt}, {"measured", m.value}, {"predicted", p.predicted},
                     {"low", num(p.low)}, {"high", num(p.high)}, {"ape", p.error()},
+                    {"speculative", m.spec ? json(to_string(m.spec->method)) : json(nullptr)},
                     {"likely_reason", likely_reason(m, p.predicted / m.value)}});
   }
   json metrics = json::object();

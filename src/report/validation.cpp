@@ -58,7 +58,9 @@ std::string validation_markdown(const measurement_set& set, const validation& va
   // The two headline figures per engine.
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> engines;
   for (const auto& p : best->predictions) {
-    if (p.row->what == metric::decode_tps_per_seq && p.row->batch == 1) engines[p.row->engine].first.push_back(p.error());
+    if (p.row->what == metric::decode_tps_per_seq && p.row->batch == 1 && !p.row->spec) {
+      engines[p.row->engine].first.push_back(p.error());
+    }
     if (p.row->what == metric::prefill_tps) engines[p.row->engine].second.push_back(p.error());
   }
   const auto cell = [](const std::vector<double>& v) {
@@ -78,6 +80,27 @@ std::string validation_markdown(const measurement_set& set, const validation& va
   if (!unmeasured.empty()) {
     md << "\nNo single-stream decode or prefill points for " << unmeasured
        << ": their estimates of these rest on class defaults (src/profiles.cpp), not on measurements.\n";
+  }
+  // Rows decoding speculatively, per method: predicted, never fitted on.
+  std::map<std::string, std::vector<const cv_prediction*>> methods;
+  for (const auto& p : best->predictions) {
+    if (p.row->spec) methods[std::string(to_string(p.row->spec->method)) + " | " + p.row->engine].push_back(&p);
+  }
+  if (!methods.empty()) {
+    md << "\n## Speculative decoding per method (" << best->name << ")\n\n"
+       << "Single-stream decode of rows that speculate (predicted through the draft and verify steps, never fitted "
+          "on; a row's draft length when it does not say is its engine's default).\n\n"
+       << "| method | engine | points | MdAPE | band coverage |\n|---|---|---|---|---|\n";
+    for (const auto& [k, ps] : methods) {
+      std::vector<double> e;
+      double covered = 0;
+      for (const cv_prediction* p : ps) {
+        e.push_back(p->error());
+        covered += p->covered() ? 1 : 0;
+      }
+      md << "| " << k << " | " << ps.size() << " | " << fmt("%.1f%%", 100 * median(e)) << " | "
+         << fmt("%.0f%%", 100 * covered / double(ps.size())) << " |\n";
+    }
   }
   // Breakdown of the chosen scope by metric, engine and memory kind.
   std::map<std::string, std::vector<double>> groups;

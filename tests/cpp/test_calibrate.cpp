@@ -595,3 +595,102 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   const validation v = validate({burst}, false);
   CHECK(v.best().predictions.front().predicted > 1e3 * measured_decode_step(burst, default_profile(burst.dev), 1, 233).estimate.value());
 }
+
+TEST_CASE("rows with a draft model: read as speculative, predicted through draft and verify, never fitted") {
+  // LM Studio's MLX engine on an M1 Ultra (lmstudio-ai/mlx-engine #113): the
+  // draft's size in the backend, the accepted share of drafts in the notes.
+  // k = 2 (mlx-lm's default): a + a^2 = 2 x 0.551 = 1.102, a = (-1 + sqrt(1 +
+  // 4 x 1.102)) / 2 = (-1 + 2.325511) / 2 = 0.662755.
+  const auto path = std::filesystem::temp_directory_path() / "llmroof_draft_points.csv";
+  const std::string head =
+      "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
+      "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
+  const std::string row = ",test,,Apple M1 Ultra 64GB,1,";
+  const std::string tail = ",DeepSeek-R1-Distill-Qwen-32B,32.76,32.76,MLX 8-bit,F16,1,0,0,,decode_tps_per_seq,";
+  std::ofstream(path) << head << "D1" << row << "LM Studio MLX engine (Feb 2025)" << tail << "15.10,tokens/s,G4 base\n"
+                      << "D2" << row << "LM Studio MLX engine (Feb 2025) + 1.5B draft model" << tail
+                      << "11.01,tokens/s,\"G4 slower: 15.10 -> 11.01 tok/s, accepted draft tokens 55.1%; prompt P1\"\n"
+                      << "D3" << row << "LM Studio MLX engine + draft model" << tail << "14.5,tokens/s,G4 <50% accepted\n"
+                      << "D4" << row << "LM Studio MLX engine + 9B draft model" << tail
+                      << "14.5,tokens/s,accepted draft tokens 40%\n"
+                      << "D5" << row << "llama.cpp + --spec-type draft-mtp" << tail << "14.5,tokens/s,G4 MTP\n";
+  const measurement_set set = read_measurements(path.string());
+  std::filesystem::remove(path);
+  REQUIRE(set.rows.size() == 2);
+  REQUIRE(set.skipped.size() == 3);
+  CHECK(set.skipped[0].reason == "a draft model's speculative decoding, the draft not named");
+  CHECK(set.skipped[1].reason == "draft model 'qwen2.5-9b' is not in the catalog");
+  CHECK(set.skipped[2].reason == "uses multi-token-prediction speculative decoding without its acceptance per row");
+  const measurement& base = set.rows[0];
+  const measurement& m = set.rows[1];
+  CHECK_FALSE(base.spec);
+  REQUIRE(m.spec);
+  CHECK(m.spec->method == spec_method::draft);
+  CHECK(m.spec->draft_tokens == 2);
+  CHECK(m.spec->draft->id == "qwen2.5-1.5b");
+  REQUIRE(m.spec->acceptance.size() == 1);
+  CHECK(m.spec->acceptance[0] == doctest::Approx(0.662755).epsilon(1e-5));
+  CHECK(accepted_tokens(*m.spec) == doctest::Approx(2.102));
+  // The prediction: 2.102 tokens per draft + verify step of the deployment.
+  const efficiency_profile e = default_profile(m.dev, "mlx");
+  efficiency_profile traits = e;
+  apply_kernel_traits(traits, "mlx");
+  const deployment d = deployment(m.arch, m.pr, roofline(m.dev, traits), {m.plan, std::nullopt},
+                                  configure_engine("mlx", m.dev))
+                           .with_speculation(m.spec);
+  const speculative_step st = speculate(d, *m.spec, 1, m.mean_decode_context());
+  CHECK(predict(m, e) == doctest::Approx(2.102 / st.step().value()).epsilon(1e-9));
+  // On an M1, MLX's verify of width 3 reads the weights three times: slower
+  // than decoding alone, as the row measured (11.01 against 15.10).
+  CHECK(predict(m, e) < predict(base, e));
+  // Never fitted on: a fit of both rows equals a fit of the base alone.
+  std::vector<measurement> bases;
+  for (double v : {15.10, 15.01, 15.00, 16.5, 14.2, 15.6}) {
+    bases.push_back(base);
+    bases.back().value = v;
+    bases.back().id = "D1-" + std::to_string(bases.size());
+  }
+  std::vector<measurement> with = bases;
+  with.push_back(m);
+  const profile_table both = fit_profiles(with, profile_scope::engine);
+  const profile_table alone = fit_profiles(bases, profile_scope::engine);
+  REQUIRE_FALSE(alone.fits.empty());
+  REQUIRE(both.fits.size() == alone.fits.size());
+  for (const auto& [key, fit] : alone.fits) {
+    REQUIRE(both.fits.count(key) == 1);
+    CHECK(both.fits.at(key).points == fit.points);
+    CHECK(both.fits.at(key).profile.memory == fit.profile.memory);
+  }
+}
+
+TEST_CASE("MLX's quantized mat-vec reads the weights once per token row on M1 and M2") {
+  // get_qmv_batch_limit for large matrices: 12 rows on Ultra-class chips, 6
+  // on other M1/M2; from M3 qmv_wide reads each group once (KERNELS.md 6.1).
+  CHECK(qmv_rows_below(find_device("m1-ultra-48c")) == 12);
+  CHECK(qmv_rows_below(find_device("m2-max-38c")) == 6);
+  CHECK(qmv_rows_below(find_device("m3-max-40c")) == 0);
+  CHECK(qmv_rows_below(find_device("h100-sxm")) == 0);
+  op o;
+  o.klass = op_class::gemm;
+  o.quantized = true;
+  o.weights = make_bytes(1e9);
+  o.flop = make_flops(2e6);
+  o.gemm_rows = 3;
+  efficiency_profile e;
+  e.qmv_rows_reread = true;
+  // 3 rows on an M1 Ultra (800 GB/s): 3 x 1e9 B / 800e9 B/s = 3.75 ms.
+  CHECK(roofline(find_device("m1-ultra-64c"), e).time(o).memory_bound.value() == doctest::Approx(3.75e-3));
+  // 12 rows reach qmm, which reads them once: 1.25 ms.
+  o.gemm_rows = 12;
+  CHECK(roofline(find_device("m1-ultra-64c"), e).time(o).memory_bound.value() == doctest::Approx(1.25e-3));
+  // On an M3 Max (400 GB/s) 3 rows read them once: 2.5 ms; unquantized
+  // weights take MLX's GEMM, never qmv.
+  o.gemm_rows = 3;
+  CHECK(roofline(find_device("m3-max-40c"), e).time(o).memory_bound.value() == doctest::Approx(2.5e-3));
+  o.quantized = false;
+  CHECK(roofline(find_device("m1-ultra-64c"), e).time(o).memory_bound.value() == doctest::Approx(1.25e-3));
+  // Not MLX's kernels: once.
+  o.quantized = true;
+  CHECK(roofline(find_device("m1-ultra-64c"), efficiency_profile{}).time(o).memory_bound.value() ==
+        doctest::Approx(1.25e-3));
+}
