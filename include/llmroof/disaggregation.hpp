@@ -167,7 +167,7 @@ inline pd_row serve_aggregated(const deployment& d, int replicas, const workload
 ///    the prefill remain).
 ///  * Decode pool: n sequences per instance decode at TPOT = step(n) at the
 ///    mean context (prompt + output / 2), with no prompt chunks beside them;
-///    an instance serves n / (output x step(n)) requests/s; n is capped by
+///    an instance serves n / ((output - 1) x step(n)) requests/s; n is capped by
 ///    its slots (KV for prompt + output each, max_num_seqs).
 ///  * Link: each transfer runs over min(prefill, decode) devices' links and
 ///    leaves one prefill instance for one decode instance: min(x, y) of them
@@ -200,7 +200,7 @@ class pd_split {
   [[nodiscard]] double step(double n) const { return step_of(*decode_, n, context_).per_token(); }
   /// Requests/s the decode pool serves with `n` sequences per instance
   /// (below one: the share of the time one decodes).
-  [[nodiscard]] double decode_rate(double n) const { return y_ * n / (w_.output * step(std::max(1.0, n))); }
+  [[nodiscard]] double decode_rate(double n) const { return y_ * n / (steps_ * step(std::max(1.0, n))); }
   /// The most sequences per decode instance within its slots and the TPOT target.
   [[nodiscard]] double most_sequences() const { return n_max_; }
   /// The goodput row (serve_disaggregated), its operating point at the
@@ -214,6 +214,9 @@ class pd_split {
   workload w_;
   serving_targets t_;
   double prompt_, context_, S_, S2_, handling_, wire_, exposed_, link_pairs_;
+  /// Decode steps a request takes in the decode pool: output - 1 (its
+  /// prefill samples the first token), at least one (the hand-over's step).
+  double steps_ = 1;
   double n_max_ = 0;
   serving_limit decode_limit_ = serving_limit::none;
   pd_row base_;
@@ -255,6 +258,7 @@ inline pd_split::pd_split(const deployment& prefill, int x, const deployment& de
   link_pairs_ = std::min(x, y);
   // Decode pool: the most sequences per instance whose step meets the TPOT target.
   context_ = prompt_ + w.output / 2;
+  steps_ = std::max(1.0, w.decode_steps());
   const engine_slots slots = slots_for(decode, w);
   n_max_ = std::floor(std::min(slots.slots, 1e6));
   decode_limit_ = slots.limit;
@@ -299,10 +303,10 @@ inline pd_row pd_split::row(std::optional<double> at_rate) const {
   r.ttft = make_seconds(ttft_at(rate));
   const double per_decode = rate / y_;
   // Below one sequence: the share of time one decodes; above: the most n
-  // whose n / (output x step(n)) stays within the instance's rate.
-  double n = per_decode * w_.output * step(1);
+  // whose n / ((output - 1) x step(n)) stays within the instance's rate.
+  double n = per_decode * steps_ * step(1);
   if (n > 1) {
-    n = detail::last_true([&](double m) { return m / (w_.output * step(m)) <= per_decode; }, 1, 2,
+    n = detail::last_true([&](double m) { return m / (steps_ * step(m)) <= per_decode; }, 1, 2,
                           std::max(1.0, n_max_), false, 50);
   }
   r.decode_users = n;

@@ -26,10 +26,10 @@ struct load_result {
   double rate = 0;             ///< requests/s offered
   bool stable = false;         ///< the server keeps up (utilisation < 1, memory holds)
   bool keeps_up = false;       ///< the queue is bounded, memory aside
-  /// Mean requests in the server, rate x (TTFT + output x TPOT) by Little's
+  /// Mean requests in the server, rate x (TTFT + (output - 1) x TPOT) by Little's
   /// law: below one at light load (0.01 requests/s holds 0.01 x 3.7 s), 0 idle.
   double users = 0;
-  /// Mean sequences decoding: rate x output x TPOT (the rest wait for their
+  /// Mean sequences decoding: rate x (output - 1) x TPOT (the rest wait for their
   /// first token), at most `users`.
   double decoding = 0;
   double prefill_share = 0;    ///< share of device time spent in prefill
@@ -40,10 +40,11 @@ struct load_result {
   [[nodiscard]] tokens_per_second tokens_per_s_per_user() const {
     return tpot.value() > 0 ? make_tokens(1) / tpot : make_tokens(0) / make_seconds(1);
   }
-  /// Output tokens/s of the server: the decoding sequences' steps, which is
-  /// rate x output once it keeps up (never more: no more tokens are asked).
+  /// Output tokens/s of the server: the decoding sequences' steps and each
+  /// request's first token from its prefill, which is rate x output once it
+  /// keeps up (never more: no more tokens are asked).
   [[nodiscard]] tokens_per_second tokens_per_s_total() const {
-    return tpot.value() > 0 ? make_tokens(decoding) / tpot : make_tokens(0) / make_seconds(1);
+    return tpot.value() > 0 ? make_tokens(decoding + rate * tpot.value()) / tpot : make_tokens(0) / make_seconds(1);
   }
 };
 
@@ -119,7 +120,7 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
   out.prefill_share = rate * terms.S;
   // Requests in the server, fractional at light load (a step still runs at
   // least one sequence): Little's law from one sequence's times.
-  double n = rate * (terms.handling + terms.S + s.output * step_of(d, 1, terms.mean_context).per_token());
+  double n = rate * (terms.handling + terms.S + s.decode_steps() * step_of(d, 1, terms.mean_context).per_token());
   bool ok = out.prefill_share < 1;
   bool converged = false;
   double tpot = 0, ttft = 0, wait = 0;
@@ -130,7 +131,7 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
     tpot = t.tpot;
     wait = t.wait;
     ttft = t.ttft;
-    return rate * (ttft + s.output * tpot);
+    return rate * (ttft + s.decode_steps() * tpot);
   };
   // The damped iteration n <- (n + implied(n)) / 2 rises from below to the
   // smallest fixed point when one exists (and runs away when none does).
@@ -173,7 +174,7 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
     last = n = damped;
   }
   out.users = n;
-  out.decoding = std::min(out.users, rate * s.output * tpot);
+  out.decoding = std::min(out.users, rate * s.decode_steps() * tpot);
   out.tpot = make_seconds(tpot);
   out.ttft_wait = make_seconds(wait);
   out.ttft = make_seconds(ttft);
@@ -214,7 +215,7 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
 ///  * A prefill runs beside the batch's decodes: its chunks also carry the
 ///    running decode tokens, TTFT = per_request + W + step/2 + S + (chunks) x
 ///    TPOT(N) x decode share.
-///  * Little's law closes the loop: N = rate x (TTFT + output x TPOT(N)),
+///  * Little's law closes the loop: N = rate x (TTFT + (output - 1) x TPOT(N)),
 ///    solved by fixed-point iteration. Unstable when rate x S >= 1, when the
 ///    iteration diverges (each added user slows every step enough to add
 ///    more than one user), or when N users do not fit in memory.
@@ -282,7 +283,7 @@ inline engine_slots slots_for(const deployment& d, const workload& s) {
 }
 
 /// The rate λ that holds `active` requests in the engine solves Little's law
-/// active = λ (TTFT(λ) + output x TPOT(λ)) of the open-loop model
+/// active = λ (TTFT(λ) + (output - 1) x TPOT(λ)) of the open-loop model
 /// (serve_at_rate, whose users grow with λ): bisection on λ. Requests beyond the
 /// engine's slots wait; by Little's law again their wait is (N - active) / λ.
 /// When even the rate at which the engine saturates holds fewer than `active`,
@@ -295,7 +296,7 @@ namespace detail {
 // at that rate the open loop's fixed point is n = active, so its decode step
 // is step(active) and only the rate-dependent terms of serve_at_rate's
 // implied() remain (closed forms: the prefill queue, the mixed steps), and
-// rate x (TTFT + output x TPOT) = active is bisected to `tolerance` without
+// rate x (TTFT + (output - 1) x TPOT) = active is bisected to `tolerance` without
 // a decode step per trial. None when no rate reaches it, or when the open
 // loop at the rate found does not settle at `active` (another fixed point
 // lies below it): the caller searches as serve_closed_loop does.
@@ -309,16 +310,17 @@ inline std::optional<std::pair<double, load_result>> closed_loop_rate(const depl
     if (rate * S >= 1) return std::numeric_limits<double>::infinity();
     const open_loop::times t = terms.at(rate, interfering, active, step);
     if (!(t.tpot > 0)) return std::numeric_limits<double>::infinity();
-    return rate * (t.ttft + s.output * t.tpot);
+    return rate * (t.ttft + s.decode_steps() * t.tpot);
   };
-  double lo = 0, hi = std::min(1 / S, active / (s.output * step.per_token()));
+  // Every request takes at least h + S + (output - 1) steps of one token.
+  double lo = 0, hi = std::min(1 / S, active / (terms.handling + S + s.decode_steps() * step.per_token()));
   if (!(held(hi) >= active)) return std::nullopt;
   while (hi - lo > tolerance * hi) {
     const double mid = (lo + hi) / 2;
     (held(mid) < active ? lo : hi) = mid;
   }
   const load_result l = serve_at_rate(d, s, terms, lo, interfering, false);
-  const double inside = lo * (l.ttft.value() + s.output * l.tpot.value());
+  const double inside = lo * (l.ttft.value() + s.decode_steps() * l.tpot.value());
   if (!l.keeps_up || std::fabs(inside - active) > 10 * tolerance * active) return std::nullopt;
   return std::pair<double, load_result>{lo, l};
 }
@@ -344,7 +346,7 @@ inline closed_loop_result serve_lockstep(const deployment& d, const llmroof::wor
   l.rate = run.requests_per_s;
   l.stable = l.keeps_up = true;
   l.users = out.active;
-  l.decoding = std::min(out.active, run.requests_per_s * s.output * run.tpot);
+  l.decoding = std::min(out.active, run.requests_per_s * s.decode_steps() * run.tpot);
   l.prefill_share = run.prefill_share;
   l.prefill = d.prefill(s.prompt_tokens() - cached, cached).estimate;
   l.ttft = make_seconds(run.ttft);
@@ -376,11 +378,11 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
   const open_loop terms(d, s);  // rate-free: every rate tried below shares them
   if (out.active == 1) {
     // One user alone meets nobody (interfering 0): its rate is one request
-    // per its own TTFT + output x TPOT, at which it is the one user inside.
+    // per its own TTFT + (output - 1) x TPOT, at which it is the one user inside.
     // Users beyond the one slot (llama.cpp --parallel 1) queue: by Little's
     // law each waits (N - 1) / rate, i.e. N - 1 whole requests.
     const load_result alone = serve_at_rate(d, s, terms, 0, 0, true);
-    out.requests_per_s = 1 / (alone.ttft + s.output * alone.tpot).value();
+    out.requests_per_s = 1 / (alone.ttft + s.decode_steps() * alone.tpot).value();
     out.load = serve_at_rate(d, s, terms, out.requests_per_s, 0, true);
     out.queue_wait = make_seconds((concurrency - 1) / out.requests_per_s);
     out.ttft = out.load.ttft + out.queue_wait;
@@ -393,7 +395,7 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
   // (not floored at one user as the open-loop report is).
   const auto held = [&](double rate) {
     const load_result l = serve_at_rate(d, s, terms, rate, interfering, false);
-    return l.keeps_up ? rate * (l.ttft.value() + s.output * l.tpot.value()) : std::numeric_limits<double>::infinity();
+    return l.keeps_up ? rate * (l.ttft.value() + s.decode_steps() * l.tpot.value()) : std::numeric_limits<double>::infinity();
   };
   // The highest rate that holds fewer than `active`: the engine holds them there
   // or stops keeping up just above it.
@@ -405,10 +407,10 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
     rate = direct->first;
     known = direct->second;
   } else {
-    // Every request takes at least output x step(1), so no rate from
-    // active / (output x step(1)) up holds fewer than `active`: quarter down
+    // Every request takes at least h + S + (output - 1) x step(1), so no rate from
+    // active / (h + S + (output - 1) x step(1)) up holds fewer than `active`: quarter down
     // from there to a rate that does, then halve the bracket.
-    double hi = out.active / (s.output * step_of(d, 1, terms.mean_context).per_token());
+    double hi = out.active / (terms.handling + terms.S + s.decode_steps() * step_of(d, 1, terms.mean_context).per_token());
     double lo = hi / 4;
     while (lo > 1e-12 && !(held(lo) < out.active)) {
       hi = lo;
@@ -422,7 +424,7 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
   }
   // Fewer than the slots are inside, so they fit: a search skips the check.
   load_result l = known ? *known : serve_at_rate(d, s, terms, rate, interfering, tolerance <= 0);
-  const double inside = rate * (l.ttft.value() + s.output * l.tpot.value());
+  const double inside = rate * (l.ttft.value() + s.decode_steps() * l.tpot.value());
   if (inside < out.active * (1 - 1e-3)) {
     // The engine saturates before it holds `active`: it serves at that rate and the rest wait.
     out.active = inside;

@@ -546,7 +546,7 @@ inline void score_disaggregated(candidate& c, const deployment& pre, const deplo
     c.miss = 1e9;
     return;
   }
-  const auto latency = [&](const pd_row& r) { return r.ttft.value() + w.output * r.tpot.value(); };
+  const auto latency = [&](const pd_row& r) { return r.ttft.value() + w.decode_steps() * r.tpot.value(); };
   double needed = in.rate ? *in.rate : 0;
   if (!in.rate) {
     const double most = cap.requests_per_s * latency(cap);  // users in flight at the goodput
@@ -558,8 +558,8 @@ inline void score_disaggregated(candidate& c, const deployment& pre, const deplo
       c.ttft_s = cap.ttft.value();
       return;
     }
-    // The n sequences per decode instance whose rate λ(n) = y n / (output x
-    // step(n)) holds the users: λ (TTFT(λ) + output x step(n)) = λ TTFT(λ) + y n
+    // The n sequences per decode instance whose rate λ(n) = y n / ((output - 1) x
+    // step(n)) holds the users: λ (TTFT(λ) + (output - 1) x step(n)) = λ TTFT(λ) + y n
     // = N, which grows with n (bisection, one decode step a trial).
     const auto in_flight = [&](double n) {
       const double rate = split.decode_rate(n);

@@ -63,6 +63,11 @@ struct workload {
   /// The prompt a new request brings: `prompt`, or min(context, 2048) and at
   /// least one token when unset. The one place that default is decided.
   [[nodiscard]] double prompt_tokens() const { return prompt > 0 ? prompt : std::max(1.0, std::min(context, 2048.0)); }
+  /// Decode steps of a request after its first token, which its prefill
+  /// samples: output - 1 (none for one output token). A request's time in the
+  /// server is TTFT + decode_steps() x TPOT, as vLLM's benchmark defines TPOT
+  /// ((e2e - TTFT) / (output - 1)).
+  [[nodiscard]] double decode_steps() const { return std::max(0.0, output - 1); }
 };
 
 /// A token count as people write it: "131072", "128k" (x 1024), "1m"

@@ -76,8 +76,9 @@ TEST_CASE("disaggregated goodput: the decode pool's rate, or less where the pref
     const double n = detail::last_true([&](double m) { return step(m) <= 0.020; }, 1, 2, slots_for(one, w).slots, true);
     REQUIRE(step(n) <= 0.020);
     REQUIRE(step(n + 1) > 0.020);
-    // n / (500 x step(n)) requests/s, and TTFT at that rate within 2 s.
-    CHECK(r.requests_per_s == doctest::Approx(n / (500 * step(n))));
+    // n / (499 x step(n)) requests/s (500 tokens, the first from the prefill
+    // pool), and TTFT at that rate within 2 s.
+    CHECK(r.requests_per_s == doctest::Approx(n / (499 * step(n))));
     CHECK(r.limit == serving_limit::tokens_per_s);
     CHECK(r.ttft.value() == doctest::Approx(ttft(r.requests_per_s, 3, 1, wire)));
     CHECK(r.ttft.value() <= 2.0);

@@ -89,9 +89,10 @@ TEST_CASE("llama.cpp: 8 users on its one slot wait for 7 whole requests") {
   const closed_loop_result c = serve_closed_loop(d, w, 8);
   CHECK(c.slots == 1);
   CHECK(c.limit == serving_limit::max_num_seqs);
-  // One request alone: TTFT + 512 x TPOT; the 7 ahead of a new one take 7 of those.
+  // One request alone: TTFT + 511 x TPOT (its prefill samples the first of
+  // 512 tokens); the 7 ahead of a new one take 7 of those.
   const load_result alone = serve_at_rate(d, w, 0, 0);
-  const double request_s = alone.ttft.value() + 512 * alone.tpot.value();
+  const double request_s = alone.ttft.value() + 511 * alone.tpot.value();
   CHECK(c.requests_per_s == doctest::Approx(1 / request_s));
   CHECK(c.queue_wait.value() == doctest::Approx(7 * request_s));
   CHECK(c.ttft.value() == doctest::Approx(alone.ttft.value() + 7 * request_s));

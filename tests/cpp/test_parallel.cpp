@@ -259,8 +259,8 @@ TEST_CASE("load: light traffic sees the bare prefill; capacity grows with the TT
   const load_result light = serve_at_rate(d, s, 0.01);
   CHECK(light.stable);
   CHECK(light.ttft.value() == doctest::Approx(light.prefill.value()).epsilon(0.01));
-  // Little's law: N = rate x (TTFT + output x TPOT).
-  CHECK(light.users == doctest::Approx(0.01 * (light.ttft.value() + 256 * light.tpot.value())).epsilon(1e-12));
+  // Little's law: N = rate x (TTFT + (output - 1) x TPOT).
+  CHECK(light.users == doctest::Approx(0.01 * (light.ttft.value() + 255 * light.tpot.value())).epsilon(1e-12));
   CHECK(light.users < 0.1);  // 0.01/s x ~2 s in the system: a fiftieth of a user
   // 0.01 requests/s of 256 tokens: 2.56 output tokens/s, not one user's step rate.
   CHECK(light.tokens_per_s_total().value() == doctest::Approx(2.56).epsilon(1e-12));

@@ -275,7 +275,7 @@ TEST_CASE("a deployment that decodes speculatively: its load model's step drafts
   // One user in a closed loop of 1,000-token prompts and 200-token answers:
   // TTFT = h + prefill(1,000) (nobody else), TPOT = verify(1, 1,100, width 4)
   // / 2.176 at the mean context 1,000 + 200 / 2, one request per
-  // TTFT + 200 x TPOT.
+  // TTFT + 199 x TPOT (the prefill samples the first token).
   const workload w = requests(1000, 200);
   const double h = d.efficiency().per_request.value();
   const double S = d.prefill(1000).estimate.value();
@@ -284,7 +284,7 @@ TEST_CASE("a deployment that decodes speculatively: its load model's step drafts
   CHECK(one.tokens_per_step == doctest::Approx(2.176));
   CHECK(one.tpot.value() == doctest::Approx(tpot).epsilon(1e-9));
   CHECK(one.ttft.value() == doctest::Approx(h + S).epsilon(1e-9));
-  CHECK(one.requests_per_s == doctest::Approx(1 / (h + S + 200 * tpot)).epsilon(1e-9));
+  CHECK(one.requests_per_s == doctest::Approx(1 / (h + S + 199 * tpot)).epsilon(1e-9));
   CHECK(serve_closed_loop(plain, w, 1).tokens_per_step == 1);
 
   // Property: at 32 users speculation at 0.6 still pays on a memory-bound
