@@ -353,3 +353,33 @@ TEST_CASE("lockstep with speculation: each decode step keeps the accepted tokens
   CHECK(c.tpot.value() == doctest::Approx(2 * delta / 4).epsilon(1e-12));  // 2 steps over 5 - 1 tokens
   CHECK(c.requests_per_s == doctest::Approx(4 / (h + tau + 2 * delta)).epsilon(1e-9));
 }
+
+TEST_CASE("a verify step turns compute-bound k + 1 times sooner: Llama-3.1-8B BF16 on an H100, by hand") {
+  // The FFN of all 32 layers: 32 x 3 x 4,096 x 14,336 = 5,637,144,576
+  // parameters, 11,274,289,152 B of BF16 weights; per token row 2 FLOP per
+  // parameter and 32 x 2 B x (4,096 + 28,672 + 14,336 + 4,096) = 3,276,800 B
+  // of activations. On 989.5 TFLOP/s and 3.35 TB/s it is compute-bound once
+  //   11,274,289,152 n / 989.5e12 >= (11,274,289,152 + 3,276,800 n) / 3.35e12
+  //   n >= 11,274,289,152 x 989.5 / (11,274,289,152 x 3.35 - 3,276,800 x 989.5)
+  //     = 11,155,909,115,904 / 34,526,475,059.2 = 323.11 rows:
+  // batch 324 decoding plainly, batch 81 verifying k = 3 drafts (4 rows each).
+  const architecture& a = find_model("llama-3.1-8b");
+  const precision pr = precision::of(find_format("bf16"), find_format("bf16"));
+  const roofline r(find_device("h100-sxm"));
+  const auto ffn_compute_bound = [&](double batch, double width) {
+    for (const op& o : count_decode(a, pr, batch, 0, width).ops) {
+      if (o.kind != op_kind::ffn) continue;
+      CHECK(o.weights.value() == doctest::Approx(11274289152.0));
+      CHECK(o.flop.value() == doctest::Approx(11274289152.0 * batch * width));
+      CHECK(o.activations.value() == doctest::Approx(3276800.0 * batch * width));
+      const op_time t = r.time(o);
+      return t.compute_bound > t.memory_bound;
+    }
+    FAIL("no ffn op");
+    return false;
+  };
+  CHECK_FALSE(ffn_compute_bound(80, 4));
+  CHECK(ffn_compute_bound(81, 4));
+  CHECK_FALSE(ffn_compute_bound(323, 1));
+  CHECK(ffn_compute_bound(324, 1));
+}
