@@ -163,15 +163,33 @@ void plan_with_pd_and_speculation(benchmark::State& state) {
   s.method = spec_method::ngram;
   s.draft_tokens = 3;
   s.acceptance = {0.6};
+  // The fleet decodes speculatively: the plan's memory, its closed loop and
+  // the P/D decode pools all run draft + verify steps (plan --spec --pd).
+  const deployment spec_fleet = fleet.with_speculation(s);
   cycle(state, 1, 64, 1, [&](double users) {
     w.users = users;
-    const plan_result p = plan(fleet, w);
-    const pd_comparison c = compare_disaggregation(fleet, w, {make_seconds(1.0), make_seconds(1.0 / 60)}, 2);
-    return p.curve.back().all.estimate.value() + c.rows[c.best].requests_per_s +
-           speculate(fleet, s, users, 4608).tokens_per_s_per_user() + speculation_memory(fleet, s, 4608).max_users;
+    const plan_result p = plan(spec_fleet, w);
+    const served_load l = serve_load(spec_fleet, w, std::nullopt, std::nullopt, make_seconds(1.0));
+    const pd_comparison c = compare_disaggregation(spec_fleet, w, {make_seconds(1.0), make_seconds(1.0 / 60)}, 2);
+    return p.curve.back().all.estimate.value() + c.rows[c.best].requests_per_s + l.closed->tpot.value() +
+           speculate(spec_fleet, s, users, 4608).tokens_per_s_per_user() + speculation_memory(fleet, s, 4608).max_users;
   });
 }
 BENCHMARK(plan_with_pd_and_speculation);
+
+// The step the load model asks a speculative deployment for (step_of): MTP
+// with 3 draft tokens on DeepSeek-V3, draft and verify over the tokens kept.
+void speculative_token_step(benchmark::State& state) {
+  const device& h200 = find_device("h200");
+  speculation s;
+  s.draft_tokens = 3;
+  const deployment d = deployment(find_model("deepseek-v3"), fp8_weights,
+                                  roofline(h200, default_profile(h200, "sglang"), 8), {},
+                                  configure_engine("sglang", h200))
+                           .with_speculation(s);
+  cycle(state, 1, 64, 1, [&](double batch) { return step_of(d, batch, 8192).per_token(); });
+}
+BENCHMARK(speculative_token_step);
 
 // The deployment search on one thread: four models on five device kinds
 // (26 devices), 32 users at 16k, every engine, format, layout, replica count

@@ -142,7 +142,7 @@ inline pd_row serve_aggregated(const deployment& d, int replicas, const workload
     r.limit = no && *no == serving_limit::kv_cache ? serving_limit::memory : no.value_or(serving_limit::none);
     return r;
   }
-  const double rate = detail::last_true(ok, 0, 1, 1e7, false);
+  const double rate = detail::last_true(ok, 0, 1, 1e7, false, detail::rate_halvings);
   const load_result l = at(rate);
   const load_result past = at(rate * 1.001 + 1e-9);
   r.requests_per_s = replicas * rate;
@@ -455,6 +455,10 @@ inline pd_comparison compare_disaggregation(const deployment& instance, int inst
                  (t.tpot.value() > 0 ? ", and the TPOT target pays for them" : "");
     } else if (o.limit == serving_limit::ttft || o.limit == serving_limit::prefill || o.limit == serving_limit::link) {
       out.why += ": its prefill pool saturates while its decode devices wait";
+    } else if (o.limit == serving_limit::memory) {
+      out.why += ": its instances of " + std::to_string(o.devices / (o.prefill_instances + o.decode_instances)) +
+                 (o.devices == o.prefill_instances + o.decode_instances ? " device" : " devices") +
+                 " do not hold one request beside the weights";
     } else {
       out.why += ": its decode pool is full while its prefill devices are busy " + pct(o.prefill_utilisation) +
                  " of the time";

@@ -238,7 +238,7 @@ inline double max_rate(const deployment& d, const workload& s, seconds ttft_targ
     return l.stable && (ttft_target.value() <= 0 || l.ttft <= ttft_target);
   };
   if (!ok(1e-9)) return 0;
-  return detail::last_true(ok, 0, 1, 1e7, false);
+  return detail::last_true(ok, 0, 1, 1e7, false, detail::rate_halvings);
 }
 
 /// Steady state of N closed-loop users: each sends its next request (workload

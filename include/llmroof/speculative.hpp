@@ -55,6 +55,35 @@ inline deployment draft_beside(const deployment& d, const speculation& s) {
 
 }  // namespace detail
 
+namespace detail {
+
+/// The k draft passes of `s` on `d` for `batch` sequences at `context`, s:
+/// MTP and EAGLE, one average decoder layer of `plain` (the step without
+/// speculation) and lm_head per draft token; a draft model, k of its own
+/// decode steps on the same devices; n-gram, none.
+inline seconds draft_time(const deployment& d, const speculation& s, double batch, double context,
+                          const phase_timing& plain) {
+  const double k = s.draft_tokens;
+  if (s.method == spec_method::draft) return k * detail::draft_beside(d, s).decode(batch, context).estimate;
+  if (s.method == spec_method::ngram) return make_seconds(0);
+  // One decoder layer and lm_head per draft token (an EAGLE-3 head is one
+  // layer over the target's fused hidden states, as an MTP module is).
+  seconds ops = make_seconds(0);
+  for (const op_time& t : plain.times) ops += t.estimate();
+  const seconds head = detail::kind_time(plain, op_kind::lm_head);
+  const seconds ends = head + detail::kind_time(plain, op_kind::embedding);
+  const seconds layer = (ops - ends) / double(d.model.num_layers);
+  // An EAGLE-3 head scores a vocabulary of its own, draft_vocab_size 32,000
+  // (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B config.json), mapped to the target's.
+  const double vocab = s.method == spec_method::eagle ? std::min(1.0, eagle_draft_vocab / d.model.vocab_size) : 1.0;
+  // An EAGLE head is BF16 beside a target in fewer bits: its layer reads
+  // 16 / b times the bytes of the target's (memory-bound decode).
+  const double wider = s.method == spec_method::eagle ? std::max(1.0, 16.0 / d.pr.weights.bits) : 1.0;
+  return k * (wider * layer + ends - (1 - vocab) * head);
+}
+
+}  // namespace detail
+
 /// Speculative decoding on deployment `d` (one device or tensor/expert
 /// parallel; not pipeline-parallel or offloaded: std::invalid_argument).
 ///  - verify: a decode step of width k + 1 per sequence (weights read once;
@@ -72,25 +101,7 @@ inline speculative_step speculate(const deployment& d, const speculation& s, dou
                        .draft = make_seconds(0),
                        .verify = d.decode(batch, context, k + 1).estimate,
                        .plain = d.decode(batch, context)};
-  if (s.method == spec_method::mtp || s.method == spec_method::eagle) {
-    // One decoder layer and lm_head per draft token (an EAGLE-3 head is one
-    // layer over the target's fused hidden states, as an MTP module is).
-    const phase_timing& p = out.plain;
-    seconds ops = make_seconds(0);
-    for (const op_time& t : p.times) ops += t.estimate();
-    const seconds head = detail::kind_time(p, op_kind::lm_head);
-    const seconds ends = head + detail::kind_time(p, op_kind::embedding);
-    const seconds layer = (ops - ends) / double(d.model.num_layers);
-    // An EAGLE-3 head scores a vocabulary of its own, draft_vocab_size 32,000
-    // (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B config.json), mapped to the target's.
-    const double vocab = s.method == spec_method::eagle ? std::min(1.0, eagle_draft_vocab / d.model.vocab_size) : 1.0;
-    // An EAGLE head is BF16 beside a target in fewer bits: its layer reads
-    // 16 / b times the bytes of the target's (memory-bound decode).
-    const double wider = s.method == spec_method::eagle ? std::max(1.0, 16.0 / d.pr.weights.bits) : 1.0;
-    out.draft = k * (wider * layer + ends - (1 - vocab) * head);
-  } else if (s.method == spec_method::draft) {
-    out.draft = k * detail::draft_beside(d, s).decode(batch, context).estimate;
-  }
+  if (s.method != spec_method::ngram) out.draft = detail::draft_time(d, s, batch, context, out.plain);
   return out;
 }
 
@@ -109,8 +120,15 @@ struct token_step {
 /// and verify of speculate(). The one place the load model asks for a step.
 inline token_step step_of(const deployment& d, double batch, double context) {
   if (!d.speculative) return {d.decode(batch, context).estimate.value(), 1, 1};
-  const speculative_step s = speculate(d, *d.speculative, batch, context);
-  return {s.step().value(), s.tokens_per_step, d.speculative->draft_tokens + 1.0};
+  // speculate()'s step without its plain step where the drafts do not need
+  // it (n-gram, a draft model): the deployment checked the setup.
+  const speculation& s = *d.speculative;
+  const double width = s.draft_tokens + 1.0;
+  const seconds verify = d.decode(batch, context, width).estimate;
+  const seconds draft = s.method == spec_method::mtp || s.method == spec_method::eagle
+                            ? detail::draft_time(d, s, batch, context, d.decode(batch, context))
+                            : detail::draft_time(d, s, batch, context, phase_timing{});
+  return {(draft + verify).value(), accepted_tokens(s), width};
 }
 
 /// The step whose roofs set the devices' power while `d` decodes `batch`
