@@ -171,7 +171,7 @@ void plan_with_pd_and_speculation(benchmark::State& state) {
     const plan_result p = plan(spec_fleet, w);
     const served_load l = serve_load(spec_fleet, w, std::nullopt, std::nullopt, make_seconds(1.0));
     const pd_comparison c = compare_disaggregation(spec_fleet, w, {make_seconds(1.0), make_seconds(1.0 / 60)}, 2);
-    return p.curve.back().all.estimate.value() + c.rows[c.best].requests_per_s + l.closed->tpot.value() +
+    return p.curve.back().all.estimate.value() + c.rows[c.best].requests_per_s + (l.closed ? l.closed->tpot.value() : 0) +
            speculate(spec_fleet, s, users, 4608).tokens_per_s_per_user() + speculation_memory(fleet, s, 4608).max_users;
   });
 }

@@ -319,9 +319,11 @@ std::optional<speculation> drafted(const std::string& backend, const std::string
                 : "draft model '" + family + "-" + size + "b' is not in the catalog";
     return std::nullopt;
   }
-  std::size_t used = 0;
-  const double share = std::stod(notes.substr(at + 22), &used) / 100;
-  if (used == 0 || !(share > 0 && share < 1)) {
+  // The digits after the phrase, as a share: "55.1%" -> 0.551.
+  std::size_t end = at + 22;
+  while (end < notes.size() && ((notes[end] >= '0' && notes[end] <= '9') || notes[end] == '.')) ++end;
+  const double share = end > at + 22 && end - at - 22 < 8 ? number(notes.substr(at + 22, end - at - 22)) / 100 : 0;
+  if (!(share > 0 && share < 1)) {
     why = "a draft model's acceptance is not a share";
     return std::nullopt;
   }
@@ -329,13 +331,12 @@ std::optional<speculation> drafted(const std::string& backend, const std::string
   s.method = spec_method::draft;
   s.draft_tokens = mlx_draft_tokens;
   s.draft = find_model(*draft);
-  const auto accepted = [&](double a) {
-    double sum = 0, reach = 1;
-    for (int i = 0; i < s.draft_tokens; ++i) sum += reach *= a;
-    return sum;
-  };
+  // The one rate a whose expected accepted drafts (accepted_tokens - 1) are k x share.
   double lo = 0, hi = 1;
-  for (int i = 0; i < 60; ++i) (accepted((lo + hi) / 2) < s.draft_tokens * share ? lo : hi) = (lo + hi) / 2;
+  for (int i = 0; i < 60; ++i) {
+    s.acceptance = {(lo + hi) / 2};
+    (accepted_tokens(s) - 1 < s.draft_tokens * share ? lo : hi) = (lo + hi) / 2;
+  }
   s.acceptance = {(lo + hi) / 2};
   return s;
 }

@@ -79,7 +79,13 @@ inline std::vector<alternative> plan_alternatives(const deployment& d, const wor
     return x.model.is_moe() ? x.pr.experts_format() : x.pr.weights;
   };
   const double shared = reuse_of(d, w).shared;
-  const auto entry = [&](std::string change, const deployment& x, double users, double context) {
+  // A change keeps a speculative drafter (its memory) where the change can
+  // run it: not a layer split or an offload, which speculate() does not model.
+  const auto drafted = [&](const deployment& x) {
+    return d.speculative && x.parallel().pp == 1 && !x.offload() ? x.with_speculation(d.speculative) : x;
+  };
+  const auto entry = [&](std::string change, const deployment& plain, double users, double context) {
+    const deployment x = drafted(plain);
     const memory_plan m = x.memory(users, context, shared);
     out.push_back({std::move(change), m.fits, users, context, x.devices(), std::string(bulk(x).name),
                    std::string(x.pr.kv.name), m.max_sequences, x.decode(users, context)});
@@ -135,7 +141,7 @@ inline std::vector<alternative> plan_alternatives(const deployment& d, const wor
     entry(std::to_string(q.devices()) + " devices (" + how + ")", x, w.users, w.context);
   }
   // llama.cpp: the fewest layers left in host RAM that make it fit.
-  if (engine_row_of(d.engine.id).splits_layers && !d.offload() && d.devices() == 1) {
+  if (engine_row_of(d.engine.id).splits_layers && !d.offload() && d.devices() == 1 && !d.speculative) {
     if (const auto o = smallest_offload(d, w.users, w.context); o && o->layers > 0) {
       const long k = std::lround(o->layers * d.model.num_layers);
       entry("offload " + std::to_string(k) + " of " + std::to_string(d.model.num_layers) + " layers", d.with_offload(*o),

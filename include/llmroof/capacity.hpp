@@ -53,7 +53,8 @@ inline saturation_result saturation(const deployment& d, const workload& s) {
     out.limit = serving_limit::prefill;
     return out;
   }
-  const phase_timing step = d.decode(std::max(1.0, out.users), s.prompt_tokens() + s.output / 2);
+  // What bounds the step that runs (a speculative deployment's verify).
+  const phase_timing step = power_step(d, std::max(1.0, out.users), s.prompt_tokens() + s.output / 2);
   switch (step.limit()) {
     case bottleneck::memory: out.limit = serving_limit::bandwidth; break;
     case bottleneck::compute: out.limit = serving_limit::compute; break;
@@ -189,6 +190,7 @@ inline users_result max_users(const deployment& d, const workload& s, tokens_per
 /// std::invalid_argument for an invalid price.
 inline energy_cost users_energy(const deployment& d, const users_result& u, const workload& w, const price& p = {}) {
   if (!(u.users >= 1)) return energy_and_cost(d, phase_timing{}, 0, p);
+  // The step that runs (a speculative deployment's verify) sets the power.
   const energy_cost e = energy_and_cost(d, power_step(d, u.users, w.context), u.tokens_per_s_total(), p);
   const double prompt = w.prompt_tokens();
   const std::optional<phase_timing> hit =

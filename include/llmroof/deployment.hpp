@@ -204,9 +204,12 @@ class deployment {
   }
   /// Memory of one device for `users` sequences of `context` tokens whose
   /// first `shared` tokens are one copy (a shared prompt prefix in whole
-  /// blocks: prefix_cache.hpp decides it).
+  /// blocks: prefix_cache.hpp decides it); a speculative drafter's weights,
+  /// KV and lookahead slots in it (detail::drafter_terms).
   [[nodiscard]] memory_plan memory(double users, double context, double shared = 0) const {
-    return plan_memory_parallel(model, pr, dev(), where.parallel, users, context, engine, device_weights(), shared);
+    return plan_memory_parallel(model, pr, dev(), where.parallel, users, context, engine, device_weights(), shared,
+                                speculative ? detail::drafter_terms(*speculative, model, pr, dev(), where.parallel, engine)
+                                            : drafter_load{});
   }
   /// The weights' fit, and the sequences of `context` tokens the KV budget holds.
   [[nodiscard]] weights_fit fit(double context) const {

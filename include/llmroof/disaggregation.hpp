@@ -152,7 +152,7 @@ inline pd_row serve_aggregated(const deployment& d, int replicas, const workload
   r.decode_users = l.decoding;
   r.prefill_utilisation = l.prefill_share;
   r.power_w = detail::pool_power(d, r.devices, l.prefill_share, d.prefill(w.prompt_tokens()),
-                                 d.decode(std::max(1.0, l.decoding), w.prompt_tokens() + w.output / 2));
+                                 power_step(d, std::max(1.0, l.decoding), w.prompt_tokens() + w.output / 2));
   r.limit = why_not(past).value_or(serving_limit::ttft);
   return r;
 }
@@ -315,7 +315,7 @@ inline pd_row pd_split::row(std::optional<double> at_rate) const {
   const auto p = detail::pool_power(*prefill_, double(x_) * prefill_->devices(), r.prefill_utilisation,
                                     prefill_->prefill(prompt_), std::nullopt);
   const auto dp = detail::pool_power(*decode_, double(y_) * decode_->devices(), 0, decode_->prefill(prompt_),
-                                     decode_->decode(std::max(1.0, r.decode_users), context_));
+                                     power_step(*decode_, std::max(1.0, r.decode_users), context_));
   if (p && dp) r.power_w = *p + *dp;
   return r;
 }
@@ -388,7 +388,7 @@ inline deployment pd_instance(const deployment& fleet, const workload& w, std::o
       continue;  // the model does not split into t
     }
     if (!memory_of(*d, w, 1, w.prompt_tokens() + w.output).fits) continue;
-    if (detail::meets(d->decode(1, w.prompt_tokens() + w.output / 2).estimate, tpot_target)) return *d;
+    if (detail::meets(make_seconds(step_of(*d, 1, w.prompt_tokens() + w.output / 2).per_token()), tpot_target)) return *d;
     if (!holds) holds = d;
   }
   if (holds) return *holds;

@@ -97,7 +97,8 @@ struct open_loop {
     // rest of the time. TPOT is the mean step over the tokens it keeps:
     // 1 / (tokens x steps per second).
     const double mixed_per_s = interfering * rate * chunks;
-    const double mixed = std::max(S / chunks, step);
+    // A mixed step's chunk rides with the verify, not with the draft passes.
+    const double mixed = st.draft + std::max(S / chunks, step - st.draft);
     times t;
     t.tpot = 1 / (st.tokens * (mixed_per_s + (1 - mixed_per_s * mixed) / step));
     t.wait = rho * residual / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);
@@ -195,10 +196,12 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
 
 /// First-order serving model, documented in README "Load":
 ///  * Decode: N sequences at the mean context (prompt + output/2) share each
-///    step, TPOT(N) = decode step time.
+///    step, TPOT(N) = the step over the tokens it keeps (step_of: one
+///    without speculation, draft + verify over the accepted ones with).
 ///  * Prefill of a request takes S = prefill(prompt), in k = ceil(prompt /
 ///    max_batched_tokens) chunks. Engines batch each chunk with the running
-///    decodes (chunked prefill): a mixed step lasts m = max(S / k, step) and
+///    decodes (chunked prefill): a mixed step lasts m = max(S / k, step) (a
+///    speculative step's drafts before the max) and
 ///    advances every decode too, so with c = interfering x rate x k mixed
 ///    steps per second TPOT = 1 / (c + (1 - c m) / step), between step (no
 ///    prefills) and step / (1 - rho) (prefill-first). rho = interfering x

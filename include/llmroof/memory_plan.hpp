@@ -82,6 +82,17 @@ inline bytes activation_peak(const architecture& a, const engine_settings& e, ra
 }
 
 /// The plan for `users` sequences of `context` tokens each on `devices` devices.
+/// What a speculative drafter adds to one device's memory
+/// (detail::drafter_terms, speculation.hpp): its weights, its KV as a share
+/// of the target's per token (an MTP module's layers, an EAGLE head's one
+/// layer, a draft model's cache), and the lookahead slots each sequence
+/// reserves (vLLM allocates k). None without speculation.
+struct drafter_load {
+  bytes weights = make_bytes(0);  ///< per device
+  double kv_share = 0;            ///< drafter KV / the target's, per token on a device
+  double lookahead = 0;           ///< tokens reserved per sequence beyond its context
+};
+
 struct memory_plan {
   int devices = 1;
   bytes device_memory = make_bytes(0);  ///< all devices' memory as built (an Apple chip's RAM)

@@ -472,7 +472,8 @@ inline phase_timing prefill_parallel(const architecture& a, const precision& pr,
 inline memory_plan plan_memory_parallel(const architecture& a, const precision& pr, const device& d,
                                         const parallel_plan& p, double users, double context,
                                         const engine_settings& e = {},
-                                        std::optional<bytes> stored_weights = std::nullopt, double shared = 0) {
+                                        std::optional<bytes> stored_weights = std::nullopt, double shared = 0,
+                                        const drafter_load& drafter = {}) {
   detail::require_in("users", users, 1, 1e9);
   detail::require_tokens("context", context);
   detail::require_tokens("shared", shared);
@@ -512,21 +513,28 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
   const int expert_tp = p.ep > 1 ? std::max(1, p.tp / p.ep) : p.tp;
   const bytes padding = (1.0 / p.devices()) * expert_padding_bytes(a, pr, e, expert_tp);
   detail::with_budget(e, context, [&](const engine_settings& es) {
-    detail::apply_engine_budget(m, a, d, es, 1, per_device + padding,
+    detail::apply_engine_budget(m, a, d, es, 1, per_device + padding + drafter.weights,
                                 rank_split{p.tp, p.ep_only() ? p.ep : 1, p.pp, p.nodes()});
   });
+  // A drafter's KV rides on every token (its layers in the same blocks) and
+  // each sequence reserves its lookahead slots.
+  const double with_drafter = 1 + drafter.kv_share;
+  const double token = kv_share * kv_bytes_per_token(a, pr.kv).value();
   const auto per_sequence = [&](double c) {
-    return kv_share * kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value();
+    return with_drafter * kv_share * kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value() +
+           drafter.lookahead * token;
   };
   const double per_seq = per_sequence(context);
   // A prefix every sequence starts with is one copy on each device's share
   // (a block-sharing prefix cache): n sequences need n x per_seq less
   // (n - 1) copies of it.
-  const auto held_once = [&](double c) { return kv_share * kv_bytes_shared(a, pr.kv, shared, c).value(); };
+  const auto held_once = [&](double c) {
+    return with_drafter * kv_share * kv_bytes_shared(a, pr.kv, shared, c).value();
+  };
   const auto needed = [&](double n, double c) {
     return n <= 0 ? 0.0 : n * per_sequence(c) - (n - 1) * held_once(c);
   };
-  m.kv_per_token = kv_share * kv_bytes_per_token(a, pr.kv);
+  m.kv_per_token = make_bytes(with_drafter * token);
   m.kv_per_sequence = make_bytes(per_seq);
   m.shared_tokens = shared;
   m.kv_shared = make_bytes(held_once(context));

@@ -11,6 +11,7 @@
 #include "llmroof/energy.hpp"
 #include "llmroof/metric.hpp"
 #include "llmroof/prefix_cache.hpp"
+#include "llmroof/speculative.hpp"
 #include "llmroof/workload.hpp"
 
 namespace llmroof {
@@ -18,6 +19,8 @@ namespace llmroof {
 /// One point of the decode curve: every user at `context` cached tokens.
 struct curve_point {
   double context = 0;
+  /// The plain steps (no speculation: speculate() prices a speculative one
+  /// against them); `fits` holds a speculative drafter's memory too.
   bool fits = false;                 ///< all users at this context fit in memory
   phase_timing single;               ///< one user alone
   phase_timing all;                  ///< all users decoding together
@@ -59,7 +62,7 @@ inline plan_result plan(const deployment& d, const workload& w) {
   validate(w);
   plan_result out;
   out.prefix = reuse_of(d, w);
-  out.memory = memory_with_drafter(d, w.users, w.context, out.prefix.shared);
+  out.memory = d.memory(w.users, w.context, out.prefix.shared);
   out.prompt = w.prompt_tokens();
   out.ttft = d.prefill(out.prompt);
   if (out.prefix.cached > 0) out.ttft_cached = prefill_on_hit(d, w, out.prefix);
@@ -69,7 +72,7 @@ inline plan_result plan(const deployment& d, const workload& w) {
   for (double c : curve_contexts(w.context)) {
     curve_point pt;
     pt.context = c;
-    pt.fits = memory_with_drafter(d, w.users, c, out.prefix.shared).fits;
+    pt.fits = d.memory(w.users, c, out.prefix.shared).fits;
     pt.single = d.decode(1, c);
     pt.all = d.decode(w.users, c);
     const double low = 1.0 / lo.decode(1, c).estimate.value();

@@ -8,7 +8,6 @@
 #include <cmath>
 
 #include "llmroof/deployment.hpp"
-#include "llmroof/speculative.hpp"
 #include "llmroof/workload.hpp"
 
 namespace llmroof {
@@ -59,10 +58,9 @@ inline prefix_reuse reuse_of(const deployment& d, const workload& w) {
 }
 
 /// Memory of `users` sequences of `context` tokens of workload `w` on `d`:
-/// the shared prefix held once where the engine shares its blocks, and a
-/// speculative drafter's weights, KV and lookahead slots (memory_with_drafter).
+/// the shared prefix held once where the engine shares its blocks.
 inline memory_plan memory_of(const deployment& d, const workload& w, double users, double context) {
-  return memory_with_drafter(d, users, context, reuse_of(d, w).shared);
+  return d.memory(users, context, reuse_of(d, w).shared);
 }
 
 /// A request's prefill on a cache hit: the prompt's uncached tokens after the

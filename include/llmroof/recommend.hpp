@@ -435,7 +435,7 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
     const load_result l = serve_at_rate(d, w, each);
     const engine_slots slots = slots_for(d, w);
     c.users_per_instance = l.users;
-    const memory_plan m = memory_with_drafter(d, std::max(1.0, std::ceil(l.users)), w.prompt_tokens() + w.output, shared);
+    const memory_plan m = d.memory(std::max(1.0, std::ceil(l.users)), w.prompt_tokens() + w.output, shared);
     c.max_users = m.max_sequences;
     c.max_context = m.max_context;
     if (!m.weights_fit || slots.slots < 1) {
@@ -474,7 +474,7 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
   }
   const double u = std::ceil(w.users / c.replicas);
   c.users_per_instance = u;
-  const memory_plan m = memory_with_drafter(d, u, w.context, shared);
+  const memory_plan m = d.memory(u, w.context, shared);
   c.max_users = m.max_sequences;
   c.max_context = m.max_context;
   if (!m.fits) {

@@ -256,11 +256,14 @@ struct op_time {
 /// Token rows below which MLX runs a quantized GEMM as qmv kernels that
 /// read the weights once per row, on `d` (0: never). get_qmv_batch_limit
 /// (mlx/backend/metal/quantized.cpp:85, KERNELS.md 6.1) for matrices with K
-/// or N above 4,096, as an LLM's are: 12 on Ultra-class ('d') chips, 6 on
-/// other M1/M2 (architecture gen 13-14); from M3 (gen 15) qmv_wide reuses
-/// each weight group across the rows of MLX's affine formats, so none. The
-/// Apple naming (M1 = g13 ... M5 = g17) is KERNELS.md's reading, not the
-/// source's.
+/// or N above 4,096: 12 on Ultra-class ('d') chips, 6 on other M1/M2
+/// (architecture gen 13-14); from M3 (gen 15) qmv_wide reuses each weight
+/// group across the rows of MLX's affine formats, so none. Smaller matrices
+/// have higher limits (18 / 10 up to 4,096, 32 / 14 up to 2,048): the ops
+/// carry no K and N, so a model of width 4,096 or less is priced with the
+/// large limit, which only matters for 6-18 rows (batched decode, not a
+/// verify of a few drafts). The Apple naming (M1 = g13 ... M5 = g17) is
+/// KERNELS.md's reading, not the source's.
 inline double qmv_rows_below(const device& d) {
   if (d.vendor != "Apple") return 0;
   const bool old = d.family.find(" M1") != std::string::npos || d.family.find(" M2") != std::string::npos;

@@ -156,6 +156,57 @@ inline void check_speculation(const speculation& s, const architecture& target, 
   }
 }
 
+/// What speculation `s` adds to one device's memory, the target `a` in
+/// `pr` laid out as `p` on `dev` under engine `e` (plan_memory_parallel's
+/// drafter): the MTP modules (engines load them only when MTP is on:
+/// DeepSeek-V3's 14B beside its 671B) and their attention layers' KV; an
+/// EAGLE-3 head (one decoder layer with a dense FFN of the model's width, the
+/// fc fusing three layers' hidden states (3d x d), q/k/v over 2d inputs and a
+/// 32,000-row lm_head, in BF16 as yuhuili/EAGLE3-LLaMA3.1-Instruct-8B is
+/// published) and one layer of KV; a draft model laid out as the target
+/// (layout_for; on one device when its heads do not split that way: vLLM's
+/// draft_tensor_parallel_size 1) with its own cache, which under
+/// data-parallel attention every device holds for all users; n-gram, none.
+/// Every method reserves k lookahead slots per sequence.
+inline drafter_load drafter_terms(const speculation& s, const architecture& a, const precision& pr, const device& dev,
+                                  const parallel_plan& p, const engine_settings& e) {
+  drafter_load out;
+  out.lookahead = s.draft_tokens;
+  const double n = p.devices();
+  if (s.method == spec_method::mtp) {
+    const param_counts pc = count_parameters(a);
+    const numeric_format& f = a.is_moe() ? pr.experts_format() : pr.weights;
+    out.weights = f.bytes_of(pc.mtp) / n;
+    out.kv_share = double(a.moe.mtp_layers) / a.num_layers;
+  } else if (s.method == spec_method::eagle) {
+    const double d = a.hidden_size;
+    const double ffn = a.ffn_size > 0 ? dense_ffn_params(a) : 3.0 * d * a.moe.expert_ffn;
+    const double head = std::min(eagle_draft_vocab, double(a.vocab_size)) * d;
+    // q, k and v read [embedding; fused hidden] (2d inputs): d (h + 2g) d_h more than a layer's.
+    const double wide_qkv = d * (a.num_heads + 2.0 * a.num_kv_heads) * a.head_dim;
+    out.weights =
+        find_format("bf16").bytes_of(attention_params(a, layer_kind::global) + wide_qkv + ffn + 3 * d * d + head) / n;
+    out.kv_share = 1.0 / a.num_layers;
+  } else if (s.method == spec_method::draft && s.draft) {
+    const precision dp = s.draft_pr ? *s.draft_pr : pr;
+    parallel_plan q;
+    try {
+      q = layout_for(*s.draft, p);
+      validate(q, *s.draft);
+    } catch (const std::invalid_argument&) {
+      q = p;
+      q.tp = q.pp = q.ep = 1;
+      q.dp_attention = false;
+    }
+    const memory_plan dm = plan_memory_parallel(*s.draft, dp, dev, q, 1, 1, e);
+    const memory_plan tm = plan_memory_parallel(a, pr, dev, p, 1, 1, e);
+    const double replicas = p.attention_data_parallel() ? n : 1;
+    out.weights = dm.weights;
+    out.kv_share = tm.kv_per_token.value() > 0 ? replicas * dm.kv_per_token.value() / tm.kv_per_token.value() : 0;
+  }
+  return out;
+}
+
 }  // namespace detail
 
 }  // namespace llmroof

@@ -112,6 +112,7 @@ struct token_step {
   double seconds = 0;
   double tokens = 1;
   double width = 1;
+  double draft = 0;  ///< of `seconds`, the draft passes: they run before the verify, never beside a prompt's chunk
   [[nodiscard]] double per_token() const { return seconds / tokens; }
 };
 
@@ -128,7 +129,7 @@ inline token_step step_of(const deployment& d, double batch, double context) {
   const seconds draft = s.method == spec_method::mtp || s.method == spec_method::eagle
                             ? detail::draft_time(d, s, batch, context, d.decode(batch, context))
                             : detail::draft_time(d, s, batch, context, phase_timing{});
-  return {(draft + verify).value(), accepted_tokens(s), width};
+  return {(draft + verify).value(), accepted_tokens(s), width, draft.value()};
 }
 
 /// The step whose roofs set the devices' power while `d` decodes `batch`
@@ -157,82 +158,22 @@ struct speculative_memory {
   double batch_budget = 0;
 };
 
-namespace detail {
-
-/// speculation_memory from the plain plan `m` of `d` at its context (any
-/// number of users: the per-sequence terms and the budget do not depend on them).
-inline speculative_memory drafter_memory(const deployment& d, const speculation& s, const memory_plan& m) {
-  const double k = s.draft_tokens;
-  detail::require_in("draft_tokens", k, 1, 16);
-  const double context = m.context;
-  speculative_memory out;
-  if (s.method == spec_method::mtp) {
-    const param_counts pc = count_parameters(d.model);
-    const numeric_format& f = d.model.is_moe() ? d.pr.experts_format() : d.pr.weights;
-    out.weights = f.bytes_of(pc.mtp) / double(d.devices());
-    out.kv_per_sequence = double(d.model.moe.mtp_layers) / d.model.num_layers * m.kv_per_sequence;
-  } else if (s.method == spec_method::eagle) {
-    // One decoder layer with a dense FFN of the model's width, the fc fusing
-    // three layers' hidden states (3d x d) and a 32,000-row lm_head, in BF16
-    // as EAGLE-3 heads are published (yuhuili/EAGLE3-LLaMA3.1-Instruct-8B);
-    // its q/k/v take 2d inputs.
-    const architecture& a = d.model;
-    const double dd = a.hidden_size;
-    const double ffn = a.ffn_size > 0 ? dense_ffn_params(a) : 3.0 * dd * a.moe.expert_ffn;
-    const double head = std::min(eagle_draft_vocab, double(a.vocab_size)) * dd;
-    // q, k and v read [embedding; fused hidden] (2d inputs): d (h + 2g) d_h more than a layer's.
-    const double wide_qkv = dd * (a.num_heads + 2.0 * a.num_kv_heads) * a.head_dim;
-    out.weights = find_format("bf16").bytes_of(attention_params(a, layer_kind::global) + wide_qkv + ffn + 3 * dd * dd +
-                                               head) /
-                  double(d.devices());
-    out.kv_per_sequence = m.kv_per_sequence / double(a.num_layers);
-  } else if (s.method == spec_method::draft) {
-    if (!s.draft) throw std::invalid_argument("draft speculation needs a draft model");
-    const memory_plan dm = detail::draft_beside(d, s).memory(1, context);
-    out.weights = dm.weights;
-    out.kv_per_sequence = dm.kv_per_sequence;
-  }
-  out.lookahead_per_sequence = k * m.kv_per_token;
-  out.max_users_plain = m.max_sequences;
-  // n sequences: n x (per + drafter + lookahead) less n - 1 copies of a shared prefix.
-  const double per = (m.kv_per_sequence + out.kv_per_sequence + out.lookahead_per_sequence - m.kv_shared).value();
-  const double budget = (m.kv_budget - out.weights - m.kv_shared).value();
-  const double replicas = d.parallel().attention_data_parallel() ? d.parallel().devices() : 1;
-  out.max_users = m.weights_fit && budget > 0 && per > 0 ? replicas * std::floor(budget / per) : 0;
-  out.batch_budget = std::floor(d.engine.max_batched_tokens / (k + 1));
-  return out;
-}
-
-}  // namespace detail
-
 /// `shared`: prompt-prefix tokens every sequence shares (prefix_cache.hpp).
 /// Throws std::invalid_argument as speculate() on the method's inputs.
 inline speculative_memory speculation_memory(const deployment& d, const speculation& s, double context,
                                              double shared = 0) {
   detail::require_tokens("context", context);
-  return detail::drafter_memory(d, s, d.memory(1, context, shared));
-}
-
-/// The memory of `users` sequences at `context` (the first `shared` tokens
-/// one copy) as `d` runs them: deployment::memory, and when it decodes
-/// speculatively the drafter's weights out of the KV budget and each
-/// sequence's drafter KV and k lookahead slots in it (speculation_memory;
-/// kv_tokens and max_context stay the target's own).
-inline memory_plan memory_with_drafter(const deployment& d, double users, double context, double shared = 0) {
-  memory_plan m = d.memory(users, context, shared);
-  if (!d.speculative) return m;
-  const speculative_memory x = detail::drafter_memory(d, *d.speculative, m);
-  const double extra = (x.kv_per_sequence + x.lookahead_per_sequence).value();
-  const double on_device = d.parallel().attention_data_parallel() ? std::ceil(users / d.devices()) : users;
-  m.weights += x.weights;
-  m.kv_budget -= x.weights;
-  m.weights_fit = m.weights_fit && m.kv_budget.value() > 0;
-  m.starts = m.starts && m.weights_fit;
-  m.kv_per_sequence += make_bytes(extra);
-  m.kv_needed += make_bytes(on_device * extra);
-  m.fits = m.starts && context <= m.max_model_len && m.kv_needed <= m.kv_budget;
-  m.max_sequences = x.max_users;
-  return m;
+  const deployment with = d.with_speculation(s);
+  const memory_plan plain = d.with_speculation(std::nullopt).memory(1, context, shared);
+  const drafter_load x = detail::drafter_terms(s, d.model, d.pr, d.dev(), d.parallel(), d.engine);
+  speculative_memory out;
+  out.weights = x.weights;
+  out.kv_per_sequence = x.kv_share * plain.kv_per_sequence;
+  out.lookahead_per_sequence = x.lookahead * plain.kv_per_token;
+  out.max_users_plain = plain.max_sequences;
+  out.max_users = with.memory(1, context, shared).max_sequences;
+  out.batch_budget = std::floor(d.engine.max_batched_tokens / (s.draft_tokens + 1.0));
+  return out;
 }
 
 /// A speculative setup against batch: the step at `batch`, and at 1, 2, 4,

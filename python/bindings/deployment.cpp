@@ -215,6 +215,13 @@ speculation speculation_from(const std::string& method, int draft_tokens, const 
   return spec;
 }
 
+// plan(speculative=) and users(speculative=): none when no method is given.
+std::optional<speculation> speculation_arg(const py::object& method, int draft_tokens,
+                                           const std::vector<double>& acceptance, const py::object& draft) {
+  if (method.is_none()) return std::nullopt;
+  return speculation_from(method.cast<std::string>(), draft_tokens, acceptance, draft);
+}
+
 }  // namespace
 
 engine_overrides overrides_from(const py::object& spec) {
@@ -319,11 +326,7 @@ void register_deployment(py::module_& m) {
             w.prefix_hit = number(prefix_hit);
             w.arrivals = parse_arrival_pattern(arrivals);
             // speculative: as the command's --spec, the deployment decodes speculatively.
-            const std::optional<speculation> spec =
-                spec_method_name.is_none()
-                    ? std::nullopt
-                    : std::optional<speculation>(
-                          speculation_from(spec_method_name.cast<std::string>(), draft_tokens, acceptance, draft));
+            const std::optional<speculation> spec = speculation_arg(spec_method_name, draft_tokens, acceptance, draft);
             // "auto": the fewest layers in host RAM that hold the workload, as --offload auto.
             const bool autosize = py::isinstance<py::str>(offload) && offload.cast<std::string>() == "auto";
             const deployment d = (autosize ? with_offload_auto(c.setup, w, host_from(host))
@@ -391,11 +394,8 @@ void register_deployment(py::module_& m) {
             w.prefix_hit = number(prefix_hit);
             w.arrivals = parse_arrival_pattern(arrivals);
             // speculative: as the command's --spec.
-            const deployment d = c.setup.with_speculation(
-                spec_method_name.is_none()
-                    ? std::nullopt
-                    : std::optional<speculation>(
-                          speculation_from(spec_method_name.cast<std::string>(), draft_tokens, acceptance, draft)));
+            const deployment d =
+                c.setup.with_speculation(speculation_arg(spec_method_name, draft_tokens, acceptance, draft));
             const users_result u = max_users(d, w, make_tokens_per_second(min_tokens_per_s), make_seconds(ttft_target));
             return users_report{report::users_json(d, w, min_tokens_per_s, ttft_target, u,
                                                    price_from(price_per_hour, purchase, years, electricity, pue))};

@@ -172,12 +172,14 @@ TEST_CASE("speculation's memory: the drafter's weights and KV, k lookahead slots
   CHECK(dm.weights.value() ==
         doctest::Approx(ds.pr.experts_format().bytes_of(count_parameters(ds.model).mtp).value() / 8));
   CHECK(dm.kv_per_sequence.value() == doctest::Approx(ds.memory(1, 32768).kv_per_sequence.value() / 61));
-  // A shared prefix of 992 tokens (one copy for all): (budget - w - shared) / (per sequence + draft + lookahead - shared).
+  // A shared prefix of 992 tokens (one copy for all, the draft's blocks of it
+  // too: 1.25 x 992 x 131,072 B): (budget - w - shared) / (per sequence +
+  // draft + lookahead - shared).
   const memory_plan sh = d.memory(1, 4096, 992);
   REQUIRE(sh.kv_shared.value() == doctest::Approx(992.0 * 131072));
   CHECK(speculation_memory(d, s, 4096, 992).max_users ==
-        std::floor((sh.kv_budget - m.weights - sh.kv_shared).value() /
-                   (536870912.0 + 134217728.0 + 524288.0 - 992.0 * 131072)));
+        std::floor(((sh.kv_budget - m.weights).value() - 1.25 * 992 * 131072) /
+                   (536870912.0 + 134217728.0 + 524288.0 - 1.25 * 992 * 131072)));
   CHECK(speculation_memory(d, s, 4096, 992).max_users_plain == sh.max_sequences);
   // n-gram: nothing but the lookahead slots.
   speculation ngram;
@@ -317,8 +319,19 @@ TEST_CASE("a speculative deployment's memory holds the drafter: fewer slots, the
   CHECK(m.kv_budget.value() == doctest::Approx((p.kv_budget - x.weights).value()));
   CHECK(m.kv_per_sequence.value() == doctest::Approx(536870912.0 + 134217728.0 + 524288.0));
   CHECK(m.kv_needed.value() == doctest::Approx(10 * (536870912.0 + 134217728.0 + 524288.0)));
+  // (budget - draft weights) / 671,612,928 B per sequence.
+  CHECK(m.max_sequences == std::floor((p.kv_budget - x.weights).value() / 671612928.0));
   CHECK(m.max_sequences == x.max_users);
   CHECK(m.max_sequences < p.max_sequences);
+  // The engine's KV pool in tokens: each holds 1.25 x 131,072 B (the draft's
+  // layers beside the target's), in blocks of 16.
+  CHECK(m.kv_per_token.value() == doctest::Approx(1.25 * 131072));
+  CHECK(m.kv_tokens == 16 * std::floor((p.kv_budget - x.weights).value() / (16 * 1.25 * 131072)));
+  CHECK(m.starts);
+  CHECK(m.fits);
+  // The longest context 10 users hold: 10 x (1.25 x 131,072 x c + 524,288) within the budget.
+  CHECK(m.max_context == doctest::Approx(std::floor(((p.kv_budget - x.weights).value() / 10 - 524288.0) /
+                                                    (1.25 * 131072) / 16) * 16).epsilon(1e-3));
   // The engine's slots for the loop are those sequences.
   CHECK(slots_for(d, w).slots == std::min(x.max_users, d.engine.max_sequences));
   // No speculation: the plain plan.
@@ -382,4 +395,45 @@ TEST_CASE("a verify step turns compute-bound k + 1 times sooner: Llama-3.1-8B BF
   CHECK(ffn_compute_bound(81, 4));
   CHECK_FALSE(ffn_compute_bound(323, 1));
   CHECK(ffn_compute_bound(324, 1));
+}
+
+TEST_CASE("a speculative plan that does not fit lists its fixes with the drafter, never an offload it cannot run") {
+  // llama.cpp on one RTX 4090: Llama-3.1-8B BF16 (16 GB) with 16 users at 32k does not fit.
+  request q;
+  q.model = &find_model("llama-3.1-8b");
+  q.dev = &find_device("rtx-4090");
+  q.engine = "llama.cpp";
+  const deployment plain = resolve(q);
+  const deployment d = plain.with_speculation(ngram_of(3, 0.6));
+  workload w;
+  w.users = 16;
+  w.context = 32768;
+  const plan_result r = plan(d, w);
+  CHECK_FALSE(r.memory.fits);
+  REQUIRE_FALSE(r.alternatives.empty());
+  for (const alternative& a : r.alternatives) CHECK(a.change.rfind("offload", 0) != 0);
+  // Its own memory holds 3 lookahead slots per sequence more than the plain plan's.
+  const memory_plan p = plain.memory(16, 32768);
+  CHECK(r.memory.kv_per_sequence.value() == doctest::Approx(p.kv_per_sequence.value() + 3 * p.kv_per_token.value()));
+  CHECK(r.memory.max_sequences <= p.max_sequences);
+}
+
+TEST_CASE("MTP under data-parallel attention: each device holds its own users' MTP KV") {
+  // DeepSeek-V3 FP8 on 8 H200s, EP 8 with DP attention: 64 users, 8 per
+  // device, each with 61 + 1 layers of MLA latents (the MTP module's one).
+  request q;
+  q.model = &find_model("deepseek-v3");
+  q.dev = &find_device("h200");
+  q.layout.devices_per_node = 8;
+  q.layout.ep = 8;
+  q.layout.dp_attention = true;
+  q.engine = "sglang";
+  const deployment plain = resolve(q);
+  REQUIRE(plain.parallel().attention_data_parallel());
+  const deployment d = plain.with_speculation(speculation{});
+  const memory_plan m = d.memory(64, 4096), p = plain.memory(64, 4096);
+  CHECK(m.kv_per_sequence.value() == doctest::Approx(p.kv_per_sequence.value() * 62 / 61 + p.kv_per_token.value()));
+  CHECK(m.kv_needed.value() == doctest::Approx(8 * m.kv_per_sequence.value()));
+  const double mtp = plain.pr.experts_format().bytes_of(count_parameters(plain.model).mtp).value();
+  CHECK(m.weights.value() == doctest::Approx(p.weights.value() + mtp / 8));
 }

@@ -25,13 +25,15 @@ struct lockstep_run {
 };
 
 /// The engine's scheduler as vLLM V1, SGLang and TensorRT-LLM run it: each
-/// step first takes one token of every decoding sequence, then fills the rest
-/// of `max_batched_tokens` with prompt tokens in arrival order (the last
-/// prompt it reaches runs partly: chunked prefill). A step lasts the longer of
-/// its decodes (deployment::decode of the batch at its mean context) and its
+/// step first takes the tokens of every decoding sequence (one, or k + 1 to
+/// verify when speculative), then fills the rest of `max_batched_tokens`
+/// with prompt tokens in arrival order (the last prompt it reaches runs
+/// partly: chunked prefill). A step lasts the longer of its decodes (step_of
+/// the batch at its mean context: draft passes, then the verify) and its
 /// prompt chunks (deployment::prefill of their mean chunk after their mean
 /// cached tokens, all of them in one batch): one pass reads the weights once
-/// for both, as the open loop's mixed steps do. A prompt's last chunk yields
+/// for both, as the open loop's mixed steps do (the draft passes run before
+/// the max). A prompt's last chunk yields
 /// its first token. A finished request's user sends the next at once; it
 /// reaches the scheduler `handling` s later (tokenising, admission), so a
 /// cohort that finishes in one step comes back in one step. Runs of pure
@@ -144,7 +146,8 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
       }
       live.swap(next);
       const double prefill_part = chunks > 0 ? prefill_s(tokens / chunks, before / chunks, chunks) : 0;
-      const double step = std::max(decode_s, prefill_part);
+      // The chunks ride with the decodes' verify, not their draft passes.
+      const double step = st.draft + std::max(decode_s - st.draft, prefill_part);
       if (t_lo >= 0 && t_hi < 0) prefill_time += prefill_part;
       const double start = t;
       t += step;

@@ -7,10 +7,10 @@
 
 namespace llmroof::detail {
 
-/// Halvings of a goodput search over request rates: the bracket [r, 2r]
-/// shrunk to 2^-36 of itself, 1.5e-11 of the rate (every figure printed or
-/// compared is coarser), where the search to adjacent doubles took ~52
-/// full load evaluations.
+/// Halvings of a goodput search over request rates: the bracket ([r, 2r],
+/// or [0, 1] below one request/s) shrunk to 2^-36 of itself, 1.5e-11 of the
+/// rate or of one request/s (every figure printed or compared is coarser),
+/// where the search to adjacent doubles took ~52 full load evaluations.
 inline constexpr int rate_halvings = 36;
 
 /// The largest x in [lo, limit] at which `holds` is true, for a predicate true
