@@ -306,8 +306,10 @@ inline pd_row pd_split::row(std::optional<double> at_rate) const {
   // whose n / ((output - 1) x step(n)) stays within the instance's rate.
   double n = per_decode * steps_ * step(1);
   if (n > 1) {
-    n = detail::last_true([&](double m) { return m / (steps_ * step(m)) <= per_decode; }, 1, 2,
-                          std::max(1.0, n_max_), false, 50);
+    // n - rate x (output - 1) x step(n) rises with n (the step grows slower
+    // than the sequences it carries): its root, to 1e-9.
+    n = detail::root_increasing([&](double m) { return m - per_decode * steps_ * step(m); }, 1,
+                                std::max(1.0, n_max_), 1e-9);
   }
   r.decode_users = n;
   r.tpot = make_seconds(step(std::max(1.0, r.decode_users)));

@@ -560,17 +560,14 @@ inline void score_disaggregated(candidate& c, const deployment& pre, const deplo
     }
     // The n sequences per decode instance whose rate λ(n) = y n / ((output - 1) x
     // step(n)) holds the users: λ (TTFT(λ) + (output - 1) x step(n)) = λ TTFT(λ) + y n
-    // = N, which grows with n (bisection, one decode step a trial).
+    // = N, which grows with n (regula falsi, one decode step a trial; infinite
+    // where the prefill or link queue does not keep up).
     const auto in_flight = [&](double n) {
       const double rate = split.decode_rate(n);
-      return rate * split.ttft_at(rate) + y * n;
+      return rate * split.ttft_at(rate) + y * n - w.users;
     };
-    double lo = 0, hi = std::max(1.0, split.most_sequences());
-    while (hi - lo > search_tolerance * hi) {
-      const double mid = (lo + hi) / 2;
-      (in_flight(std::max(mid, 1e-9)) < w.users ? lo : hi) = mid;
-    }
-    needed = split.decode_rate(std::max(hi, 1e-9));
+    needed = split.decode_rate(
+        detail::root_increasing(in_flight, 1e-9, std::max(1.0, split.most_sequences()), search_tolerance));
   }
   const pd_row r = needed < cap.requests_per_s ? split.row(needed) : cap;
   c.users_per_instance = r.decode_users;

@@ -214,3 +214,23 @@ TEST_CASE("a row's power counts every device of both pools") {
                                                       4096 + 250));
   CHECK(*a.power_w == doctest::Approx(2 * (busy * prefill_w + (1 - busy) * step_w)));
 }
+
+TEST_CASE("root_increasing: regula falsi with the Illinois step, bracketed, infinite ends halved") {
+  int calls = 0;
+  // An affine function: its root 3.25 in one step.
+  const double a = detail::root_increasing([&](double x) { ++calls; return 4 * x - 13; }, 0, 10, 1e-12);
+  CHECK(a == doctest::Approx(3.25).epsilon(1e-12));
+  CHECK(calls <= 4);
+  // x^2 - 2 on [0, 2]: sqrt(2) = 1.41421356237 to 1e-12 of the bracket's end.
+  calls = 0;
+  const double r = detail::root_increasing([&](double x) { ++calls; return x * x - 2; }, 0, 2, 1e-12);
+  CHECK(r == doctest::Approx(1.41421356237).epsilon(1e-11));
+  CHECK(calls < 30);  // bisection would take 41
+  // Infinite above 5 (a queue that does not keep up): halves into the finite part.
+  const double q = detail::root_increasing(
+      [](double x) { return x > 5 ? std::numeric_limits<double>::infinity() : x - 4; }, 0, 100, 1e-12);
+  CHECK(q == doctest::Approx(4).epsilon(1e-11));
+  // Roots at an end: the end itself.
+  CHECK(detail::root_increasing([](double x) { return x; }, 0, 1, 1e-9) == 0);
+  CHECK(detail::root_increasing([](double x) { return x - 2; }, 0, 1, 1e-9) == 1);
+}
