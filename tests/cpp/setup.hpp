@@ -20,4 +20,14 @@ inline catalog_setup on(std::string_view model, std::string_view dev, std::strin
   return {find_model(model), precision::of(find_format(weights), find_format(kv)), roofline(find_device(dev))};
 }
 
+/// Requests of `prompt` tokens that generate `output`, each user's context
+/// holding both.
+inline workload requests(double prompt, double output) {
+  workload w;
+  w.prompt = prompt;
+  w.output = output;
+  w.context = prompt + output;
+  return w;
+}
+
 }  // namespace llmroof::test

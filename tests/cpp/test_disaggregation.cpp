@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "llmroof/llmroof.hpp"
+#include "setup.hpp"
 
 using namespace llmroof;
 
@@ -18,14 +19,6 @@ deployment fleet_of(const char* model, const char* weights, int devices, const c
   const efficiency_profile e = default_profile(h100, engine);
   return {find_model(model), precision::of(find_format(weights), find_format("bf16")), roofline(h100, e),
           {infer_layout(lr), std::nullopt}, configure_engine(engine, h100)};
-}
-
-workload shape(double prompt, double output) {
-  workload w;
-  w.prompt = prompt;
-  w.output = output;
-  w.context = prompt + output;
-  return w;
 }
 
 }  // namespace
@@ -58,7 +51,7 @@ TEST_CASE("KV transfer of a 4k Llama-3.1-70B prompt over NVLink, 400 Gb/s Infini
 
 TEST_CASE("disaggregated goodput: the decode pool's rate, or less where the prefill queue and the link break TTFT") {
   const deployment one = fleet_of("llama-3.1-8b", "bf16", 1);
-  const workload w = shape(4096, 500);
+  const workload w = test::requests(4096, 500);
   const double S = one.prefill(4096).estimate.value();
   const double handling = one.efficiency().per_request.value();
   const auto step = [&](double n) { return one.decode(n, 4346).estimate.value(); };
@@ -105,7 +98,7 @@ TEST_CASE("disaggregated goodput: the decode pool's rate, or less where the pref
 
 TEST_CASE("property: more decode instances, a faster link or a layer-wise hand-over never lower the goodput") {
   const deployment one = fleet_of("llama-3.1-8b", "bf16", 1);
-  const workload w = shape(8192, 300);
+  const workload w = test::requests(8192, 300);
   const serving_targets t{make_seconds(3.0), make_seconds(0.025)};
   kv_transfer slow{find_link("eth-10g")};
   kv_transfer fast{find_link("nvlink4")};
@@ -132,7 +125,7 @@ TEST_CASE("property: more decode instances, a faster link or a layer-wise hand-o
 
 TEST_CASE("aggregated goodput: the highest rate whose open loop meets both targets") {
   const deployment one = fleet_of("llama-3.1-8b", "bf16", 1);
-  const workload w = shape(4096, 500);
+  const workload w = test::requests(4096, 500);
   const serving_targets t{make_seconds(1.0), make_seconds(0.020)};
   const pd_row r = serve_aggregated(one, 3, w, t);
   const double per = r.requests_per_s / 3;
@@ -147,7 +140,7 @@ TEST_CASE("aggregated goodput: the highest rate whose open loop meets both targe
 }
 
 TEST_CASE("the comparison: P/D wins a strict TPOT target on a large fleet, loses on a small one and at high prefix reuse") {
-  const workload w = shape(4096, 500);
+  const workload w = test::requests(4096, 500);
   // Llama-3.1-70B FP8 on 8 x H100 at 60 tokens/s per user: TP 4 instances
   // are the fewest that decode within 16.7 ms; 1P1D beats both aggregated layouts.
   const deployment eight = fleet_of("llama-3.1-70b", "fp8", 8);
@@ -176,7 +169,7 @@ TEST_CASE("the comparison: P/D wins a strict TPOT target on a large fleet, loses
 }
 
 TEST_CASE("disaggregation is refused where the engine or the fleet cannot do it") {
-  const workload w = shape(4096, 500);
+  const workload w = test::requests(4096, 500);
   CHECK_THROWS_WITH_AS(pd_instance(fleet_of("llama-3.1-8b", "bf16", 2, "llama.cpp"), w),
                        "llama.cpp does not serve prefill and decode apart (vLLM, SGLang and TensorRT-LLM do)",
                        std::invalid_argument);
@@ -196,7 +189,7 @@ TEST_CASE("disaggregation is refused where the engine or the fleet cannot do it"
 
 TEST_CASE("a row's power counts every device of both pools") {
   const deployment one = fleet_of("llama-3.1-8b", "bf16", 1);
-  const workload w = shape(4096, 500);
+  const workload w = test::requests(4096, 500);
   const serving_targets t{make_seconds(1.0), make_seconds(0.020)};
   const pd_row r = serve_disaggregated(one, 1, one, 3, w, kv_transfer{find_link("ib-ndr")}, t);
   const device& h100 = one.dev();

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "llmroof/llmroof.hpp"
+#include "setup.hpp"
 
 using namespace llmroof;
 
@@ -17,6 +18,16 @@ deployment on(const char* model, const char* dev, int devices = 1) {
   q.dev = devs.back().get();
   q.layout.devices_per_node = devices;
   return resolve(q);
+}
+
+// Llama-3.2-1B drafting 4 tokens at 0.7 each.
+speculation draft_1b() {
+  speculation s;
+  s.method = spec_method::draft;
+  s.draft_tokens = 4;
+  s.acceptance = {0.7};
+  s.draft = find_model("llama-3.2-1b");
+  return s;
 }
 
 deployment on_engine_for(const char* engine) {
@@ -145,11 +156,7 @@ TEST_CASE("speculative steps: MTP drafts one layer and lm_head per token; it pay
 
 TEST_CASE("speculation's memory: the drafter's weights and KV, k lookahead slots, the users that still fit") {
   const deployment d = on("llama-3.1-8b", "h100-sxm");
-  speculation s;
-  s.method = spec_method::draft;
-  s.draft_tokens = 4;
-  s.acceptance = {0.7};
-  s.draft = find_model("llama-3.2-1b");
+  const speculation s = draft_1b();
   const speculative_memory m = speculation_memory(d, s, 4096);
   // The draft model's weights on the same device, as a plan of it counts them.
   CHECK(m.weights.value() == doctest::Approx(weight_bytes(*s.draft, d.pr).value()));
@@ -250,14 +257,6 @@ speculation ngram_of(int k, double a) {
   return s;
 }
 
-workload requests(double prompt, double output) {
-  workload w;
-  w.prompt = prompt;
-  w.output = output;
-  w.context = prompt + output;
-  return w;
-}
-
 }  // namespace
 
 TEST_CASE("a deployment that decodes speculatively: its load model's step drafts, verifies and keeps the accepted tokens") {
@@ -278,7 +277,7 @@ TEST_CASE("a deployment that decodes speculatively: its load model's step drafts
   // TTFT = h + prefill(1,000) (nobody else), TPOT = verify(1, 1,100, width 4)
   // / 2.176 at the mean context 1,000 + 200 / 2, one request per
   // TTFT + 199 x TPOT (the prefill samples the first token).
-  const workload w = requests(1000, 200);
+  const workload w = test::requests(1000, 200);
   const double h = d.efficiency().per_request.value();
   const double S = d.prefill(1000).estimate.value();
   const double tpot = d.decode(1, 1100, 4).estimate.value() / 2.176;
@@ -304,13 +303,9 @@ TEST_CASE("a deployment that decodes speculatively: its load model's step drafts
 
 TEST_CASE("a speculative deployment's memory holds the drafter: fewer slots, the draft's KV and lookahead per sequence") {
   const deployment plain = on("llama-3.1-8b", "h100-sxm");
-  speculation s;
-  s.method = spec_method::draft;
-  s.draft_tokens = 4;
-  s.acceptance = {0.7};
-  s.draft = find_model("llama-3.2-1b");
+  const speculation s = draft_1b();
   const deployment d = plain.with_speculation(s);
-  const workload w = requests(3000, 1096);  // 4,096 tokens per request
+  const workload w = test::requests(3000, 1096);  // 4,096 tokens per request
   const memory_plan m = memory_of(d, w, 10, 4096), p = plain.memory(10, 4096);
   const speculative_memory x = speculation_memory(plain, s, 4096);
   // Weights: the target's and the draft's; per sequence 536,870,912 +
@@ -356,7 +351,7 @@ TEST_CASE("lockstep with speculation: each decode step keeps the accepted tokens
   engine_settings e = configure_engine("vllm", dev);
   const deployment d =
       deployment(find_model("llama-3.1-8b"), precision{}, roofline(dev), {}, e).with_speculation(ngram_of(1, 1));
-  workload w = requests(100, 5);
+  workload w = test::requests(100, 5);
   w.arrivals = arrival_pattern::lockstep;
   const double h = d.efficiency().per_request.value();
   const double tau = d.prefill(100, 0, 4).estimate.value();
