@@ -156,6 +156,22 @@ inline void check_speculation(const speculation& s, const architecture& target, 
   }
 }
 
+/// A draft model's layout beside a target laid out as `p`: the target's
+/// (layout_for), or one device when its heads do not split that way (vLLM's
+/// draft_tensor_parallel_size 1).
+inline parallel_plan draft_layout(const architecture& draft, const parallel_plan& p) {
+  try {
+    parallel_plan q = layout_for(draft, p);
+    validate(q, draft);
+    return q;
+  } catch (const std::invalid_argument&) {
+    parallel_plan one = p;
+    one.tp = one.pp = one.ep = 1;
+    one.dp_attention = false;
+    return one;
+  }
+}
+
 /// What speculation `s` adds to one device's memory, the target `a` in
 /// `pr` laid out as `p` on `dev` under engine `e` (plan_memory_parallel's
 /// drafter): the MTP modules (engines load them only when MTP is on:
@@ -189,16 +205,7 @@ inline drafter_load drafter_terms(const speculation& s, const architecture& a, c
     out.kv_share = 1.0 / a.num_layers;
   } else if (s.method == spec_method::draft && s.draft) {
     const precision dp = s.draft_pr ? *s.draft_pr : pr;
-    parallel_plan q;
-    try {
-      q = layout_for(*s.draft, p);
-      validate(q, *s.draft);
-    } catch (const std::invalid_argument&) {
-      q = p;
-      q.tp = q.pp = q.ep = 1;
-      q.dp_attention = false;
-    }
-    const memory_plan dm = plan_memory_parallel(*s.draft, dp, dev, q, 1, 1, e);
+    const memory_plan dm = plan_memory_parallel(*s.draft, dp, dev, draft_layout(*s.draft, p), 1, 1, e);
     const memory_plan tm = plan_memory_parallel(a, pr, dev, p, 1, 1, e);
     const double replicas = p.attention_data_parallel() ? n : 1;
     out.weights = dm.weights;

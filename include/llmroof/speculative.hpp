@@ -39,23 +39,11 @@ inline seconds kind_time(const phase_timing& p, op_kind k) {
   return t;
 }
 
-/// The draft model beside `d`: laid out as the target (layout_for), or on
-/// one device when its heads do not split that way (vLLM's
-/// draft_tensor_parallel_size 1).
+/// The draft model beside `d`, on the same devices in draft_layout.
 inline deployment draft_beside(const deployment& d, const speculation& s) {
-  const precision pr = s.draft_pr ? *s.draft_pr : d.pr;
-  try {
-    return d.with_model(*s.draft, pr);
-  } catch (const std::invalid_argument&) {
-    parallel_plan one = d.parallel();
-    one.tp = one.pp = one.ep = 1;
-    return {*s.draft, pr, d.roof(), {one, std::nullopt}, d.engine};
-  }
+  return {*s.draft, s.draft_pr ? *s.draft_pr : d.pr, d.roof(), {draft_layout(*s.draft, d.parallel()), std::nullopt},
+          d.engine};
 }
-
-}  // namespace detail
-
-namespace detail {
 
 /// The k draft passes of `s` on `d` for `batch` sequences at `context`, s:
 /// MTP and EAGLE, one average decoder layer of `plain` (the step without
