@@ -64,29 +64,60 @@ const link_spec& find_link(std::string_view id) {
   detail::fail_unknown("link", id, ids);
 }
 
-link_spec intra_node_link(const device& d, int n) {
+namespace {
+
+// intra_node_link's decision, made once: the catalog link, and whether its
+// bandwidth is the device's own (the table's bidirectional figure, halved)
+// under the catalog link's name or, for a bridge, a name of its own.
+struct intra_choice {
+  const link_spec* link;
+  bool own_bandwidth = false;
+  bool bridge = false;
+};
+
+intra_choice choose_intra(const device& d, int n) {
+  // Looked up once: every parallel step of a search asks.
+  static const link_spec& nvlink5 = find_link("nvlink5");
+  static const link_spec& nvlink4 = find_link("nvlink4");
+  static const link_spec& nvlink3 = find_link("nvlink3");
+  static const link_spec& fabric = find_link("infinity-fabric-mi300");
+  static const link_spec& bridge_link = find_link("nvlink-bridge-ampere");
+  static const link_spec& pcie5 = find_link("pcie5");
+  static const link_spec& pcie4 = find_link("pcie4");
+  static const link_spec& pcie3 = find_link("pcie3");
   const std::string& ic = d.interconnect;
   const auto has = [&](const char* s) { return ic.find(s) != std::string::npos; };
   const bool bridge = has("bridge");
   if (!bridge || n <= 2) {
-    if (has("NVLink 5")) return find_link("nvlink5");
-    if (has("NVLink 4")) return find_link("nvlink4");
-    if (has("NVLink 3")) return find_link("nvlink3");
-    if (has("Infinity Fabric") && d.link_bandwidth.value() > 0) {
-      link_spec l = find_link("infinity-fabric-mi300");
-      l.bandwidth = 0.5 * d.link_bandwidth;
-      return l;
-    }
-    if (bridge && d.link_bandwidth.value() > 0) {
-      link_spec l = find_link("nvlink-bridge-ampere");
-      l.bandwidth = 0.5 * d.link_bandwidth;  // the table's figure is bidirectional
-      l.name = "NVLink bridge (" + d.name + ")";
-      return l;
-    }
+    if (has("NVLink 5")) return {&nvlink5};
+    if (has("NVLink 4")) return {&nvlink4};
+    if (has("NVLink 3")) return {&nvlink3};
+    if (has("Infinity Fabric") && d.link_bandwidth.value() > 0) return {&fabric, true};
+    if (bridge && d.link_bandwidth.value() > 0) return {&bridge_link, true, true};
   }
-  if (has("PCIe 5.0")) return find_link("pcie5");
-  if (has("PCIe 3.0")) return find_link("pcie3");
-  return find_link("pcie4");
+  if (has("PCIe 5.0")) return {&pcie5};
+  if (has("PCIe 3.0")) return {&pcie3};
+  return {&pcie4};
+}
+
+}  // namespace
+
+link_spec intra_node_link(const device& d, int n) {
+  const intra_choice c = choose_intra(d, n);
+  link_spec l = *c.link;
+  if (c.own_bandwidth) l.bandwidth = 0.5 * d.link_bandwidth;  // the table's figure is bidirectional
+  if (c.bridge) l.name = "NVLink bridge (" + d.name + ")";
+  return l;
+}
+
+link_speed intra_node_speed(const device& d, int n) {
+  const intra_choice c = choose_intra(d, n);
+  return {c.own_bandwidth ? 0.5 * d.link_bandwidth : c.link->bandwidth, c.link->latency};
+}
+
+const link_spec& default_inter_node_link() {
+  static const link_spec& ndr = find_link("ib-ndr");
+  return ndr;
 }
 
 }  // namespace llmroof

@@ -102,6 +102,13 @@ struct device {
   }
 };
 
+/// What a collective's time needs of a link: bandwidth per direction per
+/// device, latency per hop.
+struct link_speed {
+  bytes_per_second bandwidth = make_bytes_per_second(0);
+  seconds latency = make_seconds(0);
+};
+
 /// A device-to-device link: bandwidth per direction per device, and the
 /// fixed cost of one hop of a collective.
 struct link_spec {
@@ -110,6 +117,7 @@ struct link_spec {
   bytes_per_second bandwidth = make_bytes_per_second(0);  ///< per direction, per device
   seconds latency = make_seconds(0);                      ///< per hop
   std::string source;
+  [[nodiscard]] link_speed speed() const { return {bandwidth, latency}; }
 };
 
 /// Every built-in link kind.
@@ -122,6 +130,13 @@ const link_spec& find_link(std::string_view id);
 /// device's own interconnect (NVLink, Infinity Fabric), or PCIe when it has
 /// none or when a 2-way bridge cannot join n > 2 devices.
 link_spec intra_node_link(const device& d, int n);
+
+/// intra_node_link's speed without copying its names (every parallel step asks).
+link_speed intra_node_speed(const device& d, int n);
+
+/// The link between nodes a plan assumes unless told: InfiniBand NDR, one
+/// NIC per GPU (looked up once).
+const link_spec& default_inter_node_link();
 
 /// Every built-in device (191, one per row of data/accelerators.csv), in
 /// catalog order.

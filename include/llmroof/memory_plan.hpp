@@ -134,15 +134,6 @@ struct memory_plan {
 
 namespace detail {
 
-/// Largest whole token count c in [0, 1e9] with fits(c), for a monotone
-/// predicate; -1 when even 0 does not fit. The one bisection of the library's
-/// memory questions.
-template <class Fits>
-double largest_fitting(Fits fits) {
-  if (!fits(0.0)) return -1;
-  return last_true(fits, 0, 1e9, 1e9, true);
-}
-
 /// KV budget of one device (or of a pool of `devices`) as the engine's memory
 /// model computes it; fills capacity, usable, weights, reserve, activations.
 inline void apply_engine_budget(memory_plan& m, const architecture& a, const device& d, const engine_settings& e,
@@ -203,7 +194,7 @@ void apply_startup(memory_plan& m, const engine_settings& e, double max_model_le
   m.kv_blocks = budget > 0 && block > 0 ? std::floor(budget / block) : 0;
   m.kv_tokens = block > 0 ? m.kv_blocks * e.block_tokens : (budget > 0 ? 1e9 : 0);
   m.max_concurrency = m.kv_tokens / max_model_len;
-  const double longest = budget > 0 ? largest_fitting([&](double c) { return per_sequence(c) <= budget; }) : -1;
+  const double longest = budget > 0 ? largest_within(per_sequence, budget) : -1;
   m.longest_start = std::max(0.0, longest);
   m.starts = budget > 0 && per_sequence(max_model_len) <= budget;
 }
@@ -244,8 +235,8 @@ inline memory_plan plan_memory(const architecture& a, const precision& pr, const
     m.max_sequences = per_seq > 0 ? std::floor(m.kv_budget.value() / per_seq) : 1e9;
     // KV grows monotonically with context (piecewise linear under sliding
     // windows and linear state), so bisect on whole tokens.
-    m.max_context = std::max(0.0, detail::largest_fitting(
-                                      [&](double c) { return users * per_sequence(c) <= m.kv_budget.value(); }));
+    m.max_context = std::max(
+        0.0, detail::largest_within([&](double c) { return users * per_sequence(c); }, m.kv_budget.value()));
   }
   return m;
 }

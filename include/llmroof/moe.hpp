@@ -225,6 +225,41 @@ inline expert_parallel_load expert_parallel(const std::vector<double>& popularit
   return out;
 }
 
+/// expert_parallel under uniform popularity (the router as the load model
+/// assumes it), in closed form: every expert is missed by a step's tokens
+/// with the same (1 - k/E)^tokens, so a rank's sums are its expert count
+/// times one expert's terms and only the two slice sizes (floor and ceil of
+/// E / ranks) need their busiest-rank figures. One pow per call, where the
+/// general form takes one per expert (a decode step of a 128-expert model
+/// under EP). Throws as expert_parallel.
+inline expert_parallel_load expert_parallel_uniform(int num_experts, int experts_per_token, double token_count,
+                                                    int ranks) {
+  detail::require_positive("num_experts", num_experts);
+  detail::require_at_most("num_experts", num_experts, 1e6);
+  const int e = num_experts;
+  detail::require_in_open_closed("experts_per_token", experts_per_token, 0, e);
+  detail::require_non_negative("tokens", token_count);
+  detail::require_in("ranks", ranks, 1, e);
+  expert_parallel_load out;
+  out.ranks = ranks;
+  const double spread = ranks > 1 ? std::sqrt(2.0 * std::log(double(ranks))) : 0.0;
+  const double q = std::fmin(1.0, experts_per_token * (1.0 / e));
+  const double miss = std::pow(1.0 - q, token_count);
+  const auto busiest = [&](int held) {
+    const double g = held;
+    out.busiest_rank_tokens =
+        std::max(out.busiest_rank_tokens, g * token_count * q + spread * std::sqrt(g * token_count * q * (1 - q)));
+    out.busiest_rank_experts =
+        std::max(out.busiest_rank_experts, std::fmin(g * (1 - miss) + spread * std::sqrt(g * miss * (1 - miss)), g));
+  };
+  // Contiguous slices [r E / R, (r + 1) E / R) hold floor(E / R) or ceil(E / R) experts.
+  busiest(e / ranks);
+  if (e % ranks != 0) busiest(e / ranks + 1);
+  out.tokens_per_rank = e * token_count * q / ranks;
+  out.experts_per_rank = e * (1 - miss) / ranks;
+  return out;
+}
+
 /// Bytes one MoE layer moves between ranks per step: every token-expert
 /// assignment whose expert lives on another rank sends the hidden state there
 /// (dispatch) and back (combine): 2 * tokens * k * (ranks - 1)/ranks * d * b/8.

@@ -98,14 +98,14 @@ inline phase_timing time_offloaded(const architecture& a, const precision& pr, c
     if (host_share > 0) on_host.add(scaled(x, host_share), x.kind);
   }
   if (streamed > 0) {
-    on_gpu.add(detail::comm_op(op_kind::p2p, "comm.pcie.weights", ubatches, streamed, o.bus, 1), op_kind::p2p);
+    on_gpu.add(detail::comm_op(op_kind::p2p, "comm.pcie.weights", ubatches, streamed, o.bus.speed(), 1), op_kind::p2p);
   }
   // Crossings: one each way per block of host layers; per MoE layer when the
   // experts live on the host.
   const double crossings = (o.layers > 0 ? 2.0 : 0.0) + (o.experts ? 2.0 * a.num_moe_layers() : 0.0);
   if (crossings > 0) {
     on_gpu.add(detail::comm_op(op_kind::p2p, "comm.pcie", crossings,
-                               batch * a.hidden_size * pr.activations.bytes_per_element(), o.bus, 1),
+                               batch * a.hidden_size * pr.activations.bytes_per_element(), o.bus.speed(), 1),
                op_kind::p2p);
   }
   const phase_timing g = time_phase(on_gpu, gpu);

@@ -51,7 +51,7 @@ struct parallel_plan {
   int ep = 1;
   int devices_per_node = 8;
   std::optional<link_spec> intra;  ///< default: the device's own (intra_node_link)
-  link_spec inter = find_link("ib-ndr");
+  link_spec inter = default_inter_node_link();
   bool dp_attention = false;  ///< with tp > 1: data-parallel attention, tensor-parallel FFN
 
   /// Expert parallelism alone: data-parallel attention, experts split by ep.
@@ -200,6 +200,12 @@ inline link_spec link_for(const parallel_plan& p, const device& d, int group) {
   return p.intra ? *p.intra : intra_node_link(d, group);
 }
 
+/// link_for's speed, without copying the link (per step).
+inline link_speed speed_for(const parallel_plan& p, const device& d, int group) {
+  if (group > p.devices_per_node) return p.inter.speed();
+  return p.intra ? p.intra->speed() : intra_node_speed(d, group);
+}
+
 /// The link a plan's widest collective crosses: EP's all-to-all, else TP's
 /// all-reduce, else the pipeline's hand-offs (what a plan prints as its link).
 inline link_spec collective_link(const parallel_plan& p, const device& d) {
@@ -223,7 +229,7 @@ inline void share(op& o, double n) {
 }
 
 inline op comm_op(op_kind kind, std::string_view name, double count, double bytes_per_instance,
-                  const link_spec& l, double hops) {
+                  const link_speed& l, double hops) {
   op o;
   o.name = name;
   o.klass = op_class::communication;
@@ -251,8 +257,8 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
     const double local = std::max(1.0, std::ceil(batch / n));  // sequences on the busiest rank
     op_counts c = count_decode(a, pr, local, context, width);
     // Routed experts: the busiest rank's step_tokens and distinct experts.
-    const auto pop = uniform_popularity(a.moe.num_experts);
-    const expert_parallel_load load = expert_parallel(pop, a.moe.experts_per_token, step_tokens, p.ep);
+    const expert_parallel_load load =
+        expert_parallel_uniform(a.moe.num_experts, a.moe.experts_per_token, step_tokens, p.ep);
     const double ep_params = expert_params(a) * a.num_moe_layers();
     for (op& o : c.ops) {
       if (o.kind != op_kind::experts) continue;
@@ -261,7 +267,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
       o.activations = make_bytes(load.busiest_rank_tokens * (2.0 * dim + 3.0 * a.moe.expert_ffn) * a.num_moe_layers() * act);
       o.gemm_rows = load.busiest_rank_experts > 0 ? load.busiest_rank_tokens / load.busiest_rank_experts : 1.0;
     }
-    const link_spec l = detail::link_for(p, d, p.ep);
+    const link_speed l = detail::speed_for(p, d, p.ep);
     // Per rank and MoE layer: its step_tokens' hidden states go to remote experts and back.
     const double per_layer = all_to_all_bytes(step_tokens, a.moe.experts_per_token, p.ep, a.hidden_size, act) / n;
     c.add(detail::comm_op(op_kind::all_to_all, "comm.all_to_all", 2.0 * a.num_moe_layers(), per_layer / 2,
@@ -292,7 +298,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
     // one all-reduce's bytes (TP's two per layer halve).
     const double msg = step_tokens * dim * act;
     c.add(detail::comm_op(op_kind::all_reduce, "comm.gather_scatter", a.num_layers, 2.0 * (t - 1) / t * msg,
-                          detail::link_for(p, d, p.tp), 2.0 * (t - 1)),
+                          detail::speed_for(p, d, p.tp), 2.0 * (t - 1)),
           op_kind::all_reduce);
     return c;
   }
@@ -304,7 +310,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
       // split over tp / ep devices.
       const double et = t / p.ep;
       const expert_parallel_load load =
-          expert_parallel(uniform_popularity(a.moe.num_experts), a.moe.experts_per_token, step_tokens, p.ep);
+          expert_parallel_uniform(a.moe.num_experts, a.moe.experts_per_token, step_tokens, p.ep);
       const double ep_params = expert_params(a) * a.num_moe_layers();
       o.weights = (1.0 / et) * pr.experts_format().bytes_of(load.busiest_rank_experts * ep_params);
       o.flop = make_flops(2.0 * load.busiest_rank_tokens * ep_params / et);
@@ -331,13 +337,13 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
     // Two all-reduces per layer (after attention and after the FFN) of the
     // hidden states; a ring sends 2(t-1)/t of the message per device.
     const double msg = step_tokens * dim * act;
-    const link_spec l = detail::link_for(p, d, p.tp);
+    const link_speed l = detail::speed_for(p, d, p.tp);
     c.add(detail::comm_op(op_kind::all_reduce, "comm.all_reduce", 2.0 * a.num_layers,
                           2.0 * (t - 1) / t * msg, l, 2.0 * (t - 1)),
           op_kind::all_reduce);
   }
   if (p.pp > 1) {
-    const link_spec l = detail::link_for(p, d, p.tp * p.pp);
+    const link_speed l = detail::speed_for(p, d, p.tp * p.pp);
     c.add(detail::comm_op(op_kind::p2p, "comm.pipeline", p.pp - 1.0, step_tokens * dim * act, l, 1), op_kind::p2p);
   }
   return c;
@@ -427,19 +433,19 @@ inline pipelined_counts count_prefill_parallel(const architecture& a, const prec
   if (p.ep_only()) {
     c.add(detail::comm_op(op_kind::all_to_all, "comm.all_to_all", 2.0 * a.num_moe_layers() * passes,
                           all_to_all_bytes(all_tokens, a.moe.experts_per_token, p.ep, a.hidden_size, act) / 2 / passes,
-                          detail::link_for(p, d, p.ep), p.ep - 1.0),
+                          detail::speed_for(p, d, p.ep), p.ep - 1.0),
           op_kind::all_to_all);
   } else if (p.tp > 1) {
     const double t = p.tp;
     const double per_layer = p.dp_attention_tp() ? 1.0 : 2.0;  // gather + scatter: one all-reduce's bytes
     c.add(detail::comm_op(op_kind::all_reduce, "comm.all_reduce", per_layer * a.num_layers * passes,
-                          2.0 * (t - 1) / t * all_tokens * a.hidden_size * act / passes, detail::link_for(p, d, p.tp),
+                          2.0 * (t - 1) / t * all_tokens * a.hidden_size * act / passes, detail::speed_for(p, d, p.tp),
                           2.0 * (t - 1)),
           op_kind::all_reduce);
   }
   if (p.pp > 1) {
     c.add(detail::comm_op(op_kind::p2p, "comm.pipeline", (p.pp - 1.0) * passes, all_tokens * a.hidden_size * act / passes,
-                          detail::link_for(p, d, p.tp * p.pp), 1),
+                          detail::speed_for(p, d, p.tp * p.pp), 1),
           op_kind::p2p);
   }
   pipelined_counts out{std::move(c)};
@@ -548,9 +554,8 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
                                                              : (m.kv_budget.value() >= per_seq ? 1e9 : 0.0))
                         : 0;
   if (m.weights_fit) {
-    m.max_context = std::max(0.0, detail::largest_fitting([&](double c) {
-                                    return needed(seqs_per_device, c) <= m.kv_budget.value();
-                                  }));
+    m.max_context = std::max(
+        0.0, detail::largest_within([&](double c) { return needed(seqs_per_device, c); }, m.kv_budget.value()));
   }
   return m;
 }

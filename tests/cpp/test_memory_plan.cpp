@@ -95,3 +95,40 @@ TEST_CASE("Apple: the Metal working set is 2/3 of RAM up to 32 GiB, 3/4 above") 
     CHECK((f > 0.6 && f <= 0.75));
   }
 }
+
+TEST_CASE("largest_within: the bisection's answer in a few interpolations") {
+  int calls = 0;
+  // Affine: 3c + 7 <= 100 up to c = 31 (3 x 31 + 7 = 100).
+  const auto affine = [&](double c) { ++calls; return 3 * c + 7; };
+  CHECK(detail::largest_within(affine, 100) == 31);
+  CHECK(calls <= 5);
+  // KV in 16-token blocks of 131,072 B per token (Llama-3.1-8B BF16): 10 GiB =
+  // 10,737,418,240 B hold 81,920 tokens = 5,120 blocks exactly.
+  calls = 0;
+  const auto blocks = [&](double c) { ++calls; return std::ceil(c / 16) * 16 * 131072.0; };
+  CHECK(detail::largest_within(blocks, 10737418240.0) == 81920);
+  CHECK(calls <= 20);  // bisection over [0, 1e9] takes 32
+  CHECK(detail::largest_within(blocks, 10737418240.0 - 1) == 81904);  // one byte short: a block fewer
+  // Nothing fits; everything fits.
+  CHECK(detail::largest_within([](double c) { return c + 1; }, 0.5) == -1);
+  CHECK(detail::largest_within([](double c) { return c; }, 2e9) == 1e9);
+  // Property: bisecting the predicate gives the same whole number, for
+  // concave, convex, windowed and stepped values.
+  const auto bisect = [](const auto& value, double budget) {
+    if (!(value(0.0) <= budget)) return -1.0;
+    return detail::last_true([&](double c) { return value(c) <= budget; }, 0, 1e9, 1e9, true);
+  };
+  const auto check_all = [&](const auto& value) {
+    for (double budget : {0.0, 1.0, 1e3, 12345.678, 1e6, 7.7e8, 3e9, 1e12}) {
+      CAPTURE(budget);
+      calls = 0;
+      const double found = detail::largest_within(value, budget);
+      CHECK(calls <= 64);  // at most two steps per halving of [0, 1e9], and the two ends
+      CHECK(found == bisect(value, budget));
+    }
+  };
+  check_all([&](double c) { ++calls; return std::sqrt(c) * 1e3; });
+  check_all([&](double c) { ++calls; return c * c * 1e-6; });
+  check_all([&](double c) { ++calls; return 40.0 * std::min(c, 4096.0) + 2.0 * c; });  // a sliding window beside global layers
+  check_all([&](double c) { ++calls; return 1e4 * std::floor(c / 1e5) + 1e-3 * c; });
+}

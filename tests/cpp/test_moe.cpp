@@ -93,3 +93,31 @@ TEST_CASE("expert parallelism: the busiest rank touches at most the experts it h
     CHECK(expert_parallel(zipf_popularity(256, 1.2), 8, tokens, 16).busiest_rank_experts <= 16.0);
   }
 }
+
+TEST_CASE("expert parallelism under uniform routing: one pow, the general form's figures") {
+  // 128 experts on 8 ranks, 8 per token, one token: q = 8/128 = 1/16; each of a
+  // rank's 16 experts is missed with 15/16: mean experts 16 x 1/16 = 1, tokens 1.
+  const expert_parallel_load one = expert_parallel_uniform(128, 8, 1, 8);
+  CHECK(one.experts_per_rank == doctest::Approx(1.0));
+  CHECK(one.tokens_per_rank == doctest::Approx(1.0));
+  // Busiest: 1 + sqrt(2 ln 8) x sqrt(16 x 1/16 x 15/16) = 1 + 2.0393 x 0.96825 = 2.9746.
+  CHECK(one.busiest_rank_tokens == doctest::Approx(2.9746).epsilon(1e-4));
+  CHECK(one.busiest_rank_experts == doctest::Approx(2.9746).epsilon(1e-4));
+  for (int experts : {8, 10, 60, 128, 256}) {
+    for (int ranks : {1, 2, 3, 4, 7, 8}) {
+      if (ranks > experts) continue;
+      for (double tokens : {0.0, 1.0, 3.5, 64.0, 4096.0}) {
+        CAPTURE(experts);
+        CAPTURE(ranks);
+        CAPTURE(tokens);
+        const expert_parallel_load u = expert_parallel_uniform(experts, 6, tokens, ranks);
+        const expert_parallel_load g = expert_parallel(uniform_popularity(experts), 6, tokens, ranks);
+        CHECK(u.tokens_per_rank == doctest::Approx(g.tokens_per_rank).epsilon(1e-12));
+        CHECK(u.busiest_rank_tokens == doctest::Approx(g.busiest_rank_tokens).epsilon(1e-12));
+        CHECK(u.experts_per_rank == doctest::Approx(g.experts_per_rank).epsilon(1e-12));
+        CHECK(u.busiest_rank_experts == doctest::Approx(g.busiest_rank_experts).epsilon(1e-12));
+      }
+    }
+  }
+  CHECK_THROWS_WITH_AS(expert_parallel_uniform(8, 2, 1, 9), doctest::Contains("ranks"), std::invalid_argument);
+}

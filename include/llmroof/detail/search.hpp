@@ -77,6 +77,46 @@ double root_increasing(F f, double lo, double hi, double tolerance) {
   return lo;
 }
 
+/// The largest whole c in [0, limit] with value(c) <= budget, for a
+/// nondecreasing `value` (bytes of KV against a budget, piecewise linear in
+/// tokens); -1 when even value(0) exceeds it. The answer of bisecting the
+/// predicate value(c) <= budget (unique for a monotone value), found by
+/// interpolating on the values: regula falsi on whole numbers with the
+/// Illinois step, and a halving after every step that did not halve the
+/// bracket: a handful of evaluations where value is nearly affine, never more
+/// than twice bisection's ~30.
+template <class Value>
+double largest_within(Value value, double budget, double limit = 1e9) {
+  // The values interpolated between (the kept end's moved halfway to the
+  // budget when the same end is kept twice: Illinois).
+  double lo = 0, wlo = value(0.0);
+  if (!(wlo <= budget)) return -1;
+  double hi = limit, whi = value(limit);
+  if (whi <= budget) return limit;
+  int side = 0;
+  bool halve = false;  // the last interpolation did not halve the bracket
+  while (hi - lo > 1) {
+    const double before = hi - lo;
+    double x = halve ? std::floor((lo + hi) / 2) : std::floor(lo + (budget - wlo) / (whi - wlo) * (hi - lo));
+    if (!(x > lo)) x = lo + 1;
+    if (!(x < hi)) x = hi - 1;
+    const double v = value(x);
+    if (v <= budget) {
+      lo = x;
+      wlo = v;
+      if (side == -1) whi = budget + (whi - budget) / 2;
+      side = -1;
+    } else {
+      hi = x;
+      whi = v;
+      if (side == 1) wlo = budget - (budget - wlo) / 2;
+      side = 1;
+    }
+    halve = !halve && hi - lo > before / 2;
+  }
+  return lo;
+}
+
 /// First integer batch in [1, max_batch] where `pred` holds, assuming it
 /// holds from some batch on (found by doubling, then bisection).
 template <class Pred>
