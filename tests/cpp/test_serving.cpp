@@ -530,3 +530,34 @@ TEST_CASE("lockstep: identical requests or a clear error") {
   CHECK(none.arrivals == arrival_pattern::lockstep);
   CHECK(to_string(arrival_pattern::lockstep) == "lockstep");
 }
+
+TEST_CASE("closed loop: the fixed point just below a step that jumps with the batch is kept") {
+  // Qwen3-30B-A3B on 4 H100s under EP 4 (vLLM): each rank decodes
+  // ceil(batch / 4) sequences, so the step jumps just above 32 (8 per rank
+  // -> 9). The open loop at the closed loop's rate holds the 32 users just
+  // below the jump; the damped iteration's extrapolated jumps leapt that
+  // fixed point and settled above the jump (32.4), so the exact search
+  // reported 31.7 users inside and a slot queue (TTFT 157 ms against 86).
+  request q;
+  q.model = &find_model("qwen3-30b-a3b");
+  q.dev = &find_device("h100-sxm");
+  q.engine = "vllm";
+  q.layout.ep = 4;
+  q.layout.devices_per_node = 4;
+  const deployment d = resolve(q);
+  workload w = llmroof::test::requests(4096, 512);
+  w.context = 16384;
+  w.users = 32;
+  const closed_loop_result exact = serve_closed_loop(d, w, 32);
+  const closed_loop_result fast = detail::serve_closed_loop(d, w, 32, 1e-4);
+  CHECK(exact.active == 32);
+  CHECK(exact.limit == serving_limit::none);
+  CHECK(exact.load.users == doctest::Approx(32).epsilon(1e-5));
+  CHECK(exact.ttft.value() == doctest::Approx(fast.ttft.value()).epsilon(1e-3));
+  CHECK(exact.tpot.value() == doctest::Approx(fast.tpot.value()).epsilon(1e-3));
+  CHECK(exact.requests_per_s == doctest::Approx(fast.requests_per_s).epsilon(1e-3));
+  // No iterate passes a fixed point: at the loop's rate, from below, the open
+  // loop stops at 32 users, never past the jump.
+  const load_result at = detail::serve_at_rate(d, w, exact.requests_per_s, 31.0 / 32, false);
+  CHECK(at.users <= 32 * (1 + 1e-6));
+}
