@@ -335,7 +335,7 @@ inline pd_row serve_disaggregated(const deployment& prefill, int x, const deploy
 /// (default 400 Gb/s InfiniBand, one NIC per GPU) across nodes.
 inline link_spec default_kv_link(const deployment& fleet) {
   const parallel_plan& p = fleet.parallel();
-  if (p.nodes() > 1) return p.inter;
+  if (p.nodes() > 1) return p.inter_link();
   return p.intra ? *p.intra : intra_node_link(fleet.dev(), fleet.devices());
 }
 

@@ -51,7 +51,7 @@ struct parallel_plan {
   int ep = 1;
   int devices_per_node = 8;
   std::optional<link_spec> intra;  ///< default: the device's own (intra_node_link)
-  link_spec inter = default_inter_node_link();
+  std::optional<link_spec> inter;  ///< default: default_inter_node_link() (a plan copies none)
   bool dp_attention = false;  ///< with tp > 1: data-parallel attention, tensor-parallel FFN
 
   /// Expert parallelism alone: data-parallel attention, experts split by ep.
@@ -62,6 +62,8 @@ struct parallel_plan {
   [[nodiscard]] bool attention_data_parallel() const { return ep_only() || dp_attention_tp(); }
   [[nodiscard]] int devices() const { return ep_only() ? ep : tp * pp; }
   [[nodiscard]] int nodes() const { return (devices() + devices_per_node - 1) / devices_per_node; }
+  /// The link between nodes: `inter`, else InfiniBand NDR.
+  [[nodiscard]] const link_spec& inter_link() const { return inter ? *inter : default_inter_node_link(); }
 };
 
 /// A parallel plan as people write it: "TP 2", "TP 2 x PP 2", "PP 4", "EP 8", "1 device".
@@ -196,13 +198,13 @@ inline parallel_plan layout_for(const architecture& a, const parallel_plan& p) {
 namespace detail {
 
 inline link_spec link_for(const parallel_plan& p, const device& d, int group) {
-  if (group > p.devices_per_node) return p.inter;
+  if (group > p.devices_per_node) return p.inter_link();
   return p.intra ? *p.intra : intra_node_link(d, group);
 }
 
 /// link_for's speed, without copying the link (per step).
 inline link_speed speed_for(const parallel_plan& p, const device& d, int group) {
-  if (group > p.devices_per_node) return p.inter.speed();
+  if (group > p.devices_per_node) return p.inter_link().speed();
   return p.intra ? p.intra->speed() : intra_node_speed(d, group);
 }
 

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -768,7 +769,8 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
                 part.published = std::move(p);
                 published = true;
               }
-              found.push_back(x);
+              const bool holds_none = x.max_users < 1;
+              found.push_back(std::move(x));
               // The MTP layers draft a token where the engine runs them (a closed
               // loop of speculative steps, the MTP module's memory counted).
               if (!no_fit && in.space.speculation && base.model.moe.mtp_layers > 0 && lay.pp == 1 &&
@@ -778,9 +780,9 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
                 y.devices = r * s;
                 y.mtp = true;
                 detail::score_aggregated(y, slotted(y, d->with_speculation(speculation{}), std::ceil(w.users / r)), in);
-                found.push_back(y);
+                found.push_back(std::move(y));
               }
-              if (no_fit && !in.rate && x.max_users < 1) break;  // more replicas hold no more per instance
+              if (no_fit && !in.rate && holds_none) break;  // more replicas hold no more per instance
             }
             // One device that does not fit: llama.cpp keeps the fewest layers in host RAM.
             if (s == 1 && in.space.offload && row.splits_layers && !in.rate) {
@@ -791,7 +793,7 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
                   candidate x = c;
                   x.offload = o->layers;
                   detail::score_aggregated(x, slotted(x, d->with_offload(*o), u), in);
-                  found.push_back(x);
+                  found.push_back(std::move(x));
                 }
               }
             }
@@ -815,7 +817,7 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
           }
         }
         kv_transfer link;
-        link.link = count > per_node ? parallel_plan{}.inter : intra_node_link(dev, count);
+        link.link = count > per_node ? default_inter_node_link() : intra_node_link(dev, count);
         link.efficiency = default_kv_link_efficiency;
         for (const deployment& pre : sizes) {
           for (const deployment& dec : sizes) {
@@ -832,7 +834,7 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
                 cd.decode_instances = y;
                 cd.devices = x * sp + y * sd;
                 detail::score_disaggregated(cd, pre, dec, in, link);
-                found.push_back(cd);
+                found.push_back(std::move(cd));
               }
             }
           }
@@ -972,6 +974,9 @@ inline recommendation recommend(const recommend_input& in,
   for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
   work();
   for (std::thread& t : helpers) t.join();
+  std::size_t total = 0;
+  for (const detail::search_part& p : done) total += p.candidates.size();
+  out.candidates.reserve(total);
   for (std::size_t i = 0; i < parts; ++i) {
     if (failed[i]) std::rethrow_exception(failed[i]);
     const std::size_t offset = out.candidates.size();
@@ -980,7 +985,8 @@ inline recommendation recommend(const recommend_input& in,
       p.candidate += offset;
       out.published.push_back(std::move(p));
     }
-    out.candidates.insert(out.candidates.end(), done[i].candidates.begin(), done[i].candidates.end());
+    out.candidates.insert(out.candidates.end(), std::make_move_iterator(done[i].candidates.begin()),
+                          std::make_move_iterator(done[i].candidates.end()));
   }
   rank(in, out);
   return out;
