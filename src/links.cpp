@@ -75,7 +75,7 @@ struct intra_choice {
   bool bridge = false;
 };
 
-intra_choice choose_intra(const device& d, int n) {
+intra_choice decide_intra(const device& d, int n) {
   // Looked up once: every parallel step of a search asks.
   static const link_spec& nvlink5 = find_link("nvlink5");
   static const link_spec& nvlink4 = find_link("nvlink4");
@@ -98,6 +98,25 @@ intra_choice choose_intra(const device& d, int n) {
   if (has("PCIe 5.0")) return {&pcie5};
   if (has("PCIe 3.0")) return {&pcie3};
   return {&pcie4};
+}
+
+// Every collective of every parallel step asks, mostly of one device: the
+// last answer per thread, kept while the device's link fields read the same.
+intra_choice choose_intra(const device& d, int n) {
+  struct memo {
+    const device* dev = nullptr;
+    std::string interconnect;
+    double bandwidth = -1;
+    bool wide = false;
+    intra_choice choice{nullptr};
+  };
+  thread_local memo last;
+  const bool wide = n > 2;  // a 2-way bridge joins at most two
+  if (last.dev != &d || last.wide != wide || last.bandwidth != d.link_bandwidth.value() ||
+      last.interconnect != d.interconnect) {
+    last = {&d, d.interconnect, d.link_bandwidth.value(), wide, decide_intra(d, n)};
+  }
+  return last.choice;
 }
 
 }  // namespace

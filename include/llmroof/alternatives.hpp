@@ -36,7 +36,7 @@ struct alternative {
 /// count; `host` runs them), `shared` prefix tokens held once: none when it fits already, nullopt when even every
 /// layer on the host does not fit. The share rises in steps of 1/num_layers.
 inline std::optional<offload_plan> smallest_offload(const deployment& d, double users, double context,
-                                                    device host = offload_plan{}.host, double shared = 0) {
+                                                    device host = detail::default_offload_host(), double shared = 0) {
   offload_plan o;
   o.host = std::move(host);
   if (d.memory(users, context, shared).fits) return o;
@@ -59,7 +59,7 @@ inline std::optional<offload_plan> smallest_offload(const deployment& d, double 
 /// offload as much as needed and no more). Throws std::invalid_argument when
 /// `d` spans several devices or not even every layer in host RAM fits.
 inline deployment with_offload_auto(const deployment& d, const workload& w,
-                                    device host = offload_plan{}.host) {
+                                    device host = detail::default_offload_host()) {
   if (d.devices() != 1) throw std::invalid_argument("offload auto needs a single device (got " + std::to_string(d.devices()) + ")");
   const auto o = smallest_offload(d, w.users, w.context, std::move(host), reuse_of(d, w).shared);
   if (!o) {

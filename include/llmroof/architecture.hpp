@@ -217,11 +217,12 @@ constexpr param_counts count_parameters(const architecture& a) {
   const double d = a.hidden_size;
   p.embedding = double(a.vocab_size) * d;
   p.lm_head = a.tied_embeddings ? 0.0 : double(a.vocab_size) * d + (a.lm_head_bias ? a.vocab_size : 0);
-  for (int i = 0; i < a.num_layers; ++i) {
-    p.attention += attention_params(a, a.kind_of(i));
-    p.norms += layer_norm_params(a);
-  }
-  p.norms += d * (a.norm_bias ? 2.0 : 1.0);  // final norm
+  // Global and sliding layers project alike; linear-attention ones have
+  // their own. Counted per kind, not per layer (whole numbers: exact).
+  const double linear = a.count_layers(layer_kind::linear);
+  p.attention = (a.num_layers - linear) * attention_params(a, layer_kind::global) +
+                (linear > 0 ? linear * attention_params(a, layer_kind::linear) : 0.0);
+  p.norms = a.num_layers * layer_norm_params(a) + d * (a.norm_bias ? 2.0 : 1.0);  // and the final norm
   p.dense_ffn = a.num_dense_layers() * dense_ffn_params(a);
   const double moe_layers = a.num_moe_layers();
   p.routed_experts = moe_layers * a.moe.num_experts * expert_params(a);

@@ -205,9 +205,35 @@ class pd_split {
   [[nodiscard]] double most_sequences() const { return n_max_; }
   /// The goodput row (serve_disaggregated), its operating point at the
   /// goodput or at `at_rate` when that is lower.
-  [[nodiscard]] pd_row row(std::optional<double> at_rate = std::nullopt) const;
+  [[nodiscard]] pd_row row(std::optional<double> at_rate = std::nullopt) const { return operate(at_rate, 0); }
+  /// row(decode_rate(n)): the operating point where each decode instance
+  /// holds `n` sequences (a search that solved for them), within the goodput.
+  [[nodiscard]] pd_row row_holding(double n) const { return operate(decode_rate(n), n); }
+  /// The same pools as x prefill and y decode instances: what a split
+  /// computes before any rate does not depend on the counts (a search over
+  /// counts builds one split per pair of instance sizes). Throws
+  /// std::invalid_argument unless x and y are in [1, 65536].
+  [[nodiscard]] pd_split with_instances(int x, int y) const {
+    pd_split out = *this;
+    out.set_instances(x, y);
+    return out;
+  }
 
  private:
+  // row() at `at_rate`, whose decode sequences are `held` when > 0.
+  [[nodiscard]] pd_row operate(std::optional<double> at_rate, double held) const;
+  void set_instances(int x, int y) {
+    detail::require_in("prefill instances", x, 1, 65536);
+    detail::require_in("decode instances", y, 1, 65536);
+    x_ = x;
+    y_ = y;
+    link_pairs_ = std::min(x, y);
+    base_.label = std::to_string(x) + "P" + std::to_string(y) + "D";
+    base_.prefill_instances = x;
+    base_.decode_instances = y;
+    base_.devices = x * prefill_->devices() + y * decode_->devices();
+  }
+
   const deployment* prefill_;
   const deployment* decode_;
   int x_, y_;
@@ -218,8 +244,11 @@ class pd_split {
   /// prefill samples the first token), at least one (the hand-over's step).
   double steps_ = 1;
   double n_max_ = 0;
+  double one_step_ = 0, cap_step_ = 0;  // step(1) and step(n_max), s per token
   serving_limit decode_limit_ = serving_limit::none;
   pd_row base_;
+  // A prompt's prefill on each pool's devices: what they draw while busy.
+  phase_timing prefill_phase_, decode_prefill_phase_;
 };
 
 inline pd_split::pd_split(const deployment& prefill, int x, const deployment& decode, int y, const workload& w,
@@ -228,18 +257,13 @@ inline pd_split::pd_split(const deployment& prefill, int x, const deployment& de
   validate(w);
   validate(link);
   validate(t);
-  detail::require_in("prefill instances", x, 1, 65536);
-  detail::require_in("decode instances", y, 1, 65536);
   if (prefill.model.id != decode.model.id) {
     throw std::invalid_argument("prefill and decode pools must run one model (got '" + prefill.model.id + "' and '" +
                                 decode.model.id + "')");
   }
   pd_row& r = base_;
   r.disaggregated = true;
-  r.label = std::to_string(x) + "P" + std::to_string(y) + "D";
-  r.prefill_instances = x;
-  r.decode_instances = y;
-  r.devices = x * prefill.devices() + y * decode.devices();
+  set_instances(x, y);
   const detail::open_loop terms(prefill, w);
   prompt_ = terms.prompt;
   const prefix_reuse reuse = reuse_of(prefill, w);
@@ -255,7 +279,8 @@ inline pd_split::pd_split(const deployment& prefill, int x, const deployment& de
   exposed_ = link.layerwise ? link.link.latency.value() + std::max(wire_ / layers, wire_ - S_ * (layers - 1) / layers)
                             : whole;
   r.transfer = make_seconds(exposed_);
-  link_pairs_ = std::min(x, y);
+  prefill_phase_ = prefill.prefill(prompt_);
+  decode_prefill_phase_ = decode.prefill(prompt_);
   // Decode pool: the most sequences per instance whose step meets the TPOT target.
   context_ = prompt_ + w.output / 2;
   steps_ = std::max(1.0, w.decode_steps());
@@ -269,11 +294,13 @@ inline pd_split::pd_split(const deployment& prefill, int x, const deployment& de
     decode_limit_ = serving_limit::tokens_per_s;
   }
   if (n_max_ < 1) r.limit = slots.slots < 1 ? serving_limit::memory : serving_limit::tokens_per_s;
+  one_step_ = step(1);
+  cap_step_ = n_max_ >= 1 ? step(n_max_) : 0;
 }
 
-inline pd_row pd_split::row(std::optional<double> at_rate) const {
+inline pd_row pd_split::operate(std::optional<double> at_rate, double held) const {
   pd_row r = base_;
-  const double decode_cap = n_max_ >= 1 ? decode_rate(n_max_) : 0;
+  const double decode_cap = n_max_ >= 1 ? y_ * n_max_ / (steps_ * cap_step_) : 0;  // decode_rate(n_max)
   if (!(decode_cap > 0)) return r;
   if (!(ttft_at(0) <= t_.ttft.value())) {
     r.limit = serving_limit::ttft;
@@ -296,7 +323,13 @@ inline pd_row pd_split::row(std::optional<double> at_rate) const {
   }
   r.requests_per_s = rate;
   r.output_tokens_per_s = rate * w_.output;
-  if (at_rate) rate = std::min(rate, detail::require_in("at_rate", *at_rate, 1e-12, 1e12));
+  // The sequences a decode instance holds at the operating rate: known when
+  // it serves the decode pool's cap (n_max) or the caller solved for them.
+  double known = rate >= decode_cap ? n_max_ : 0;
+  if (at_rate && detail::require_in("at_rate", *at_rate, 1e-12, 1e12) < rate) {
+    rate = *at_rate;
+    known = held;
+  }
   // The operating point: the prefill queue at rate / x, and the sequences a
   // decode instance holds at rate / y (the fewest n serving it).
   r.prefill_utilisation = rate / x_ * S_;
@@ -304,20 +337,23 @@ inline pd_row pd_split::row(std::optional<double> at_rate) const {
   const double per_decode = rate / y_;
   // Below one sequence: the share of time one decodes; above: the most n
   // whose n / ((output - 1) x step(n)) stays within the instance's rate.
-  double n = per_decode * steps_ * step(1);
-  if (n > 1) {
+  double n = known > 0 ? known : per_decode * steps_ * one_step_;
+  if (known <= 0 && n > 1) {
     // n - rate x (output - 1) x step(n) rises with n (the step grows slower
     // than the sequences it carries): its root, to 1e-9.
     n = detail::root_increasing([&](double m) { return m - per_decode * steps_ * step(m); }, 1,
                                 std::max(1.0, n_max_), 1e-9);
   }
   r.decode_users = n;
-  r.tpot = make_seconds(step(std::max(1.0, r.decode_users)));
+  const double batch = std::max(1.0, n);
+  const phase_timing decoding = power_step(*decode_, batch, context_);
+  // Without speculation the step that sets the power is the decode step.
+  r.tpot = make_seconds(decode_->speculative ? step(batch) : decoding.estimate.value());
   // Both pools' devices: prefill busy for its utilisation, decode at its step.
   const auto p = detail::pool_power(*prefill_, double(x_) * prefill_->devices(), r.prefill_utilisation,
-                                    prefill_->prefill(prompt_), std::nullopt);
-  const auto dp = detail::pool_power(*decode_, double(y_) * decode_->devices(), 0, decode_->prefill(prompt_),
-                                     power_step(*decode_, std::max(1.0, r.decode_users), context_));
+                                    prefill_phase_, std::nullopt);
+  const auto dp =
+      detail::pool_power(*decode_, double(y_) * decode_->devices(), 0, decode_prefill_phase_, decoding);
   if (p && dp) r.power_w = *p + *dp;
   return r;
 }

@@ -110,9 +110,13 @@ struct open_loop {
 // serve_at_rate of `d` and `s` at their open loop's `terms` (rate-free: a
 // search over rates computes them once); `memory` false skips the memory
 // check (stable = keeps_up), for searches that only ask whether the engine
-// keeps up (serve_closed_loop).
+// keeps up (serve_closed_loop). `enough`: stop once the users reach it
+// (the iterates are below the smallest fixed point, so it holds at least
+// that many: a search asking "fewer than N?" needs no more); the figures
+// are then those of the last iterate.
 inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s, const open_loop& terms, double rate,
-                                 double interfering, bool memory) {
+                                 double interfering, bool memory,
+                                 double enough = std::numeric_limits<double>::infinity()) {
   detail::require_non_negative("rate", rate);
   detail::require_in("interfering", interfering, 0, 1);
   load_result out;
@@ -144,7 +148,7 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
   for (int it = 0; it < 2000 && ok; ++it) {
     const double next = implied(n);
     if (next > 1e7) break;  // the batch grows without bound: unstable
-    if (std::fabs(next - n) <= 1e-6 * n) {
+    if (std::fabs(next - n) <= 1e-6 * n || next >= enough) {
       n = next;
       converged = true;
       break;
@@ -160,6 +164,24 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
       converged && (!memory || memory_of(d, s, std::max(1.0, std::ceil(n)), terms.prompt + s.output).fits);
   out.keeps_up = ok && converged;
   out.stable = out.keeps_up && fits;
+  return out;
+}
+
+// The open loop at `rate` holding `users` (a fixed point the caller found),
+// decoding in steps `st`: serve_at_rate's figures there, memory unchecked.
+inline load_result load_at(const llmroof::workload& s, const open_loop& terms, double rate, double interfering,
+                           double users, const token_step& st) {
+  const open_loop::times t = terms.at(rate, interfering, users, st);
+  load_result out;
+  out.rate = rate;
+  out.prefill = make_seconds(terms.S);
+  out.prefill_share = rate * terms.S;
+  out.users = users;
+  out.decoding = std::min(users, rate * s.decode_steps() * t.tpot);
+  out.tpot = make_seconds(t.tpot);
+  out.ttft_wait = make_seconds(t.wait);
+  out.ttft = make_seconds(t.ttft);
+  out.keeps_up = out.stable = true;
   return out;
 }
 
@@ -299,10 +321,14 @@ inline std::optional<std::pair<double, load_result>> closed_loop_rate(const depl
     const double mid = (lo + hi) / 2;
     (held(mid) < active ? lo : hi) = mid;
   }
-  const load_result l = serve_at_rate(d, s, terms, lo, interfering, false);
-  const double inside = lo * (l.ttft.value() + s.decode_steps() * l.tpot.value());
-  if (!l.keeps_up || std::fabs(inside - active) > 10 * tolerance * active) return std::nullopt;
-  return std::pair<double, load_result>{lo, l};
+  // The open loop at `lo`, from below, must reach `active` (to the search's
+  // precision): settling lower, it holds fewer. Its iterates stay below its
+  // smallest fixed point, so once one reaches there it is known to; the
+  // figures are those at `active`.
+  const double reach = active * (1 - 10 * tolerance);
+  const load_result l = serve_at_rate(d, s, terms, lo, interfering, false, reach);
+  if (!l.keeps_up || l.users < reach) return std::nullopt;
+  return std::pair<double, load_result>{lo, load_at(s, terms, lo, interfering, active, step)};
 }
 
 // The closed loop of `out.active` identical requests in lockstep (the engine's
@@ -336,9 +362,11 @@ inline closed_loop_result serve_lockstep(const deployment& d, const llmroof::wor
 
 // serve_closed_loop; `tolerance` > 0 stops the search for the rate once it
 // is bracketed to that share of itself (a search scoring many candidates),
-// 0 runs it to adjacent doubles.
+// 0 runs it to adjacent doubles. `given`: the workload's open_loop on `d`,
+// when the caller holds it.
 inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::workload& s, double concurrency,
-                                            double tolerance, std::optional<engine_slots> slots = std::nullopt) {
+                                            double tolerance, std::optional<engine_slots> slots = std::nullopt,
+                                            const open_loop* given = nullptr) {
   validate(s);
   detail::require_whole("concurrency", concurrency);
   detail::require_in("concurrency", concurrency, 1, 1e6);
@@ -355,7 +383,10 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
   out.active = std::min(concurrency, out.slots);
   out.limit = concurrency <= out.slots ? serving_limit::none : held_at_once.limit;
   if (s.arrivals == arrival_pattern::lockstep) return serve_lockstep(d, s, out);
-  const open_loop terms(d, s);  // rate-free: every rate tried below shares them
+  // Rate-free: every rate tried below shares them (and a search's loops of
+  // one deployment at several concurrencies: `given`).
+  const std::optional<open_loop> own = given ? std::nullopt : std::optional<open_loop>(std::in_place, d, s);
+  const open_loop& terms = given ? *given : *own;
   if (out.active == 1) {
     // One user alone meets nobody (interfering 0): its rate is one request
     // per its own TTFT + (output - 1) x TPOT, at which it is the one user inside.
@@ -374,7 +405,8 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
   // Requests in the engine at a rate, by Little's law on the open-loop times
   // (not floored at one user as the open-loop report is).
   const auto held = [&](double rate) {
-    const load_result l = serve_at_rate(d, s, terms, rate, interfering, false);
+    // Only "fewer than active?" is asked: the iteration may stop at active.
+    const load_result l = serve_at_rate(d, s, terms, rate, interfering, false, out.active);
     return l.keeps_up ? rate * (l.ttft.value() + s.decode_steps() * l.tpot.value()) : std::numeric_limits<double>::infinity();
   };
   // The highest rate that holds fewer than `active`: the engine holds them there

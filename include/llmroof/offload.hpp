@@ -11,6 +11,21 @@
 
 namespace llmroof {
 
+namespace detail {
+
+/// The host an offload assumes unless told (a 16-core desktop CPU with
+/// dual-channel DDR5) and the bus to it, looked up once.
+inline const device& default_offload_host() {
+  static const device& host = find_device("ryzen-9-7950x");
+  return host;
+}
+inline const link_spec& default_offload_bus() {
+  static const link_spec& bus = find_link("pcie4");
+  return bus;
+}
+
+}  // namespace detail
+
 /// llama.cpp-style placement: a share of the layers (`layers` in [0, 1],
 /// -ngl below the layer count) or every routed expert (`experts`, llama.cpp
 /// --cpu-moe / -ot exps=CPU) stays in host RAM and runs on the host CPU at
@@ -18,8 +33,8 @@ namespace llmroof {
 struct offload_plan {
   double layers = 0;     ///< share of layers on the host
   bool experts = false;  ///< routed experts on the host (MoE only)
-  device host = find_device("ryzen-9-7950x");
-  link_spec bus = find_link("pcie4");
+  device host = detail::default_offload_host();
+  link_spec bus = detail::default_offload_bus();
 };
 
 inline void validate(const offload_plan& o, const architecture& a) {

@@ -422,9 +422,22 @@ inline void priced(candidate& c, const energy_cost& e, double scale) {
   }
 }
 
+/// What the replica counts of one layout share in score_aggregated's closed
+/// loops, each made when first needed: the open loop's rate-free terms, and
+/// the slow edge's deployment and terms. A replica count changes the users
+/// and the slots (given to the loop), which they do not read; a
+/// single-slot server's max_num_seqs (-np) is checked before reuse.
+struct layout_loops {
+  std::optional<open_loop> terms;
+  std::optional<deployment> slow;
+  std::optional<open_loop> slow_terms;
+};
+
 /// An aggregated candidate: `replicas` copies of `d`, the workload's users
-/// spread over them (closed loop) or its rate (open loop).
-inline void score_aggregated(candidate& c, const deployment& d, const recommend_input& in) {
+/// spread over them (closed loop) or its rate (open loop). `layout`: what
+/// the other replica counts of `d`'s layout computed.
+inline void score_aggregated(candidate& c, const deployment& d, const recommend_input& in,
+                             layout_loops* layout = nullptr) {
   const llmroof::workload& w = in.w;
   const double shared = reuse_of(d, w).shared;
   const double mean_ctx = w.prompt_tokens() + w.output / 2;
@@ -487,7 +500,10 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
     return;
   }
   const engine_slots slots = slots_for(d, w);
-  const closed_loop_result loop = detail::serve_closed_loop(d, w, u, search_tolerance, slots);
+  layout_loops own;
+  layout_loops& loops = layout ? *layout : own;
+  if (!loops.terms) loops.terms.emplace(d, w);
+  const closed_loop_result loop = detail::serve_closed_loop(d, w, u, search_tolerance, slots, &*loops.terms);
   if (loop.active < u - 1e-9) {
     c.status = verdict::misses;
     c.reason = "only " + thousands_plain(loop.active) + " of " + thousands_plain(u) + " users inside the engine (" +
@@ -507,25 +523,25 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
     judge(c, in.target);
     return;
   }
-  const closed_loop_result ls =
-      detail::serve_closed_loop(d.with_efficiency(slower(d.efficiency())), w, u, search_tolerance, slots);
+  if (!loops.slow || loops.slow->engine.max_sequences != d.engine.max_sequences) {
+    loops.slow.emplace(d.with_efficiency(slower(d.efficiency())));
+    loops.slow_terms.emplace(*loops.slow, w);
+  }
+  const closed_loop_result ls = detail::serve_closed_loop(*loops.slow, w, u, search_tolerance, slots, &*loops.slow_terms);
   c.tokens_per_s_per_user_slow =
       std::min(ls.tokens_per_s_per_user().value(), c.tokens_per_s_per_user * std::exp(-tps_width));
   c.ttft_slow_s = std::max(ls.ttft.value(), c.ttft_s * std::exp(ttft_width));
   judge(c, in.target);
 }
 
-/// x instances of `pre` prefilling for y of `dec` (serve_disaggregated at the
-/// SLOs' TTFT and TPOT): the goodput must carry the workload's rate, or,
+/// The candidate's x prefill instances for y of `dec` (`pair`: the two
+/// instance sizes' pd_split at the SLOs' TTFT and TPOT, any counts; the
+/// candidate's counts applied here): the goodput must carry the workload's rate, or,
 /// for N closed-loop users, the rate λ at which λ x (TTFT(λ) + output x
 /// TPOT(λ)) = N (Little's law; bisection, the left side grows with λ),
 /// and the figures are those at that rate.
-inline void score_disaggregated(candidate& c, const deployment& pre, const deployment& dec, const recommend_input& in,
-                                const kv_transfer& link) {
+inline void score_disaggregated(candidate& c, const pd_split& pair, const deployment& dec, const recommend_input& in) {
   const llmroof::workload& w = in.w;
-  serving_targets t;
-  t.ttft = in.target.ttft;
-  if (in.target.min_tokens_per_s > 0) t.tpot = make_seconds(1 / in.target.min_tokens_per_s);
   const int x = c.prefill_instances, y = c.decode_instances;
   // Closed loop: each decode instance holds its share of the users at the context.
   const double share = in.rate ? 1 : std::ceil(w.users / y);
@@ -539,7 +555,7 @@ inline void score_disaggregated(candidate& c, const deployment& pre, const deplo
                thousands_plain(std::floor(m.max_context)) + " tokens each for " + thousands_plain(share);
     return;
   }
-  const pd_split split(pre, x, dec, y, w, link, t);
+  const pd_split split = pair.with_instances(x, y);
   const pd_row cap = split.row();
   if (cap.requests_per_s <= 0) {
     c.status = cap.limit == serving_limit::memory ? verdict::no_fit : verdict::misses;
@@ -549,6 +565,7 @@ inline void score_disaggregated(candidate& c, const deployment& pre, const deplo
   }
   const auto latency = [&](const pd_row& r) { return r.ttft.value() + w.decode_steps() * r.tpot.value(); };
   double needed = in.rate ? *in.rate : 0;
+  double held = 0;  // closed loop: the sequences per decode instance that hold the users
   if (!in.rate) {
     const double most = cap.requests_per_s * latency(cap);  // users in flight at the goodput
     if (most < w.users) {
@@ -567,10 +584,10 @@ inline void score_disaggregated(candidate& c, const deployment& pre, const deplo
       const double rate = split.decode_rate(n);
       return rate * split.ttft_at(rate) + y * n - w.users;
     };
-    needed = split.decode_rate(
-        detail::root_increasing(in_flight, 1e-9, std::max(1.0, split.most_sequences()), search_tolerance));
+    held = detail::root_increasing(in_flight, 1e-9, std::max(1.0, split.most_sequences()), search_tolerance);
+    needed = split.decode_rate(held);
   }
-  const pd_row r = needed < cap.requests_per_s ? split.row(needed) : cap;
+  const pd_row r = needed >= cap.requests_per_s ? cap : held > 0 ? split.row_holding(held) : split.row(needed);
   c.users_per_instance = r.decode_users;
   c.tokens_per_s_per_user = 1 / r.tpot.value();
   c.ttft_s = r.ttft.value();
@@ -738,23 +755,28 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
             // more users than slots is started with one per user: llama-server
             // -np N. A batching engine's max_num_seqs (vLLM's 256 or 1024) is its
             // scheduler's cap, and its sampler is profiled at it: kept.
-            const auto slotted = [&](candidate& x, const deployment& dd, double u) {
+            // `wide` holds the widened copy when one is made (else `dd` is the answer).
+            const auto slotted = [&](candidate& x, const deployment& dd, double u,
+                                     std::optional<deployment>& wide) -> const deployment& {
               if (in.rate || in.space.engine_options.max_sequences || dd.engine.max_sequences > 4 ||
                   dd.engine.max_sequences >= u) {
                 return dd;
               }
-              deployment wide = dd;
-              wide.engine.max_sequences = u;
+              wide.emplace(dd);
+              wide->engine.max_sequences = u;
               x.engine += " (" + detail::thousands_plain(u) + " slots)";
-              return wide;
+              return *wide;
             };
+            detail::layout_loops loops, mtp_loops;  // what every replica count shares
+            std::optional<deployment> mtp;          // the layout with its MTP drafting, once tried
             for (int r : reps) {
               if (!in.rate && r > w.users) break;
               candidate x = c;
               x.replicas = r;
               x.devices = r * s;
-              const deployment dr = slotted(x, *d, std::ceil(w.users / r));
-              detail::score_aggregated(x, dr, in);
+              std::optional<deployment> wide;
+              const deployment& dr = slotted(x, *d, std::ceil(w.users / r), wide);
+              detail::score_aggregated(x, dr, in, &loops);
               const bool no_fit = x.status == verdict::no_fit;
               if (!published) {
                 // The first candidate of a model on a device kind: the checkpoint as
@@ -779,7 +801,9 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
                 y.replicas = r;
                 y.devices = r * s;
                 y.mtp = true;
-                detail::score_aggregated(y, slotted(y, d->with_speculation(speculation{}), std::ceil(w.users / r)), in);
+                if (!mtp) mtp.emplace(d->with_speculation(speculation{}));
+                std::optional<deployment> wide_mtp;
+                detail::score_aggregated(y, slotted(y, *mtp, std::ceil(w.users / r), wide_mtp), in, &mtp_loops);
                 found.push_back(std::move(y));
               }
               if (no_fit && !in.rate && holds_none) break;  // more replicas hold no more per instance
@@ -788,11 +812,13 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
             if (s == 1 && in.space.offload && row.splits_layers && !in.rate) {
               const double u = std::ceil(w.users);
               if (!memory_of(*d, w, u, w.context).fits) {
-                if (const auto o = smallest_offload(*d, u, w.context, offload_plan{}.host, reuse_of(*d, w).shared);
+                if (const auto o = smallest_offload(*d, u, w.context, detail::default_offload_host(), reuse_of(*d, w).shared);
                     o && o->layers > 0) {
                   candidate x = c;
                   x.offload = o->layers;
-                  detail::score_aggregated(x, slotted(x, d->with_offload(*o), u), in);
+                  std::optional<deployment> wide_offload;
+                  const deployment offloaded = d->with_offload(*o);
+                  detail::score_aggregated(x, slotted(x, offloaded, u, wide_offload), in);
                   found.push_back(std::move(x));
                 }
               }
@@ -819,9 +845,13 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
         kv_transfer link;
         link.link = count > per_node ? default_inter_node_link() : intra_node_link(dev, count);
         link.efficiency = default_kv_link_efficiency;
+        serving_targets t;
+        t.ttft = in.target.ttft;
+        if (in.target.min_tokens_per_s > 0) t.tpot = make_seconds(1 / in.target.min_tokens_per_s);
         for (const deployment& pre : sizes) {
           for (const deployment& dec : sizes) {
             const int sp = pre.devices(), sd = dec.devices();
+            const pd_split pair(pre, 1, dec, 1, w, link, t);  // what every count of them shares
             for (int x = 1; x * sp + sd <= count; ++x) {
               // Every y on small pools; on large ones the most that fit beside x.
               const int most_y = (count - x * sp) / sd;
@@ -833,7 +863,7 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
                 cd.prefill_instances = x;
                 cd.decode_instances = y;
                 cd.devices = x * sp + y * sd;
-                detail::score_disaggregated(cd, pre, dec, in, link);
+                detail::score_disaggregated(cd, pair, dec, in);
                 found.push_back(std::move(cd));
               }
             }

@@ -278,7 +278,8 @@ class roofline {
  public:
   /// Throws std::invalid_argument on an invalid device or profile, or devices < 1.
   roofline(const device& d, efficiency_profile e, int devices = 1)
-      : device_(d), eff_(std::move(e)), n_(devices), link_(intra_node_link(d, devices)) {
+      : device_(d), eff_(std::move(e)), n_(devices), link_(intra_node_link(d, devices)),
+        instruction_rate_(d.instruction_rate()) {
     validate(device_);
     validate(eff_);
     detail::require_in("devices", devices, 1, 65536);
@@ -364,7 +365,7 @@ class roofline {
       // ggml's MMQ issues 16-22 scalar instructions (dequantize epilogue,
       // conversions, loads) per int8 MMA: on an H100 that caps it near 1/5
       // of the int8 tensor roof (KERNELS.md section 1.7).
-      const double rate = double(n_) * device_.instruction_rate();
+      const double rate = double(n_) * instruction_rate_;
       if (rate > 0) {
         t.compute_bound = std::max(t.compute_bound, make_seconds(o.flop.value() / 2 * o.mmq_instructions / rate));
       }
@@ -395,6 +396,7 @@ class roofline {
   efficiency_profile eff_;
   int n_;
   link_spec link_;
+  double instruction_rate_;  // the device's, read per op (its family named by string)
 };
 
 }  // namespace llmroof
