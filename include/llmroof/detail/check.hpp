@@ -70,18 +70,21 @@ inline double require_tokens(std::string_view field, double v) {
 }
 
 /// Throws unless v is finite and within [lo, hi].
+/// The message of a value outside [lo, hi] or (lo, hi]: out of line, so that
+/// the checks inline into the estimates that run them per step.
+[[noreturn, gnu::cold, gnu::noinline]] inline void fail_range(std::string_view field, double v, double lo, double hi,
+                                                              bool open_low) {
+  fail(field, std::string(open_low ? "in (" : "in [") + show(lo) + ", " + show(hi) + "]", v);
+}
+
 inline double require_in(std::string_view field, double v, double lo, double hi) {
-  if (!std::isfinite(v) || v < lo || v > hi) {
-    fail(field, "in [" + show(lo) + ", " + show(hi) + "]", v);
-  }
+  if (!std::isfinite(v) || v < lo || v > hi) [[unlikely]] fail_range(field, v, lo, hi, false);
   return v;
 }
 
 /// Throws unless v is finite and within (lo, hi].
 inline double require_in_open_closed(std::string_view field, double v, double lo, double hi) {
-  if (!std::isfinite(v) || v <= lo || v > hi) {
-    fail(field, "in (" + show(lo) + ", " + show(hi) + "]", v);
-  }
+  if (!std::isfinite(v) || v <= lo || v > hi) [[unlikely]] fail_range(field, v, lo, hi, true);
   return v;
 }
 
