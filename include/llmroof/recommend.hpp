@@ -534,18 +534,24 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
   judge(c, in.target);
 }
 
-/// The candidate's x prefill instances for y of `dec` (`pair`: the two
+/// A decode instance's memory among y of them: its share of the closed
+/// loop's users at the context, or one request of the open loop's shape.
+inline memory_plan memory_for_decode(const deployment& dec, const recommend_input& in, int y) {
+  const llmroof::workload& w = in.w;
+  return in.rate ? memory_of(dec, w, 1, w.prompt_tokens() + w.output) : memory_of(dec, w, std::ceil(w.users / y), w.context);
+}
+
+/// The candidate's x prefill instances for y decode ones (`pair`: the two
 /// instance sizes' pd_split at the SLOs' TTFT and TPOT, any counts; the
-/// candidate's counts applied here): the goodput must carry the workload's rate, or,
+/// candidate's counts applied here; `m`: a decode instance's memory_for_decode):
+/// the goodput must carry the workload's rate, or,
 /// for N closed-loop users, the rate λ at which λ x (TTFT(λ) + output x
 /// TPOT(λ)) = N (Little's law; bisection, the left side grows with λ),
 /// and the figures are those at that rate.
-inline void score_disaggregated(candidate& c, const pd_split& pair, const deployment& dec, const recommend_input& in) {
+inline void score_disaggregated(candidate& c, const pd_split& pair, const memory_plan& m, const recommend_input& in) {
   const llmroof::workload& w = in.w;
   const int x = c.prefill_instances, y = c.decode_instances;
-  // Closed loop: each decode instance holds its share of the users at the context.
   const double share = in.rate ? 1 : std::ceil(w.users / y);
-  const memory_plan m = in.rate ? memory_of(dec, w, 1, w.prompt_tokens() + w.output) : memory_of(dec, w, share, w.context);
   c.max_users = m.max_sequences;
   c.max_context = m.max_context;
   if (!m.fits) {
@@ -848,8 +854,12 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
         serving_targets t;
         t.ttft = in.target.ttft;
         if (in.target.min_tokens_per_s > 0) t.tpot = make_seconds(1 / in.target.min_tokens_per_s);
+        // A decode instance's memory depends on its size and y alone: one plan per pair.
+        std::vector<std::vector<std::optional<memory_plan>>> decode_memory(
+            sizes.size(), std::vector<std::optional<memory_plan>>(std::size_t(count) + 1));
         for (const deployment& pre : sizes) {
-          for (const deployment& dec : sizes) {
+          for (std::size_t di = 0; di < sizes.size(); ++di) {
+            const deployment& dec = sizes[di];
             const int sp = pre.devices(), sd = dec.devices();
             const pd_split pair(pre, 1, dec, 1, w, link, t);  // what every count of them shares
             for (int x = 1; x * sp + sd <= count; ++x) {
@@ -863,7 +873,9 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
                 cd.prefill_instances = x;
                 cd.decode_instances = y;
                 cd.devices = x * sp + y * sd;
-                detail::score_disaggregated(cd, pair, dec, in);
+                std::optional<memory_plan>& m = decode_memory[di][std::size_t(y)];
+                if (!m) m = detail::memory_for_decode(dec, in, y);
+                detail::score_disaggregated(cd, pair, *m, in);
                 found.push_back(std::move(cd));
               }
             }
