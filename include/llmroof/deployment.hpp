@@ -77,6 +77,17 @@ inline phase_timing decode_on(const architecture& a, const precision& pr, const 
   return time_on(count_decode_on(a, pr, r.dev(), w.parallel, batch, context, width), r, w.parallel);
 }
 
+// decode_on's estimate alone (detail::estimate_on: the same seconds).
+inline seconds decode_estimate_on(const architecture& a, const precision& pr, const roofline& r, const placement& w,
+                                  double batch, double context, double width = 1) {
+  if (w.offload || (w.parallel.devices() > 1 && r.devices() > 1)) {
+    return decode_on(a, pr, r, w, batch, context, width).estimate;
+  }
+  const pipelined_counts c = count_decode_on(a, pr, r.dev(), w.parallel, batch, context, width);
+  const seconds s = estimate_on(c.counts, r);
+  return c.fill != 1 ? c.fill * s : s;
+}
+
 inline phase_timing prefill_on(const architecture& a, const precision& pr, const roofline& r, const placement& w,
                                double prompt, double cached, double batch) {
   if (w.offload) {
@@ -196,6 +207,10 @@ class deployment {
   /// `width` tokens per sequence in a speculative verify step (speculative.hpp).
   [[nodiscard]] phase_timing decode(double batch, double context, double width = 1) const {
     return detail::decode_on(model, pr, roof(), where, batch, context, width);
+  }
+  /// decode(...).estimate without the per-op breakdown (the same seconds).
+  [[nodiscard]] seconds decode_estimate(double batch, double context, double width = 1) const {
+    return detail::decode_estimate_on(model, pr, roof(), where, batch, context, width);
   }
   /// Prefill of `prompt` tokens after `cached` ones for `batch` sequences, in
   /// the engine's passes (efficiency_profile::prefill_chunk; one pass for most).

@@ -75,6 +75,15 @@ inline void apply_roofline(phase_timing& p, const roofline& r) {
   p.overhead_time += host;
 }
 
+/// apply_roofline's estimate of `c` on `r` alone, the same sum in the same
+/// order, without keeping the ops' times (a search asks a step's seconds
+/// thousands of times).
+inline seconds estimate_on(const op_counts& c, const roofline& r) {
+  seconds s = make_seconds(0);
+  for (const op& o : c.ops) s += r.time(o).estimate();
+  return s + step_host_time(r.efficiency(), s, c.kind == phase::decode ? c.sequences : 0.0);
+}
+
 }  // namespace detail
 
 /// Applies a roofline to counted ops.

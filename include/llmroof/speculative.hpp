@@ -108,12 +108,12 @@ struct token_step {
 /// step (deployment::decode), or, when it decodes speculatively, the draft
 /// and verify of speculate(). The one place the load model asks for a step.
 inline token_step step_of(const deployment& d, double batch, double context) {
-  if (!d.speculative) return {d.decode(batch, context).estimate.value(), 1, 1};
+  if (!d.speculative) return {d.decode_estimate(batch, context).value(), 1, 1};
   // speculate()'s step without its plain step where the drafts do not need
   // it (n-gram, a draft model): the deployment checked the setup.
   const speculation& s = *d.speculative;
   const double width = s.draft_tokens + 1.0;
-  const seconds verify = d.decode(batch, context, width).estimate;
+  const seconds verify = d.decode_estimate(batch, context, width);
   const seconds draft = s.method == spec_method::mtp || s.method == spec_method::eagle
                             ? detail::draft_time(d, s, batch, context, d.decode(batch, context))
                             : detail::draft_time(d, s, batch, context, phase_timing{});

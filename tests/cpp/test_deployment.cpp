@@ -218,3 +218,37 @@ TEST_CASE("resolve: a quantized checkpoint's name selects its weights and refuse
   q.name = "nvidia/DeepSeek-V3-NVFP4";
   CHECK(resolve(q).pr.weights.name == "nvfp4");
 }
+
+TEST_CASE("decode_estimate: decode()'s estimate without its breakdown, to the bit") {
+  struct shape {
+    const char* model;
+    const char* dev;
+    const char* engine;
+    int tp, pp, ep;
+    bool dp_attention;
+  };
+  for (const shape& s : {shape{"llama-3.1-8b", "h100-sxm", "vllm", 1, 1, 1, false},
+                         shape{"llama-3.1-70b", "h100-sxm", "vllm", 4, 1, 1, false},
+                         shape{"llama-3.1-70b", "rtx-4090", "llama.cpp", 1, 4, 1, false},
+                         shape{"qwen3-30b-a3b", "h100-sxm", "vllm", 1, 1, 4, false},
+                         shape{"deepseek-v3", "h200", "sglang", 8, 1, 1, true}}) {
+    CAPTURE(s.model);
+    request q;
+    q.model = &find_model(s.model);
+    q.dev = &find_device(s.dev);
+    q.engine = s.engine;
+    q.layout.devices_per_node = s.tp * s.pp * s.ep;
+    if (s.tp > 1) q.layout.tp = s.tp;
+    if (s.pp > 1) q.layout.pp = s.pp;
+    if (s.ep > 1) q.layout.ep = s.ep;
+    q.layout.dp_attention = s.dp_attention;
+    if (std::string_view(s.model) == "deepseek-v3") q.weights = find_format("fp8-e4m3");
+    if (std::string_view(s.engine) == "llama.cpp") q.weights = find_format("q4_k_m");
+    const deployment d = resolve(q);
+    for (double batch : {1.0, 7.0, 64.0}) {
+      for (double width : {1.0, 4.0}) {
+        CHECK(d.decode_estimate(batch, 4096, width).value() == d.decode(batch, 4096, width).estimate.value());
+      }
+    }
+  }
+}
