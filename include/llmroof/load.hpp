@@ -66,6 +66,7 @@ struct open_loop {
   double residual = 0;      ///< E[S^2] / E[S], s
   double chunks = 0;        ///< mean prefill chunks per request
   double mbt = 0;           ///< max_num_batched_tokens
+  double alone = 0;         ///< s per output token of one sequence decoding at mean_context (step_of)
 
   open_loop(const deployment& d, const llmroof::workload& s)
       : prompt(s.prompt_tokens()), mean_context(prompt + s.output / 2), handling(d.efficiency().per_request.value()),
@@ -78,6 +79,7 @@ struct open_loop {
     S2 = h * hit * hit + (1 - h) * miss * miss;
     residual = h > 0 ? S2 / S : S;
     chunks = h * std::ceil((prompt - reuse.cached) / mbt) + (1 - h) * std::ceil(prompt / mbt);
+    alone = step_of(d, 1, mean_context).per_token();
   }
 
   struct times {
@@ -125,7 +127,7 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
   out.prefill_share = rate * terms.S;
   // Requests in the server, fractional at light load (a step still runs at
   // least one sequence): Little's law from one sequence's times.
-  double n = rate * (terms.handling + terms.S + s.decode_steps() * step_of(d, 1, terms.mean_context).per_token());
+  double n = rate * (terms.handling + terms.S + s.decode_steps() * terms.alone);
   bool ok = out.prefill_share < 1;
   bool converged = false;
   double tpot = 0, ttft = 0, wait = 0;
@@ -422,7 +424,7 @@ inline closed_loop_result serve_closed_loop(const deployment& d, const llmroof::
     // Every request takes at least h + S + (output - 1) x step(1), so no rate from
     // active / (h + S + (output - 1) x step(1)) up holds fewer than `active`: quarter down
     // from there to a rate that does, then halve the bracket.
-    double hi = out.active / (terms.handling + terms.S + s.decode_steps() * step_of(d, 1, terms.mean_context).per_token());
+    double hi = out.active / (terms.handling + terms.S + s.decode_steps() * terms.alone);
     double lo = hi / 4;
     while (lo > 1e-12 && !(held(lo) < out.active)) {
       hi = lo;
