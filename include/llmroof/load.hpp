@@ -142,11 +142,15 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
   };
   // The iteration n <- implied(n) rises from below to the smallest fixed
   // point when one exists (and runs away when none does): implied() rises
-  // with n, so no iterate passes a fixed point n* (implied(x) <= implied(n*)
-  // = n* for x <= n*), even where the step jumps with the batch (a kernel
-  // switch at a batch size, a rank's sequences rounding up), which the damped
-  // iteration's extrapolated jumps it replaced could leap (README,
-  // Performance: the two compared).
+  // with n wherever the step does, so no iterate passes a fixed point n*
+  // (implied(x) <= implied(n*) = n* for x <= n*), even where the step jumps
+  // up with the batch (a kernel switch at a batch size, a rank's sequences
+  // rounding up), which the damped iteration's extrapolated jumps it
+  // replaced could leap (README, Performance: the two compared). The one
+  // step that falls as the batch grows, MLX's quantized mat-vec on M1/M2
+  // below its row limit (qmv_rows_below: the weights re-read per row until
+  // qmm takes over), is not covered: there both iterations settle at the
+  // limit (plan and users agree with the old one to four digits).
   for (int it = 0; it < 2000 && ok; ++it) {
     const double next = implied(n);
     if (next > 1e7) break;  // the batch grows without bound: unstable

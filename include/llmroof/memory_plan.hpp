@@ -234,7 +234,7 @@ inline memory_plan plan_memory(const architecture& a, const precision& pr, const
     const double per_seq = m.kv_per_sequence.value();
     m.max_sequences = per_seq > 0 ? std::floor(m.kv_budget.value() / per_seq) : 1e9;
     // KV grows monotonically with context (piecewise linear under sliding
-    // windows and linear state), so bisect on whole tokens.
+    // windows and linear state), so search whole tokens (largest_within).
     m.max_context = std::max(
         0.0, detail::largest_within([&](double c) { return users * per_sequence(c); }, m.kv_budget.value()));
   }

@@ -546,8 +546,9 @@ inline memory_plan memory_for_decode(const deployment& dec, const recommend_inpu
 /// candidate's counts applied here; `m`: a decode instance's memory_for_decode):
 /// the goodput must carry the workload's rate, or,
 /// for N closed-loop users, the rate λ at which λ x (TTFT(λ) + output x
-/// TPOT(λ)) = N (Little's law; bisection, the left side grows with λ),
-/// and the figures are those at that rate.
+/// TPOT(λ)) = N (Little's law; regula falsi over the decode pool's
+/// sequences, the left side grows with them), and the figures are those at
+/// that rate.
 inline void score_disaggregated(candidate& c, const pd_split& pair, const memory_plan& m, const recommend_input& in) {
   const llmroof::workload& w = in.w;
   const int x = c.prefill_instances, y = c.decode_instances;
@@ -861,6 +862,7 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
           for (std::size_t di = 0; di < sizes.size(); ++di) {
             const deployment& dec = sizes[di];
             const int sp = pre.devices(), sd = dec.devices();
+            if (sp + sd > count) continue;  // not one of each fits the pool
             const pd_split pair(pre, 1, dec, 1, w, link, t);  // what every count of them shares
             for (int x = 1; x * sp + sd <= count; ++x) {
               // Every y on small pools; on large ones the most that fit beside x.

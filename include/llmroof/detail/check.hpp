@@ -69,7 +69,6 @@ inline double require_tokens(std::string_view field, double v) {
   return v;
 }
 
-/// Throws unless v is finite and within [lo, hi].
 /// The message of a value outside [lo, hi] or (lo, hi]: out of line, so that
 /// the checks inline into the estimates that run them per step.
 [[noreturn, gnu::cold, gnu::noinline]] inline void fail_range(std::string_view field, double v, double lo, double hi,
@@ -77,6 +76,7 @@ inline double require_tokens(std::string_view field, double v) {
   fail(field, std::string(open_low ? "in (" : "in [") + show(lo) + ", " + show(hi) + "]", v);
 }
 
+/// Throws unless v is finite and within [lo, hi].
 inline double require_in(std::string_view field, double v, double lo, double hi) {
   if (!std::isfinite(v) || v < lo || v > hi) [[unlikely]] fail_range(field, v, lo, hi, false);
   return v;
