@@ -149,8 +149,8 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
   // replaced could leap (README, Performance: the two compared). The one
   // step that falls as the batch grows, MLX's quantized mat-vec on M1/M2
   // below its row limit (qmv_rows_below: the weights re-read per row until
-  // qmm takes over), is not covered: there both iterations settle at the
-  // limit (plan and users agree with the old one to four digits).
+  // qmm takes over), is not covered: there the iteration settles at the
+  // limit, as the damped one did.
   for (int it = 0; it < 2000 && ok; ++it) {
     const double next = implied(n);
     if (next > 1e7) break;  // the batch grows without bound: unstable

@@ -185,6 +185,22 @@ struct expert_parallel_load {
   }
 };
 
+namespace detail {
+
+// expert_parallel's checks, and what its two forms start from: `out` with
+// its ranks, and (returned) the busiest rank's spread, sqrt(2 ln ranks)
+// standard deviations above the mean.
+inline double expert_parallel_start(expert_parallel_load& out, int experts, int experts_per_token, double token_count,
+                                    int ranks) {
+  require_in_open_closed("experts_per_token", experts_per_token, 0, experts);
+  require_non_negative("tokens", token_count);
+  require_in("ranks", ranks, 1, experts);
+  out.ranks = ranks;
+  return ranks > 1 ? std::sqrt(2.0 * std::log(double(ranks))) : 0.0;
+}
+
+}  // namespace detail
+
 /// Expected per-rank loads for `token_count` tokens. Each rank's mean comes
 /// from its experts' q_e; the busiest rank adds the fluctuation of the largest
 /// of `ranks` loads, sigma * sqrt(2 ln ranks) (Gaussian extreme-value
@@ -194,12 +210,8 @@ inline expert_parallel_load expert_parallel(const std::vector<double>& popularit
   if (popularity.size() > 1000000) detail::fail("popularity size", "<= 1e6", double(popularity.size()));
   const int e = static_cast<int>(popularity.size());
   if (e == 0) detail::fail("popularity size", "> 0", 0);
-  detail::require_in_open_closed("experts_per_token", experts_per_token, 0, e);
-  detail::require_non_negative("tokens", token_count);
-  detail::require_in("ranks", ranks, 1, e);
   expert_parallel_load out;
-  out.ranks = ranks;
-  const double spread = ranks > 1 ? std::sqrt(2.0 * std::log(double(ranks))) : 0.0;
+  const double spread = detail::expert_parallel_start(out, e, experts_per_token, token_count, ranks);
   double tok_sum = 0, exp_sum = 0;
   for (int r = 0; r < ranks; ++r) {
     double tok_mean = 0, tok_var = 0, exp_mean = 0, exp_var = 0;
@@ -237,12 +249,8 @@ inline expert_parallel_load expert_parallel_uniform(int num_experts, int experts
   detail::require_positive("num_experts", num_experts);
   detail::require_at_most("num_experts", num_experts, 1e6);
   const int e = num_experts;
-  detail::require_in_open_closed("experts_per_token", experts_per_token, 0, e);
-  detail::require_non_negative("tokens", token_count);
-  detail::require_in("ranks", ranks, 1, e);
   expert_parallel_load out;
-  out.ranks = ranks;
-  const double spread = ranks > 1 ? std::sqrt(2.0 * std::log(double(ranks))) : 0.0;
+  const double spread = detail::expert_parallel_start(out, e, experts_per_token, token_count, ranks);
   const double q = std::fmin(1.0, experts_per_token * (1.0 / e));
   const double miss = std::pow(1.0 - q, token_count);
   const auto busiest = [&](int held) {
