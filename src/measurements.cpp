@@ -71,6 +71,17 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text, const s
 bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 bool has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
 
+// The whole number written just before the first `word` in `text` that has
+// one ("1000" in "all prompts ... 1000 prompts"); 0 when none has.
+double count_before(const std::string& text, const char* word) {
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    std::size_t from = at;
+    while (from > 0 && std::isdigit(static_cast<unsigned char>(text[from - 1])) != 0) --from;
+    if (from < at && at - from < 10) return std::stod(text.substr(from, at - from));
+  }
+  return 0;
+}
+
 /// The layout a datacenter engine's backend string names on its n devices
 /// (tensor parallel unless it says more). "TP2 EP2", "with expert parallel",
 /// "--enable-expert-parallel": TP attention, the experts expert-parallel over
@@ -552,7 +563,18 @@ measurement_set read_measurements(const std::string& path) {
     // `--max-concurrency N` (vllm bench serve) keeps N users in a closed loop;
     // a burst saturates the engine.
     if (has(notes, "(closed loop)") || has(notes, "--max-concurrency")) m.closed_loop = true;
-    if (burst) m.closed_loop = m.burst = true;
+    if (burst) {
+      m.closed_loop = m.burst = true;
+      // GPUStack's notes give the block's totals "over N requests" and the
+      // benchmark's "N prompts".
+      m.requests = count_before(notes, " requests");
+      if (m.requests < 1) m.requests = count_before(notes, " prompts");
+      if (m.requests < 1) {
+        skip("a burst whose notes do not say how many requests it sent");
+        continue;
+      }
+      m.mixed_lengths = has(notes, "ShareGPT");
+    }
     m.plan.devices_per_node = std::max(8, n);
     if (m.plan.pp > m.arch.num_layers) m.plan.pp = m.arch.num_layers;
     try {

@@ -49,10 +49,10 @@ struct measurement {
   /// request when the last completes (NIM/AIPerf). Predicted through
   /// serve_closed_loop (queueing, KV slots), never fitted on.
   bool closed_loop = false;
-  /// A burst: many requests released at once, no concurrency cap (`vllm bench
-  /// serve --request-rate inf`): the engine runs saturated, at as many
-  /// sequences as its KV cache and max_num_seqs admit (capacity.hpp
-  /// saturation). Predicted, never fitted on (closed_loop is set too).
+  /// A burst: `requests` requests released at once, no concurrency cap (`vllm
+  /// bench serve --request-rate inf`): the engine's scheduler simulated over
+  /// them (load.hpp serve_burst). Predicted, never fitted on (closed_loop is
+  /// set too).
   bool burst = false;
   /// Sequences of prompt + gen tokens the engine's KV cache holds at once
   /// (an offline batch beyond it runs in waves); 0: not computed (all).
@@ -61,6 +61,13 @@ struct measurement {
   /// A row decoding speculatively (a draft model beside the target):
   /// predicted through step_of, never fitted on (its draft length is assumed).
   std::optional<speculation> spec;
+  /// A burst's requests, as the source's notes count them ("1000 prompts",
+  /// "over 500 requests"); 0 for other rows.
+  double requests = 0;
+  /// A burst of a chat dataset's prompts (ShareGPT): answers of many lengths
+  /// about `gen` (length_spread::exponential, at most 2048 tokens with the
+  /// prompt: vLLM's benchmark drops longer pairs); else all `gen` long.
+  bool mixed_lengths = false;
 
   /// Cached tokens of the mean decode step: llama-bench tg N (and any run of
   /// N generated tokens) averages over a cache growing from depth + prompt to

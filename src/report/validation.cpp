@@ -102,6 +102,34 @@ std::string validation_markdown(const measurement_set& set, const validation& va
          << fmt("%.0f%%", 100 * covered / double(ps.size())) << " |\n";
     }
   }
+  // Serving benchmarks by how their load was offered: a fixed concurrency
+  // (the closed loop) or a burst of every request at once (simulated step by
+  // step), fixed lengths or a chat dataset's.
+  std::map<std::string, std::vector<const cv_prediction*>> loads;
+  for (const auto& p : best->predictions) {
+    if (!p.row->closed_loop) continue;
+    const char* kind = !p.row->burst            ? "fixed concurrency"
+                       : p.row->mixed_lengths ? "burst, ShareGPT lengths"
+                                              : "burst, fixed lengths";
+    loads[std::string(to_string(p.row->what)) + " | " + p.row->engine + " | " + kind].push_back(&p);
+  }
+  if (!loads.empty()) {
+    md << "\n## Serving benchmarks by load (" << best->name << ")\n\n"
+       << "Fixed concurrency: N users in a closed loop (`--max-concurrency N`). Burst: every request sent at once "
+          "(`--request-rate inf`), the engine's scheduler simulated step by step (load.hpp serve_burst); ShareGPT "
+          "answers spread exponentially about their mean (an assumption: the rows give only means).\n\n"
+       << "| metric | engine | load | points | MdAPE | band coverage |\n|---|---|---|---|---|---|\n";
+    for (const auto& [k, ps] : loads) {
+      std::vector<double> e;
+      double covered = 0;
+      for (const cv_prediction* p : ps) {
+        e.push_back(p->error());
+        covered += p->covered() ? 1 : 0;
+      }
+      md << "| " << k << " | " << ps.size() << " | " << fmt("%.1f%%", 100 * median(e)) << " | "
+         << fmt("%.0f%%", 100 * covered / double(ps.size())) << " |\n";
+    }
+  }
   // Breakdown of the chosen scope by metric, engine and memory kind.
   std::map<std::string, std::vector<double>> groups;
   for (const auto& p : best->predictions) {

@@ -564,13 +564,18 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
          "output_tps_total,500,tokens/s,\"aggregate output tokens/s; vllm bench serve, --max-concurrency 4 (closed loop)\"\n"
       << "S2,s,,NVIDIA H100 SXM 80GB,1,\"SGLang v0.5.5.post1, TP1\",Qwen3-8B,8.2,8.2,BF16,not stated,,233,0,200,"
          "tpot_ms,50,ms,\"mean TPOT; ShareGPT, 1000 prompts, request rate inf, no concurrency cap\"\n"
+      // A fixed-length burst counts its requests in the block's totals; one that does not say is skipped.
+      << "S4,s,,NVIDIA H100 SXM 80GB,1,\"vLLM v0.11.0, TP1\",Qwen3-8B,8.2,8.2,BF16,not stated,,128,0,4,"
+         "tpot_ms,300,ms,\"request_rate=inf burst; random dataset (block totals 12800 in / 400 out over 100 requests)\"\n"
+      << "S5,s,,NVIDIA H100 SXM 80GB,1,\"vLLM v0.11.0, TP1\",Qwen3-8B,8.2,8.2,BF16,not stated,,128,0,4,"
+         "tpot_ms,300,ms,\"request_rate=inf burst; random dataset\"\n"
       << "S3,s,,NVIDIA H200 SXM 141GB,8,\"SGLang v0.5.3, TP8 + DP attention\",DeepSeek-R1,671,37,FP8,not stated,4,"
          "233,0,200,tpot_ms,20,ms,closed loop\n";
   const measurement_set set = read_measurements(path.string());
   std::filesystem::remove(path);
   std::map<std::string, const measurement*> rows;
   for (const auto& m : set.rows) rows[m.id] = &m;
-  REQUIRE(rows.size() == 10);
+  REQUIRE(rows.size() == 11);
   CHECK(rows["D1"]->dev.id == "ryzen-ai-max-395");
   CHECK(rows["D1"]->engine == "llama.cpp-hip");
   CHECK(rows["D2"]->engine == "llama.cpp-metal");
@@ -586,14 +591,28 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   CHECK((loop.closed_loop && !loop.burst && loop.batch == 4 && loop.engine == "vllm"));
   const measurement& burst = *rows["S2"];
   CHECK((burst.closed_loop && burst.burst && burst.engine == "sglang"));
+  CHECK((burst.requests == 1000 && burst.mixed_lengths));
+  const measurement& fixed = *rows["S4"];
+  CHECK((fixed.burst && fixed.requests == 100 && !fixed.mixed_lengths));
   // SGLang's "TP8 + DP attention": data-parallel attention beside the tensor-parallel FFN.
   const parallel_plan& dp = rows["S3"]->plan;
   CHECK((dp.tp == 8 && dp.ep == 1 && dp.dp_attention_tp()));
-  CHECK(set.skipped.empty());
-  // A burst runs at the engine's saturation: its TPOT is the closed loop's at
-  // as many users as the engine admits, longer than one user's step.
-  const validation v = validate({burst}, false);
-  CHECK(v.best().predictions.front().predicted > 1e3 * measured_decode_step(burst, default_profile(burst.dev), 1, 233).estimate.value());
+  REQUIRE(set.skipped.size() == 1);
+  CHECK(set.skipped[0].id == "S5");
+  CHECK(set.skipped[0].reason == "a burst whose notes do not say how many requests it sent");
+  // A burst is simulated (serve_burst): 1000 requests of ShareGPT-like
+  // lengths about 233 in and 200 out, TPOT longer than one user's step.
+  const validation v = validate({burst, fixed}, false);
+  const double one = 1e3 * measured_decode_step(burst, default_profile(burst.dev), 1, 233).estimate.value();
+  CHECK(v.best().predictions[0].predicted > one);
+  // The fixed-length burst's TPOT is serve_burst's with the shipped profile.
+  workload s;
+  s.prompt = 128;
+  s.output = 4;
+  s.context = 132;
+  const deployment d(fixed.arch, fixed.pr, roofline(fixed.dev, default_profile(fixed.dev, "vllm")), {fixed.plan, std::nullopt},
+                     configure_engine("vllm", fixed.dev));
+  CHECK(v.best().predictions[1].predicted == doctest::Approx(1e3 * serve_burst(d, s, 100).tpot.value()).epsilon(1e-9));
 }
 
 TEST_CASE("rows with a draft model: read as speculative, predicted through draft and verify, never fitted") {

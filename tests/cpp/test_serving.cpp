@@ -490,6 +490,140 @@ TEST_CASE("lockstep: one user is the mixed loop's one user; beyond the slots req
   CHECK(many.ttft.value() == doctest::Approx(many.load.ttft.value() + many.queue_wait.value()).epsilon(1e-12));
 }
 
+// A burst: every request sent at once, the engine's steps simulated.
+namespace {
+// small_lockstep's deployment with the server's handling `h` s per request
+// and at most `slots` sequences at once.
+deployment burst_deployment(double h, double slots) {
+  const device& d = find_device("rtx-4090");
+  engine_settings e = configure_engine("vllm", d);
+  e.max_batched_tokens = 2048;
+  e.max_sequences = slots;
+  efficiency_profile eff = default_profile(d);
+  eff.per_request = make_seconds(h);
+  return deployment(find_model("llama-3.1-8b"), precision{}, roofline(d, eff), {}, e);
+}
+workload burst_workload(double prompt, double output) {
+  workload s;
+  s.prompt = prompt;
+  s.output = output;
+  s.context = prompt + output;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("burst: requests that fit one step are prefilled together and decode together") {
+  // 4 requests of 100 prompt and 3 output tokens, handled in no time, a
+  // 2048-token budget: one step prefills all 400 tokens in tau = prefill(100
+  // tokens, batch 4), which yields each its first token; two decode steps of
+  // 4 follow, timed as one run at the mean context 100 + 1 + (2 - 1) / 2 =
+  // 101.5. TTFT = tau, TPOT = delta, duration tau + 2 delta, output 12 tokens.
+  const deployment dep = burst_deployment(0, 256);
+  const double tau = dep.prefill(100, 0, 4).estimate.value();
+  const double delta = dep.decode(4, 101.5).estimate.value();
+  const burst_result b = serve_burst(dep, burst_workload(100, 3), 4);
+  CHECK(b.limit == serving_limit::none);
+  CHECK(b.ttft.value() == doctest::Approx(tau).epsilon(1e-12));
+  CHECK(b.first_wave_ttft.value() == doctest::Approx(tau).epsilon(1e-12));
+  CHECK(b.tpot.value() == doctest::Approx(delta).epsilon(1e-12));
+  CHECK(b.duration.value() == doctest::Approx(tau + 2 * delta).epsilon(1e-12));
+  CHECK(b.output_tokens_per_s() == doctest::Approx(12 / (tau + 2 * delta)).epsilon(1e-12));
+  CHECK(b.requests_per_s() == doctest::Approx(4 / (tau + 2 * delta)).epsilon(1e-12));
+}
+
+TEST_CASE("burst: beyond the engine's slots the rest wait for those ahead to complete") {
+  // max_num_seqs 2, 4 requests of 100 + 3: the first two run as above with a
+  // batch of 2 (tau2 = prefill(100, 0, 2), delta2 = decode(2, 101.5)) and
+  // complete at T = tau2 + 2 delta2; the last two are admitted then and
+  // complete at 2 T. TTFT: two at tau2, two at T + tau2 (sent at 0): mean
+  // (2 tau2 + 2 (T + tau2)) / 4 = tau2 + T / 2.
+  const deployment dep = burst_deployment(0, 2);
+  const double tau2 = dep.prefill(100, 0, 2).estimate.value();
+  const double delta2 = dep.decode(2, 101.5).estimate.value();
+  const double T = tau2 + 2 * delta2;
+  const burst_result b = serve_burst(dep, burst_workload(100, 3), 4);
+  CHECK(b.slots == 2);
+  CHECK(b.limit == serving_limit::max_num_seqs);
+  CHECK(b.duration.value() == doctest::Approx(2 * T).epsilon(1e-12));
+  CHECK(b.ttft.value() == doctest::Approx(tau2 + T / 2).epsilon(1e-12));
+  CHECK(b.first_wave_ttft.value() == doctest::Approx(tau2).epsilon(1e-12));
+  CHECK(b.tpot.value() == doctest::Approx(delta2).epsilon(1e-12));
+}
+
+TEST_CASE("burst: one request is the closed loop's one user; the server handles requests one at a time") {
+  const deployment dep = burst_deployment(5e-3, 256);
+  const workload s = burst_workload(1000, 200);
+  const burst_result one = serve_burst(dep, s, 1);
+  const closed_loop_result alone = serve_closed_loop(dep, s, 1);
+  CHECK(one.ttft.value() == doctest::Approx(alone.ttft.value()).epsilon(1e-12));
+  CHECK(one.tpot.value() == doctest::Approx(alone.tpot.value()).epsilon(1e-12));
+  // The i-th request reaches the scheduler (i + 1) x 5 ms after the send:
+  // 64 requests take at least 320 ms, and the last one's first token comes
+  // after it arrives.
+  const burst_result many = serve_burst(dep, burst_workload(100, 3), 64);
+  CHECK(many.duration.value() > 64 * 5e-3);
+  CHECK(many.ttft.value() > 0.5 * (64 + 1) * 5e-3);  // the mean arrival alone
+}
+
+TEST_CASE("property: a burst's tokens/s rise with its requests up to the slots, then level off") {
+  const deployment dep = burst_deployment(0, 16);
+  const workload s = burst_workload(500, 100);
+  double last = 0;
+  for (double n : {1.0, 2.0, 4.0, 8.0, 16.0}) {
+    CAPTURE(n);
+    const burst_result b = serve_burst(dep, s, n);
+    CHECK(b.output_tokens_per_s() > last);
+    CHECK(b.output_tokens == n * 100);
+    last = b.output_tokens_per_s();
+  }
+  // Twice the slots run in two waves of the slots' throughput.
+  const burst_result twice = serve_burst(dep, s, 32);
+  CHECK(twice.output_tokens_per_s() == doctest::Approx(last).epsilon(0.02));
+}
+
+TEST_CASE("burst: exponential answers keep the mean, and their long tail drains slower than fixed lengths") {
+  workload s = burst_workload(200, 200);
+  s.context = 2048;  // vLLM's ShareGPT sampler: prompt + output <= 2048
+  const std::vector<detail::request_shape> r = detail::burst_requests(s, 1000, length_spread::exponential);
+  double sum = 0, longest = 0, shortest = 1e9;
+  for (const auto& x : r) {
+    sum += x.output;
+    longest = std::max(longest, x.output);
+    shortest = std::min(shortest, x.output);
+    CHECK(x.prompt == 200);
+    CHECK(x.output == std::round(x.output));
+  }
+  CHECK(sum / 1000 == doctest::Approx(200).epsilon(0.005));  // whole tokens: within half a token
+  CHECK(longest <= 2048 - 200);
+  CHECK(longest > 1000);  // about 200 ln(2000) = 1520: the tail
+  CHECK(shortest >= 1);
+  // Fixed lengths: every one 200.
+  for (const auto& x : detail::burst_requests(s, 10, length_spread::fixed)) CHECK(x.output == 200);
+  const deployment dep = burst_deployment(0, 256);
+  const burst_result fixed = serve_burst(dep, s, 200);
+  const burst_result spread = serve_burst(dep, s, 200, length_spread::exponential);
+  CHECK(spread.output_tokens == doctest::Approx(fixed.output_tokens).epsilon(0.01));
+  CHECK(spread.duration > fixed.duration);
+  CHECK(spread.output_tokens_per_s() < fixed.output_tokens_per_s());
+}
+
+TEST_CASE("burst: a clear error for what cannot be sent") {
+  const deployment dep = burst_deployment(0, 256);
+  const workload s = burst_workload(100, 3);
+  CHECK_THROWS_WITH_AS(serve_burst(dep, s, 0), "requests must be in [1, 1000000] (got 0)", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(serve_burst(dep, s, 2.5), "requests must be a whole number (got 2.5)", std::invalid_argument);
+  workload half = s;
+  half.output = 2.5;
+  CHECK_THROWS_AS(serve_burst(dep, half, 4), std::invalid_argument);
+  workload shared = burst_workload(1000, 3);
+  shared.prefix = 500;
+  shared.prefix_hit = 0.5;
+  CHECK_THROWS_WITH_AS(
+      serve_burst(dep, shared, 4),
+      "prefix_hit must be 0 or 1 in a burst (identical prompts all find the prefix or none does) (got 0.5)",
+      std::invalid_argument);
+}
+
 TEST_CASE("property: in lockstep a larger cohort waits longer for its first token and serves more") {
   const auto [dep, s] = small_lockstep(2048, 100, 64);
   double last_ttft = 0, last_total = 0;

@@ -1,5 +1,6 @@
-// Identical requests in lockstep: the engine's steps simulated cohort by
-// cohort (load.hpp's serve_closed_loop with arrival_pattern::lockstep).
+// Identical requests started together: the engine's steps simulated cohort
+// by cohort, for users in lockstep (load.hpp's serve_closed_loop with
+// arrival_pattern::lockstep) and for a burst sent at once (serve_burst).
 #pragma once
 
 #include <algorithm>
@@ -12,16 +13,19 @@
 
 namespace llmroof::detail {
 
-/// What `clients` users see, each sending an identical request the moment
-/// their last one completes. Means over the requests sent once the loop has
-/// settled (the third to the fifth wave of `clients` requests), and over the
-/// cold start's first wave.
-struct lockstep_run {
-  double ttft = 0;             ///< s, from sending to the first token
-  double tpot = 0;             ///< s, (last token - first token) / (output - 1); 0 for one output token
-  double requests_per_s = 0;   ///< completions per second in the settled loop
-  double first_wave_ttft = 0;  ///< s, the first `clients` requests, all sent at once
-  double prefill_share = 0;    ///< share of the settled loop's time its prompts' prefill takes
+/// Requests of one shape in the same state: the engine's scheduler sees a
+/// cohort as one entry (identical requests admitted together stay together
+/// until the token budget splits them).
+struct cohort {
+  double n = 0;            ///< requests
+  double first_index = 0;  ///< of the first one among all requests sent
+  double sent = 0;         ///< s, when they were sent
+  double ready = 0;        ///< s, when they reach the scheduler
+  double first = 0;        ///< s, when their first token came
+  double done = 0;         ///< prompt tokens prefilled, each
+  double generated = 0;    ///< output tokens, each
+  double prompt = 0;       ///< tokens, each
+  double output = 0;       ///< tokens to generate, each
 };
 
 /// The engine's scheduler as vLLM V1, SGLang and TensorRT-LLM run it: each
@@ -33,49 +37,34 @@ struct lockstep_run {
 /// prompt chunks (deployment::prefill of their mean chunk after their mean
 /// cached tokens, all of them in one batch): one pass reads the weights once
 /// for both, as the open loop's mixed steps do (the draft passes run before
-/// the max). A prompt's last chunk yields
-/// its first token. A finished request's user sends the next at once; it
-/// reaches the scheduler `handling` s later (tokenising, admission), so a
-/// cohort that finishes in one step comes back in one step. Runs of pure
+/// the max). A prompt's last chunk yields its first token. Runs of pure
 /// decode steps are timed together at their mean context, so the cost is per
-/// event, not per token. `clients` must fit in the engine (the caller caps
-/// them at its slots). Throws std::invalid_argument on a non-whole `clients`
-/// or `output`.
-inline lockstep_run run_lockstep(const deployment& d, double prompt, double cached, double output, double handling,
-                                 double clients) {
-  require_whole("concurrency", clients);
-  require_whole("output", output);
-  constexpr int settle = 2, measured = 3, waves = settle + measured + 1;
-  const double todo = prompt - cached;  // prompt tokens each request prefills
+/// event, not per token. Steps `live` (in arrival order: the scheduler's
+/// FIFO) from time 0 until nothing is left or `policy.done(live, t)`; each
+/// finished cohort goes to `policy.finished(c, t, sends)`, which records it
+/// and appends the requests it lets in (ready when they reach the
+/// scheduler); `policy.prefilled(s)` hears each mixed step's prompt time.
+/// Returns the time the last step ends, s. `live` must fit in the engine.
+template <class Policy>
+double run_cohorts(const deployment& d, double cached, std::vector<cohort> live, Policy& policy) {
+  // Prompt tokens each request of a cohort prefills (`cached` are the prefix's).
+  const auto todo = [cached](const cohort& c) { return c.prompt - cached; };
   const double budget_per_step = d.engine.max_batched_tokens;
-  struct cohort {
-    double n = 0;          // requests, identical and in the same state
-    double first_index = 0;  // of the first one among all requests sent
-    double sent = 0, ready = 0, first = 0;
-    double done = 0;       // prompt tokens prefilled, each
-    double generated = 0;  // output tokens, each
-  };
-  std::vector<cohort> live;  // in arrival order: the scheduler's FIFO
-  live.push_back({clients, 0, 0, handling, 0, 0, 0});
-  double sent = clients, t = 0;
-  const double lo = settle * clients, hi = (settle + measured) * clients;
-  // The settled loop's window: from the send of request `lo` to that of `hi`.
-  double t_lo = -1, t_hi = -1, idx_lo = -1, idx_hi = -1;
-  double ttft_sum = 0, tpot_sum = 0, counted = 0, first_sum = 0, first_counted = 0, prefill_time = 0, steps = 0;
   const auto prefill_s = [&](double tokens, double before, double batch) {
     const double x = std::max(1.0, std::round(tokens)), a = std::max(0.0, std::round(before));
     if (d.where.offload) return batch * d.prefill(x, a).estimate.value();  // one sequence at a time
     return d.prefill(x, a, batch).estimate.value();
   };
+  double t = 0, steps = 0;
   std::vector<cohort> next, sends;
   while (!live.empty()) {
     if (++steps > 1e7) throw std::logic_error("lockstep: the loop did not settle");
     double b = 0, ctx = 0, waiting = 0;
     for (const cohort& c : live) {
       if (c.ready > t) continue;
-      if (c.done >= todo) {
+      if (c.done >= todo(c)) {
         b += c.n;
-        ctx += c.n * (prompt + c.generated);
+        ctx += c.n * (c.prompt + c.generated);
       } else {
         ++waiting;
       }
@@ -98,13 +87,13 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
         if (c.ready > t) {
           arrival = std::min(arrival, c.ready);
         } else {
-          steps_to_finish = std::min(steps_to_finish, std::ceil((output - c.generated) / st.tokens - 1e-9));
+          steps_to_finish = std::min(steps_to_finish, std::ceil((c.output - c.generated) / st.tokens - 1e-9));
         }
       }
       const double steps_to_arrival = arrival < 1e18 ? std::ceil((arrival - t) / decode_s) : 1e18;
       const double k = std::max(1.0, std::min(steps_to_finish, steps_to_arrival));
       for (cohort& c : live) {
-        if (c.ready <= t && c.done >= todo) c.generated += k * st.tokens;  // the decoding ones, not those arriving meanwhile
+        if (c.ready <= t && c.done >= todo(c)) c.generated += k * st.tokens;  // the decoding ones, not those arriving meanwhile
       }
       t += k * (k > 1 ? step_of(d, b, ctx + (k - 1) * st.tokens / 2).seconds : decode_s);
     } else {
@@ -112,17 +101,17 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
       double budget = budget_per_step - b * st.width, chunks = 0, tokens = 0, before = 0;
       next.clear();
       for (cohort& c : live) {
-        if (c.ready > t || c.done >= todo || budget <= 0) {
+        if (c.ready > t || c.done >= todo(c) || budget <= 0) {
           next.push_back(c);
           continue;
         }
-        const double rest = todo - c.done;
+        const double rest = todo(c) - c.done;
         if (c.n * rest <= budget) {  // every one of them runs its remaining prompt
           budget -= c.n * rest;
           chunks += c.n;
           tokens += c.n * rest;
           before += c.n * (cached + c.done);
-          c.done = todo;
+          c.done = todo(c);
           next.push_back(c);
           continue;
         }
@@ -137,7 +126,7 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
         chunks += m + partial.n;
         tokens += m * rest + part;
         before += (m + partial.n) * (cached + c.done);
-        whole.done = todo;
+        whole.done = todo(c);
         partial.done += part;
         for (const cohort* x : {&whole, &partial, &untouched}) {
           if (x->n > 0) next.push_back(*x);
@@ -148,27 +137,68 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
       const double prefill_part = chunks > 0 ? prefill_s(tokens / chunks, before / chunks, chunks) : 0;
       // The chunks ride with the decodes' verify, not their draft passes.
       const double step = st.draft + std::max(decode_s - st.draft, prefill_part);
-      if (t_lo >= 0 && t_hi < 0) prefill_time += prefill_part;
+      policy.prefilled(prefill_part);
       const double start = t;
       t += step;
       for (cohort& c : live) {
         if (c.ready > start) continue;
-        if (c.done >= todo && c.generated == 0) {
+        if (c.done >= todo(c) && c.generated == 0) {
           c.generated = 1;  // the prompt's last chunk samples the first token
           c.first = t;
-        } else if (c.done >= todo) {
+        } else if (c.done >= todo(c)) {
           c.generated += st.tokens;
         }
       }
     }
-    // Finished requests: recorded, and their users send the next.
+    // Finished requests: recorded, and what they let in.
     next.clear();
     sends.clear();
     for (const cohort& c : live) {
-      if (c.done < todo || c.generated < output || c.ready > t) {
+      if (c.done < todo(c) || c.generated < c.output || c.ready > t) {
         next.push_back(c);
         continue;
       }
+      policy.finished(c, t, sends);
+    }
+    live.swap(next);
+    live.insert(live.end(), sends.begin(), sends.end());
+    if (policy.done(live, t)) break;
+  }
+  return t;
+}
+
+/// What `clients` users see, each sending an identical request the moment
+/// their last one completes. Means over the requests sent once the loop has
+/// settled (the third to the fifth wave of `clients` requests), and over the
+/// cold start's first wave.
+struct lockstep_run {
+  double ttft = 0;             ///< s, from sending to the first token
+  double tpot = 0;             ///< s, (last token - first token) / (output - 1); 0 for one output token
+  double requests_per_s = 0;   ///< completions per second in the settled loop
+  double first_wave_ttft = 0;  ///< s, the first `clients` requests, all sent at once
+  double prefill_share = 0;    ///< share of the settled loop's time its prompts' prefill takes
+};
+
+/// run_cohorts with `clients` users in a loop: a finished request's user
+/// sends the next at once; it reaches the scheduler `handling` s later
+/// (tokenising, admission), so a cohort that finishes in one step comes back
+/// in one step. `clients` must fit in the engine (the caller caps them at its
+/// slots). Throws std::invalid_argument on a non-whole `clients` or `output`.
+inline lockstep_run run_lockstep(const deployment& d, double prompt, double cached, double output, double handling,
+                                 double clients) {
+  require_whole("concurrency", clients);
+  require_whole("output", output);
+  constexpr int settle = 2, measured = 3, waves = settle + measured + 1;
+  struct loop {
+    double clients, prompt, output, handling, lo, hi;
+    double sent;
+    // The settled loop's window: from the send of request `lo` to that of `hi`.
+    double t_lo = -1, t_hi = -1, idx_lo = -1, idx_hi = -1;
+    double ttft_sum = 0, tpot_sum = 0, counted = 0, first_sum = 0, first_counted = 0, prefill_time = 0;
+    void prefilled(double s) {
+      if (t_lo >= 0 && t_hi < 0) prefill_time += s;
+    }
+    void finished(const cohort& c, double t, std::vector<cohort>& sends) {
       if (c.first_index >= lo && c.first_index < hi) {
         ttft_sum += c.n * (c.first - c.sent);
         tpot_sum += c.n * (output > 1 ? (t - c.first) / (output - 1) : 0);
@@ -187,22 +217,83 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
           idx_hi = sent;
           t_hi = t;
         }
-        sends.push_back({c.n, sent, t, t + handling, 0, 0, 0});
+        sends.push_back({c.n, sent, t, t + handling, 0, 0, 0, prompt, output});
         sent += c.n;
       }
     }
-    live.swap(next);
-    live.insert(live.end(), sends.begin(), sends.end());
     // Every measured request is done: the rest is the drain.
-    if (t_hi >= 0 && std::none_of(live.begin(), live.end(), [&](const cohort& c) { return c.first_index < hi; })) break;
-  }
+    [[nodiscard]] bool done(const std::vector<cohort>& live, double) const {
+      return t_hi >= 0 && std::none_of(live.begin(), live.end(), [&](const cohort& c) { return c.first_index < hi; });
+    }
+  } p{clients, prompt, output, handling, settle * clients, (settle + measured) * clients, clients};
+  run_cohorts(d, cached, {{clients, 0, 0, handling, 0, 0, 0, prompt, output}}, p);
   lockstep_run out;
-  out.ttft = ttft_sum / counted;
-  out.tpot = tpot_sum / counted;
-  out.first_wave_ttft = first_sum / first_counted;
-  const double span = t_hi - t_lo;
-  out.requests_per_s = (idx_hi - idx_lo) / span;
-  out.prefill_share = std::min(1.0, prefill_time / span);
+  out.ttft = p.ttft_sum / p.counted;
+  out.tpot = p.tpot_sum / p.counted;
+  out.first_wave_ttft = p.first_sum / p.first_counted;
+  const double span = p.t_hi - p.t_lo;
+  out.requests_per_s = (p.idx_hi - p.idx_lo) / span;
+  out.prefill_share = std::min(1.0, p.prefill_time / span);
+  return out;
+}
+
+/// One request of a burst: its prompt and output tokens.
+struct request_shape {
+  double prompt = 0;
+  double output = 0;
+};
+
+/// What the requests of a burst, sent at once, see: the means over all of
+/// them, from the send (time 0) to the last completion.
+struct burst_run {
+  double ttft = 0;             ///< s, mean from the send to the first token
+  double tpot = 0;             ///< s, mean (last token - first token) / (output - 1) over those of 2+ tokens
+  double duration = 0;         ///< s, until the last request completes
+  double first_wave_ttft = 0;  ///< s, the mean of the `slots` requests admitted first
+  double prefill_share = 0;    ///< share of the duration prompts' prefill takes
+};
+
+/// run_cohorts over `requests` (in the order sent, all at time 0). The
+/// server handles them one at a time, `handling` s each (one process parses,
+/// templates and tokenizes every request: vLLM's and SGLang's OpenAI servers,
+/// TensorRT-LLM's trtllm-serve), so the i-th (from 0) reaches the scheduler
+/// at (i + 1) x handling; the engine holds `slots` at once and admits the
+/// next waiting one as each completes. `slots` >= 1; `requests` not empty.
+inline burst_run run_burst(const deployment& d, double cached, double handling, double slots,
+                           const std::vector<request_shape>& requests) {
+  struct burst {
+    const std::vector<request_shape>& sent_order;
+    double handling, wave;
+    std::size_t next = 0;
+    double ttft_sum = 0, tpot_sum = 0, tpot_counted = 0, prefill_time = 0, first_sum = 0;
+    void prefilled(double s) { prefill_time += s; }
+    [[nodiscard]] cohort admit(double t) {
+      const request_shape& r = sent_order[next];
+      const double i = static_cast<double>(next++);
+      return {1, i, 0, std::max(t, (i + 1) * handling), 0, 0, 0, r.prompt, r.output};
+    }
+    void finished(const cohort& c, double t, std::vector<cohort>& sends) {
+      ttft_sum += c.n * (c.first - c.sent);
+      if (c.output > 1) {
+        tpot_sum += c.n * (t - c.first) / (c.output - 1);
+        tpot_counted += c.n;
+      }
+      if (c.first_index < wave) first_sum += c.n * (c.first - c.sent);
+      for (double k = 0; k < c.n && next < sent_order.size(); ++k) sends.push_back(admit(t));
+    }
+    [[nodiscard]] bool done(const std::vector<cohort>&, double) const { return false; }
+  };
+  const double n = static_cast<double>(requests.size());
+  burst p{requests, handling, std::min(slots, n)};
+  std::vector<cohort> live;
+  live.reserve(static_cast<std::size_t>(p.wave));
+  while (static_cast<double>(p.next) < p.wave) live.push_back(p.admit(0));
+  burst_run out;
+  out.duration = run_cohorts(d, cached, std::move(live), p);
+  out.ttft = p.ttft_sum / n;
+  out.tpot = p.tpot_counted > 0 ? p.tpot_sum / p.tpot_counted : 0;
+  out.first_wave_ttft = p.first_sum / p.wave;
+  out.prefill_share = std::min(1.0, p.prefill_time / out.duration);
   return out;
 }
 
