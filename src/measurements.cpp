@@ -573,6 +573,10 @@ measurement_set read_measurements(const std::string& path) {
         skip("a burst whose notes do not say how many requests it sent");
         continue;
       }
+      if (m.requests > 1e4) {
+        skip("a burst of more than 10,000 requests (serve_burst simulates at most that many)");
+        continue;
+      }
       m.mixed_lengths = has(notes, "ShareGPT");
     }
     m.plan.devices_per_node = std::max(8, n);

@@ -610,7 +610,7 @@ TEST_CASE("burst: exponential answers keep the mean, and their long tail drains 
 TEST_CASE("burst: a clear error for what cannot be sent") {
   const deployment dep = burst_deployment(0, 256);
   const workload s = burst_workload(100, 3);
-  CHECK_THROWS_WITH_AS(serve_burst(dep, s, 0), "requests must be in [1, 1000000] (got 0)", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(serve_burst(dep, s, 0), "requests must be in [1, 10000] (got 0)", std::invalid_argument);
   CHECK_THROWS_WITH_AS(serve_burst(dep, s, 2.5), "requests must be a whole number (got 2.5)", std::invalid_argument);
   workload half = s;
   half.output = 2.5;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "llmroof/speculative.hpp"
@@ -58,7 +59,7 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> live,
   double t = 0, steps = 0;
   std::vector<cohort> next, sends;
   while (!live.empty()) {
-    if (++steps > 1e7) throw std::logic_error("lockstep: the loop did not settle");
+    if (++steps > 1e7) throw std::logic_error("the engine's step simulation did not end");
     double b = 0, ctx = 0, waiting = 0;
     for (const cohort& c : live) {
       if (c.ready > t) continue;
