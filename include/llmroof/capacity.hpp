@@ -74,20 +74,33 @@ struct served_load {
   double max_rate = 0;                    ///< requests/s, open loop only
   std::optional<closed_loop_result> closed;
   std::optional<saturation_result> most;
+  std::optional<burst_result> burst;  ///< every request sent at once (serve_burst)
 };
 
-/// Serves the workload's request shape (prompt, output) at `rate` requests/s
-/// or to `concurrency` closed-loop users; with neither, the plan's users when
-/// more than one (loop_concurrency). Throws std::invalid_argument when both
-/// are given, when a rate meets lockstep arrivals, and on invalid fields.
+/// Serves the workload's request shape (prompt, output) at `rate` requests/s,
+/// to `concurrency` closed-loop users, or as a `burst` of that many requests
+/// sent at once (their answers spread as `lengths` says); with none, the
+/// plan's users when more than one (loop_concurrency). Throws
+/// std::invalid_argument when more than one is given, when a rate or a burst
+/// meets lockstep arrivals, and on invalid fields.
 inline served_load serve_load(const deployment& d, const workload& s, std::optional<double> rate, std::optional<double> concurrency,
-                              seconds ttft_target = make_seconds(1)) {
+                              seconds ttft_target = make_seconds(1), std::optional<double> burst = std::nullopt,
+                              length_spread lengths = length_spread::fixed) {
   if (rate && concurrency) throw std::invalid_argument("concurrency and rate are two load models; give one");
+  if (burst && (rate || concurrency)) throw std::invalid_argument("a burst is a load model of its own; give it alone");
   if (rate && s.arrivals == arrival_pattern::lockstep) {
     throw std::invalid_argument("arrivals: lockstep is a closed loop of identical requests; a rate is an open loop");
   }
+  if (burst && s.arrivals == arrival_pattern::lockstep) {
+    throw std::invalid_argument("arrivals: lockstep is a closed loop; a burst sends every request at once");
+  }
   served_load out;
   out.ttft_target = ttft_target;
+  if (burst) {
+    out.burst = serve_burst(d, s, *burst, lengths);
+    out.most = saturation(d, s);
+    return out;
+  }
   if (rate) {
     out.open = serve_at_rate(d, s, *rate);
     out.max_rate_at_target = max_rate(d, s, ttft_target);

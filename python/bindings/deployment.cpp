@@ -315,8 +315,9 @@ void register_deployment(py::module_& m) {
              const py::object& price_per_hour, const py::object& purchase, const py::object& years,
              const py::object& electricity, const py::object& pue, double prefix, const py::object& prefix_hit,
              const std::string& arrivals, const py::object& pd, const py::object& min_tokens_per_s, const py::object& kv_link,
-             const py::object& kv_link_efficiency, bool kv_overlap, const py::object& spec_method_name,
-             int draft_tokens, const std::vector<double>& acceptance, const py::object& draft) {
+             const py::object& kv_link_efficiency, bool kv_overlap, const py::object& burst,
+             const std::string& burst_lengths, const py::object& spec_method_name, int draft_tokens,
+             const std::vector<double>& acceptance, const py::object& draft) {
             workload w;
             w.users = users;
             w.context = context_tokens;
@@ -333,7 +334,11 @@ void register_deployment(py::module_& m) {
                                            : c.setup.with_offload(offload_from(offload, host)))
                                      .with_speculation(spec);
             const plan_result res = plan(d, w);
-            const served_load load = serve_load(d, w, number(rate), number(concurrency), make_seconds(ttft_target));
+            // burst: as the command's --burst and --burst-lengths.
+            const length_spread lengths = parse_length_spread(burst_lengths);
+            if (burst.is_none() && lengths != length_spread::fixed) throw std::invalid_argument("burst_lengths needs burst");
+            const served_load load =
+                serve_load(d, w, number(rate), number(concurrency), make_seconds(ttft_target), number(burst), lengths);
             const price p = price_from(price_per_hour, purchase, years, electricity, pue);
             // pd: as the command's --pd, --tps, --kv-link, --kv-link-efficiency, --kv-overlap.
             std::optional<pd_comparison> split;
@@ -365,7 +370,8 @@ void register_deployment(py::module_& m) {
           py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"), py::arg("price_per_hour"),
           py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"), py::arg("prefix"),
           py::arg("prefix_hit"), py::arg("arrivals"), py::arg("pd"), py::arg("min_tokens_per_s"), py::arg("kv_link"),
-          py::arg("kv_link_efficiency"), py::arg("kv_overlap"), py::arg("spec_method"), py::arg("draft_tokens"),
+          py::arg("kv_link_efficiency"), py::arg("kv_overlap"), py::arg("burst"), py::arg("burst_lengths"),
+          py::arg("spec_method"), py::arg("draft_tokens"),
           py::arg("acceptance"), py::arg("draft"))
       .def(
           "speculate_report",

@@ -628,6 +628,8 @@ def _plan_args(
     kv_link: str | None = None,
     kv_link_efficiency: float | None = None,
     kv_overlap: bool = False,
+    burst: float | None = None,
+    burst_lengths: str = "fixed",
     speculative: Speculative | None = None,
 ) -> tuple[Any, ...]:
     """A plan's load (:class:`PlanLoad`), checked, in the order
@@ -650,6 +652,8 @@ def _plan_args(
         None if kv_link is None else _text("kv_link", kv_link),
         None if kv_link_efficiency is None else _number("kv_link_efficiency", kv_link_efficiency, minimum=0),
         _flag("kv_overlap", kv_overlap),
+        None if burst is None else _integer("burst", burst, minimum=1, maximum=10_000),
+        _text("burst_lengths", burst_lengths),
         speculative if speculative is None else _speculative(speculative),
     )
 
@@ -708,6 +712,18 @@ section then gives ``ttft_s``, ``tpot_s``, ``output_tokens_per_s``,
 ``requests_per_s``, the requests inside the engine and what limits them.
 Without ``rate`` or ``concurrency``, more than one of ``users`` are that
 closed loop (as the command's plan prints it)."""),
+    ("burst, burst_lengths", """Instead of ``rate`` or ``concurrency``: ``burst`` requests (at most
+10,000) sent at once with no concurrency cap, as ``vllm bench serve
+--request-rate inf`` runs them (the command's ``--burst`` and
+``--burst-lengths``). The engine's steps are simulated: the server handles
+the requests one at a time, the engine admits as many as its slots hold and
+one more as each completes, and each step carries the running decodes and
+then prompt tokens up to its token budget. ``burst_lengths``: ``"fixed"``
+(every answer ``output`` tokens, the default) or ``"exponential"`` (spread
+about ``output``, at most ``context - prompt``: a chat dataset such as
+ShareGPT). The ``load`` section (``model`` "burst") gives the mean
+``ttft_s`` and ``tpot_s`` over the requests, ``duration_s``,
+``output_tokens_per_s`` and ``first_wave_ttft_s``."""),
     ("arrivals", """How a closed loop's requests meet, as the command's ``--arrivals``:
 ``"mixed"`` (the default: users whose lengths differ drift apart and meet
 each other at random points) or ``"lockstep"`` (identical requests started

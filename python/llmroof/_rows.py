@@ -276,7 +276,8 @@ class PriceOptions(TypedDict, total=False):
 
 class PlanLoad(PriceOptions, total=False):
     """The load of a plan (:meth:`Estimator.plan`): users and their context,
-    the TTFT prompt, an open (``rate``) or closed (``concurrency``) loop,
+    the TTFT prompt, an open (``rate``) or closed (``concurrency``) loop or a
+    ``burst``,
     llama.cpp-style offload, and the price its cost is counted at. Defaults
     are shown in the signatures."""
 
@@ -297,6 +298,8 @@ class PlanLoad(PriceOptions, total=False):
     kv_link: str | None
     kv_link_efficiency: float | None
     kv_overlap: bool
+    burst: float | None
+    burst_lengths: str
     speculative: Speculative | None
 
 

@@ -60,7 +60,12 @@ constexpr option_doc option_docs[] = {
     {"host", "ID", "the host CPU for --offload (default ryzen-9-7950x; llmroof list devices)"},
     {"rate", "R", "open loop: arrivals in requests/s; reports TTFT, TPOT, utilisation (with --output O)"},
     {"concurrency", "N", "closed loop: N users, each sending its next request when the last completes (with --output O)"},
-    {"output", "O", "output tokens per request with --rate, --concurrency and the closed loop of --users (default 512)"},
+    {"burst", "N", "N requests sent at once, no concurrency cap (vllm bench serve --request-rate inf): the engine's "
+                   "steps simulated; reports TTFT, TPOT and output tokens/s (with --output O)"},
+    {"burst-lengths", "fixed|exponential", "a burst's answers: all --output long (default), or spread exponentially "
+                                           "about it, at most the context (a chat dataset such as ShareGPT)"},
+    {"output", "O", "output tokens per request with --rate, --concurrency, --burst and the closed loop of --users "
+                    "(default 512)"},
     {"tps", "T", "per-user tokens/s target (users: default 10; plan --pd: the TPOT target, default none)"},
     {"pd", "N|auto", "compare aggregated and disaggregated prefill/decode on the plan's devices: instances of N devices "
                      "(auto: the fewest that hold a request and meet --tps), as replicas and in every xPyD split"},
@@ -114,10 +119,12 @@ std::vector<std::string> join(std::initializer_list<std::vector<std::string>> pa
 
 const std::vector<command_spec>& commands() {
   static const std::vector<command_spec> table = {
-      {"plan", "--model ID --device ID[:N] [--users N] [--context C] [--prompt P] [--rate R | --concurrency N] [--output O] ...",
-       "memory plan, users that fit, decode speed against context, TTFT; its users in a closed loop (or --rate, --concurrency)",
+      {"plan", "--model ID --device ID[:N] [--users N] [--context C] [--prompt P] [--rate R | --concurrency N | --burst N] [--output O] ...",
+       "memory plan, users that fit, decode speed against context, TTFT; its users in a closed loop (or --rate, "
+       "--concurrency, --burst)",
        join({model_opts, layout_opts, memory_opts,
-             {"users", "context", "prompt", "prefix", "prefix-hit", "arrivals", "offload", "host", "rate", "concurrency", "output",
+             {"users", "context", "prompt", "prefix", "prefix-hit", "arrivals", "offload", "host", "rate", "concurrency",
+              "burst", "burst-lengths", "output",
               "ttft", "price-per-hour", "purchase", "years", "electricity", "pue", "pd", "tps", "kv-link",
               "kv-link-efficiency", "kv-overlap", "spec", "draft-tokens", "accept", "draft-model"}}), cmd_plan},
       {"decode", "--model ID --device ID[:N] [--batch N] [--context C] [--price-per-hour USD | --purchase USD] ...",

@@ -191,7 +191,11 @@ int cmd_plan(const options& o) {
   const auto concurrency =
       o.get("concurrency") ? std::optional<double>(parse_count("concurrency", *o.get("concurrency"))) : std::nullopt;
   const double ttft_target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
-  const served_load load = serve_load(s, sc, rate, concurrency, make_seconds(ttft_target));
+  const auto burst = o.get("burst") ? std::optional<double>(parse_count("burst", *o.get("burst"), 1e4)) : std::nullopt;
+  if (o.get("burst-lengths") && !burst) throw std::invalid_argument("--burst-lengths needs --burst");
+  const length_spread lengths =
+      o.get("burst-lengths") ? parse_length_spread(*o.get("burst-lengths")) : length_spread::fixed;
+  const served_load load = serve_load(s, sc, rate, concurrency, make_seconds(ttft_target), burst, lengths);
   const price pr = price_of(o);  // checked before the first line is printed
   const std::optional<pd_comparison> pd = pd_of(o, s, sc, ttft_target);
   std::optional<speculative_table> spec_table;
@@ -350,6 +354,24 @@ int cmd_plan(const options& o) {
         std::printf("  the first %s requests, sent at once, wait %s for their first token on average\n",
                     thousands(c.active).c_str(), ms(c.first_wave_ttft).c_str());
       }
+    }
+  }
+  if (const auto& b = load.burst) {
+    std::printf("\nBurst: %s requests sent at once, each %s prompt + %s output tokens%s%s\n",
+                thousands(b->requests).c_str(), thousands(sc.prompt_tokens()).c_str(), thousands(sc.output).c_str(),
+                b->lengths == length_spread::exponential ? " on average (exponential lengths)" : "",
+                spec_label(s).c_str());
+    if (b->slots < 1) {
+      std::printf("  not one request of %s tokens fits: nothing is served\n",
+                  thousands(sc.prompt_tokens() + sc.output).c_str());
+    } else {
+      std::printf("  the engine holds %s at once (KV for %s tokens each, max_num_seqs %s), limit: %s\n",
+                  thousands(b->slots).c_str(), thousands(sc.prompt_tokens() + sc.output).c_str(),
+                  thousands(s.engine.max_sequences).c_str(), std::string(to_string(b->limit)).c_str());
+      std::printf("  done in %.3g s: TTFT %s (the first %s admitted: %s), TPOT %s; %.3g requests/s, %.0f output "
+                  "tokens/s, prefill share %.0f%%\n", b->duration.value(), ms(b->ttft).c_str(),
+                  thousands(std::min(b->slots, b->requests)).c_str(), ms(b->first_wave_ttft).c_str(),
+                  ms(b->tpot).c_str(), b->requests_per_s(), b->output_tokens_per_s(), 100 * b->prefill_share);
     }
   }
   if (const auto& open = load.open) {

@@ -362,9 +362,13 @@ const field_table<plan_view>& plan_fields() {
            "and context, against batch up to twice the users, with its memory.",
            [](const V& v) { return v.spec ? speculative_json(v.s, v.spec->spec, v.spec->table) : absent(); }},
           {"load", maybe_object_t,
-           "The plan under load: a closed loop (concurrency, or more than one user) or an open loop (a rate), "
-           "with its saturation; absent for one user alone.",
-           [](const V& v) { return v.load.open || v.load.closed ? load_json(v.load, v.output) : absent(); }},
+           "The plan under load: a closed loop (concurrency, or more than one user), an open loop (a rate) or a "
+           "burst (requests sent at once: requests, lengths, slots, limit, duration_s, requests_per_s, ttft_s, "
+           "first_wave_ttft_s, tpot_s, output_tokens, output_tokens_per_s, prefill_share), with its saturation; "
+           "absent for one user alone.",
+           [](const V& v) {
+             return v.load.open || v.load.closed || v.load.burst ? load_json(v.load, v.output) : absent();
+           }},
       });
   return t;
 }
@@ -672,10 +676,27 @@ json closed_loop_json(const closed_loop_result& c, double output) {
            c.arrivals == arrival_pattern::lockstep ? json(c.first_wave_ttft.value()) : json(nullptr)}};
 }
 
+json burst_json(const burst_result& b) {
+  return {{"model", "burst"},
+          {"requests", b.requests},
+          {"lengths", to_string(b.lengths)},
+          {"slots", b.slots},
+          {"limit", to_string(b.limit)},
+          {"duration_s", b.duration.value()},
+          {"requests_per_s", b.requests_per_s()},
+          {"ttft_s", b.ttft.value()},
+          {"first_wave_ttft_s", b.first_wave_ttft.value()},
+          {"tpot_s", b.tpot.value()},
+          {"output_tokens", b.output_tokens},
+          {"output_tokens_per_s", b.output_tokens_per_s()},
+          {"prefill_share", b.prefill_share}};
+}
+
 json load_json(const served_load& l, double output) {
   json j = nullptr;
   if (l.open) j = open_loop_json(*l.open, l.max_rate_at_target, l.ttft_target.value(), l.max_rate);
   if (l.closed) j = closed_loop_json(*l.closed, output);
+  if (l.burst) j = burst_json(*l.burst);
   if (l.most) j["saturation"] = saturation_json(*l.most);
   return j;
 }

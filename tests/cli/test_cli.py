@@ -181,6 +181,31 @@ loop = json.loads(run("plan", *L, "--concurrency", str(int(ul["max_users"])), "-
 del loop["saturation"]
 check("users --arrivals lockstep: closed loop = plan --concurrency max_users", ul["closed_loop"] == loop, (ul["closed_loop"], loop))
 check("users --arrivals lockstep: text", "(a closed loop in lockstep: 1,000-token prompts" in run("users", *L, "--tps", "20", "--arrivals", "lockstep").stdout)
+# A burst (every request sent at once): the engine's steps simulated; said in the text and the JSON.
+BU = ["--model", "qwen3-32b", "--device", "a100-sxm-80gb", "--prompt", "128", "--output", "4", "--burst", "1000"]
+bu = json.loads(run("plan", *BU, "--json").stdout)["load"]
+check("burst: its own load model", bu["model"] == "burst" and bu["requests"] == 1000 and bu["lengths"] == "fixed"
+      and bu["limit"] == "kv_cache" and bu["output_tokens"] == 4000 and "saturation" in bu, bu)
+check("burst: output tokens/s over its duration", abs(bu["output_tokens_per_s"] * bu["duration_s"] - 4000) < 1e-6, bu)
+check("burst: README figure (TPOT 545 ms)", "4 out: 545 ms" in open(readme).read() and round(1e3 * bu["tpot_s"]) == 545, bu)
+r = run("plan", *BU)
+check("burst: text", "Burst: 1,000 requests sent at once, each 128 prompt + 4 output tokens" in r.stdout
+      and f"TPOT {1e3 * bu['tpot_s']:.2f} ms" in r.stdout, r.stdout)
+ex = json.loads(run("plan", *BU[:-4], "--prompt", "200", "--output", "200", "--context", "2048", "--burst", "200",
+                    "--burst-lengths", "exponential", "--json").stdout)["load"]
+fx = json.loads(run("plan", *BU[:-4], "--prompt", "200", "--output", "200", "--context", "2048", "--burst", "200",
+                    "--json").stdout)["load"]
+check("burst: exponential lengths keep the tokens, drain slower", ex["lengths"] == "exponential"
+      and abs(ex["output_tokens"] / fx["output_tokens"] - 1) < 0.01 and ex["duration_s"] > fx["duration_s"], (ex, fx))
+for args, said in ((["--burst", "0"], "--burst must be in [1, 10000] (got 0)"),
+                   (["--burst", "20000"], "--burst must be in [1, 10000] (got 20000)"),
+                   (["--burst", "5", "--rate", "1"], "a burst is a load model of its own; give it alone"),
+                   (["--burst-lengths", "fixed"], "--burst-lengths needs --burst"),
+                   (["--burst", "5", "--burst-lengths", "gamma"], "burst_lengths must be fixed or exponential (got 'gamma')"),
+                   (["--burst", "5", "--arrivals", "lockstep"], "arrivals: lockstep is a closed loop; a burst sends every request at once")):
+    r = run("plan", "--model", "qwen3-8b", "--device", "h100-sxm", *args)
+    check(f"burst: bad input {args}", r.returncode == 2 and r.stderr.strip().endswith(said)
+          and len(r.stderr.strip().splitlines()) == 1, r.stderr)
 # The README's figures for the two loops (section "Load").
 readme_text = open(readme).read()
 for args, a, said in ((["--model", "llama-3.1-8b", "--device", "h100-sxm", "--prompt", "1000", "--output", "1000",

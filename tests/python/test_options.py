@@ -37,7 +37,7 @@ DEFAULTS = dict(weights=None, kv=None, lm_head=None, engine="vllm", devices=1, t
                 output=512, ttft_target_s=1.0,
                 offload=None, host="ryzen-9-7950x", threads=None, price_per_hour=None, purchase=None, years=None,
                 electricity=None, pue=None, pd=None, min_tokens_per_s=None, kv_link=None, kv_link_efficiency=None,
-                kv_overlap=False, speculative=None)
+                kv_overlap=False, burst=None, burst_lengths="fixed", speculative=None)
 SWEEP_DEFAULTS = DEFAULTS  # a sweep's combination is the deployment decode() resolves (issue 29, V4)
 
 

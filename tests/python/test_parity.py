@@ -107,6 +107,22 @@ def test_closed_loop_parity(cli: str) -> None:
             concurrency=float(n)).to_dict()
 
 
+def test_burst_parity(cli: str) -> None:
+    # Every request sent at once: the command's --burst and --burst-lengths, Python's burst and burst_lengths.
+    f = ["--model", "qwen3-32b", "--device", "a100-sxm-80gb", "--prompt", "200", "--output", "200", "--context", "2048"]
+    kw = dict(model="qwen3-32b", device="a100-sxm-80gb", prompt=200, output=200, context=2048)
+    for n, lengths in (("1", "fixed"), ("300", "exponential")):
+        p = llmroof.plan(**kw, burst=int(n), burst_lengths=lengths).to_dict()  # type: ignore[arg-type]
+        assert run(cli, "plan", *f, "--burst", n, "--burst-lengths", lengths) == p
+        assert p["load"]["model"] == "burst" and p["load"]["requests"] == int(n) and p["load"]["lengths"] == lengths
+    with pytest.raises(ValueError, match=r"^burst must be <= 10000 \(got 20000\)$"):
+        llmroof.plan(**kw, burst=20000)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^burst_lengths needs burst$"):
+        llmroof.plan(**kw, burst_lengths="exponential")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^a burst is a load model of its own; give it alone$"):
+        llmroof.plan(**kw, burst=4, concurrency=4)  # type: ignore[arg-type]
+
+
 def test_users_in_a_loop_parity(cli: str) -> None:
     # More than one user and no load model: the plan's users are a closed loop.
     f = ["--model", "llama-3.1-8b", "--device", "h100-sxm", "--users", "4", "--output", "300"]

@@ -56,6 +56,8 @@ class Deployment:
         kv_link: str | None,
         kv_link_efficiency: float | None,
         kv_overlap: bool,
+        burst: float | None,
+        burst_lengths: str,
         spec_method: str | None,
         draft_tokens: int,
         acceptance: list[float],

@@ -168,8 +168,10 @@ class Plan:
         """
     @property
     def load(self) -> dict[str, Any] | None:
-        """The plan under load: a closed loop (concurrency, or more than one user) or an open loop (a
-        rate), with its saturation; absent for one user alone.
+        """The plan under load: a closed loop (concurrency, or more than one user), an open loop (a
+        rate) or a burst (requests sent at once: requests, lengths, slots, limit, duration_s,
+        requests_per_s, ttft_s, first_wave_ttft_s, tpot_s, output_tokens, output_tokens_per_s,
+        prefill_share), with its saturation; absent for one user alone.
         """
     def curve_frame(self) -> pd.DataFrame: ...
     def alternatives_frame(self) -> pd.DataFrame: ...
