@@ -110,7 +110,8 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
                     profile.quantized_path == traits.quantized_path && profile.fused_attention == m.fused_attention &&
                     profile.overlap == traits.overlap && profile.prefill_chunk == chunk &&
                     profile.per_hop == traits.per_hop && profile.per_sequence == traits.per_sequence &&
-                    profile.qmv_rows_reread == traits.qmv_rows_reread;
+                    profile.qmv_rows_reread == traits.qmv_rows_reread &&
+                    profile.fa_tile_without_gqa == traits.fa_tile_without_gqa;
   efficiency_profile own;
   if (!same) {
     own = profile;
@@ -122,6 +123,7 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
     own.per_hop = traits.per_hop;
     own.per_sequence = traits.per_sequence;
     own.qmv_rows_reread = traits.qmv_rows_reread;
+    own.fa_tile_without_gqa = traits.fa_tile_without_gqa;
   }
   const efficiency_profile& e = same ? profile : own;
   if (m.closed_loop && (m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::decode_tps_total)) {

@@ -211,7 +211,7 @@ std::vector<kernel_class> build_classes() {
       {"llama.cpp-metal", engine_id::llama_cpp, "", "metal", false, true, host_overlap::serial, kp::dequantize, true,
        0, 0, llama_ubatch},
       {"llama.cpp-hip", engine_id::llama_cpp, "", "hip", false, true, host_overlap::serial, kp::int8_dot, false, 0, 0,
-       llama_ubatch, "llama.cpp-cuda", split_hop},
+       llama_ubatch, "llama.cpp-cuda", split_hop, 0, false, true},
       {"llama.cpp-vulkan", engine_id::llama_cpp, "", "vulkan", false, true, host_overlap::serial, kp::dequantize,
        false, 0, 0, llama_ubatch, "", split_hop},
       {"llama.cpp-sycl", engine_id::llama_cpp, "", "sycl", false, false, host_overlap::serial, kp::dequantize, false, 0,

@@ -46,6 +46,9 @@ struct kernel_class {
   /// Quantized mat-vec kernels read the weights once per token row
   /// (efficiency_profile::qmv_rows_reread: MLX on M1/M2).
   bool qmv_rows_reread = false;
+  /// Flash attention off the matrix units without GQA or past 128-wide
+  /// heads on RDNA (efficiency_profile::fa_tile_without_gqa: HIP builds).
+  bool fa_tile_without_gqa = false;
 };
 
 /// Every kernel class, in the table's order.
@@ -85,6 +88,7 @@ inline void apply_kernel_traits(efficiency_profile& e, std::string_view key) {
   e.per_hop = make_seconds(c.per_hop);
   e.per_sequence = make_seconds(c.per_sequence);
   e.qmv_rows_reread = c.qmv_rows_reread;
+  e.fa_tile_without_gqa = c.fa_tile_without_gqa;
   e.overlap = c.overlap;
   e.quantized_path = c.quantized_path;
   e.per_launch = make_seconds(c.per_launch);

@@ -75,6 +75,11 @@ struct op {
   /// kernel (MMQ) issues for the op's weight type
   /// (numeric_format::mmq_warp_per_kmac x 32 / 1000); 0: no such kernel.
   double mmq_instructions = 0;
+  /// Attention ops: query heads per cached KV head and the dimension of a
+  /// cached head (MLA: its latent and rotary key, read as one head by every
+  /// query head), which ggml's flash-attention dispatch reads; 0 elsewhere.
+  double gqa = 0;
+  double head_dim = 0;
 
   [[nodiscard]] constexpr bytes total_bytes() const {
     return weights + kv_read + kv_written + activations;
@@ -286,6 +291,9 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
           make_bytes(held * kv_tok * n), make_bytes(t * kv_tok * n), make_bytes(0),
           math_format::bf16, w.kind == phase::decode ? 1.0 : t};
     at.unfused_bytes_per_flop = unfused_score_bytes * a.num_heads / fpp;
+    const bool mla = a.attention == attention_kind::mla;
+    at.gqa = mla ? double(a.num_heads) : double(a.num_heads) / std::max(1, a.num_kv_heads);
+    at.head_dim = mla ? double(a.mla.kv_lora_rank) + a.mla.qk_rope_head_dim : double(a.head_dim);
     out.add(at, k == layer_kind::global ? op_kind::attention_global : op_kind::attention_sliding);
   }
 

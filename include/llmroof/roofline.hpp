@@ -148,6 +148,12 @@ struct efficiency_profile {
   /// engine's affine formats (Apple M1 and M2: qmv_rows_below). A kernel
   /// trait of the engine class, never fitted.
   bool qmv_rows_reread = false;
+  /// ggml's flash attention on AMD RDNA3/4 takes its WMMA kernel only when
+  /// the GQA optimisation applies (2+ query heads per KV head) and heads are
+  /// at most 128 wide; else its TILE kernel, which runs on the vector ALUs
+  /// (the fp32 roof): fattn.cu ggml_cuda_get_best_fattn_kernel, KERNELS.md
+  /// 1.9. A trait of the HIP build (engine_profile.hpp), never fitted.
+  bool fa_tile_without_gqa = false;
 
   /// The fitted efficiencies (their profile fields: "memory", "compute",
   /// "attention") that sit at their upper limit, 1 (to 0.5%): a fit that ran
@@ -341,6 +347,10 @@ class roofline {
       return t;
     }
     t.math = device_.effective_math(kernel_math(o));
+    if (o.klass == op_class::attention && eff_.fa_tile_without_gqa && !(o.gqa >= 2 && o.head_dim <= 128) &&
+        device_.family.find("RDNA") != std::string::npos && device_.published_peak(math_format::fp32).value() > 0) {
+      t.math = math_format::fp32;
+    }
     flops_per_second p = double(n_) * device_.published_peak(t.math);
     if (eff_.fp16_accumulate && o.klass == op_class::gemm && t.math == math_format::bf16) {
       p = p * device_.fp16_accumulate_speedup();

@@ -246,3 +246,48 @@ TEST_CASE("llama.cpp backends stay on GPUs; a search skips a named backend on an
   CHECK(kernel_class_of(find_device("arc-b580"), find_engine("ollama")) == nullptr);
   CHECK(engines_for(find_device("gaudi-3")) == std::vector<std::string>{"vllm"});
 }
+
+TEST_CASE("ggml's flash attention on RDNA: WMMA with GQA and heads up to 128, else the TILE kernel on the vector ALUs") {
+  // pp512 after 32,768 cached tokens on a Ryzen AI Max+ 395 (RDNA 3.5: fp32
+  // 29.7 TFLOPS, WMMA fp16 59.4). Llama-2-7B has no GQA (32 query heads, 32
+  // KV heads, head 128): fattn.cu takes the TILE kernel, the fp32 roof.
+  // Llama-3-8B (32 / 8 heads, head 128) meets the GQA optimisation: WMMA.
+  // Attention FLOP = 4 x 128 x 32 heads x 32 layers = 524,288 per pair;
+  // pairs = 512 x (32,768 + (512 + 1) / 2) = 16,908,544: 8.864948e12 FLOP,
+  // / 29.7e12 = 298.483 ms against / 59.4e12 = 149.242 ms on WMMA.
+  const device& d = find_device("ryzen-ai-max-395");
+  const precision pr = precision::of(find_format("q4_0"), find_format("fp16"));
+  const roofline hip(d, with_traits("llama.cpp-hip"));
+  const phase_timing mha = prefill(find_model("llama-2-7b"), pr, hip, 512, 32768);
+  const std::size_t i = find_op(mha, "attention.global");
+  CHECK(mha.counts.ops[i].gqa == 1);
+  CHECK(mha.counts.ops[i].head_dim == 128);
+  CHECK(mha.counts.ops[i].flop.value() == doctest::Approx(8.864948e12).epsilon(1e-6));
+  CHECK(mha.times[i].math == math_format::fp32);
+  CHECK(mha.times[i].compute_bound.value() == doctest::Approx(298.483e-3).epsilon(1e-5));
+  const phase_timing gqa = prefill(find_model("llama-3-8b"), pr, hip, 512, 32768);
+  const std::size_t j = find_op(gqa, "attention.global");
+  CHECK(gqa.counts.ops[j].gqa == 4);
+  CHECK(gqa.times[j].math == math_format::bf16);
+  CHECK(gqa.times[j].compute_bound.value() == doctest::Approx(gqa.counts.ops[j].flop.value() / 59.4e12).epsilon(1e-9));
+  // The same MHA prompt through CUDA's build (the MMA kernel for every
+  // prefill on Turing and later) and on CDNA (MFMA: MMA for prefill) stays
+  // on the matrix roof; so does Vulkan's own FA (coopmat).
+  CHECK(prefill(find_model("llama-2-7b"), pr, roofline(d, with_traits("llama.cpp-vulkan")), 512, 32768).times[i].math ==
+        math_format::bf16);
+  CHECK(prefill(find_model("llama-2-7b"), pr, roofline(find_device("mi300x"), with_traits("llama.cpp-hip")), 512, 32768)
+            .times[i]
+            .math == math_format::bf16);
+  // Heads wider than 128 take TILE even with GQA (Gemma 4 31B: head 256).
+  const architecture& g = find_model("gemma-4-31b");
+  REQUIRE(g.head_dim > 128);
+  REQUIRE(g.num_heads / g.num_kv_heads >= 2);
+  const phase_timing wide = prefill(g, pr, hip, 512, 32768);
+  CHECK(wide.times[find_op(wide, "attention.global")].math == math_format::fp32);
+  // MLA: every query head reads the one 576-wide latent (gqa = heads).
+  const phase_timing mla = prefill(find_model("deepseek-v2-lite"), pr, hip, 512, 4096);
+  const std::size_t k = find_op(mla, "attention.global");
+  CHECK(mla.counts.ops[k].head_dim == 576);
+  CHECK(mla.counts.ops[k].gqa == find_model("deepseek-v2-lite").num_heads);
+  CHECK(mla.times[k].math == math_format::fp32);
+}
