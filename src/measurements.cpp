@@ -72,12 +72,18 @@ bool starts(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 bool has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
 
 // The whole number written just before the first `word` in `text` that has
-// one ("1000" in "all prompts ... 1000 prompts"); 0 when none has.
+// one ("1000" in "all prompts ... 1000 prompts"; "1,500" with thousands
+// separators); 0 when none has.
 double count_before(const std::string& text, const char* word) {
+  const auto digit = [&](std::size_t i) { return std::isdigit(static_cast<unsigned char>(text[i])) != 0; };
   for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
     std::size_t from = at;
-    while (from > 0 && std::isdigit(static_cast<unsigned char>(text[from - 1])) != 0) --from;
-    if (from < at && at - from < 10) return std::stod(text.substr(from, at - from));
+    while (from > 0 && (digit(from - 1) || (text[from - 1] == ',' && from >= 2 && digit(from - 2)))) --from;
+    std::string n;
+    for (std::size_t i = from; i < at; ++i) {
+      if (text[i] != ',') n += text[i];
+    }
+    if (!n.empty() && n.size() < 10) return std::stod(n);
   }
   return 0;
 }

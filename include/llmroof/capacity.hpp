@@ -88,6 +88,7 @@ inline served_load serve_load(const deployment& d, const workload& s, std::optio
                               length_spread lengths = length_spread::fixed) {
   if (rate && concurrency) throw std::invalid_argument("concurrency and rate are two load models; give one");
   if (burst && (rate || concurrency)) throw std::invalid_argument("a burst is a load model of its own; give it alone");
+  if (!burst && lengths != length_spread::fixed) throw std::invalid_argument("burst_lengths needs burst");
   if (rate && s.arrivals == arrival_pattern::lockstep) {
     throw std::invalid_argument("arrivals: lockstep is a closed loop of identical requests; a rate is an open loop");
   }

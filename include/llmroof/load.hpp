@@ -559,9 +559,10 @@ inline std::vector<request_shape> burst_requests(const llmroof::workload& s, dou
 /// completes. Throws std::invalid_argument on invalid workload fields,
 /// unless requests is a whole number in [1, 1e4] (each arrives on its own, so
 /// the simulation's cost grows with the square of the requests admitted at
-/// once: 10,000 admitted at once take about a second), the output a whole number
-/// of tokens and prefix_hit (with a prefix) 0 or 1 (identical prompts all
-/// find the prefix or none does).
+/// once: 10,000 admitted at once take a few seconds) and its steps times its
+/// sequences at most 2e8, the output a whole number of tokens (with
+/// exponential lengths at most context - prompt) and prefix_hit (with a
+/// prefix) 0 or 1 (identical prompts all find the prefix or none does).
 inline burst_result serve_burst(const deployment& d, const workload& s, double requests,
                                 length_spread spread = length_spread::fixed) {
   validate(s);
@@ -571,6 +572,13 @@ inline burst_result serve_burst(const deployment& d, const workload& s, double r
   if (s.prefix > 0 && s.prefix_hit && *s.prefix_hit != 0 && *s.prefix_hit != 1) {
     detail::fail("prefix_hit", "0 or 1 in a burst (identical prompts all find the prefix or none does)",
                  *s.prefix_hit);
+  }
+  // Exponential answers reach the context: their mean must fit below it.
+  if (spread == length_spread::exponential && s.output > s.context - s.prompt_tokens()) {
+    detail::fail("output",
+                 "<= context - prompt (" + detail::show(s.context - s.prompt_tokens()) +
+                     " tokens) with exponential lengths: the answers spread up to the context",
+                 s.output);
   }
   burst_result out;
   out.requests = requests;
@@ -583,6 +591,21 @@ inline burst_result serve_burst(const deployment& d, const workload& s, double r
   }
   out.limit = requests <= out.slots ? serving_limit::none : held.limit;
   const prefix_reuse reuse = reuse_of(d, s);
+  // The simulation walks every admitted request each step: refuse a burst
+  // whose steps (each prompt in chunks of the token budget, then the
+  // answers) times its sequences would run for minutes (hostile budgets:
+  // 16-token steps of 32k prompts).
+  const double todo = s.prompt_tokens() - (reuse.hit > 0 ? reuse.cached : 0);
+  const double longest = spread == length_spread::exponential ? s.context - s.prompt_tokens() : s.output;
+  const double steps = requests * std::ceil(todo / d.engine.max_batched_tokens) + requests + longest;
+  if (steps * std::min(out.slots, requests) > 2e8) {
+    detail::fail("requests",
+                 "fewer for a simulated burst: " + detail::show(requests) + " prompts of " + detail::show(todo) +
+                     " tokens in steps of " + detail::show(d.engine.max_batched_tokens) + " take " +
+                     detail::show(steps) + " steps of up to " + detail::show(std::min(out.slots, requests)) +
+                     " sequences (at most 2e8 sequence-steps)",
+                 requests);
+  }
   const std::vector<detail::request_shape> sent = detail::burst_requests(s, requests, spread);
   for (const detail::request_shape& r : sent) out.output_tokens += r.output;
   const detail::burst_run run = detail::run_burst(d, reuse.hit > 0 ? reuse.cached : 0,

@@ -119,6 +119,8 @@ struct efficiency_profile {
   /// first token: HTTP and JSON, tokenization, admission into a scheduler step,
   /// detokenizing and streaming the first token. Counted in TTFT and end-to-end
   /// latency of served requests, never in kernel benchmarks (llama-bench).
+  /// A burst (load.hpp serve_burst) pays it one request after another: one
+  /// server process handles every request.
   seconds per_request = make_seconds(5e-3);
   /// Achieved fraction of link bandwidth in collectives: NCCL's bus bandwidth
   /// reaches ~80% of NVLink peak for large messages (nccl-tests reports).
@@ -148,7 +150,8 @@ struct efficiency_profile {
   /// engine's affine formats (Apple M1 and M2: qmv_rows_below). A kernel
   /// trait of the engine class, never fitted.
   bool qmv_rows_reread = false;
-  /// ggml's flash attention on AMD RDNA3/4 takes its WMMA kernel only when
+  /// ggml's flash attention (with -fa; without it attention runs as
+  /// ordinary matmuls) on AMD RDNA3/4 takes its WMMA kernel only when
   /// the GQA optimisation applies (2+ query heads per KV head) and heads are
   /// at most 128 wide; else its TILE kernel, which runs on the vector ALUs
   /// (the fp32 roof): fattn.cu ggml_cuda_get_best_fattn_kernel, KERNELS.md
@@ -347,7 +350,8 @@ class roofline {
       return t;
     }
     t.math = device_.effective_math(kernel_math(o));
-    if (o.klass == op_class::attention && eff_.fa_tile_without_gqa && !(o.gqa >= 2 && o.head_dim <= 128) &&
+    if (o.klass == op_class::attention && eff_.fused_attention && eff_.fa_tile_without_gqa &&
+        !(o.gqa >= 2 && o.head_dim <= 128) &&
         device_.family.find("RDNA") != std::string::npos && device_.published_peak(math_format::fp32).value() > 0) {
       t.math = math_format::fp32;
     }

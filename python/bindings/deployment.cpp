@@ -335,10 +335,8 @@ void register_deployment(py::module_& m) {
                                      .with_speculation(spec);
             const plan_result res = plan(d, w);
             // burst: as the command's --burst and --burst-lengths.
-            const length_spread lengths = parse_length_spread(burst_lengths);
-            if (burst.is_none() && lengths != length_spread::fixed) throw std::invalid_argument("burst_lengths needs burst");
-            const served_load load =
-                serve_load(d, w, number(rate), number(concurrency), make_seconds(ttft_target), number(burst), lengths);
+            const served_load load = serve_load(d, w, number(rate), number(concurrency), make_seconds(ttft_target),
+                                                number(burst), parse_length_spread(burst_lengths));
             const price p = price_from(price_per_hour, purchase, years, electricity, pue);
             // pd: as the command's --pd, --tps, --kv-link, --kv-link-efficiency, --kv-overlap.
             std::optional<pd_comparison> split;

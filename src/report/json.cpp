@@ -677,19 +677,22 @@ json closed_loop_json(const closed_loop_result& c, double output) {
 }
 
 json burst_json(const burst_result& b) {
+  // Not one request fits: nothing is served, and no time is a zero.
+  const bool served = b.slots >= 1;
+  const auto time = [&](double v) { return served ? json(v) : json(nullptr); };
   return {{"model", "burst"},
           {"requests", b.requests},
           {"lengths", to_string(b.lengths)},
           {"slots", b.slots},
           {"limit", to_string(b.limit)},
-          {"duration_s", b.duration.value()},
-          {"requests_per_s", b.requests_per_s()},
-          {"ttft_s", b.ttft.value()},
-          {"first_wave_ttft_s", b.first_wave_ttft.value()},
-          {"tpot_s", b.tpot.value()},
-          {"output_tokens", b.output_tokens},
-          {"output_tokens_per_s", b.output_tokens_per_s()},
-          {"prefill_share", b.prefill_share}};
+          {"duration_s", time(b.duration.value())},
+          {"requests_per_s", time(b.requests_per_s())},
+          {"ttft_s", time(b.ttft.value())},
+          {"first_wave_ttft_s", time(b.first_wave_ttft.value())},
+          {"tpot_s", time(b.tpot.value())},
+          {"output_tokens", time(b.output_tokens)},
+          {"output_tokens_per_s", time(b.output_tokens_per_s())},
+          {"prefill_share", time(b.prefill_share)}};
 }
 
 json load_json(const served_load& l, double output) {

@@ -197,6 +197,9 @@ fx = json.loads(run("plan", *BU[:-4], "--prompt", "200", "--output", "200", "--c
                     "--json").stdout)["load"]
 check("burst: exponential lengths keep the tokens, drain slower", ex["lengths"] == "exponential"
       and abs(ex["output_tokens"] / fx["output_tokens"] - 1) < 0.01 and ex["duration_s"] > fx["duration_s"], (ex, fx))
+none = json.loads(run("plan", "--model", "llama-3.1-70b", "--device", "rtx-4090", "--burst", "4", "--json").stdout)["load"]
+check("burst: nothing fits, no time made up", none["slots"] == 0 and none["limit"] == "kv_cache"
+      and none["duration_s"] is None and none["ttft_s"] is None and none["output_tokens_per_s"] is None, none)
 for args, said in ((["--burst", "0"], "--burst must be in [1, 10000] (got 0)"),
                    (["--burst", "20000"], "--burst must be in [1, 10000] (got 20000)"),
                    (["--burst", "5", "--rate", "1"], "a burst is a load model of its own; give it alone"),
@@ -411,8 +414,8 @@ with tempfile.TemporaryDirectory() as d:
     r = run("validate", points, "--report", d, timeout=600)
     check("validate", r.returncode == 0 and "Worst ten points" in r.stdout and "Rows not mapped" in r.stdout, r.stderr)
     check("validate reports the headline figures per engine",
-          "Single-stream decode and prefill tokens/s per engine" in r.stdout and "| llama.cpp-cuda | 30 |" in r.stdout
-          and "| llama.cpp-cuda@2024 | 116 |" in r.stdout and "Worst ten points of llama.cpp-cuda@2024" in r.stdout,
+          "Single-stream decode and prefill tokens/s per engine" in r.stdout and "| llama.cpp-cuda | 2 | 30 |" in r.stdout
+          and "| llama.cpp-cuda@2024 | 1 | 116 |" in r.stdout and "Worst ten points of llama.cpp-cuda@2024" in r.stdout,
           r.stdout[:400])
     check("validate report written", os.path.exists(os.path.join(d, "report.md")) and os.path.exists(os.path.join(d, "predictions.csv")), d)
 # --no-refit: the shipped profiles scored on the points, every row with its band.
@@ -426,8 +429,8 @@ check("validate --no-refit", r.returncode == 0 and v["refit"] is False and v["ch
 single = os.path.join(os.path.dirname(points), "release3", "single_stream.csv")
 r = run("validate", points, single, "--no-refit")
 check("validate two files", r.returncode == 0 and f"against {points} {single}" in r.stdout
-      and "| llama.cpp-vulkan | 15 |" in r.stdout and "| llama.cpp-hip | 20 |" in r.stdout
-      and "| llama.cpp-sycl | 3 |" in r.stdout, r.stdout[:600] + r.stderr)
+      and "| llama.cpp-vulkan | 1 | 15 |" in r.stdout and "| llama.cpp-hip | 4 | 20 |" in r.stdout
+      and "| llama.cpp-sycl | 1 | 3 |" in r.stdout, r.stdout[:600] + r.stderr)
 # A backend by name: the device's own unless named, refused where it cannot run.
 j = json.loads(run("decode", "--model", "qwen3-30b-a3b", "--weights", "q4_k_m", "--device", "rx-7900-xtx",
                    "--engine", "llama.cpp-vulkan", "--json").stdout)

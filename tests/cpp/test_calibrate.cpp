@@ -566,7 +566,7 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
          "tpot_ms,50,ms,\"mean TPOT; ShareGPT, 1000 prompts, request rate inf, no concurrency cap\"\n"
       // A fixed-length burst counts its requests in the block's totals; one that does not say is skipped.
       << "S4,s,,NVIDIA H100 SXM 80GB,1,\"vLLM v0.11.0, TP1\",Qwen3-8B,8.2,8.2,BF16,not stated,,128,0,4,"
-         "tpot_ms,300,ms,\"request_rate=inf burst; random dataset (block totals 12800 in / 400 out over 100 requests)\"\n"
+         "tpot_ms,300,ms,\"request_rate=inf burst; random dataset (block totals 192000 in / 6000 out over 1,500 requests)\"\n"
       << "S5,s,,NVIDIA H100 SXM 80GB,1,\"vLLM v0.11.0, TP1\",Qwen3-8B,8.2,8.2,BF16,not stated,,128,0,4,"
          "tpot_ms,300,ms,\"request_rate=inf burst; random dataset\"\n"
       << "S3,s,,NVIDIA H200 SXM 141GB,8,\"SGLang v0.5.3, TP8 + DP attention\",DeepSeek-R1,671,37,FP8,not stated,4,"
@@ -593,7 +593,7 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   CHECK((burst.closed_loop && burst.burst && burst.engine == "sglang"));
   CHECK((burst.requests == 1000 && burst.mixed_lengths));
   const measurement& fixed = *rows["S4"];
-  CHECK((fixed.burst && fixed.requests == 100 && !fixed.mixed_lengths));
+  CHECK((fixed.burst && fixed.requests == 1500 && !fixed.mixed_lengths));  // "1,500": a thousands separator
   // SGLang's "TP8 + DP attention": data-parallel attention beside the tensor-parallel FFN.
   const parallel_plan& dp = rows["S3"]->plan;
   CHECK((dp.tp == 8 && dp.ep == 1 && dp.dp_attention_tp()));
@@ -612,7 +612,7 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   s.context = 132;
   const deployment d(fixed.arch, fixed.pr, roofline(fixed.dev, default_profile(fixed.dev, "vllm")), {fixed.plan, std::nullopt},
                      configure_engine("vllm", fixed.dev));
-  CHECK(v.best().predictions[1].predicted == doctest::Approx(1e3 * serve_burst(d, s, 100).tpot.value()).epsilon(1e-9));
+  CHECK(v.best().predictions[1].predicted == doctest::Approx(1e3 * serve_burst(d, s, 1500).tpot.value()).epsilon(1e-9));
 }
 
 TEST_CASE("rows with a draft model: read as speculative, predicted through draft and verify, never fitted") {

@@ -278,6 +278,10 @@ TEST_CASE("ggml's flash attention on RDNA: WMMA with GQA and heads up to 128, el
   CHECK(prefill(find_model("llama-2-7b"), pr, roofline(find_device("mi300x"), with_traits("llama.cpp-hip")), 512, 32768)
             .times[i]
             .math == math_format::bf16);
+  // Without -fa ggml runs attention as matmuls, not through that dispatch.
+  efficiency_profile no_fa = with_traits("llama.cpp-hip");
+  no_fa.fused_attention = false;
+  CHECK(prefill(find_model("llama-2-7b"), pr, roofline(d, no_fa), 512, 32768).times[i].math == math_format::bf16);
   // Heads wider than 128 take TILE even with GQA (Gemma 4 31B: head 256).
   const architecture& g = find_model("gemma-4-31b");
   REQUIRE(g.head_dim > 128);

@@ -550,6 +550,34 @@ TEST_CASE("burst: beyond the engine's slots the rest wait for those ahead to com
   CHECK(b.tpot.value() == doctest::Approx(delta2).epsilon(1e-12));
 }
 
+TEST_CASE("burst: the token budget splits the prompts, first sent first prefilled") {
+  // 4 requests of 100 prompt and 2 output tokens, a 250-token budget.
+  // Step 1: two whole prompts and 50 of the third, 3 chunks of 250 / 3 = 83
+  //   tokens: tau1 = prefill(83, 0, 3); the two whole ones sample their
+  //   first token at tau1.
+  // Step 2: their decodes (budget 250 - 2 = 248), then the third's last 50
+  //   and the fourth's 100: 2 chunks of 75 tokens after 25 cached on
+  //   average, step2 = max(decode(2, 101), prefill(75, 25, 2)); the first two
+  //   complete, the last two sample their first token at tau1 + step2.
+  // Step 3: the last two decode: delta3 = decode(2, 101).
+  // TTFT = (2 tau1 + 2 (tau1 + step2)) / 4; TPOT = (step2 + delta3) / 2.
+  const device& d = find_device("rtx-4090");
+  engine_settings e = configure_engine("vllm", d);
+  e.max_batched_tokens = 250;
+  efficiency_profile eff = default_profile(d);
+  eff.per_request = make_seconds(0);
+  const deployment dep(find_model("llama-3.1-8b"), precision{}, roofline(d, eff), {}, e);
+  const double tau1 = dep.prefill(83, 0, 3).estimate.value();
+  const double step2 = std::max(dep.decode(2, 101).estimate.value(), dep.prefill(75, 25, 2).estimate.value());
+  const double delta3 = dep.decode(2, 101).estimate.value();
+  const burst_result b = serve_burst(dep, burst_workload(100, 2), 4);
+  CHECK(b.ttft.value() == doctest::Approx(tau1 + step2 / 2).epsilon(1e-12));
+  CHECK(b.tpot.value() == doctest::Approx((step2 + delta3) / 2).epsilon(1e-12));
+  CHECK(b.duration.value() == doctest::Approx(tau1 + step2 + delta3).epsilon(1e-12));
+  CHECK(b.prefill_share == doctest::Approx((tau1 + dep.prefill(75, 25, 2).estimate.value()) / b.duration.value())
+                               .epsilon(1e-12));
+}
+
 TEST_CASE("burst: one request is the closed loop's one user; the server handles requests one at a time") {
   const deployment dep = burst_deployment(5e-3, 256);
   const workload s = burst_workload(1000, 200);
@@ -597,8 +625,9 @@ TEST_CASE("burst: exponential answers keep the mean, and their long tail drains 
   CHECK(longest <= 2048 - 200);
   CHECK(longest > 1000);  // about 200 ln(2000) = 1520: the tail
   CHECK(shortest >= 1);
-  // Fixed lengths: every one 200.
+  // Fixed lengths: every one 200; one exponential request is the mean itself.
   for (const auto& x : detail::burst_requests(s, 10, length_spread::fixed)) CHECK(x.output == 200);
+  CHECK(detail::burst_requests(s, 1, length_spread::exponential).front().output == 200);
   const deployment dep = burst_deployment(0, 256);
   const burst_result fixed = serve_burst(dep, s, 200);
   const burst_result spread = serve_burst(dep, s, 200, length_spread::exponential);
@@ -615,6 +644,30 @@ TEST_CASE("burst: a clear error for what cannot be sent") {
   workload half = s;
   half.output = 2.5;
   CHECK_THROWS_AS(serve_burst(dep, half, 4), std::invalid_argument);
+  // Exponential answers spread up to the context: their mean must fit below it.
+  workload tight = burst_workload(100, 50);
+  tight.context = 120;
+  CHECK_NOTHROW(serve_burst(dep, tight, 4));
+  CHECK_THROWS_WITH_AS(serve_burst(dep, tight, 4, length_spread::exponential),
+                       "output must be <= context - prompt (20 tokens) with exponential lengths: the answers spread "
+                       "up to the context (got 50)",
+                       std::invalid_argument);
+  // A budget that chops long prompts into a great many steps is refused, not run for minutes.
+  const device& gpu = find_device("rtx-4090");
+  engine_settings tiny = configure_engine("vllm", gpu);
+  tiny.max_batched_tokens = 16;
+  const deployment slow(find_model("llama-3.2-1b"), precision{}, roofline(gpu), {}, tiny);
+  CHECK_THROWS_WITH_AS(serve_burst(slow, burst_workload(8192, 16), 10000),
+                       doctest::Contains("requests must be fewer for a simulated burst: 10000 prompts of 8192 tokens "
+                                         "in steps of 16 take"),
+                       std::invalid_argument);
+  // Not one request fits beside the weights: nothing is served, no time made up.
+  const deployment big(find_model("llama-3.1-70b"), precision{}, roofline(gpu), {}, configure_engine("vllm", gpu));
+  const burst_result none = serve_burst(big, s, 4);
+  CHECK(none.slots == 0);
+  CHECK(none.limit == serving_limit::kv_cache);
+  CHECK(none.duration.value() == 0);
+  CHECK(none.output_tokens_per_s() == 0);
   workload shared = burst_workload(1000, 3);
   shared.prefix = 500;
   shared.prefix_hit = 0.5;
