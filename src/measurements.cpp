@@ -412,7 +412,15 @@ measurement_set read_measurements(const std::string& path) {
       skip("flagged SUSPECT by the source notes");
       continue;
     }
-    const auto dev = device_id(get("device"));
+    // Argonne's LLM-Inference-Bench ran its A100 rows on ALCF's Polaris, whose
+    // nodes hold four A100-SXM4-40GB (ALCF's Polaris documentation, recalled,
+    // not shipped here); the rows do not say which A100. Their end-to-end
+    // latencies agree with the 40 GB part's 1,555 GB/s (MdAPE 2.3% over the
+    // 21 rows, median -1.1%) and not with the 80 GB part's 2,039 (18.5%,
+    // every one too fast): docs/calibration.md, session 23.
+    const bool polaris = has(get("source"), "argonne-lcf/LLM-Inference-Bench") &&
+                         starts(get("device"), "NVIDIA A100 (SXM/PCIe and 40/80GB variant not stated)");
+    const auto dev = polaris ? std::optional<std::string>("a100-40gb-sxm") : device_id(get("device"));
     if (!dev) {
       skip("device '" + get("device") + "' is not in the catalog" +
            (match_devices(get("device")).size() > 1 ? " (ambiguous)" : ""));

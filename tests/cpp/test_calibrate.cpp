@@ -564,6 +564,11 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
          "output_tps_total,500,tokens/s,\"aggregate output tokens/s; vllm bench serve, --max-concurrency 4 (closed loop)\"\n"
       << "S2,s,,NVIDIA H100 SXM 80GB,1,\"SGLang v0.5.5.post1, TP1\",Qwen3-8B,8.2,8.2,BF16,not stated,,233,0,200,"
          "tpot_ms,50,ms,\"mean TPOT; ShareGPT, 1000 prompts, request rate inf, no concurrency cap\"\n"
+      // Argonne's A100 rows (unstated variant) ran on Polaris: A100-SXM4-40GB.
+      << "A1,github.com/argonne-lcf/LLM-Inference-Bench @ 4211f5d: Plots/All_results.csv,,\"NVIDIA A100 (SXM/PCIe and "
+         "40/80GB variant not stated)\",1,\"vLLM (~v0.6.x, Sep 2024), TP1, offline LLM.generate\",Llama-3-8B,8.03,8.03,"
+         "FP16 (--dtype float16),not stated,1,128,0,128,e2e_latency_s,1.83,s,\"static batch: 1 random-token prompts of "
+         "128 tokens submitted together\"\n"
       // A fixed-length burst counts its requests in the block's totals; one that does not say is skipped.
       << "S4,s,,NVIDIA H100 SXM 80GB,1,\"vLLM v0.11.0, TP1\",Qwen3-8B,8.2,8.2,BF16,not stated,,128,0,4,"
          "tpot_ms,300,ms,\"request_rate=inf burst; random dataset (block totals 192000 in / 6000 out over 1,500 requests)\"\n"
@@ -575,7 +580,8 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   std::filesystem::remove(path);
   std::map<std::string, const measurement*> rows;
   for (const auto& m : set.rows) rows[m.id] = &m;
-  REQUIRE(rows.size() == 11);
+  REQUIRE(rows.size() == 12);
+  CHECK(rows["A1"]->dev.id == "a100-40gb-sxm");
   CHECK(rows["D1"]->dev.id == "ryzen-ai-max-395");
   CHECK(rows["D1"]->engine == "llama.cpp-hip");
   CHECK(rows["D2"]->engine == "llama.cpp-metal");
