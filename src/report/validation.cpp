@@ -89,6 +89,17 @@ std::string validation_markdown(const measurement_set& set, const validation& va
     md << "\nNo single-stream decode or prefill points for " << unmeasured
        << ": their estimates of these rest on class defaults (src/profiles.cpp), not on measurements.\n";
   }
+  // A group's row: its points, MdAPE and band coverage.
+  const auto summary_row = [&](const std::string& key, const std::vector<const cv_prediction*>& ps) {
+    std::vector<double> e;
+    double covered = 0;
+    for (const cv_prediction* p : ps) {
+      e.push_back(p->error());
+      covered += p->covered() ? 1 : 0;
+    }
+    md << "| " << key << " | " << ps.size() << " | " << fmt("%.1f%%", 100 * median(e)) << " | "
+       << fmt("%.0f%%", 100 * covered / double(ps.size())) << " |\n";
+  };
   // Rows decoding speculatively, per method: predicted, never fitted on.
   std::map<std::string, std::vector<const cv_prediction*>> methods;
   for (const auto& p : best->predictions) {
@@ -99,16 +110,7 @@ std::string validation_markdown(const measurement_set& set, const validation& va
        << "Single-stream decode of rows that speculate (predicted through the draft and verify steps, never fitted "
           "on; a row's draft length when it does not say is its engine's default).\n\n"
        << "| method | engine | points | MdAPE | band coverage |\n|---|---|---|---|---|\n";
-    for (const auto& [k, ps] : methods) {
-      std::vector<double> e;
-      double covered = 0;
-      for (const cv_prediction* p : ps) {
-        e.push_back(p->error());
-        covered += p->covered() ? 1 : 0;
-      }
-      md << "| " << k << " | " << ps.size() << " | " << fmt("%.1f%%", 100 * median(e)) << " | "
-         << fmt("%.0f%%", 100 * covered / double(ps.size())) << " |\n";
-    }
+    for (const auto& [k, ps] : methods) summary_row(k, ps);
   }
   // Serving benchmarks by how their load was offered: a fixed concurrency
   // (the closed loop) or a burst of every request at once (simulated step by
@@ -127,16 +129,7 @@ std::string validation_markdown(const measurement_set& set, const validation& va
           "(`--request-rate inf`), the engine's scheduler simulated step by step (load.hpp serve_burst); ShareGPT "
           "answers spread exponentially about their mean (an assumption: the rows give only means).\n\n"
        << "| metric | engine | load | points | MdAPE | band coverage |\n|---|---|---|---|---|---|\n";
-    for (const auto& [k, ps] : loads) {
-      std::vector<double> e;
-      double covered = 0;
-      for (const cv_prediction* p : ps) {
-        e.push_back(p->error());
-        covered += p->covered() ? 1 : 0;
-      }
-      md << "| " << k << " | " << ps.size() << " | " << fmt("%.1f%%", 100 * median(e)) << " | "
-         << fmt("%.0f%%", 100 * covered / double(ps.size())) << " |\n";
-    }
+    for (const auto& [k, ps] : loads) summary_row(k, ps);
   }
   // Breakdown of the chosen scope by metric, engine and memory kind.
   std::map<std::string, std::vector<double>> groups;
