@@ -101,6 +101,27 @@ void lockstep_loop(benchmark::State& state) {
 }
 BENCHMARK(lockstep_loop)->Arg(8)->Arg(64)->Arg(256)->Unit(benchmark::kMicrosecond);
 
+// A burst (load.hpp serve_burst): N requests sent at once, the engine's steps
+// simulated over them; fixed 1,000 in / 1,000 out (arg 0) or ShareGPT-like
+// 220 in / 200 out spread exponentially (arg 1).
+void burst(benchmark::State& state) {
+  const device& h100 = find_device("h100-sxm");
+  const deployment d(find_model("llama-3.1-8b"), precision::of(find_format("bf16"), find_format("bf16")),
+                     roofline(h100), {}, configure_engine("vllm", h100));
+  const bool chat = state.range(1) == 1;
+  workload s;
+  s.prompt = chat ? 220 : 1000;
+  s.output = chat ? 200 : 1000;
+  s.context = chat ? 2048 : 2000;
+  const double requests = static_cast<double>(state.range(0));
+  const length_spread spread = chat ? length_spread::exponential : length_spread::fixed;
+  cycle(state, s.prompt, s.prompt + 10, 1, [&](double prompt) {
+    s.prompt = prompt;
+    return serve_burst(d, s, requests, spread).duration.value();
+  });
+}
+BENCHMARK(burst)->Args({100, 0})->Args({1000, 0})->Args({100, 1})->Args({1000, 1})->Unit(benchmark::kMillisecond);
+
 // One point of llmroof.sweep_decode: the deployment's step plus
 // whether the batch's KV fits the budget.
 void sweep_point_70b(benchmark::State& state) {
