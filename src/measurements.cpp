@@ -587,7 +587,7 @@ measurement_set read_measurements(const std::string& path) {
         skip("a burst whose notes do not say how many requests it sent");
         continue;
       }
-      if (m.requests > 1e4) {
+      if (m.requests > max_burst_requests) {
         skip("a burst of more than 10,000 requests (serve_burst simulates at most that many)");
         continue;
       }

@@ -348,7 +348,7 @@ inline std::optional<std::pair<double, load_result>> closed_loop_rate(const depl
 inline closed_loop_result serve_lockstep(const deployment& d, const llmroof::workload& s, closed_loop_result out) {
   out.active = std::floor(out.active);
   const prefix_reuse reuse = reuse_of(d, s);
-  const double cached = reuse.hit > 0 ? reuse.cached : 0;
+  const double cached = reuse.cached_by_all();
   const double handling = d.efficiency().per_request.value();
   const bool queued = out.concurrency > out.active;
   const lockstep_run run =
@@ -485,6 +485,12 @@ inline length_spread parse_length_spread(std::string_view name) {
   throw std::invalid_argument("burst_lengths must be fixed or exponential (got '" + std::string(name) + "')");
 }
 
+/// The most requests serve_burst simulates: each arrives on its own, so its
+/// cost grows with the square of the requests admitted at once (10,000 at
+/// once take a few seconds). The command's --burst and validate's burst rows
+/// take the same limit.
+inline constexpr double max_burst_requests = 1e4;
+
 /// What a burst of requests sees: all sent at once with no concurrency cap
 /// (`vllm bench serve --request-rate inf`, sglang.bench_serving with every
 /// prompt at t = 0), the engine admitting as many as its slots hold and the
@@ -557,9 +563,7 @@ inline std::vector<request_shape> burst_requests(const llmroof::workload& s, dou
 /// requests one at a time (the engine's per-request time each), the engine
 /// holds its slots (slots_for the mean shape) and admits one more as each
 /// completes. Throws std::invalid_argument on invalid workload fields,
-/// unless requests is a whole number in [1, 1e4] (each arrives on its own, so
-/// the simulation's cost grows with the square of the requests admitted at
-/// once: 10,000 admitted at once take a few seconds) and its steps times its
+/// unless requests is a whole number in [1, max_burst_requests] and its steps times its
 /// sequences at most 2e8, the output a whole number of tokens (with
 /// exponential lengths at most context - prompt) and prefix_hit (with a
 /// prefix) 0 or 1 (identical prompts all find the prefix or none does).
@@ -567,16 +571,17 @@ inline burst_result serve_burst(const deployment& d, const workload& s, double r
                                 length_spread spread = length_spread::fixed) {
   validate(s);
   detail::require_whole("requests", requests);
-  detail::require_in("requests", requests, 1, 1e4);
+  detail::require_in("requests", requests, 1, max_burst_requests);
   detail::require_whole("output", s.output);
   if (s.prefix > 0 && s.prefix_hit && *s.prefix_hit != 0 && *s.prefix_hit != 1) {
     detail::fail("prefix_hit", "0 or 1 in a burst (identical prompts all find the prefix or none does)",
                  *s.prefix_hit);
   }
   // Exponential answers reach the context: their mean must fit below it.
-  if (spread == length_spread::exponential && s.output > s.context - s.prompt_tokens()) {
+  const double room = s.context - s.prompt_tokens();
+  if (spread == length_spread::exponential && s.output > room) {
     detail::fail("output",
-                 "<= context - prompt (" + detail::show(s.context - s.prompt_tokens()) +
+                 "<= context - prompt (" + detail::show(room) +
                      " tokens) with exponential lengths: the answers spread up to the context",
                  s.output);
   }
@@ -591,12 +596,13 @@ inline burst_result serve_burst(const deployment& d, const workload& s, double r
   }
   out.limit = requests <= out.slots ? serving_limit::none : held.limit;
   const prefix_reuse reuse = reuse_of(d, s);
+  const double cached = reuse.cached_by_all();
   // The simulation walks every admitted request each step: refuse a burst
   // whose steps (each prompt in chunks of the token budget, then the
   // answers) times its sequences would run for minutes (hostile budgets:
   // 16-token steps of 32k prompts).
-  const double todo = s.prompt_tokens() - (reuse.hit > 0 ? reuse.cached : 0);
-  const double longest = spread == length_spread::exponential ? s.context - s.prompt_tokens() : s.output;
+  const double todo = s.prompt_tokens() - cached;
+  const double longest = spread == length_spread::exponential ? room : s.output;
   const double steps = requests * std::ceil(todo / d.engine.max_batched_tokens) + requests + longest;
   if (steps * std::min(out.slots, requests) > 2e8) {
     detail::fail("requests",
@@ -608,8 +614,7 @@ inline burst_result serve_burst(const deployment& d, const workload& s, double r
   }
   const std::vector<detail::request_shape> sent = detail::burst_requests(s, requests, spread);
   for (const detail::request_shape& r : sent) out.output_tokens += r.output;
-  const detail::burst_run run = detail::run_burst(d, reuse.hit > 0 ? reuse.cached : 0,
-                                                  d.efficiency().per_request.value(), out.slots, sent);
+  const detail::burst_run run = detail::run_burst(d, cached, d.efficiency().per_request.value(), out.slots, sent);
   out.ttft = make_seconds(run.ttft);
   out.tpot = make_seconds(run.tpot);
   out.duration = make_seconds(run.duration);

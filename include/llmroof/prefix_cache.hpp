@@ -30,6 +30,9 @@ struct prefix_reuse {
   double shared = 0;
   /// Mean prompt tokens a request computes: prompt - hit x cached.
   double computed = 0;
+  /// Tokens each of a set of identical requests skips (lockstep, a burst):
+  /// they all find the prefix (hit 1) or none does.
+  [[nodiscard]] double cached_by_all() const { return hit > 0 ? cached : 0; }
 };
 
 /// The one place a workload's prefix meets the engine: its prefix_caching

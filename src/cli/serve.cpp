@@ -191,7 +191,7 @@ int cmd_plan(const options& o) {
   const auto concurrency =
       o.get("concurrency") ? std::optional<double>(parse_count("concurrency", *o.get("concurrency"))) : std::nullopt;
   const double ttft_target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
-  const auto burst = o.get("burst") ? std::optional<double>(parse_count("burst", *o.get("burst"), 1e4)) : std::nullopt;
+  const auto burst = o.get("burst") ? std::optional<double>(parse_count("burst", *o.get("burst"), max_burst_requests)) : std::nullopt;
   if (o.get("burst-lengths") && !burst) throw std::invalid_argument("--burst-lengths needs --burst");
   const length_spread lengths =
       o.get("burst-lengths") ? parse_length_spread(*o.get("burst-lengths")) : length_spread::fixed;
