@@ -14,10 +14,18 @@ cd "$(dirname "$0")/.."
 runs=${1:-200000}
 out=build/fuzz
 mkdir -p "$out"
-flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Iinclude -Isrc)
+flags=(-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Iinclude -Isrc)
 lib_sources=(src/devices.cpp src/device_io.cpp src/models.cpp src/profiles.cpp src/formats.cpp src/links.cpp src/engines.cpp src/readers/*.cpp)
+# The library is compiled once, on every core, and linked into each target.
+mkdir -p "$out/obj"
+object_of() { echo "$out/obj/$(echo "$1" | tr / _).o"; }
+export -f object_of; export out
+printf '%s\n' "${lib_sources[@]}" tests/fuzz/fuzz_{gguf,safetensors,hf_config}.cpp |
+  xargs -P "$(nproc)" -I{} bash -c 'clang++ "$@" -c {} -o "$(object_of {})"' _ "${flags[@]}"
+lib_objects=()
+for s in "${lib_sources[@]}"; do lib_objects+=("$(object_of "$s")"); done
 for target in gguf safetensors hf_config; do
-  clang++ "${flags[@]}" "${lib_sources[@]}" "tests/fuzz/fuzz_${target}.cpp" -o "$out/fuzz_${target}"
+  clang++ -fsanitize=fuzzer,address,undefined "${lib_objects[@]}" "$(object_of "tests/fuzz/fuzz_${target}.cpp")" -o "$out/fuzz_${target}"
 done
 
 # Seeds: the broken-file corpus, the shipped HuggingFace configs, and valid files written here.
