@@ -579,6 +579,10 @@ void widen_band(cv_prediction& p, double w) {
   p.high = b.high;
 }
 
+double width_of(const band_widths& w, const measurement& m) {
+  return w[static_cast<std::size_t>(arrival_of(m))][static_cast<std::size_t>(m.what)];
+}
+
 }  // namespace
 
 profile_table profile_table::at_scope(profile_scope s) const {
@@ -655,7 +659,7 @@ std::vector<std::vector<cv_prediction>> cross_validate(const std::vector<measure
       }
       const auto w = conformal_widths(others);
       for (std::size_t i = 0; i < p.size(); ++i) {
-        if (fold_of_p[i] == f) widen_band(p[i], w[static_cast<std::size_t>(p[i].row->what)]);
+        if (fold_of_p[i] == f) widen_band(p[i], width_of(w, *p[i].row));
       }
     }
     out.push_back(std::move(p));
@@ -667,30 +671,39 @@ std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, 
   return std::move(cross_validate(rows, std::vector<profile_scope>{scope}).front());
 }
 
-std::array<double, metric_count> conformal_widths(const std::vector<cv_prediction>& p) {
+band_widths conformal_widths(const std::vector<cv_prediction>& p) {
   // The 68th percentile: one standard deviation's share of a normal error.
   const auto percentile = [](std::vector<double> v) {
     if (v.empty()) return 0.0;
     std::sort(v.begin(), v.end());
     return v[std::min(v.size() - 1, static_cast<std::size_t>(std::ceil(0.68 * double(v.size()))) - 1)];
   };
-  std::array<std::vector<double>, metric_count> by_metric;
-  std::vector<double> all;
+  std::array<std::array<std::vector<double>, metric_count>, request_arrival_count> by_metric;
+  std::array<std::vector<double>, request_arrival_count> all;
   for (const auto& x : p) {
     const double e = std::fabs(std::log(x.predicted / x.row->value));
-    by_metric[static_cast<std::size_t>(x.row->what)].push_back(e);
-    all.push_back(e);
+    const auto a = static_cast<std::size_t>(arrival_of(*x.row));
+    by_metric[a][static_cast<std::size_t>(x.row->what)].push_back(e);
+    all[a].push_back(e);
   }
-  std::array<double, metric_count> w{};
-  const double pooled = percentile(all);
-  for (std::size_t i = 0; i < metric_count; ++i) w[i] = by_metric[i].size() >= 5 ? percentile(by_metric[i]) : pooled;
+  band_widths w{};
+  for (std::size_t a = 0; a < request_arrival_count; ++a) {
+    const double pooled = percentile(all[a]);
+    for (std::size_t i = 0; i < metric_count; ++i) {
+      w[a][i] = by_metric[a][i].size() >= 5 ? percentile(by_metric[a][i]) : pooled;
+    }
+  }
   return w;
 }
 
-void write_band_widths(std::ostream& out, const std::array<double, metric_count>& w) {
-  out << "// metric, 68th percentile of |ln(predicted / measured)| over leave-one-source-out predictions\n";
-  for (std::size_t i = 0; i < metric_count; ++i) {
-    out << "{metric::" << to_string(static_cast<metric>(i)) << ", " << w[i] << "},\n";
+void write_band_widths(std::ostream& out, const band_widths& w) {
+  out << "// metric, arrival, 68th percentile of |ln(predicted / measured)| over leave-one-source-out predictions\n";
+  for (std::size_t a = 0; a < request_arrival_count; ++a) {
+    for (std::size_t i = 0; i < metric_count; ++i) {
+      if (w[a][i] == 0) continue;
+      out << "{metric::" << to_string(static_cast<metric>(i))
+          << ", request_arrival::" << to_string(static_cast<request_arrival>(a)) << ", " << w[a][i] << "},\n";
+    }
   }
 }
 
@@ -716,7 +729,7 @@ std::vector<cv_prediction> predict_shipped(const std::vector<measurement>& rows)
   out.reserve(rows.size());
   for (const auto& m : rows) {
     out.push_back(predict_with_band(m, default_profile(m.dev, engine_of_class(m.engine))));
-    widen_band(out.back(), band_width(m.what));
+    widen_band(out.back(), band_width(m.what, arrival_of(m)));
   }
   return out;
 }

@@ -223,13 +223,23 @@ std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, 
 std::vector<std::vector<cv_prediction>> cross_validate(const std::vector<measurement>& rows,
                                                        const std::vector<profile_scope>& scopes);
 
-/// Split-conformal band widths of predictions `p` (see band_width): per
-/// metric the 68th percentile of |ln(predicted / measured)|; a metric with
-/// fewer than 5 points takes the percentile of all of them pooled (0: none).
-std::array<double, metric_count> conformal_widths(const std::vector<cv_prediction>& p);
+/// Split-conformal band widths (see band_width), indexed [arrival][metric].
+using band_widths = std::array<std::array<double, metric_count>, request_arrival_count>;
 
-/// Writes `w` as the rows of src/band_widths.inc (the file band_width reads).
-void write_band_widths(std::ostream& out, const std::array<double, metric_count>& w);
+/// How `m`'s requests arrived: a burst, or steady.
+inline request_arrival arrival_of(const measurement& m) {
+  return m.burst ? request_arrival::burst : request_arrival::steady;
+}
+
+/// Split-conformal band widths of predictions `p`: per arrival and metric the
+/// 68th percentile of |ln(predicted / measured)|; a metric with fewer than 5
+/// points of an arrival takes the percentile of all that arrival's points
+/// pooled (0: none).
+band_widths conformal_widths(const std::vector<cv_prediction>& p);
+
+/// Writes `w` as the rows of src/band_widths.inc (the file band_width reads);
+/// an arrival without points writes no rows.
+void write_band_widths(std::ostream& out, const band_widths& w);
 
 /// Every row predicted with the profiles llmroof ships (default_profile of
 /// its device and engine: no fitting, no cross-validation), with the band of

@@ -22,14 +22,27 @@ inline constexpr std::array<std::string_view, metric_count> metric_names{
 
 constexpr std::string_view to_string(metric m) { return detail::enum_name(m, metric_names); }
 
-/// Split-conformal half-width of the band of an estimate of `m`, in log
-/// space: the 68th percentile of |ln(estimate / measured)| over the
-/// leave-one-source-out predictions of data/measured/calibration.csv
-/// (src/band_widths.inc, written by `llmroof validate --write-bands`). A band
-/// of estimate x exp(-w) .. x exp(+w) holds about two thirds of measurements
-/// of sources the profiles never saw, whatever a fit's own standard errors
-/// say; 0 for a metric without points.
-double band_width(metric m);
+/// How a measurement's requests arrived: steady (one stream, a fixed
+/// concurrency, a static batch) or a burst (every request sent at once,
+/// `--request-rate inf`). A burst's scheduler storm is predicted far less
+/// well than a steady load, so each has its own bands.
+enum class request_arrival : std::uint8_t { steady, burst };
+
+inline constexpr std::size_t request_arrival_count = 2;
+
+inline constexpr std::array<std::string_view, request_arrival_count> request_arrival_names{"steady", "burst"};
+
+constexpr std::string_view to_string(request_arrival a) { return detail::enum_name(a, request_arrival_names); }
+
+/// Split-conformal half-width of the band of an estimate of `m` under
+/// `arrival`, in log space: the 68th percentile of |ln(estimate / measured)|
+/// over the leave-one-source-out predictions of the shipped measurements
+/// (data/measured/calibration.csv and release3; src/band_widths.inc, written
+/// by `llmroof validate --write-bands`). A band of estimate x exp(-w) ..
+/// x exp(+w) holds about two thirds of measurements of sources the profiles
+/// never saw, whatever a fit's own standard errors say; 0 for a metric
+/// without points.
+double band_width(metric m, request_arrival arrival = request_arrival::steady);
 
 /// A range of values of one metric, low <= high.
 struct band {

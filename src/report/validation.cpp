@@ -49,7 +49,7 @@ std::string validation_markdown(const measurement_set& set, const validation& va
   }
   md << "\n## By metric (" << best->name << ")\n\nBand coverage: the share of points whose measurement lies inside "
      << "the band (the profile one standard error slower to one faster, widened to the metric's 68th-percentile "
-     << "error on the other sources' points).\n\n"
+     << "error on the other sources' points, bursts' and steady loads' apart).\n\n"
      << "| metric | points | MdAPE | band coverage |\n|---|---|---|---|\n";
   for (const metric_summary& x : best->metrics) {
     md << "| " << to_string(x.what) << " | " << x.points << " | " << fmt("%.1f%%", 100 * x.mdape) << " | "

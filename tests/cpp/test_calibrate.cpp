@@ -719,3 +719,58 @@ TEST_CASE("MLX's quantized mat-vec reads the weights once per token row on M1 an
   CHECK(roofline(find_device("m1-ultra-64c"), efficiency_profile{}).time(o).memory_bound.value() ==
         doctest::Approx(1.25e-3));
 }
+
+TEST_CASE("conformal band widths: the 68th percentile of |ln(predicted / measured)| per arrival and metric") {
+  // Five steady single-stream decode points off by e^0.1 .. e^0.5 (alternately
+  // too fast and too slow), three burst TPOT points off by e^0.5, e^1, e^1.5
+  // and one burst throughput point off by e^2.
+  std::vector<measurement> rows;
+  std::vector<double> errors;
+  for (double e : {0.1, 0.2, 0.3, 0.4, 0.5}) {
+    rows.push_back(point("llama-3.1-8b", "h100-sxm", "bf16", metric::decode_tps_per_seq, 1, 0, 0, 128));
+    errors.push_back(e);
+  }
+  for (double e : {0.5, 1.0, 1.5}) {
+    rows.push_back(point("llama-3.1-8b", "h100-sxm", "bf16", metric::tpot_ms, 64, 1000, 0, 1000));
+    rows.back().burst = true;
+    errors.push_back(e);
+  }
+  rows.push_back(point("llama-3.1-8b", "h100-sxm", "bf16", metric::decode_tps_total, 64, 1000, 0, 1000));
+  rows.back().burst = true;
+  errors.push_back(2.0);
+  std::vector<cv_prediction> p;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    rows[i].value = 100;
+    p.push_back({&rows[i], 100 * std::exp(i % 2 == 0 ? errors[i] : -errors[i])});
+  }
+  const band_widths w = conformal_widths(p);
+  const auto at = [&](request_arrival a, metric m) {
+    return w[static_cast<std::size_t>(a)][static_cast<std::size_t>(m)];
+  };
+  // Steady decode: 5 points, the ceil(0.68 x 5) = 4th smallest = 0.4.
+  CHECK(at(request_arrival::steady, metric::decode_tps_per_seq) == doctest::Approx(0.4));
+  // Steady TPOT has no points: the steady pool (the same 5) gives 0.4.
+  CHECK(at(request_arrival::steady, metric::tpot_ms) == doctest::Approx(0.4));
+  // Burst TPOT has 3 points (< 5): the burst pool {0.5, 1, 1.5, 2},
+  // its ceil(0.68 x 4) = 3rd smallest = 1.5; the steady points never enter it.
+  CHECK(at(request_arrival::burst, metric::tpot_ms) == doctest::Approx(1.5));
+  CHECK(at(request_arrival::burst, metric::decode_tps_total) == doctest::Approx(1.5));
+
+  // Written as band_width's rows; an arrival without points writes none.
+  p.resize(5);
+  std::ostringstream out;
+  write_band_widths(out, conformal_widths(p));
+  CHECK(out.str().find("{metric::decode_tps_per_seq, request_arrival::steady, 0.4},") != std::string::npos);
+  CHECK(out.str().find("request_arrival::burst") == std::string::npos);
+}
+
+TEST_CASE("shipped band widths: every metric has a steady width, and bursts are predicted less well") {
+  for (std::size_t i = 0; i < metric_count; ++i) {
+    const auto m = static_cast<metric>(i);
+    CAPTURE(to_string(m));
+    CHECK(band_width(m) > 0.05);
+    CHECK(band_width(m) < 1.0);
+  }
+  CHECK(band_width(metric::tpot_ms, request_arrival::burst) > band_width(metric::tpot_ms));
+  CHECK(band_width(metric::decode_tps_total, request_arrival::burst) > band_width(metric::decode_tps_total));
+}
