@@ -574,9 +574,11 @@ measurement_set read_measurements(const std::string& path) {
       skip("engine '" + backend.substr(0, 40) + "' is not mapped");
       continue;
     }
-    // `--max-concurrency N` (vllm bench serve) keeps N users in a closed loop;
-    // a burst saturates the engine.
-    if (has(notes, "(closed loop)") || has(notes, "--max-concurrency")) m.closed_loop = true;
+    // `--max-concurrency N` (vllm bench serve), or a serving table's
+    // Concurrency column (SGLang PR 31044's "Concurrency=16"), keeps N users
+    // in a closed loop; a burst saturates the engine.
+    if (has(notes, "(closed loop)") || has(notes, "--max-concurrency") || has(get("source_detail"), "Concurrency="))
+      m.closed_loop = true;
     if (burst) {
       m.closed_loop = m.burst = true;
       // GPUStack's notes give the block's totals "over N requests" and the

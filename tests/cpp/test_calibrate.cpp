@@ -575,12 +575,20 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
       << "S5,s,,NVIDIA H100 SXM 80GB,1,\"vLLM v0.11.0, TP1\",Qwen3-8B,8.2,8.2,BF16,not stated,,128,0,4,"
          "tpot_ms,300,ms,\"request_rate=inf burst; random dataset\"\n"
       << "S3,s,,NVIDIA H200 SXM 141GB,8,\"SGLang v0.5.3, TP8 + DP attention\",DeepSeek-R1,671,37,FP8,not stated,4,"
-         "233,0,200,tpot_ms,20,ms,closed loop\n";
+         "233,0,200,tpot_ms,20,ms,closed loop\n"
+      // A serving table's Concurrency column is a closed loop; MiniMax-M2.7 keeps the M2 shape (SGLang PR 31044).
+      << "S6,s,\"PR table, row TP x EP=8x8, Concurrency=1024, column TPOT (ms)\",AMD Instinct MI300X 192GB,8,"
+         "\"SGLang 0.5.13.post1, TP8 EP8, --attention-backend triton\",MiniMax-M2.7,,,FP8,FP8 e4m3,1024,1000,0,1000,"
+         "tpot_ms,239.18,ms,ISL/OSL 1000/1000\n";
   const measurement_set set = read_measurements(path.string());
   std::filesystem::remove(path);
   std::map<std::string, const measurement*> rows;
   for (const auto& m : set.rows) rows[m.id] = &m;
-  REQUIRE(rows.size() == 12);
+  REQUIRE(rows.size() == 13);
+  const measurement& table = *rows["S6"];
+  CHECK((table.closed_loop && !table.burst && table.batch == 1024 && table.arch.id == "minimax-m2"));
+  CHECK((table.plan.tp == 8 && table.plan.ep == 8 && table.engine == "sglang"));
+  CHECK(table.max_concurrent == 4096);  // SGLang's request pool, not its CUDA graphs' 256-512
   CHECK(rows["A1"]->dev.id == "a100-40gb-sxm");
   CHECK(rows["D1"]->dev.id == "ryzen-ai-max-395");
   CHECK(rows["D1"]->engine == "llama.cpp-hip");

@@ -66,9 +66,9 @@ def test_users_curve_marks_what_does_not_fit(tmp_path: object) -> None:
     ticks = [t.get_text() for t in ax.get_xticklabels()]
     assert ticks[ticks.index("1"):ticks.index("1") + 4] == ["1", "2", "4", "8"] and "256" in ticks
     ax.figure.savefig(str(tmp_path) + "/users_curve.png")
-    # The engine's max_num_seqs (SGLang: 256) marked where the sweep reaches it.
+    # The engine's max_num_seqs (vLLM V0: 256 on every GPU) marked where the sweep reaches it.
     g = llmroof.sweep_decode(model="qwen3-8b", device="h100-sxm", batch=[1, 16, 256, 1024], context=4096)
-    sg = llmroof.plan(model="qwen3-8b", device="h100-sxm", engine="sglang").to_dict()["engine_settings"]
+    sg = llmroof.plan(model="qwen3-8b", device="h100-sxm", engine="vllm@0.6").to_dict()["engine_settings"]
     ax2 = plot.users_curve(g, max_num_seqs=sg["max_sequences"])
     assert any(t.get_text() == "max_num_seqs 256: more users wait for a slot" for t in ax2.get_legend().get_texts())
     ax2.figure.savefig(str(tmp_path) + "/users_curve_slots.png")
