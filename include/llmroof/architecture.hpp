@@ -104,6 +104,15 @@ struct architecture {
   double published_total_b = 0;
   double published_active_b = 0;
 
+  /// Full-attention layers with their own geometry (Gemma 4:
+  /// num_global_key_value_heads, global_head_dim): KV heads and head width
+  /// of the global layers, 0 = the same as every layer's.
+  int global_kv_heads = 0;
+  int global_head_dim = 0;
+  /// The global layers' keys serve as their values (Gemma 4's
+  /// attention_k_eq_v): no v_proj there. Engines still cache K and V apart.
+  bool global_k_is_v = false;
+
   [[nodiscard]] constexpr layer_kind kind_of(int layer) const {
     return layer_kinds.empty() ? layer_kind::global
                                : layer_kinds[static_cast<std::size_t>(layer)];
@@ -120,6 +129,14 @@ struct architecture {
   }
   [[nodiscard]] constexpr int num_dense_layers() const { return num_layers - num_moe_layers(); }
 };
+
+/// KV heads and head width of the attention layers of kind k.
+constexpr int kv_heads_of(const architecture& a, layer_kind k) {
+  return k == layer_kind::global && a.global_kv_heads > 0 ? a.global_kv_heads : a.num_kv_heads;
+}
+constexpr int head_dim_of(const architecture& a, layer_kind k) {
+  return k == layer_kind::global && a.global_head_dim > 0 ? a.global_head_dim : a.head_dim;
+}
 
 // ---- per-component parameter counts (elements) ------------------------------
 
@@ -148,11 +165,12 @@ constexpr double attention_params(const architecture& a, layer_kind k) {
                       double(m.kv_lora_rank) * h * (double(m.qk_nope_head_dim) + m.v_head_dim);
     return q + kv + h * m.v_head_dim * d;
   }
-  const double dh = a.head_dim;
-  const double g = a.num_kv_heads;
+  const double dh = head_dim_of(a, k);
+  const double g = kv_heads_of(a, k);
   const double q_out = h * dh * (a.attn_output_gate ? 2.0 : 1.0);
-  double p = d * q_out + 2.0 * d * g * dh + h * dh * d;
-  if (a.qkv_bias) p += q_out + 2.0 * g * dh;
+  const double kv_proj = k == layer_kind::global && a.global_k_is_v ? 1.0 : 2.0;  // k_proj (and v_proj)
+  double p = d * q_out + kv_proj * d * g * dh + h * dh * d;
+  if (a.qkv_bias) p += q_out + kv_proj * g * dh;
   if (a.o_bias) p += d;
   if (a.qk_norm) p += 2.0 * dh;
   if (a.attention_sinks) p += h;
@@ -217,11 +235,12 @@ constexpr param_counts count_parameters(const architecture& a) {
   const double d = a.hidden_size;
   p.embedding = double(a.vocab_size) * d;
   p.lm_head = a.tied_embeddings ? 0.0 : double(a.vocab_size) * d + (a.lm_head_bias ? a.vocab_size : 0);
-  // Global and sliding layers project alike; linear-attention ones have
-  // their own. Counted per kind, not per layer (whole numbers: exact).
-  const double linear = a.count_layers(layer_kind::linear);
-  p.attention = (a.num_layers - linear) * attention_params(a, layer_kind::global) +
-                (linear > 0 ? linear * attention_params(a, layer_kind::linear) : 0.0);
+  // Counted per kind of layer, not per layer (whole numbers: exact).
+  p.attention = 0;
+  for (layer_kind k : {layer_kind::global, layer_kind::sliding, layer_kind::linear}) {
+    const double n = a.count_layers(k);
+    if (n > 0) p.attention += n * attention_params(a, k);
+  }
   p.norms = a.num_layers * layer_norm_params(a) + d * (a.norm_bias ? 2.0 : 1.0);  // and the final norm
   p.dense_ffn = a.num_dense_layers() * dense_ffn_params(a);
   const double moe_layers = a.num_moe_layers();

@@ -149,8 +149,8 @@ constexpr double attention_pairs(double p, double c, double w) {
 /// mul_mat, soft_max_ext, mul_mat). Fused kernels keep scores on chip.
 inline constexpr double unfused_score_bytes = 4.0 * 4.0;
 
-/// FLOP per (query, key) pair per layer.
-constexpr double flop_per_pair(const architecture& a, phase ph) {
+/// FLOP per (query, key) pair per layer of kind k.
+constexpr double flop_per_pair(const architecture& a, phase ph, layer_kind k = layer_kind::global) {
   const double h = a.num_heads;
   if (a.attention == attention_kind::mla) {
     const auto& m = a.mla;
@@ -160,17 +160,17 @@ constexpr double flop_per_pair(const architecture& a, phase ph) {
     }
     return 2.0 * h * (double(m.qk_nope_head_dim) + m.qk_rope_head_dim) + 2.0 * h * m.v_head_dim;
   }
-  return 4.0 * h * a.head_dim;
+  return 4.0 * h * head_dim_of(a, k);
 }
 
-/// Inputs plus outputs of the projections of one attention layer, elements per token.
-constexpr double attention_io_per_token(const architecture& a) {
+/// Inputs plus outputs of the projections of one attention layer of kind k, elements per token.
+constexpr double attention_io_per_token(const architecture& a, layer_kind k = layer_kind::global) {
   const double d = a.hidden_size;
   if (a.attention == attention_kind::mla) {
     return 2.0 * d + a.num_heads * (double(a.mla.qk_nope_head_dim) + a.mla.qk_rope_head_dim) +
            double(a.num_heads) * a.mla.v_head_dim;
   }
-  return 2.0 * d + (2.0 * a.num_heads + 2.0 * a.num_kv_heads) * a.head_dim;
+  return 2.0 * d + (2.0 * a.num_heads + 2.0 * kv_heads_of(a, k)) * head_dim_of(a, k);
 }
 
 /// Kernels one instance of an op launches in vLLM's and SGLang's model code
@@ -262,11 +262,15 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
            make_bytes(0), make_bytes(0), make_bytes(2.0 * t * d * norms * act), math_format::bf16,
            t}, op_kind::norms);
 
-  // Attention projections of global and sliding layers.
-  const double n_attn = a.count_layers(layer_kind::global) + a.count_layers(layer_kind::sliding);
+  // Attention projections of global and sliding layers (each kind its own shape).
+  const double n_global = a.count_layers(layer_kind::global), n_sliding = a.count_layers(layer_kind::sliding);
+  const double n_attn = n_global + n_sliding;
   if (n_attn > 0) {
-    const double p = attention_params(a, layer_kind::global);
-    double flop = 2.0 * t * p * n_attn;
+    const double p = n_global * attention_params(a, layer_kind::global) +
+                     n_sliding * attention_params(a, layer_kind::sliding);
+    const double io = n_global * attention_io_per_token(a, layer_kind::global) +
+                      n_sliding * attention_io_per_token(a, layer_kind::sliding);
+    double flop = 2.0 * t * p;
     if (a.attention == attention_kind::mla && w.kind == phase::prefill) {
       // Prefill expands the cached latents of the prefix through kv_b_proj.
       const double kv_b = double(a.mla.kv_lora_rank) * a.num_heads *
@@ -274,14 +278,14 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
       flop += 2.0 * kv_b * n_attn * per_seq([](double c) { return c; });
     }
     out.add({"attention.proj", op_class::gemm, n_attn, make_flops(flop),
-             fa.bytes_of(p * n_attn), make_bytes(0), make_bytes(0),
-             make_bytes(t * attention_io_per_token(a) * n_attn * act), fa.math, t}, op_kind::attention_proj);
+             fa.bytes_of(p), make_bytes(0), make_bytes(0),
+             make_bytes(t * io * act), fa.math, t}, op_kind::attention_proj);
   }
 
-  const double fpp = flop_per_pair(a, w.kind);
   for (layer_kind k : {layer_kind::global, layer_kind::sliding}) {
     const double n = a.count_layers(k);
     if (n == 0) continue;
+    const double fpp = flop_per_pair(a, w.kind, k);
     const double window = k == layer_kind::sliding ? a.sliding_window : 0.0;
     const double pairs = per_seq([&](double c) { return attention_pairs(w.prompt, c, window); });
     const double held = per_seq([&](double c) { return tokens_held(a, k, c); });
@@ -292,8 +296,8 @@ inline op_counts count(const architecture& a, const precision& pr, const workloa
           math_format::bf16, w.kind == phase::decode ? 1.0 : t};
     at.unfused_bytes_per_flop = unfused_score_bytes * a.num_heads / fpp;
     const bool mla = a.attention == attention_kind::mla;
-    at.gqa = mla ? double(a.num_heads) : double(a.num_heads) / std::max(1, a.num_kv_heads);
-    at.head_dim = mla ? double(a.mla.kv_lora_rank) + a.mla.qk_rope_head_dim : double(a.head_dim);
+    at.gqa = mla ? double(a.num_heads) : double(a.num_heads) / std::max(1, kv_heads_of(a, k));
+    at.head_dim = mla ? double(a.mla.kv_lora_rank) + a.mla.qk_rope_head_dim : double(head_dim_of(a, k));
     out.add(at, k == layer_kind::global ? op_kind::attention_global : op_kind::attention_sliding);
   }
 

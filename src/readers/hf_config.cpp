@@ -260,7 +260,7 @@ model_source parse_hf_config(std::string_view json_text, std::string_view name) 
   static const std::set<std::string> known = {
       "llama", "mistral", "mistral3", "ministral3", "qwen2", "qwen3", "qwen3_moe", "qwen3_next",
       "deepseek_v3", "deepseek_v2", "kimi_k2", "glm4_moe", "gpt_oss", "mixtral", "gemma3", "gemma3_text",
-      "minimax_m2", "falcon", "gptj", "qwen2_moe"};
+      "gemma4", "gemma4_text", "minimax_m2", "falcon", "gptj", "qwen2_moe"};
   if (!family.empty() && known.count(family) == 0) {
     out.warnings.push_back("unknown model_type '" + family.substr(0, 40) +
                            "': assumed a llama-style decoder (gated FFN, no biases; standard field names)");
@@ -273,7 +273,7 @@ model_source parse_hf_config(std::string_view json_text, std::string_view name) 
 
   const bool gptj = family == "gptj";
   const bool falcon = family == "falcon";
-  const bool gemma = family == "gemma3" || family == "gemma3_text";
+  const bool gemma = family == "gemma3" || family == "gemma3_text" || family == "gemma4" || family == "gemma4_text";
   const bool mla = c.has("kv_lora_rank");
 
   a.num_layers = c.integer(gptj ? "n_layer" : (falcon && !c.has("num_hidden_layers") ? "n_layer" : "num_hidden_layers"), max_layers);
@@ -294,6 +294,11 @@ model_source parse_hf_config(std::string_view json_text, std::string_view name) 
     a.ffn_size = gptj ? c.integer("n_inner", max_width, 4 * a.hidden_size) : c.integer("intermediate_size", max_width, 0);
   }
   a.head_dim = c.integer("head_dim", max_width, a.num_heads > 0 ? a.hidden_size / a.num_heads : 0);
+  // Gemma 4: full-attention layers with KV heads and a width of their own,
+  // whose keys serve as their values.
+  a.global_kv_heads = c.integer("num_global_key_value_heads", max_width, 0);
+  a.global_head_dim = c.integer("global_head_dim", max_width, 0);
+  a.global_k_is_v = c.boolean("attention_k_eq_v", false);
   a.max_context = c.integer(gptj ? "n_positions" : "max_position_embeddings", 1e9, 0);
   a.tied_embeddings = c.boolean("tie_word_embeddings", top.boolean("tie_word_embeddings", gemma || falcon));
   if (nested && root.contains("tie_word_embeddings") && !t.contains("tie_word_embeddings")) {
@@ -381,7 +386,10 @@ model_source parse_hf_config(std::string_view json_text, std::string_view name) 
   if (experts_key != nullptr && c.integer(experts_key, 1e6) > 0) {
     auto& m = a.moe;
     m.num_experts = c.integer(experts_key, 1e6);
-    m.experts_per_token = c.integer(c.has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token", 1e6);
+    m.experts_per_token = c.integer(c.has("num_experts_per_tok") ? "num_experts_per_tok"
+                                    : c.has("top_k_experts")     ? "top_k_experts"
+                                                                 : "experts_per_token",
+                                    1e6);
     const bool ffn_is_expert = family == "mixtral" || family == "gpt_oss" || family == "minimax_m2" ||
                                !c.has("moe_intermediate_size");
     m.expert_ffn = ffn_is_expert ? a.ffn_size : c.integer("moe_intermediate_size", max_width);
@@ -395,6 +403,11 @@ model_source parse_hf_config(std::string_view json_text, std::string_view name) 
     } else if (c.has("shared_intermediate_size") && c.integer("shared_intermediate_size", max_width) > 0) {
       m.shared_experts = 1;
       m.shared_expert_ffn = c.integer("shared_intermediate_size", max_width);
+    } else if (c.boolean("enable_moe_block", false) && a.ffn_size > 0) {
+      // Gemma 4's MoE layers run their dense MLP beside the routed experts:
+      // one always-on FFN of intermediate_size, counted as a shared expert.
+      m.shared_experts = 1;
+      m.shared_expert_ffn = a.ffn_size;
     }
     m.first_dense_layers = c.integer("first_k_dense_replace", max_layers, 0);
     if (c.has("mlp_only_layers") && !c.array("mlp_only_layers").empty()) {

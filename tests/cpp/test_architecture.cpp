@@ -6,6 +6,7 @@
 #include <string>
 
 #include "llmroof/architecture.hpp"
+#include "llmroof/ops.hpp"
 
 using namespace llmroof;
 
@@ -140,6 +141,13 @@ TEST_CASE("invalid architectures name the field") {
   a.moe.experts_per_token = 9;
   CHECK_THROWS_WITH_AS(validate(a), "architecture.moe.experts_per_token must be <= num_experts (8) (got 9)",
                        std::invalid_argument);
+  a = find_model("gemma-4-31b");
+  a.global_kv_heads = 3;
+  CHECK_THROWS_WITH_AS(validate(a), "architecture.num_heads must be a multiple of global_kv_heads (3) (got 32)",
+                       std::invalid_argument);
+  a.global_kv_heads = 0;
+  a.global_head_dim = -1;
+  CHECK_THROWS_AS(validate(a), std::invalid_argument);
   a = find_model("gpt-oss-20b");
   a.layer_kinds.pop_back();
   CHECK_THROWS_WITH_AS(validate(a), "architecture.layer_kinds size must be num_layers (24) (got 23)",
@@ -149,4 +157,32 @@ TEST_CASE("invalid architectures name the field") {
 TEST_CASE("unknown model lists the closest ids") {
   CHECK_THROWS_WITH_AS(find_model("llama-3.1-7b"), "unknown model 'llama-3.1-7b'; closest: llama-3.1-70b, llama-3.1-8b, llama-3.2-1b",
                        std::invalid_argument);
+}
+
+TEST_CASE("Gemma 4's global layers: their own KV heads and width, keys that serve as values") {
+  // google/gemma-4-26B-A4B: 30 layers, 25 sliding (16 heads, 8 KV heads of 256)
+  // and 5 global (2 KV heads of 512, attention_k_eq_v), hidden 2816; 128 experts
+  // of 704, top 8, beside a dense MLP of 2112 (a shared expert).
+  const auto& a = find_model("gemma-4-26b-a4b");
+  REQUIRE(a.count_layers(layer_kind::sliding) == 25);
+  REQUIRE(a.count_layers(layer_kind::global) == 5);
+  CHECK((kv_heads_of(a, layer_kind::global) == 2 && head_dim_of(a, layer_kind::global) == 512));
+  CHECK((kv_heads_of(a, layer_kind::sliding) == 8 && head_dim_of(a, layer_kind::sliding) == 256));
+  CHECK(a.global_k_is_v);
+  // Scores and values per (query, key) pair: 4 x 16 heads x 512 on a global layer, x 256 on a sliding one.
+  CHECK(detail::flop_per_pair(a, phase::decode, layer_kind::global) == 4.0 * 16 * 512);
+  CHECK(detail::flop_per_pair(a, phase::decode, layer_kind::sliding) == 4.0 * 16 * 256);
+  // Sliding: q 2816 x 4096 + k, v 2 x 2816 x 2048 + o 4096 x 2816 + q/k norms 2 x 256 = 34,603,520.
+  CHECK(attention_params(a, layer_kind::sliding) == 34603520.0);
+  // Global: q 2816 x 8192 + k 2816 x 1024 (no v_proj) + o 8192 x 2816 + 2 x 512 = 49,021,952.
+  CHECK(attention_params(a, layer_kind::global) == 49021952.0);
+  const auto p = count_parameters(a);
+  CHECK(p.attention == 25 * 34603520.0 + 5 * 49021952.0);
+  // Experts 30 x 128 x 3 x 2816 x 704 = 22,837,985,280; the dense MLP 30 x 3 x 2816 x 2112.
+  CHECK(p.routed_experts == 22837985280.0);
+  CHECK(p.shared_experts == 30 * 3.0 * 2816 * 2112);
+  // The card's 25.2B total and 3.8B active (SOURCES.md: "about 25B / 3.8B"),
+  // which counts the 262,144 x 2816 = 738M embedding table as active.
+  CHECK(p.total() / 1e9 == doctest::Approx(25.2).epsilon(0.01));
+  CHECK((p.active() + p.embedding) / 1e9 == doctest::Approx(3.8).epsilon(0.02));
 }

@@ -94,3 +94,21 @@ TEST_CASE("bad context or block size names the field") {
   CHECK_THROWS_WITH_AS(kv_bytes_per_sequence(a, find_format("bf16"), 10, 0), "block_tokens must be > 0 (got 0)",
                        std::invalid_argument);
 }
+
+TEST_CASE("Gemma 4's global layers cache their own KV heads and width") {
+  // gemma-4-31b: 50 sliding layers (16 KV heads of 256, window 1024) and 10
+  // global (4 KV heads of 512). bf16 per token and layer: sliding 2 x 16 x 256
+  // x 2 B = 16,384; global 2 x 4 x 512 x 2 B = 8,192 (K and V both cached,
+  // though the keys serve as values). At 131,072 tokens:
+  // 50 x 1,024 x 16,384 + 10 x 131,072 x 8,192 = 838,860,800 + 10,737,418,240.
+  const architecture& a = find_model("gemma-4-31b");
+  const numeric_format& bf16 = find_format("bf16");
+  REQUIRE((a.count_layers(layer_kind::sliding) == 50 && a.count_layers(layer_kind::global) == 10));
+  CHECK(kv_bytes_per_token(a, layer_kind::sliding, bf16).value() == 16384.0);
+  CHECK(kv_bytes_per_token(a, layer_kind::global, bf16).value() == 8192.0);
+  CHECK(kv_bytes_per_sequence(a, bf16, 131072).value() == 838860800.0 + 10737418240.0);
+  // Read as the sliding layers' geometry, the global layers would cache twice that.
+  architecture same = a;
+  same.global_kv_heads = same.global_head_dim = 0;
+  CHECK(kv_bytes_per_sequence(same, bf16, 131072).value() == 838860800.0 + 2 * 10737418240.0);
+}
