@@ -203,6 +203,9 @@ const field<architecture> arch_fields[] = {
     LLMROOF_MEMBER(architecture, "published_total_b", published_total_b),
     LLMROOF_MEMBER(architecture, "published_active_b", published_active_b),
     LLMROOF_MEMBER(architecture, "aliases", aliases),
+    LLMROOF_MEMBER(architecture, "global_kv_heads", global_kv_heads),
+    LLMROOF_MEMBER(architecture, "global_head_dim", global_head_dim),
+    LLMROOF_MEMBER(architecture, "global_k_is_v", global_k_is_v),
 };
 
 const field<device> device_fields[] = {

@@ -89,6 +89,9 @@ class ModelFields(TypedDict, total=False):
     published_total_b: float
     published_active_b: float
     aliases: list[str]
+    global_kv_heads: int
+    global_head_dim: int
+    global_k_is_v: bool
 
 
 class DeviceFields(TypedDict, total=False):

@@ -21,7 +21,7 @@ CONFIG = {
 
 # Layouts the reader does not take yet; each must be refused with a ValueError, never crash.
 UNSUPPORTED = {
-    "google__gemma-4-26B-A4B.json", "nvidia__Llama-3_3-Nemotron-Super-49B-v1.json",
+    "nvidia__Llama-3_3-Nemotron-Super-49B-v1.json",
     "nvidia__NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4.json", "nvidia__Nemotron-H-56B-Base-8K.json",
     "tencent__Hunyuan-A13B-Instruct.json",
 }
@@ -37,7 +37,7 @@ def test_shipped_configs_match_published_sizes() -> None:
         m = llmroof.Model.from_hf_config(path)
         p = m.parameters()
         rows.append((path.name, p.total / 1e9, p.active / 1e9))
-    assert len(rows) == 63
+    assert len(rows) == 64
     totals = {name: total for name, total, _ in rows}
     assert totals["deepseek-ai__DeepSeek-V3.json"] == pytest.approx(671, rel=0.01)
     assert totals["openai__gpt-oss-120b.json"] == pytest.approx(116.8, rel=0.01)
@@ -173,3 +173,14 @@ def test_reader_errors(tmp_path: Path) -> None:
         llmroof.Model.from_file(tmp_path / "missing.json")
     with pytest.raises(TypeError, match="path must be a str or path"):
         llmroof.Model.from_file(3)  # type: ignore[arg-type]
+
+
+def test_gemma4_global_layers_round_trip() -> None:
+    # Gemma 4's full-attention layers: 4 KV heads of 512 whose keys serve as values
+    # (the C++ hand test: test_kv_cache.cpp); a custom model keeps them.
+    m = llmroof.Model.get("gemma-4-31b")
+    f = m.fields
+    assert (f["global_kv_heads"], f["global_head_dim"], f["global_k_is_v"]) == (4, 512, True)
+    assert llmroof.Model.custom(**f).parameters().total == m.parameters().total
+    same = dict(f, global_kv_heads=0, global_head_dim=0, global_k_is_v=False)
+    assert llmroof.Model.custom(**same).parameters().total != m.parameters().total  # type: ignore[arg-type]
