@@ -183,4 +183,4 @@ def test_gemma4_global_layers_round_trip() -> None:
     assert (f["global_kv_heads"], f["global_head_dim"], f["global_k_is_v"]) == (4, 512, True)
     assert llmroof.Model.custom(**f).parameters().total == m.parameters().total
     same = dict(f, global_kv_heads=0, global_head_dim=0, global_k_is_v=False)
-    assert llmroof.Model.custom(**same).parameters().total != m.parameters().total  # type: ignore[arg-type]
+    assert llmroof.Model.custom(**same).parameters().total != m.parameters().total
