@@ -693,6 +693,12 @@ band_widths conformal_widths(const std::vector<cv_prediction>& p) {
       w[a][i] = by_metric[a][i].size() >= 5 ? percentile(by_metric[a][i]) : pooled;
     }
   }
+  // An arrival without points (a fold or a file without bursts) is never
+  // narrower than steady loads: it takes their widths.
+  const auto steady = static_cast<std::size_t>(request_arrival::steady);
+  for (std::size_t a = 0; a < request_arrival_count; ++a) {
+    if (all[a].empty()) w[a] = w[steady];
+  }
   return w;
 }
 
@@ -700,7 +706,6 @@ void write_band_widths(std::ostream& out, const band_widths& w) {
   out << "// metric, arrival, 68th percentile of |ln(predicted / measured)| over leave-one-source-out predictions\n";
   for (std::size_t a = 0; a < request_arrival_count; ++a) {
     for (std::size_t i = 0; i < metric_count; ++i) {
-      if (w[a][i] == 0) continue;
       out << "{metric::" << to_string(static_cast<metric>(i))
           << ", request_arrival::" << to_string(static_cast<request_arrival>(a)) << ", " << w[a][i] << "},\n";
     }

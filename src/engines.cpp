@@ -43,14 +43,17 @@ std::vector<engine_row> build() {
   // Running requests: the request pool's max(2048, 512 x KV pool tokens /
   // context length), at most 4096 (model_runner's max_num_reqs, recalled:
   // KERNELS.md 5 did not read it; the CUDA-graph max_bs of 256-512 only bounds
-  // the graphs). 4096 is taken: the floor would bind only for requests shorter
-  // than 1/256 of the model's context. Checked by SGLang PR 31044's MiniMax-M2.7
-  // on 8 MI300X: at concurrency 1,024 every request runs at once (TPOT 239 ms x
-  // 1,024 = 4,284 t/s, output measured 4,301).
+  // the graphs). 4096 is taken: below it the pool's own cap differs from the
+  // KV cache's count of sequences only for requests shorter than 1/512 of the
+  // model's context. Checked by SGLang PR 31044's MiniMax-M2.7 on 8 MI300X: at
+  // concurrency 1,024 every request runs at once (1,024 / TPOT 239 ms = 4,281
+  // t/s, output measured 4,301). It profiles no sampler at
+  // start-up (sampler_copies 0): a running batch's logits live in the memory
+  // mem_fraction_static leaves out.
   const engine_row sglang{
       .defaults = {.id = engine_id::sglang, .model = memory_model::static_fraction, .memory_utilization = 0.88,
                    .runtime_reserve = gib, .mxfp4_expert_pad = 1, .block_tokens = 1, .max_batched_tokens = 8192,
-                   .max_sequences = 4096, .sampler_copies = 1, .device_sized_batches = false,
+                   .max_sequences = 4096, .sampler_copies = 0, .device_sized_batches = false,
                    .source = "SGLang server arguments (mem_fraction_static, page_size, chunked_prefill_size)"},
       .kv_formats = vllm_kv,
       .weight_formats = {"fp8", "awq-int4"},

@@ -449,8 +449,8 @@ void validate(const architecture& a) {
   detail::require_in("architecture.global_kv_heads", a.global_kv_heads, 0, 1e7);
   detail::require_in("architecture.global_head_dim", a.global_head_dim, 0, 1e7);
   if (a.global_kv_heads > 0 && a.num_heads % a.global_kv_heads != 0) {
-    detail::fail("architecture.num_heads", "a multiple of global_kv_heads (" + detail::show(a.global_kv_heads) + ")",
-                 a.num_heads);
+    detail::fail("architecture.global_kv_heads", "a divisor of num_heads (" + detail::show(a.num_heads) + ")",
+                 a.global_kv_heads);
   }
   require_at_most("architecture.ffn_size", a.ffn_size, 1e7);
   require_at_most("architecture.vocab_size", a.vocab_size, 1e8);

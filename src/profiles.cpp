@@ -104,7 +104,7 @@ double band_width(metric m, request_arrival arrival) {
   for (const auto& w : widths) {
     if (w.what == m && w.arrival == arrival) return w.width;
   }
-  return 0;
+  return arrival == request_arrival::steady ? 0 : band_width(m, request_arrival::steady);
 }
 
 efficiency_profile default_profile(const device& d, std::string_view engine) {

@@ -234,11 +234,10 @@ inline request_arrival arrival_of(const measurement& m) {
 /// Split-conformal band widths of predictions `p`: per arrival and metric the
 /// 68th percentile of |ln(predicted / measured)|; a metric with fewer than 5
 /// points of an arrival takes the percentile of all that arrival's points
-/// pooled (0: none).
+/// pooled, an arrival without points the steady widths (0: no points at all).
 band_widths conformal_widths(const std::vector<cv_prediction>& p);
 
-/// Writes `w` as the rows of src/band_widths.inc (the file band_width reads);
-/// an arrival without points writes no rows.
+/// Writes `w` as the rows of src/band_widths.inc (the file band_width reads).
 void write_band_widths(std::ostream& out, const band_widths& w);
 
 /// Every row predicted with the profiles llmroof ships (default_profile of

@@ -491,6 +491,18 @@ inline length_spread parse_length_spread(std::string_view name) {
 /// take the same limit.
 inline constexpr double max_burst_requests = 1e4;
 
+/// Most sequence-steps serve_burst simulates (it walks every admitted request
+/// each step).
+inline constexpr double max_burst_sequence_steps = 2e8;
+
+/// Sequence-steps of a burst: each of `requests` prompts of `prompt_tokens`
+/// in chunks of the token `budget`, an admission step each, then the longest
+/// answer, times the sequences that run at once (at most `slots`).
+inline double burst_sequence_steps(double requests, double prompt_tokens, double budget, double longest_answer,
+                                   double slots) {
+  return (requests * std::ceil(prompt_tokens / budget) + requests + longest_answer) * std::min(slots, requests);
+}
+
 /// What a burst of requests sees: all sent at once with no concurrency cap
 /// (`vllm bench serve --request-rate inf`, sglang.bench_serving with every
 /// prompt at t = 0), the engine admitting as many as its slots hold and the
@@ -563,8 +575,8 @@ inline std::vector<request_shape> burst_requests(const llmroof::workload& s, dou
 /// requests one at a time (the engine's per-request time each), the engine
 /// holds its slots (slots_for the mean shape) and admits one more as each
 /// completes. Throws std::invalid_argument on invalid workload fields,
-/// unless requests is a whole number in [1, max_burst_requests] and its steps times its
-/// sequences at most 2e8, the output a whole number of tokens (with
+/// unless requests is a whole number in [1, max_burst_requests] and its
+/// burst_sequence_steps at most max_burst_sequence_steps, the output a whole number of tokens (with
 /// exponential lengths at most context - prompt) and prefix_hit (with a
 /// prefix) 0 or 1 (identical prompts all find the prefix or none does).
 inline burst_result serve_burst(const deployment& d, const workload& s, double requests,
@@ -603,12 +615,13 @@ inline burst_result serve_burst(const deployment& d, const workload& s, double r
   // 16-token steps of 32k prompts).
   const double todo = s.prompt_tokens() - cached;
   const double longest = spread == length_spread::exponential ? room : s.output;
-  const double steps = requests * std::ceil(todo / d.engine.max_batched_tokens) + requests + longest;
-  if (steps * std::min(out.slots, requests) > 2e8) {
+  const double walked = burst_sequence_steps(requests, todo, d.engine.max_batched_tokens, longest, out.slots);
+  if (walked > max_burst_sequence_steps) {
+    const double running = std::min(out.slots, requests);
     detail::fail("requests",
                  "fewer for a simulated burst: " + detail::show(requests) + " prompts of " + detail::show(todo) +
                      " tokens in steps of " + detail::show(d.engine.max_batched_tokens) + " take " +
-                     detail::show(steps) + " steps of up to " + detail::show(std::min(out.slots, requests)) +
+                     detail::show(walked / running) + " steps of up to " + detail::show(running) +
                      " sequences (at most 2e8 sequence-steps)",
                  requests);
   }

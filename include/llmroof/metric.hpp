@@ -40,8 +40,8 @@ constexpr std::string_view to_string(request_arrival a) { return detail::enum_na
 /// (data/measured/calibration.csv and release3; src/band_widths.inc, written
 /// by `llmroof validate --write-bands`). A band of estimate x exp(-w) ..
 /// x exp(+w) holds about two thirds of measurements of sources the profiles
-/// never saw, whatever a fit's own standard errors say; 0 for a metric
-/// without points.
+/// never saw, whatever a fit's own standard errors say; an arrival without
+/// rows takes the steady width; 0 for a metric without points.
 double band_width(metric m, request_arrival arrival = request_arrival::steady);
 
 /// A range of values of one metric, low <= high.

@@ -170,7 +170,8 @@ constexpr double attention_io_per_token(const architecture& a, layer_kind k = la
     return 2.0 * d + a.num_heads * (double(a.mla.qk_nope_head_dim) + a.mla.qk_rope_head_dim) +
            double(a.num_heads) * a.mla.v_head_dim;
   }
-  return 2.0 * d + (2.0 * a.num_heads + 2.0 * kv_heads_of(a, k)) * head_dim_of(a, k);
+  const double kv_out = k == layer_kind::global && a.global_k_is_v ? 1.0 : 2.0;  // k (and v)
+  return 2.0 * d + (2.0 * a.num_heads + kv_out * kv_heads_of(a, k)) * head_dim_of(a, k);
 }
 
 /// Kernels one instance of an op launches in vLLM's and SGLang's model code

@@ -133,7 +133,11 @@ inline parallel_plan infer_layout(const layout_request& r) {
 /// replicated whole (tp a multiple of the KV heads, as vLLM and SGLang do).
 inline bool splits_attention(const architecture& a, int tp) {
   if (a.num_heads % tp != 0) return false;
-  return a.attention != attention_kind::gqa || a.num_kv_heads % tp == 0 || tp % a.num_kv_heads == 0;
+  if (a.attention != attention_kind::gqa) return true;
+  for (int g : {a.num_kv_heads, kv_heads_of(a, layer_kind::global)}) {
+    if (g % tp != 0 && tp % g != 0) return false;
+  }
+  return true;
 }
 
 /// Throws std::invalid_argument naming the field: sizes >= 1; ep > 1 only on
@@ -282,7 +286,6 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
 
   op_counts c = count_decode(a, pr, batch, context, width);
   const double t = p.tp;
-  const double g = a.num_kv_heads;
   if (p.dp_attention_tp()) {
     // Attention: the busiest device's own sequences, whole weights and KV.
     // Everything else: the whole batch, split over the tp devices.
@@ -325,12 +328,16 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
       case op_kind::norms:
       case op_kind::router: split = 1; break;  // replicated
       case op_kind::attention_global:
-      case op_kind::attention_sliding:
-        // Heads split; K/V heads replicate when g < tp; MLA latents replicate.
+      case op_kind::attention_sliding: {
+        // Heads split; K/V heads replicate when g < tp (each kind of layer
+        // its own g); MLA latents replicate.
+        const double gk =
+            kv_heads_of(a, o.kind == op_kind::attention_global ? layer_kind::global : layer_kind::sliding);
         o.flop = o.flop / t;
-        o.kv_read = a.attention == attention_kind::mla ? o.kv_read : o.kv_read / std::min(t, g);
-        o.kv_written = a.attention == attention_kind::mla ? o.kv_written : o.kv_written / std::min(t, g);
+        o.kv_read = a.attention == attention_kind::mla ? o.kv_read : o.kv_read / std::min(t, gk);
+        o.kv_written = a.attention == attention_kind::mla ? o.kv_written : o.kv_written / std::min(t, gk);
         continue;
+      }
       default: break;
     }
     detail::share(o, split);
@@ -493,6 +500,7 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
   const bytes replicated = pr.activations.bytes_of(pc.norms + pc.router);
   bytes per_device;
   double kv_share = 1;  // of one sequence's KV on one device
+  std::optional<architecture> kv_view;  // per kind of layer, where kinds split apart
   double seqs_per_device = users;
   if (p.ep_only()) {
     const bytes experts = pr.experts_format().bytes_of(pc.routed_experts);
@@ -506,10 +514,21 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
     seqs_per_device = std::ceil(users / p.tp);
   } else {
     per_device = (1.0 / (p.tp * p.pp)) * (all - replicated) + replicated;
-    const double g = a.num_kv_heads;
-    const double head_share = a.attention == attention_kind::mla ? 1.0 : 1.0 / std::min<double>(p.tp, g);
-    kv_share = head_share / p.pp;
+    // Each kind of layer keeps 1 / min(tp, its KV heads) of its cache on a
+    // device (heads replicate past their count); MLA latents replicate whole.
+    kv_share = 1.0 / p.pp;
+    if (a.attention == attention_kind::gqa) {
+      const int g = std::min(p.tp, a.num_kv_heads), global = std::min(p.tp, kv_heads_of(a, layer_kind::global));
+      if (g == global) {
+        kv_share /= g;
+      } else {  // Gemma 4's global layers: a device's view of the heads it holds
+        kv_view = a;
+        kv_view->num_kv_heads /= g;
+        kv_view->global_kv_heads /= global;
+      }
+    }
   }
+  const architecture& kv_arch = kv_view ? *kv_view : a;
   // One device's view: its weights, its share of each of its sequences.
   memory_plan m;
   m.devices = p.devices();
@@ -527,9 +546,9 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
   // A drafter's KV rides on every token (its layers in the same blocks) and
   // each sequence reserves its lookahead slots.
   const double with_drafter = 1 + drafter.kv_share;
-  const double token = kv_share * kv_bytes_per_token(a, pr.kv).value();
+  const double token = kv_share * kv_bytes_per_token(kv_arch, pr.kv).value();
   const auto per_sequence = [&](double c) {
-    return with_drafter * kv_share * kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value() +
+    return with_drafter * kv_share * kv_bytes_per_sequence(kv_arch, pr.kv, c, e.block_tokens).value() +
            drafter.lookahead * token;
   };
   const double per_seq = per_sequence(context);
@@ -537,7 +556,7 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
   // (a block-sharing prefix cache): n sequences need n x per_seq less
   // (n - 1) copies of it.
   const auto held_once = [&](double c) {
-    return with_drafter * kv_share * kv_bytes_shared(a, pr.kv, shared, c).value();
+    return with_drafter * kv_share * kv_bytes_shared(kv_arch, pr.kv, shared, c).value();
   };
   const auto needed = [&](double n, double c) {
     return n <= 0 ? 0.0 : n * per_sequence(c) - (n - 1) * held_once(c);

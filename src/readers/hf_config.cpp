@@ -299,6 +299,17 @@ model_source parse_hf_config(std::string_view json_text, std::string_view name) 
   a.global_kv_heads = c.integer("num_global_key_value_heads", max_width, 0);
   a.global_head_dim = c.integer("global_head_dim", max_width, 0);
   a.global_k_is_v = c.boolean("attention_k_eq_v", false);
+  // Gemma 4's small models (E2B, E4B) share KV between layers and add
+  // per-layer inputs: not modelled, said.
+  if (c.has("num_kv_shared_layers") && c.integer("num_kv_shared_layers", max_layers, 0) > 0) {
+    out.warnings.push_back("num_kv_shared_layers: layers that reuse another's KV are counted with a cache of their own");
+  }
+  if (c.has("hidden_size_per_layer_input") && c.integer("hidden_size_per_layer_input", max_width, 0) > 0) {
+    out.warnings.push_back("hidden_size_per_layer_input: per-layer input embeddings are not counted");
+  }
+  if (c.boolean("use_double_wide_mlp", false)) {
+    out.warnings.push_back("use_double_wide_mlp: MLPs counted at intermediate_size, not doubled");
+  }
   a.max_context = c.integer(gptj ? "n_positions" : "max_position_embeddings", 1e9, 0);
   a.tied_embeddings = c.boolean("tie_word_embeddings", top.boolean("tie_word_embeddings", gemma || falcon));
   if (nested && root.contains("tie_word_embeddings") && !t.contains("tie_word_embeddings")) {

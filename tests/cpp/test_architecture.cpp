@@ -143,11 +143,12 @@ TEST_CASE("invalid architectures name the field") {
                        std::invalid_argument);
   a = find_model("gemma-4-31b");
   a.global_kv_heads = 3;
-  CHECK_THROWS_WITH_AS(validate(a), "architecture.num_heads must be a multiple of global_kv_heads (3) (got 32)",
+  CHECK_THROWS_WITH_AS(validate(a), "architecture.global_kv_heads must be a divisor of num_heads (32) (got 3)",
                        std::invalid_argument);
   a.global_kv_heads = 0;
   a.global_head_dim = -1;
-  CHECK_THROWS_AS(validate(a), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(validate(a), "architecture.global_head_dim must be in [0, 10000000] (got -1)",
+                       std::invalid_argument);
   a = find_model("gpt-oss-20b");
   a.layer_kinds.pop_back();
   CHECK_THROWS_WITH_AS(validate(a), "architecture.layer_kinds size must be num_layers (24) (got 23)",

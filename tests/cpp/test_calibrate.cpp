@@ -614,6 +614,13 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   REQUIRE(set.skipped.size() == 1);
   CHECK(set.skipped[0].id == "S5");
   CHECK(set.skipped[0].reason == "a burst whose notes do not say how many requests it sent");
+  // A burst's simulated sequence-steps, which the reader checks before predict would throw:
+  // 10,000 prompts of 32,000 tokens in 4 steps of 8,192 each, an admission step each and 100
+  // answer steps, (40,000 + 10,000 + 100) x 4,096 running = 205,209,600 > 2e8. Rows of at most
+  // 10,000 requests need prompts of 16k+ and 4,096 running at once to reach it.
+  CHECK(burst_sequence_steps(10000, 32000, 8192, 100, 4096) == 205209600.0);
+  CHECK(burst_sequence_steps(10000, 32000, 8192, 100, 4096) > max_burst_sequence_steps);
+  CHECK(burst_sequence_steps(4, 1000, 8192, 10, 256) == (4 + 4 + 10) * 4.0);  // 4 requests run at once
   // A burst is simulated (serve_burst): 1000 requests of ShareGPT-like
   // lengths about 233 in and 200 out, TPOT longer than one user's step.
   const validation v = validate({burst, fixed}, false);
@@ -764,12 +771,12 @@ TEST_CASE("conformal band widths: the 68th percentile of |ln(predicted / measure
   CHECK(at(request_arrival::burst, metric::tpot_ms) == doctest::Approx(1.5));
   CHECK(at(request_arrival::burst, metric::decode_tps_total) == doctest::Approx(1.5));
 
-  // Written as band_width's rows; an arrival without points writes none.
+  // Written as band_width's rows; an arrival without points takes the steady widths.
   p.resize(5);
   std::ostringstream out;
   write_band_widths(out, conformal_widths(p));
   CHECK(out.str().find("{metric::decode_tps_per_seq, request_arrival::steady, 0.4},") != std::string::npos);
-  CHECK(out.str().find("request_arrival::burst") == std::string::npos);
+  CHECK(out.str().find("{metric::tpot_ms, request_arrival::burst, 0.4},") != std::string::npos);
 }
 
 TEST_CASE("shipped band widths: every metric has a steady width, and bursts are predicted less well") {

@@ -377,3 +377,24 @@ TEST_CASE("collectives at small messages: latency per hop, per layer, by hand") 
   CHECK(t.estimate().value() == doctest::Approx(1.44e-3 + 3932160.0 / (0.8 * 450e9)).epsilon(1e-9));
   CHECK(t.estimate().value() == doctest::Approx(1.4509e-3).epsilon(1e-4));
 }
+
+TEST_CASE("TP keeps each kind of layer's own share of the KV: Gemma 4's 4 global KV heads replicate past TP 4") {
+  // gemma-4-31b, bf16 KV, TP 8: sliding layers split their 16 KV heads two a
+  // device, global layers' 4 heads one a device on each pair (1/4, not 1/8).
+  // Per device at 131,072 tokens (vLLM blocks of 16 divide both):
+  // 50 x 1,024 x 16,384 / 8 + 10 x 131,072 x 8,192 / 4
+  // = 104,857,600 + 2,684,354,560 = 2,789,212,160 B.
+  const architecture& a = find_model("gemma-4-31b");
+  const precision bf16 = precision::of(find_format("bf16"), find_format("bf16"));
+  const memory_plan m = plan_memory_parallel(a, bf16, find_device("h100-sxm"), tp(8), 1, 131072);
+  CHECK(m.kv_per_sequence.value() == doctest::Approx(2789212160.0));
+  // Per token below the window: 50 x 16,384 / 8 + 10 x 8,192 / 4 = 122,880 B.
+  CHECK(m.kv_per_token.value() == doctest::Approx(122880.0));
+  // At TP 4 both kinds split evenly: a quarter of the whole, 10,737,418,240 + 838,860,800 over 4.
+  const memory_plan four = plan_memory_parallel(a, bf16, find_device("h100-sxm"), tp(4), 1, 131072);
+  CHECK(four.kv_per_sequence.value() == doctest::Approx((10737418240.0 + 838860800.0) / 4));
+  // A decode step reads the same shares.
+  const op_counts c = count_decode_parallel(a, bf16, find_device("h100-sxm"), tp(8), 1, 131072);
+  CHECK(find_op(c, op_kind::attention_global).kv_read.value() == doctest::Approx(10 * 131072 * 8192.0 / 4));
+  CHECK(find_op(c, op_kind::attention_sliding).kv_read.value() == doctest::Approx(50 * 1024 * 16384.0 / 8));
+}
