@@ -20,8 +20,9 @@ namespace llmroof {
 inline constexpr double linear_state_bits = 16.0;
 
 /// Bytes one cached token costs in one layer of kind k; 0 for linear layers.
-/// GQA: 2 * g * d_h * b/8 (a global layer's own g and d_h where it has them). MLA: (kv_lora_rank + qk_rope_head_dim) * b/8,
-/// the latent the serving engines store.
+/// GQA: 2 * g * d_h * b/8 (a global layer's own g and d_h where it has
+/// them). MLA: (kv_lora_rank + qk_rope_head_dim) * b/8, the latent the
+/// serving engines store.
 constexpr bytes kv_bytes_per_token(const architecture& a, layer_kind k, const numeric_format& kv) {
   if (k == layer_kind::linear) return make_bytes(0);
   if (a.attention == attention_kind::mla) {
