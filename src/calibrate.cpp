@@ -135,8 +135,7 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
     const deployment d(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt},
                        configure_engine(engine_of_class(m.engine), m.dev));
     if (m.burst) {
-      // vLLM's ShareGPT sampler keeps pairs of at most 2048 tokens.
-      if (m.mixed_lengths) s.context = std::max(2048.0, s.context);
+      if (m.mixed_lengths) s.context = std::max(sharegpt_pair_tokens, s.context);
       const burst_result b =
           serve_burst(d, s, m.requests, m.mixed_lengths ? length_spread::exponential : length_spread::fixed);
       if (m.what == metric::ttft_ms) return 1e3 * b.ttft.value();

@@ -617,8 +617,8 @@ measurement_set read_measurements(const std::string& path) {
       }
       m.max_concurrent = std::min(mp.max_sequences, es.max_sequences);
       // A burst too long to simulate is said, not thrown when predicted (a
-      // ShareGPT row's answers run to the 2,048-token pair limit, as in predict).
-      const double longest = m.mixed_lengths ? std::max(2048.0, m.prompt + m.gen) - m.prompt : m.gen;
+      // ShareGPT row's answers run to the pair limit, as in predict).
+      const double longest = m.mixed_lengths ? std::max(sharegpt_pair_tokens, m.prompt + m.gen) - m.prompt : m.gen;
       if (m.burst && burst_sequence_steps(m.requests, m.prompt, es.max_batched_tokens, longest, m.max_concurrent) >
                          max_burst_sequence_steps) {
         skip("a burst too long to simulate (more than 2e8 sequence-steps: serve_burst)");
