@@ -133,7 +133,7 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
     s.output = std::max(1.0, std::round(m.gen));
     s.context = s.prompt + s.output;
     const deployment d(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt},
-                       configure_engine(engine_of_class(m.engine), m.dev));
+                       engine_of(m));
     if (m.burst) {
       if (m.mixed_lengths) s.context = std::max(sharegpt_pair_tokens, s.context);
       const burst_result b =
@@ -151,7 +151,7 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
     // A draft model beside the target: its k decode steps and the target's
     // verify of width k + 1, over the tokens a step keeps (step_of).
     const deployment d = deployment(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt},
-                                    configure_engine(engine_of_class(m.engine), m.dev))
+                                    engine_of(m))
                              .with_speculation(m.spec);
     return 1.0 / step_of(d, m.batch, m.mean_decode_context()).per_token();
   }
@@ -185,6 +185,10 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
 }
 
 }  // namespace
+
+engine_settings engine_of(const measurement& m) {
+  return configure_engine(engine_of_class(m.engine), m.dev, m.overrides);
+}
 
 double predict(const measurement& m, const efficiency_profile& profile) {
   direct_timer t{m};

@@ -88,6 +88,18 @@ double count_before(const std::string& text, const char* word) {
   return 0;
 }
 
+// The whole number written just after the first `word` in `text` that has
+// one ("8192" in "batch sizes up to 8192)"); 0 when none has.
+double count_after(const std::string& text, const char* word) {
+  const std::size_t length = std::char_traits<char>::length(word);
+  for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    std::size_t end = at + length;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end])) != 0) ++end;
+    if (end > at + length && end - at - length < 10) return std::stod(text.substr(at + length, end - at - length));
+  }
+  return 0;
+}
+
 /// The layout a datacenter engine's backend string names on its n devices
 /// (tensor parallel unless it says more). "TP2 EP2", "with expert parallel",
 /// "--enable-expert-parallel": TP attention, the experts expert-parallel over
@@ -372,6 +384,25 @@ double said_ubatch(const std::string& text) {
   return 0;
 }
 
+// Requests of TensorRT-LLM's performance-overview datasets (synthetic, every
+// request ISL in / OSL out): the page's table of `--num-requests` per length
+// pair, more for short requests "to guarantee that the system hit a steady
+// state" (docs/source/performance/perf-overview.md, "Preparing a Dataset";
+// recalled, the stored rows do not copy it); 0 for a pair it does not list.
+double trtllm_bench_requests(double isl, double osl) {
+  struct pair {
+    double isl, osl, requests;
+  };
+  static constexpr pair table[] = {{128, 128, 30000},   {128, 2048, 3000},  {128, 4096, 1500},
+                                   {1000, 2000, 1500},  {2048, 128, 3000},  {2048, 2048, 1500},
+                                   {5000, 500, 1500},   {1000, 1000, 3000}, {500, 2000, 3000},
+                                   {20000, 2000, 1000}};
+  for (const pair& p : table) {
+    if (p.isl == isl && p.osl == osl) return p.requests;
+  }
+  return 0;
+}
+
 }  // namespace
 
 measurement_set read_measurements(const std::string& path) {
@@ -459,8 +490,13 @@ measurement_set read_measurements(const std::string& path) {
     // `vllm bench serve --request-rate inf` with no concurrency cap: every
     // request released at once, the engine saturated (its own slots decide
     // how many run), as GPUStack's ShareGPT and fixed-length bursts ran.
-    const bool burst = get("batch").empty() && (has(notes, "request rate inf") || has(notes, "request_rate=inf")) &&
-                       !has(notes, "max-concurrency");
+    // trtllm-bench throughput (TensorRT-LLM's performance overview) queues a
+    // whole dataset at once and lets the runtime choose its batch
+    // ("max (runtime-chosen ...)"): a burst too.
+    const bool bench_burst = has(backend, "trtllm-bench throughput") && starts(get("batch"), "max");
+    const bool burst = bench_burst || (get("batch").empty() &&
+                                       (has(notes, "request rate inf") || has(notes, "request_rate=inf")) &&
+                                       !has(notes, "max-concurrency"));
     if (burst && m.what != metric::tpot_ms && m.what != metric::decode_tps_total && m.what != metric::ttft_ms) {
       skip("a burst's " + met + " is not predicted (only its TPOT, TTFT and output tokens/s)");
       continue;
@@ -549,7 +585,10 @@ measurement_set read_measurements(const std::string& path) {
       m.includes_prefill = m.what == metric::decode_tps_total && !m.closed_loop;
       // NVIDIA's FP8 checkpoints behind NIM quantize the KV cache too
       // (ModelOpt hf_quant_config kv_cache_quant_algo FP8) when the row does not say.
-      if (m.closed_loop && starts(get("kv_format"), "not stated") && m.pr.weights.math == math_format::fp8) {
+      // So do the FP8 and NVFP4 checkpoints of the performance overview.
+      const math_format math = m.pr.weights.math;
+      const bool kv_fp8 = math == math_format::fp8 || (bench_burst && math == math_format::fp4);
+      if ((m.closed_loop || bench_burst) && starts(get("kv_format"), "not stated") && kv_fp8) {
         m.pr.kv = find_format("fp8-e4m3");
       }
     } else if (engine_spelled(backend, engine_id::vllm) || engine_spelled(backend, engine_id::sglang)) {
@@ -582,15 +621,25 @@ measurement_set read_measurements(const std::string& path) {
     if (burst) {
       m.closed_loop = m.burst = true;
       // GPUStack's notes give the block's totals "over N requests" and the
-      // benchmark's "N prompts".
-      m.requests = count_before(notes, " requests");
-      if (m.requests < 1) m.requests = count_before(notes, " prompts");
+      // benchmark's "N prompts"; trtllm-bench's come from its dataset table.
+      // trtllm-bench tunes its batch to the KV cache, at most the largest
+      // CUDA graph the row names ("batch sizes up to 8192").
+      if (bench_burst) {
+        m.requests = trtllm_bench_requests(m.prompt, m.gen);
+        const double graphs = count_after(get("batch"), "up to ");
+        if (graphs >= 1) m.overrides.max_sequences = graphs;
+      } else {
+        m.requests = count_before(notes, " requests");
+        if (m.requests < 1) m.requests = count_before(notes, " prompts");
+      }
       if (m.requests < 1) {
-        skip("a burst whose notes do not say how many requests it sent");
+        skip(bench_burst ? "a trtllm-bench run of ISL/OSL " + detail::show(m.prompt) + "/" + detail::show(m.gen) +
+                               ": its dataset's request count is not in the performance overview's table"
+                         : "a burst whose notes do not say how many requests it sent");
         continue;
       }
       if (m.requests > max_burst_requests) {
-        skip("a burst of more than 10,000 requests (serve_burst simulates at most that many)");
+        skip("a burst of more than 100,000 requests (serve_burst simulates at most that many)");
         continue;
       }
       m.mixed_lengths = has(notes, "ShareGPT");
@@ -606,7 +655,7 @@ measurement_set read_measurements(const std::string& path) {
     if (m.closed_loop || (m.what == metric::e2e_latency_s && m.batch > 1)) {
       // What runs at once: the sequences the KV cache holds, at most the
       // engine's max_num_seqs (serving.hpp counts slots the same way).
-      const engine_settings es = configure_engine(engine_of_class(m.engine), m.dev);
+      const engine_settings es = engine_of(m);
       const memory_plan mp =
           plan_memory_parallel(m.arch, m.pr, m.dev, m.plan, 1, m.depth + m.prompt + m.gen, es);
       if (mp.max_sequences < 1) {
@@ -619,9 +668,10 @@ measurement_set read_measurements(const std::string& path) {
       // A burst too long to simulate is said, not thrown when predicted (a
       // ShareGPT row's answers run to the pair limit, as in predict).
       const double longest = m.mixed_lengths ? std::max(sharegpt_pair_tokens, m.prompt + m.gen) - m.prompt : m.gen;
-      if (m.burst && burst_sequence_steps(m.requests, m.prompt, es.max_batched_tokens, longest, m.max_concurrent) >
-                         max_burst_sequence_steps) {
-        skip("a burst too long to simulate (more than 2e8 sequence-steps: serve_burst)");
+      const length_spread spread = m.mixed_lengths ? length_spread::exponential : length_spread::fixed;
+      if (m.burst && burst_cohort_steps(m.requests, m.prompt, es.max_batched_tokens, longest, m.max_concurrent,
+                                        spread) > max_burst_cohort_steps) {
+        skip("a burst too long to simulate (more than 4e8 cohort-steps: serve_burst)");
         continue;
       }
     }

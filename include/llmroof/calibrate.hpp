@@ -72,12 +72,19 @@ struct measurement {
   /// about `gen` (length_spread::exponential, at most 2048 tokens with the
   /// prompt: vLLM's benchmark drops longer pairs); else all `gen` long.
   bool mixed_lengths = false;
+  /// Launch settings the row names beyond its engine's defaults (trtllm-bench's
+  /// batch tuned up to its largest CUDA graph): engine_of applies them.
+  engine_overrides overrides;
 
   /// Cached tokens of the mean decode step: llama-bench tg N (and any run of
   /// N generated tokens) averages over a cache growing from depth + prompt to
   /// depth + prompt + N.
   [[nodiscard]] double mean_decode_context() const { return depth + prompt + gen / 2; }
 };
+
+/// The engine a point ran: its engine class's engine on its device, with the
+/// row's own launch settings.
+engine_settings engine_of(const measurement& m);
 
 struct skipped_row {
   std::string id;

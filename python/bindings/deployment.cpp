@@ -250,6 +250,9 @@ engine_overrides overrides_from(const py::object& spec) {
 }
 
 void register_deployment(py::module_& m) {
+  // The most requests a simulated burst takes (load.hpp), for the Python
+  // layer's own check of `burst` before the call.
+  m.attr("max_burst_requests") = static_cast<long long>(llmroof::max_burst_requests);
   // The deployment, resolved once; every question about it is a method, so
   // the deployment's arguments are written (and checked) in one place.
   py::class_<context>(m, "Deployment")

@@ -652,7 +652,7 @@ def _plan_args(
         None if kv_link is None else _text("kv_link", kv_link),
         None if kv_link_efficiency is None else _number("kv_link_efficiency", kv_link_efficiency, minimum=0),
         _flag("kv_overlap", kv_overlap),
-        None if burst is None else _integer("burst", burst, minimum=1, maximum=10_000),
+        None if burst is None else _integer("burst", burst, minimum=1, maximum=_core.deployment.max_burst_requests),
         _text("burst_lengths", burst_lengths),
         speculative if speculative is None else _speculative(speculative),
     )

@@ -383,7 +383,7 @@ TEST_CASE("fixed-concurrency rows (NIM/AIPerf) are predicted as a closed loop, f
   const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
   std::vector<measurement> loop;
   for (const auto& m : set.rows) {
-    if (m.closed_loop) loop.push_back(m);
+    if (m.closed_loop && !m.burst) loop.push_back(m);
   }
   REQUIRE(loop.size() == 27);  // M0698-M0724: Llama-3.3-70B FP8 on 2 x H100
   for (const auto& m : loop) {
@@ -417,6 +417,41 @@ TEST_CASE("fixed-concurrency rows (NIM/AIPerf) are predicted as a closed loop, f
   const profile_table alone = fit_profiles(loop, profile_scope::engine);
   REQUIRE(alone.fits.count("tensorrt-llm") == 1);
   CHECK(alone.fits.at("tensorrt-llm").points == 6);
+}
+
+TEST_CASE("trtllm-bench throughput rows are bursts of the overview's datasets, the batch up to its largest graph") {
+  const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/data/measured/calibration.csv");
+  std::map<std::string, const measurement*> bench;
+  for (const auto& m : set.rows) {
+    if (m.burst && m.source.find("perf-overview") != std::string::npos) bench[m.id] = &m;
+  }
+  CHECK(bench.size() == 53);  // every max-throughput row of TensorRT-LLM's performance overview
+  const measurement& shortest = *bench.at("M0475");  // Llama-3.1-8B FP8 on an H200, 128 in / 128 out
+  CHECK((shortest.engine == "tensorrt-llm" && shortest.what == metric::decode_tps_total));
+  CHECK((shortest.requests == 30000 && !shortest.mixed_lengths));  // the overview's dataset table
+  CHECK(shortest.pr.kv.name == "fp8-e4m3");                          // ModelOpt's FP8 checkpoints quantize the KV
+  CHECK(bench.at("M0489")->pr.kv.name == "fp8-e4m3");               // and so do its NVFP4 ones
+  CHECK(bench.at("M0479")->requests == 1500);                        // 2048 / 2048
+  CHECK(bench.at("M0481")->requests == 1000);                        // 20000 / 2000
+  // "CUDA-graph batch sizes up to 8192": the engine runs up to 8,192 sequences, its budget its own.
+  const engine_settings e = engine_of(shortest);
+  CHECK(e.max_sequences == 8192);
+  CHECK(e.max_batched_tokens == configure_engine("tensorrt-llm", shortest.dev).max_batched_tokens);
+  CHECK(configure_engine("tensorrt-llm", shortest.dev).max_sequences < 8192);
+  // Predicted by serve_burst on that engine: with the class default of 5 ms of
+  // serial handling per request, 30,000 short requests are host-bound: at
+  // most 128 tokens / 5 ms = 25,600 output tokens/s (measured 27,911).
+  const efficiency_profile p = default_profile(shortest.dev, "tensorrt-llm");
+  CHECK(p.per_request.value() == 5e-3);
+  const double predicted = predict(shortest, p);
+  CHECK(predicted <= 25600);
+  CHECK(predicted > 0.95 * 25600);
+  workload s;
+  s.prompt = 128;
+  s.output = 128;
+  s.context = 256;
+  const deployment d(shortest.arch, shortest.pr, roofline(shortest.dev, p), {shortest.plan, std::nullopt}, e);
+  CHECK(predicted == doctest::Approx(serve_burst(d, s, 30000).output_tokens_per_s()).epsilon(1e-12));
 }
 
 TEST_CASE("offline batches larger than the KV cache holds run in waves") {
@@ -574,6 +609,10 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
          "tpot_ms,300,ms,\"request_rate=inf burst; random dataset (block totals 192000 in / 6000 out over 1,500 requests)\"\n"
       << "S5,s,,NVIDIA H100 SXM 80GB,1,\"vLLM v0.11.0, TP1\",Qwen3-8B,8.2,8.2,BF16,not stated,,128,0,4,"
          "tpot_ms,300,ms,\"request_rate=inf burst; random dataset\"\n"
+      // trtllm-bench's dataset sizes come from the performance overview's table: a pair it lacks is skipped.
+      << "T1,s,,NVIDIA H100 SXM 80GB,1,\"TensorRT-LLM (PyTorch backend, trtllm-bench throughput) TP1\",Qwen3-8B,8.2,"
+         "8.2,FP8,not stated,max (runtime-chosen; CUDA-graph batch sizes up to 8192),300,0,300,output_tps_total,"
+         "9000,tokens/s,offline max throughput\n"
       << "S3,s,,NVIDIA H200 SXM 141GB,8,\"SGLang v0.5.3, TP8 + DP attention\",DeepSeek-R1,671,37,FP8,not stated,4,"
          "233,0,200,tpot_ms,20,ms,closed loop\n"
       // A serving table's Concurrency column is a closed loop; MiniMax-M2.7 keeps the M2 shape (SGLang PR 31044).
@@ -611,16 +650,24 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   // SGLang's "TP8 + DP attention": data-parallel attention beside the tensor-parallel FFN.
   const parallel_plan& dp = rows["S3"]->plan;
   CHECK((dp.tp == 8 && dp.ep == 1 && dp.dp_attention_tp()));
-  REQUIRE(set.skipped.size() == 1);
+  REQUIRE(set.skipped.size() == 2);
   CHECK(set.skipped[0].id == "S5");
   CHECK(set.skipped[0].reason == "a burst whose notes do not say how many requests it sent");
-  // A burst's simulated sequence-steps, which the reader checks before predict would throw:
+  CHECK(set.skipped[1].id == "T1");
+  CHECK(set.skipped[1].reason ==
+        "a trtllm-bench run of ISL/OSL 300/300: its dataset's request count is not in the performance overview's table");
+  // A burst's simulated work, which the reader checks before predict would throw:
   // 10,000 prompts of 32,000 tokens in 4 steps of 8,192 each, an admission step each and 100
-  // answer steps, (40,000 + 10,000 + 100) x 4,096 running = 205,209,600 > 2e8. Rows of at most
-  // 10,000 requests need prompts of 16k+ and 4,096 running at once to reach it.
-  CHECK(burst_sequence_steps(10000, 32000, 8192, 100, 4096) == 205209600.0);
-  CHECK(burst_sequence_steps(10000, 32000, 8192, 100, 4096) > max_burst_sequence_steps);
-  CHECK(burst_sequence_steps(4, 1000, 8192, 10, 256) == (4 + 4 + 10) * 4.0);  // 4 requests run at once
+  // answer steps: 50,100 steps. Exponential answers: each walks the 4,096 running, plus a
+  // step's own 300: 50,100 x 4,396 = 220,239,600 <= 4e8. Fixed answers join: at most 100 + 4
+  // cohorts, 50,100 x 404 = 20,240,400. Ten times the requests of exponential answers of
+  // 2,000 tokens: (400,000 + 100,000 + 2,000) x 4,396 = 2,206,792,000 > 4e8.
+  CHECK(burst_cohort_steps(10000, 32000, 8192, 100, 4096, length_spread::exponential) == 220239600.0);
+  CHECK(burst_cohort_steps(10000, 32000, 8192, 100, 4096, length_spread::fixed) == 20240400.0);
+  CHECK(burst_cohort_steps(100000, 32000, 8192, 2000, 4096, length_spread::exponential) == 2206792000.0);
+  CHECK(burst_cohort_steps(100000, 32000, 8192, 2000, 4096, length_spread::exponential) > max_burst_cohort_steps);
+  // 4 requests run at once: (4 + 4 + 10) x (4 + 300).
+  CHECK(burst_cohort_steps(4, 1000, 8192, 10, 256, length_spread::fixed) == 18 * 304.0);
   // A burst is simulated (serve_burst): 1000 requests of ShareGPT-like
   // lengths about 233 in and 200 out, TPOT longer than one user's step.
   const validation v = validate({burst, fixed}, false);

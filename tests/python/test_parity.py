@@ -115,8 +115,8 @@ def test_burst_parity(cli: str) -> None:
         p = llmroof.plan(**kw, burst=int(n), burst_lengths=lengths).to_dict()  # type: ignore[arg-type]
         assert run(cli, "plan", *f, "--burst", n, "--burst-lengths", lengths) == p
         assert p["load"]["model"] == "burst" and p["load"]["requests"] == int(n) and p["load"]["lengths"] == lengths
-    with pytest.raises(ValueError, match=r"^burst must be <= 10000 \(got 20000\)$"):
-        llmroof.plan(**kw, burst=20000)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^burst must be <= 100000 \(got 200000\)$"):
+        llmroof.plan(**kw, burst=200000)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"^burst_lengths needs burst$"):
         llmroof.plan(**kw, burst_lengths="exponential")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"^a burst is a load model of its own; give it alone$"):

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <deque>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -40,14 +41,22 @@ struct cohort {
 /// for both, as the open loop's mixed steps do (the draft passes run before
 /// the max). A prompt's last chunk yields its first token. Runs of pure
 /// decode steps are timed together at their mean context, so the cost is per
-/// event, not per token. Steps `live` (in arrival order: the scheduler's
-/// FIFO) from time 0 until nothing is left or `policy.done(live, t)`; each
-/// finished cohort goes to `policy.finished(c, t, sends)`, which records it
-/// and appends the requests it lets in (ready when they reach the
-/// scheduler); `policy.prefilled(s)` hears each mixed step's prompt time.
-/// Returns the time the last step ends, s. `live` must fit in the engine.
+/// event, not per token. Steps the cohorts `sent` (each reaching the
+/// scheduler at its `ready`; sent in the order they are ready, which is the
+/// scheduler's FIFO) from time 0 until nothing is left or
+/// `policy.done(live, arriving, t)`; each finished cohort goes to
+/// `policy.finished(c, t, sends)`, which records it and appends the requests
+/// it lets in (ready when they reach the scheduler, never before those sent
+/// earlier); `policy.prefilled(s)` hears each mixed step's prompt time. Only
+/// the cohorts at the scheduler are walked each step, and neighbours it can
+/// no longer tell apart (the same prompt progress, answer, send and first
+/// token) run as one cohort from then on when `policy.joins(a, b)` allows it
+/// (what the policy records of them must not tell them apart either): exact,
+/// and a burst's requests, admitted one at a time, are walked as a few
+/// cohorts instead of one by one.
+/// Returns the time the last step ends, s. The cohorts must fit in the engine.
 template <class Policy>
-double run_cohorts(const deployment& d, double cached, std::vector<cohort> live, Policy& policy) {
+double run_cohorts(const deployment& d, double cached, std::vector<cohort> sent, Policy& policy) {
   // Prompt tokens each request of a cohort prefills (`cached` are the prefix's).
   const auto todo = [cached](const cohort& c) { return c.prompt - cached; };
   const double budget_per_step = d.engine.max_batched_tokens;
@@ -56,13 +65,26 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> live,
     if (d.where.offload) return batch * d.prefill(x, a).estimate.value();  // one sequence at a time
     return d.prefill(x, a, batch).estimate.value();
   };
+  // Cohorts not yet at the scheduler wait in `arriving`, soonest first (both
+  // policies send in the order they are ready, so the scheduler's FIFO is
+  // the order of arrival); `live` holds those it schedules.
+  std::deque<cohort> arriving;
+  const auto arrive = [&](const cohort& c) {
+    const auto at = std::upper_bound(arriving.begin(), arriving.end(), c.ready,
+                                     [](double r, const cohort& x) { return r < x.ready; });
+    arriving.insert(at, c);
+  };
+  for (const cohort& c : sent) arrive(c);
   double t = 0, steps = 0;
-  std::vector<cohort> next, sends;
-  while (!live.empty()) {
+  std::vector<cohort> live, next, sends;
+  while (!live.empty() || !arriving.empty()) {
     if (++steps > 1e7) throw std::logic_error("the engine's step simulation did not end");
+    while (!arriving.empty() && arriving.front().ready <= t) {
+      live.push_back(arriving.front());
+      arriving.pop_front();
+    }
     double b = 0, ctx = 0, waiting = 0;
     for (const cohort& c : live) {
-      if (c.ready > t) continue;
       if (c.done >= todo(c)) {
         b += c.n;
         ctx += c.n * (c.prompt + c.generated);
@@ -71,9 +93,7 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> live,
       }
     }
     if (b == 0 && waiting == 0) {  // the engine is idle until the next request arrives
-      double soonest = live.front().ready;
-      for (const cohort& c : live) soonest = std::min(soonest, c.ready);
-      t = soonest;
+      t = arriving.front().ready;
       continue;
     }
     ctx = b > 0 ? ctx / b : 0;
@@ -83,26 +103,20 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> live,
     const double decode_s = st.seconds;
     if (waiting == 0) {
       // Pure decode steps until a request finishes or a new one arrives.
-      double steps_to_finish = 1e18, arrival = 1e18;
+      double steps_to_finish = 1e18;
       for (const cohort& c : live) {
-        if (c.ready > t) {
-          arrival = std::min(arrival, c.ready);
-        } else {
-          steps_to_finish = std::min(steps_to_finish, std::ceil((c.output - c.generated) / st.tokens - 1e-9));
-        }
+        steps_to_finish = std::min(steps_to_finish, std::ceil((c.output - c.generated) / st.tokens - 1e-9));
       }
-      const double steps_to_arrival = arrival < 1e18 ? std::ceil((arrival - t) / decode_s) : 1e18;
+      const double steps_to_arrival = arriving.empty() ? 1e18 : std::ceil((arriving.front().ready - t) / decode_s);
       const double k = std::max(1.0, std::min(steps_to_finish, steps_to_arrival));
-      for (cohort& c : live) {
-        if (c.ready <= t && c.done >= todo(c)) c.generated += k * st.tokens;  // the decoding ones, not those arriving meanwhile
-      }
+      for (cohort& c : live) c.generated += k * st.tokens;
       t += k * (k > 1 ? step_of(d, b, ctx + (k - 1) * st.tokens / 2).seconds : decode_s);
     } else {
       // One mixed step: the decodes, then prompt tokens in arrival order.
       double budget = budget_per_step - b * st.width, chunks = 0, tokens = 0, before = 0;
       next.clear();
       for (cohort& c : live) {
-        if (c.ready > t || c.done >= todo(c) || budget <= 0) {
+        if (c.done >= todo(c) || budget <= 0) {
           next.push_back(c);
           continue;
         }
@@ -139,10 +153,8 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> live,
       // The chunks ride with the decodes' verify, not their draft passes.
       const double step = st.draft + std::max(decode_s - st.draft, prefill_part);
       policy.prefilled(prefill_part);
-      const double start = t;
       t += step;
       for (cohort& c : live) {
-        if (c.ready > start) continue;
         if (c.done >= todo(c) && c.generated == 0) {
           c.generated = 1;  // the prompt's last chunk samples the first token
           c.first = t;
@@ -155,15 +167,27 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> live,
     next.clear();
     sends.clear();
     for (const cohort& c : live) {
-      if (c.done < todo(c) || c.generated < c.output || c.ready > t) {
+      if (c.done < todo(c) || c.generated < c.output) {
         next.push_back(c);
         continue;
       }
       policy.finished(c, t, sends);
     }
-    live.swap(next);
-    live.insert(live.end(), sends.begin(), sends.end());
-    if (policy.done(live, t)) break;
+    live.clear();
+    // Neighbours the scheduler can no longer tell apart run as one cohort.
+    for (const cohort& c : next) {
+      if (!live.empty()) {
+        cohort& a = live.back();
+        if (a.done == c.done && a.generated == c.generated && a.prompt == c.prompt && a.output == c.output &&
+            a.sent == c.sent && a.first == c.first && policy.joins(a, c)) {
+          a.n += c.n;
+          continue;
+        }
+      }
+      live.push_back(c);
+    }
+    for (const cohort& c : sends) arrive(c);
+    if (policy.done(live, arriving, t)) break;
   }
   return t;
 }
@@ -222,9 +246,13 @@ inline lockstep_run run_lockstep(const deployment& d, double prompt, double cach
         sent += c.n;
       }
     }
+    // Its cohorts are whole waves already; joined, the windows would blur.
+    [[nodiscard]] static bool joins(const cohort&, const cohort&) { return false; }
     // Every measured request is done: the rest is the drain.
-    [[nodiscard]] bool done(const std::vector<cohort>& live, double) const {
-      return t_hi >= 0 && std::none_of(live.begin(), live.end(), [&](const cohort& c) { return c.first_index < hi; });
+    [[nodiscard]] bool done(const std::vector<cohort>& live, const std::deque<cohort>& arriving, double) const {
+      const auto measured = [&](const cohort& c) { return c.first_index < hi; };
+      return t_hi >= 0 && std::none_of(live.begin(), live.end(), measured) &&
+             std::none_of(arriving.begin(), arriving.end(), measured);
     }
   } p{clients, prompt, output, handling, settle * clients, (settle + measured) * clients, clients};
   run_cohorts(d, cached, {{clients, 0, 0, handling, 0, 0, 0, prompt, output}}, p);
@@ -260,11 +288,14 @@ struct burst_run {
 /// TensorRT-LLM's trtllm-serve), so the i-th (from 0) reaches the scheduler
 /// at (i + 1) x handling; the engine holds `slots` at once and admits the
 /// next waiting one as each completes. `slots` >= 1; `requests` not empty.
+/// `join` false walks every request on its own (the reference the joined
+/// cohorts are tested against).
 inline burst_run run_burst(const deployment& d, double cached, double handling, double slots,
-                           const std::vector<request_shape>& requests) {
+                           const std::vector<request_shape>& requests, bool join = true) {
   struct burst {
     const std::vector<request_shape>& sent_order;
     double handling, wave;
+    bool join;
     std::size_t next = 0;
     double ttft_sum = 0, tpot_sum = 0, tpot_counted = 0, prefill_time = 0, first_sum = 0;
     void prefilled(double s) { prefill_time += s; }
@@ -282,10 +313,14 @@ inline burst_run run_burst(const deployment& d, double cached, double handling, 
       if (c.first_index < wave) first_sum += c.n * (c.first - c.sent);
       for (double k = 0; k < c.n && next < sent_order.size(); ++k) sends.push_back(admit(t));
     }
-    [[nodiscard]] bool done(const std::vector<cohort>&, double) const { return false; }
+    // The first wave's TTFT is kept apart: a cohort is all in it or all out.
+    [[nodiscard]] bool joins(const cohort& a, const cohort& b) const {
+      return join && (a.first_index < wave) == (b.first_index < wave);
+    }
+    [[nodiscard]] bool done(const std::vector<cohort>&, const std::deque<cohort>&, double) const { return false; }
   };
   const double n = static_cast<double>(requests.size());
-  burst p{requests, handling, std::min(slots, n)};
+  burst p{requests, handling, std::min(slots, n), join};
   std::vector<cohort> live;
   live.reserve(static_cast<std::size_t>(p.wave));
   while (static_cast<double>(p.next) < p.wave) live.push_back(p.admit(0));

@@ -4,6 +4,8 @@ from typing import Any
 from .memory_plan import MemoryPlan
 from .reports import Comparison, KvCache, MoeReport, Phase, Plan, Speculation, Users
 
+max_burst_requests: int
+
 class Deployment:
     def __init__(
         self,
