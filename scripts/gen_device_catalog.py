@@ -76,6 +76,7 @@ IDS = {
     "Apple M3 Ultra (80-core GPU)": ("m3-ultra-80c", "unified"),
     "Apple M4 (10-core GPU)": ("m4-10c", "unified"),
     "Apple M4 Pro (20-core GPU)": ("m4-pro-20c", "unified"),
+    "Apple M4 Pro (16-core GPU)": ("m4-pro-16c", "unified"),
     "Apple M4 Max (14-core CPU / 32-core GPU)": ("m4-max-32c", "unified"),
     "Apple M4 Max (16-core CPU / 40-core GPU)": ("m4-max-40c", "unified"),
     "NVIDIA GeForce RTX 3060 12GB": ("rtx-3060", "consumer"),

@@ -54,7 +54,7 @@ inline constexpr std::string_view ggml_src =
     "ggml block layouts (ggml-common.h, block_q*); QK_K = 256 super-blocks";
 
 // clang-format off
-inline constexpr std::array<numeric_format, 29> format_table{{
+inline constexpr std::array<numeric_format, 30> format_table{{
   {"fp32", 32.0, math_format::fp32, false, "IEEE binary32", "IEEE 754"},
   {"bf16", 16.0, math_format::bf16, false, "bfloat16 (8-bit exponent, 7-bit mantissa)", "IEEE/Google bfloat16"},
   {"fp16", 16.0, math_format::bf16, false, "IEEE binary16; same tensor-core rate as bf16", "IEEE 754"},
@@ -98,6 +98,9 @@ inline constexpr std::array<numeric_format, 29> format_table{{
   {"q4_k_s", 4.58, math_format::bf16, true,
    "mix: q4_k with a few q5_k tensors; 4.58 bits averaged over Llama-3-8B",
    "llama.cpp quantize table (Llama-3-8B); read the GGUF for exact bytes", 5.64},
+  {"q5_k_s", 5.57, math_format::bf16, true,
+   "mix: q5_k with output q6_k; 5.57 bits averaged over Llama-3-8B",
+   "llama.cpp quantize table (Llama-3-8B Q5_K_S 5.21 GiB); read the GGUF for exact bytes", 5.64},
   {"q5_k_m", 5.69, math_format::bf16, true,
    "mix: q5_k with half of attn_v/ffn_down q6_k; 5.69 bits averaged over Llama-3-8B",
    "llama.cpp quantize table (Llama-3-8B); read the GGUF for exact bytes", 5.64},

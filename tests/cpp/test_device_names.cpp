@@ -11,8 +11,8 @@
 
 using namespace llmroof;
 
-TEST_CASE("the catalog is the shared table and the 60-core M3 Ultra: 192 devices, each with its source and a compute rate") {
-  CHECK(devices().size() == 192);
+TEST_CASE("the catalog is the shared table, the 60-core M3 Ultra and the 16-core M4 Pro: 193 devices, each sourced") {
+  CHECK(devices().size() == 193);
   for (const auto& d : devices()) {
     CAPTURE(d.id);
     CHECK_FALSE(d.source.empty());
@@ -42,7 +42,7 @@ TEST_CASE("vendor spellings resolve to the catalog id") {
       {"M3 Max 40-core", "m3-max-40c"}, {"Apple M3 Max 40-Core GPU 64GB", "m3-max-40c"},
       {"Apple M2 Ultra 76-Core GPU 192GB", "m2-ultra-76c"}, {"M1 Max 24-core", "m1-max-24c"},
       {"Apple M1 7-Core GPU 8GB", "m1-7c"},
-      {"M4 Pro", "m4-pro-20c"}, {"M5", "m5-10c"},
+      {"M4 Pro 20-core", "m4-pro-20c"}, {"M4 Pro 16-core", "m4-pro-16c"}, {"M5", "m5-10c"},
       // AMD
       {"Radeon RX 7900 XTX", "rx-7900-xtx"}, {"RX 7900 XT", "rx-7900-xt"}, {"RX 9070 XT", "rx-9070-xt"},
       {"Radeon AI PRO R9700", "radeon-ai-pro-r9700"}, {"W7700", "radeon-pro-w7700"},
@@ -91,6 +91,8 @@ TEST_CASE("an ambiguous name lists its candidates") {
                        "30-core GPU)); m3-max-40c (Apple M3 Max (16-core CPU / 40-core GPU)). Give an id or a more "
                        "specific name",
                        std::invalid_argument);
+  // The M4 Pro comes with a 16- or a 20-core GPU, both at 273 GB/s.
+  CHECK(match_devices("M4 Pro") == std::vector<std::string>{"m4-pro-20c", "m4-pro-16c"});
   CHECK(match_devices("RTX 3080") == std::vector<std::string>{"rtx-3080", "rtx-3080-12gb"});
   CHECK(match_devices("H100") == std::vector<std::string>{"h100-pcie", "h100-sxm", "h100-nvl"});
   CHECK(match_devices("Jetson Orin Nano").size() == 2);
