@@ -463,7 +463,9 @@ TEST_CASE("lockstep: the token budget splits a wave, first come first prefilled"
   const auto [dep, s] = small_lockstep(250, 100, 2);
   const double h = dep.efficiency().per_request.value();
   const double tau1 = dep.prefill(83, 0, 3).estimate.value();
-  const double step2 = std::max(dep.decode(2, 101).estimate.value(), dep.prefill(75, 25, 2).estimate.value());
+  const phase_timing decode2 = dep.decode(2, 101), chunk2 = dep.prefill(75, 25, 2);
+  const double step2 = std::max({decode2.estimate.value(), chunk2.estimate.value(),
+                                 decode2.compute_time.value() + chunk2.compute_time.value()});
   const closed_loop_result c = serve_closed_loop(dep, s, 4);
   CHECK(c.first_wave_ttft.value() == doctest::Approx(h + tau1 + step2 / 2).epsilon(1e-12));
   CHECK(c.ttft.value() > 0);
@@ -576,6 +578,48 @@ TEST_CASE("burst: the token budget splits the prompts, first sent first prefille
   CHECK(b.duration.value() == doctest::Approx(tau1 + step2 + delta3).epsilon(1e-12));
   CHECK(b.prefill_share == doctest::Approx((tau1 + dep.prefill(75, 25, 2).estimate.value()) / b.duration.value())
                                .epsilon(1e-12));
+}
+
+TEST_CASE("a mixed step lasts the longer of its decode and its chunks, or both's compute added") {
+  // Decode 10 ms (8 of it compute-limited: a large batch), chunks 12 ms (11 of
+  // it compute): one pass, 8 + 11 = 19 ms of compute.
+  const token_step big{0.010, 1, 1, 0};
+  CHECK(detail::mixed_step_seconds(big, 0.008, 0.012, 0.011) == doctest::Approx(0.019).epsilon(1e-15));
+  // A memory-bound decode (no compute-limited op) hides under the chunks: max(10, 12, 0 + 11) = 12 ms.
+  CHECK(detail::mixed_step_seconds(big, 0, 0.012, 0.011) == doctest::Approx(0.012).epsilon(1e-15));
+  // A short chunk rides in the decode's weight read: max(10, 3, 2 + 1) = 10 ms.
+  CHECK(detail::mixed_step_seconds(big, 0.002, 0.003, 0.001) == doctest::Approx(0.010).epsilon(1e-15));
+  // Speculative: 3 ms of drafts run first, then the 10 ms verify beside the chunks: 3 + max(10, 12, 8 + 11) = 22 ms.
+  const token_step spec{0.013, 2.2, 4, 0.003};
+  CHECK(detail::mixed_step_seconds(spec, 0.008, 0.012, 0.011) == doctest::Approx(0.022).epsilon(1e-15));
+}
+
+TEST_CASE("burst: a large decode batch beside prompt chunks adds their compute") {
+  // 600 requests of 8 prompt and 2 output tokens, handled in no time, a
+  // 4,096-token budget, 600 slots, an 8B model on a 4090.
+  // Step 1: 512 whole prompts (4,096 tokens): tau1 = prefill(8, 0, 512); they
+  //   sample their first token.
+  // Step 2: their 512 decodes at 9 cached tokens (8 TFLOP: compute-bound)
+  //   and the other 88 prompts (704 tokens, compute-bound too) in one pass:
+  //   max(decode, chunks, decode's compute + chunks' compute); the first 512
+  //   complete, the last 88 sample their first token.
+  // Step 3: the 88 decode at 9: delta3 = decode(88, 9).
+  const device& d = find_device("rtx-4090");
+  engine_settings e = configure_engine("vllm", d);
+  e.max_batched_tokens = 4096;
+  e.max_sequences = 600;
+  efficiency_profile eff = default_profile(d);
+  eff.per_request = make_seconds(0);
+  const deployment dep(find_model("llama-3.1-8b"), precision{}, roofline(d, eff), {}, e);
+  const double tau1 = dep.prefill(8, 0, 512).estimate.value();
+  const phase_timing decode2 = dep.decode(512, 9), chunks2 = dep.prefill(8, 0, 88);
+  const double step2 = std::max({decode2.estimate.value(), chunks2.estimate.value(),
+                                 decode2.compute_time.value() + chunks2.compute_time.value()});
+  CHECK(step2 > 1.2 * std::max(decode2.estimate.value(), chunks2.estimate.value()));  // the compute sum decides
+  const double delta3 = dep.decode(88, 9).estimate.value();
+  const burst_result b = serve_burst(dep, burst_workload(8, 2), 600);
+  CHECK(b.duration.value() == doctest::Approx(tau1 + step2 + delta3).epsilon(1e-12));
+  CHECK(b.ttft.value() == doctest::Approx((512 * tau1 + 88 * (tau1 + step2)) / 600).epsilon(1e-12));
 }
 
 TEST_CASE("burst: one request is the closed loop's one user; the server handles requests one at a time") {

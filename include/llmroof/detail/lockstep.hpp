@@ -15,6 +15,17 @@
 
 namespace llmroof::detail {
 
+/// A mixed step's seconds: a decode step `st` (its draft passes first) with
+/// prompt chunks of `prefill` s beside its verify. One pass reads the
+/// weights once for both, so it lasts the longer of the two, but what both
+/// spend on compute adds up: at least the verify's compute-limited time
+/// plus the chunks' (`verify_compute`, `prefill_compute`, s; phase_timing's
+/// compute_time), which decides once both are compute-bound (large decode
+/// batches beside long chunks).
+inline double mixed_step_seconds(const token_step& st, double verify_compute, double prefill, double prefill_compute) {
+  return st.draft + std::max({st.seconds - st.draft, prefill, verify_compute + prefill_compute});
+}
+
 /// Requests of one shape in the same state: the engine's scheduler sees a
 /// cohort as one entry (identical requests admitted together stay together
 /// until the token budget splits them).
@@ -34,12 +45,11 @@ struct cohort {
 /// step first takes the tokens of every decoding sequence (one, or k + 1 to
 /// verify when speculative), then fills the rest of `max_batched_tokens`
 /// with prompt tokens in arrival order (the last prompt it reaches runs
-/// partly: chunked prefill). A step lasts the longer of its decodes (step_of
-/// the batch at its mean context: draft passes, then the verify) and its
-/// prompt chunks (deployment::prefill of their mean chunk after their mean
-/// cached tokens, all of them in one batch): one pass reads the weights once
-/// for both, as the open loop's mixed steps do (the draft passes run before
-/// the max). A prompt's last chunk yields its first token. Runs of pure
+/// partly: chunked prefill). A step lasts mixed_step_seconds of its decodes
+/// (step_of the batch at its mean context: draft passes, then the verify)
+/// and its prompt chunks (deployment::prefill of their mean chunk after their
+/// mean cached tokens, all of them in one batch): the longer of the two, or
+/// their compute-limited times added when that is longer. A prompt's last chunk yields its first token. Runs of pure
 /// decode steps are timed together at their mean context, so the cost is per
 /// event, not per token. Steps the cohorts `sent` (each reaching the
 /// scheduler at its `ready`; sent in the order they are ready, which is the
@@ -60,10 +70,15 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> sent,
   // Prompt tokens each request of a cohort prefills (`cached` are the prefix's).
   const auto todo = [cached](const cohort& c) { return c.prompt - cached; };
   const double budget_per_step = d.engine.max_batched_tokens;
+  // A prompt chunk's time and the part of it its compute-limited ops take.
   const auto prefill_s = [&](double tokens, double before, double batch) {
     const double x = std::max(1.0, std::round(tokens)), a = std::max(0.0, std::round(before));
-    if (d.where.offload) return batch * d.prefill(x, a).estimate.value();  // one sequence at a time
-    return d.prefill(x, a, batch).estimate.value();
+    if (d.where.offload) {  // one sequence at a time
+      const phase_timing p = d.prefill(x, a);
+      return std::pair{batch * p.estimate.value(), batch * p.compute_time.value()};
+    }
+    const phase_timing p = d.prefill(x, a, batch);
+    return std::pair{p.estimate.value(), p.compute_time.value()};
   };
   // Cohorts not yet at the scheduler wait in `arriving`, soonest first (both
   // policies send in the order they are ready, so the scheduler's FIFO is
@@ -149,9 +164,11 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> sent,
         budget = 0;
       }
       live.swap(next);
-      const double prefill_part = chunks > 0 ? prefill_s(tokens / chunks, before / chunks, chunks) : 0;
+      const auto [prefill_part, prefill_compute] =
+          chunks > 0 ? prefill_s(tokens / chunks, before / chunks, chunks) : std::pair{0.0, 0.0};
       // The chunks ride with the decodes' verify, not their draft passes.
-      const double step = st.draft + std::max(decode_s - st.draft, prefill_part);
+      const double verify_compute = b > 0 && prefill_compute > 0 ? d.decode(b, ctx, st.width).compute_time.value() : 0;
+      const double step = mixed_step_seconds(st, verify_compute, prefill_part, prefill_compute);
       policy.prefilled(prefill_part);
       t += step;
       for (cohort& c : live) {
