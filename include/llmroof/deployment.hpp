@@ -77,15 +77,16 @@ inline phase_timing decode_on(const architecture& a, const precision& pr, const 
   return time_on(count_decode_on(a, pr, r.dev(), w.parallel, batch, context, width), r, w.parallel);
 }
 
-// decode_on's estimate alone (detail::estimate_on: the same seconds).
-inline seconds decode_estimate_on(const architecture& a, const precision& pr, const roofline& r, const placement& w,
-                                  double batch, double context, double width = 1) {
+// decode_on's estimate and compute time alone (detail::seconds_on: the same seconds).
+inline phase_seconds decode_seconds_on(const architecture& a, const precision& pr, const roofline& r,
+                                       const placement& w, double batch, double context, double width = 1) {
   if (w.offload || (w.parallel.devices() > 1 && r.devices() > 1)) {
-    return decode_on(a, pr, r, w, batch, context, width).estimate;
+    const phase_timing t = decode_on(a, pr, r, w, batch, context, width);
+    return {t.estimate, t.compute_time};
   }
   const pipelined_counts c = count_decode_on(a, pr, r.dev(), w.parallel, batch, context, width);
-  const seconds s = estimate_on(c.counts, r);
-  return c.fill != 1 ? c.fill * s : s;
+  const phase_seconds s = seconds_on(c.counts, r);
+  return c.fill != 1 ? phase_seconds{c.fill * s.estimate, c.fill * s.compute} : s;
 }
 
 inline phase_timing prefill_on(const architecture& a, const precision& pr, const roofline& r, const placement& w,
@@ -210,7 +211,11 @@ class deployment {
   }
   /// decode(...).estimate without the per-op breakdown (the same seconds).
   [[nodiscard]] seconds decode_estimate(double batch, double context, double width = 1) const {
-    return detail::decode_estimate_on(model, pr, roof(), where, batch, context, width);
+    return decode_seconds(batch, context, width).estimate;
+  }
+  /// decode(...)'s estimate and compute_time without the per-op breakdown.
+  [[nodiscard]] phase_seconds decode_seconds(double batch, double context, double width = 1) const {
+    return detail::decode_seconds_on(model, pr, roof(), where, batch, context, width);
   }
   /// Prefill of `prompt` tokens after `cached` ones for `batch` sequences, in
   /// the engine's passes (efficiency_profile::prefill_chunk; one pass for most).

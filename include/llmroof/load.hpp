@@ -66,6 +66,7 @@ struct open_loop {
   double mean_context = 0;  ///< prompt + output / 2: where the decodes run
   double handling = 0;      ///< the engine's per-request time, s
   double S = 0;             ///< mean prefill, s
+  double S_compute = 0;     ///< of S, the time its compute-limited ops take
   double S2 = 0;            ///< E[S^2], s^2
   double residual = 0;      ///< E[S^2] / E[S], s
   double chunks = 0;        ///< mean prefill chunks per request
@@ -76,10 +77,12 @@ struct open_loop {
       : prompt(s.prompt_tokens()), mean_context(prompt + s.output / 2), handling(d.efficiency().per_request.value()),
         mbt(d.engine.max_batched_tokens) {
     const prefix_reuse reuse = reuse_of(d, s);
-    const double miss = d.prefill(prompt).estimate.value();
-    const double hit = reuse.hit > 0 ? prefill_on_hit(d, s, reuse).estimate.value() : miss;
+    const phase_timing on_miss = d.prefill(prompt);
+    const phase_timing on_hit = reuse.hit > 0 ? prefill_on_hit(d, s, reuse) : on_miss;
+    const double miss = on_miss.estimate.value(), hit = on_hit.estimate.value();
     const double h = reuse.hit;
     S = h * hit + (1 - h) * miss;
+    S_compute = h * on_hit.compute_time.value() + (1 - h) * on_miss.compute_time.value();
     S2 = h * hit * hit + (1 - h) * miss * miss;
     residual = h > 0 ? S2 / S : S;
     chunks = h * std::ceil((prompt - reuse.cached) / mbt) + (1 - h) * std::ceil(prompt / mbt);
@@ -99,12 +102,12 @@ struct open_loop {
     const double others = interfering * users;  // requests a new one finds (below one: the chance it finds one)
     // Chunked prefill: the others' chunks ride in mixed steps that also
     // advance every decode (one weight read for both), each lasting its
-    // chunk's prefill or at least a decode step; pure decode steps fill the
-    // rest of the time. TPOT is the mean step over the tokens it keeps:
-    // 1 / (tokens x steps per second).
+    // chunk's prefill or at least a decode step, or both's compute added
+    // (mixed_step_seconds); pure decode steps fill the rest of the time.
+    // TPOT is the mean step over the tokens it keeps: 1 / (tokens x steps
+    // per second).
     const double mixed_per_s = interfering * rate * chunks;
-    // A mixed step's chunk rides with the verify, not with the draft passes.
-    const double mixed = st.draft + std::max(S / chunks, step - st.draft);
+    const double mixed = mixed_step_seconds(st, S / chunks, S_compute / chunks);
     times t;
     t.tpot = 1 / (st.tokens * (mixed_per_s + (1 - mixed_per_s * mixed) / step));
     t.wait = rho * residual / (2 * (1 - rho)) + 0.5 * step * std::min(1.0, others);

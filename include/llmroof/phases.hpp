@@ -39,6 +39,13 @@ struct phase_timing {
   }
 };
 
+/// A phase's estimate and the share of it compute-limited ops take
+/// (phase_timing's estimate and compute_time).
+struct phase_seconds {
+  seconds estimate = make_seconds(0);
+  seconds compute = make_seconds(0);
+};
+
 /// Time a step's host work adds to its kernels' time `kernels`: per_step
 /// shared by the scheduler's steps, and per_sequence for each of a decode
 /// step's `sequences`; all of it when serial, what sticks out of the kernels
@@ -75,14 +82,22 @@ inline void apply_roofline(phase_timing& p, const roofline& r) {
   p.overhead_time += host;
 }
 
-/// apply_roofline's estimate of `c` on `r` alone, the same sum in the same
-/// order, without keeping the ops' times (a search asks a step's seconds
-/// thousands of times).
-inline seconds estimate_on(const op_counts& c, const roofline& r) {
-  seconds s = make_seconds(0);
-  for (const op& o : c.ops) s += r.time(o).estimate();
-  return s + step_host_time(r.efficiency(), s, c.kind == phase::decode ? c.sequences : 0.0);
+/// apply_roofline's estimate and compute time of `c` on `r` alone, the same
+/// sums in the same order, without keeping the ops' times (a search asks a
+/// step's seconds thousands of times).
+inline phase_seconds seconds_on(const op_counts& c, const roofline& r) {
+  phase_seconds s;
+  for (const op& o : c.ops) {
+    const op_time t = r.time(o);
+    s.estimate += t.estimate();
+    if (!t.communication && t.roof() == bottleneck::compute) s.compute += t.compute_est;
+  }
+  s.estimate += step_host_time(r.efficiency(), s.estimate, c.kind == phase::decode ? c.sequences : 0.0);
+  return s;
 }
+
+/// seconds_on's estimate alone.
+inline seconds estimate_on(const op_counts& c, const roofline& r) { return seconds_on(c, r).estimate; }
 
 }  // namespace detail
 

@@ -101,6 +101,9 @@ struct token_step {
   double tokens = 1;
   double width = 1;
   double draft = 0;  ///< of `seconds`, the draft passes: they run before the verify, never beside a prompt's chunk
+  /// Of the verify (the plain step without speculation), the time its
+  /// compute-limited ops take: what a prompt chunk beside it adds to.
+  double compute = 0;
   [[nodiscard]] double per_token() const { return seconds / tokens; }
 };
 
@@ -108,16 +111,31 @@ struct token_step {
 /// step (deployment::decode), or, when it decodes speculatively, the draft
 /// and verify of speculate(). The one place the load model asks for a step.
 inline token_step step_of(const deployment& d, double batch, double context) {
-  if (!d.speculative) return {d.decode_estimate(batch, context).value(), 1, 1};
+  if (!d.speculative) {
+    const phase_seconds plain = d.decode_seconds(batch, context);
+    return {plain.estimate.value(), 1, 1, 0, plain.compute.value()};
+  }
   // speculate()'s step without its plain step where the drafts do not need
   // it (n-gram, a draft model): the deployment checked the setup.
   const speculation& s = *d.speculative;
   const double width = s.draft_tokens + 1.0;
-  const seconds verify = d.decode_estimate(batch, context, width);
+  const phase_seconds verify = d.decode_seconds(batch, context, width);
   const seconds draft = s.method == spec_method::mtp || s.method == spec_method::eagle
                             ? detail::draft_time(d, s, batch, context, d.decode(batch, context))
                             : detail::draft_time(d, s, batch, context, phase_timing{});
-  return {(draft + verify).value(), accepted_tokens(s), width, draft.value()};
+  return {(draft + verify.estimate).value(), accepted_tokens(s), width, draft.value(), verify.compute.value()};
+}
+
+/// A mixed step's seconds: a decode step `st` (its draft passes first) with
+/// prompt chunks of `prefill` s beside its verify. One pass reads the
+/// weights once for both, so it lasts the longer of the two, but what both
+/// spend on compute adds up: at least the verify's compute-limited time
+/// (st.compute) plus the chunks' (`prefill_compute`, s: phase_timing's
+/// compute_time), which decides once both are compute-bound (large decode
+/// batches beside long chunks). The open loop's mixed steps and the step
+/// simulation's (detail::run_cohorts) both take it.
+inline double mixed_step_seconds(const token_step& st, double prefill, double prefill_compute) {
+  return st.draft + std::max({st.seconds - st.draft, prefill, st.compute + prefill_compute});
 }
 
 /// The step whose roofs set the devices' power while `d` decodes `batch`

@@ -228,7 +228,8 @@ TEST_CASE("open loop: the users reported are a fixed point of Little's law, foun
 
 TEST_CASE("open loop: the fixed point search never passes the smallest fixed point, so stability falls once with rate") {
   // A found case: Llama-3.1-8B on an MI300X at 0.69 / S requests/s (S the
-  // 2,048-token prefill) settles at 303.0 users (303.9 before a request's first
+  // 2,048-token prefill) settles at 362.3 users (303.0 before a mixed step
+  // added its decode's and its chunk's compute, 303.9 before a request's first
   // token came from its prefill, 327.4 before kernel launches were priced); an
   // unguarded extrapolation
   // jumped past that fixed point, cycled, and called the load unstable.
@@ -266,7 +267,7 @@ TEST_CASE("open loop: the fixed point search never passes the smallest fixed poi
   const double S = dep.prefill(2048).estimate.value();
   const load_result l = serve_at_rate(dep, workload{}, 0.69 / S);
   CHECK(l.stable);
-  CHECK(l.users == doctest::Approx(302.961).epsilon(1e-4));
+  CHECK(l.users == doctest::Approx(362.253).epsilon(1e-4));
 }
 
 TEST_CASE("saturation: the most a deployment serves and what binds") {
@@ -583,15 +584,23 @@ TEST_CASE("burst: the token budget splits the prompts, first sent first prefille
 TEST_CASE("a mixed step lasts the longer of its decode and its chunks, or both's compute added") {
   // Decode 10 ms (8 of it compute-limited: a large batch), chunks 12 ms (11 of
   // it compute): one pass, 8 + 11 = 19 ms of compute.
-  const token_step big{0.010, 1, 1, 0};
-  CHECK(detail::mixed_step_seconds(big, 0.008, 0.012, 0.011) == doctest::Approx(0.019).epsilon(1e-15));
+  const token_step big{0.010, 1, 1, 0, 0.008};
+  CHECK(mixed_step_seconds(big, 0.012, 0.011) == doctest::Approx(0.019).epsilon(1e-15));
   // A memory-bound decode (no compute-limited op) hides under the chunks: max(10, 12, 0 + 11) = 12 ms.
-  CHECK(detail::mixed_step_seconds(big, 0, 0.012, 0.011) == doctest::Approx(0.012).epsilon(1e-15));
-  // A short chunk rides in the decode's weight read: max(10, 3, 2 + 1) = 10 ms.
-  CHECK(detail::mixed_step_seconds(big, 0.002, 0.003, 0.001) == doctest::Approx(0.010).epsilon(1e-15));
-  // Speculative: 3 ms of drafts run first, then the 10 ms verify beside the chunks: 3 + max(10, 12, 8 + 11) = 22 ms.
-  const token_step spec{0.013, 2.2, 4, 0.003};
-  CHECK(detail::mixed_step_seconds(spec, 0.008, 0.012, 0.011) == doctest::Approx(0.022).epsilon(1e-15));
+  const token_step light{0.010, 1, 1, 0, 0};
+  CHECK(mixed_step_seconds(light, 0.012, 0.011) == doctest::Approx(0.012).epsilon(1e-15));
+  // A short chunk rides in the decode's weight read: max(10, 3, 8 + 1) = 10 ms.
+  CHECK(mixed_step_seconds(big, 0.003, 0.001) == doctest::Approx(0.010).epsilon(1e-15));
+  // Speculative: 3 ms of drafts run first, then the 10 ms verify (8 compute)
+  // beside the chunks: 3 + max(10, 12, 8 + 11) = 22 ms.
+  const token_step spec{0.013, 2.2, 4, 0.003, 0.008};
+  CHECK(mixed_step_seconds(spec, 0.012, 0.011) == doctest::Approx(0.022).epsilon(1e-15));
+  // step_of carries the verify's compute-limited time: a large batch's
+  // decode on a 4090 is mostly compute, one sequence's none.
+  const deployment dep = burst_deployment(0, 1024);
+  CHECK(step_of(dep, 512, 9).compute == doctest::Approx(dep.decode(512, 9).compute_time.value()).epsilon(1e-12));
+  CHECK(step_of(dep, 512, 9).compute > 0.5 * step_of(dep, 512, 9).seconds);
+  CHECK(step_of(dep, 1, 9).compute == 0);
 }
 
 TEST_CASE("burst: a large decode batch beside prompt chunks adds their compute") {

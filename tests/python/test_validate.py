@@ -18,10 +18,10 @@ POINTS = Path(__file__).resolve().parents[2] / "data" / "measured" / "calibratio
 def test_shipped_profiles_scored_with_bands(cli: str) -> None:
     frame = llmroof.validate(POINTS)
     assert frame.attrs["refit"] is False and frame.attrs["chosen_scope"] == "shipped"
-    # 4 of the 12 skipped rows are single-stream rows above the bandwidth bound;
+    # 4 of the 10 skipped rows are single-stream rows above the bandwidth bound;
     # TensorRT-LLM's 53 trtllm-bench rows (the runtime's own batch) are bursts.
-    assert len(frame) == frame.attrs["points"] == 609
-    assert frame.attrs["skipped"] == 621 - 609
+    assert len(frame) == frame.attrs["points"] == 611
+    assert frame.attrs["skipped"] == 621 - 611
     assert ((frame["low"] <= frame["predicted"]) & (frame["predicted"] <= frame["high"])).all()
     ape = (frame["predicted"] - frame["measured"]).abs() / frame["measured"]
     assert ape.to_numpy() == pytest.approx(frame["ape"].to_numpy())
@@ -70,7 +70,7 @@ def test_several_points_files_are_read_together_as_the_command_does(cli: str) ->
     single = POINTS.parent / "release3" / "single_stream.csv"
     frame = llmroof.validate([POINTS, single])
     one = llmroof.validate(POINTS)
-    assert frame.attrs["points"] == len(frame) > len(one) == 609
+    assert frame.attrs["points"] == len(frame) > len(one) == 611
     assert {"llama.cpp-hip", "llama.cpp-vulkan", "llama.cpp-sycl"} <= set(frame["engine"])
     out = subprocess.run([cli, "validate", str(POINTS), str(single), "--no-refit", "--json"], capture_output=True,
                          text=True, check=True)

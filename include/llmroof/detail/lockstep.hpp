@@ -15,17 +15,6 @@
 
 namespace llmroof::detail {
 
-/// A mixed step's seconds: a decode step `st` (its draft passes first) with
-/// prompt chunks of `prefill` s beside its verify. One pass reads the
-/// weights once for both, so it lasts the longer of the two, but what both
-/// spend on compute adds up: at least the verify's compute-limited time
-/// plus the chunks' (`verify_compute`, `prefill_compute`, s; phase_timing's
-/// compute_time), which decides once both are compute-bound (large decode
-/// batches beside long chunks).
-inline double mixed_step_seconds(const token_step& st, double verify_compute, double prefill, double prefill_compute) {
-  return st.draft + std::max({st.seconds - st.draft, prefill, verify_compute + prefill_compute});
-}
-
 /// Requests of one shape in the same state: the engine's scheduler sees a
 /// cohort as one entry (identical requests admitted together stay together
 /// until the token budget splits them).
@@ -49,9 +38,9 @@ struct cohort {
 /// (step_of the batch at its mean context: draft passes, then the verify)
 /// and its prompt chunks (deployment::prefill of their mean chunk after their
 /// mean cached tokens, all of them in one batch): the longer of the two, or
-/// their compute-limited times added when that is longer. A prompt's last chunk yields its first token. Runs of pure
-/// decode steps are timed together at their mean context, so the cost is per
-/// event, not per token. Steps the cohorts `sent` (each reaching the
+/// their compute-limited times added when that is longer. A prompt's last
+/// chunk yields its first token. Runs of pure decode steps are timed
+/// together at their mean context, so the cost is per event, not per token. Steps the cohorts `sent` (each reaching the
 /// scheduler at its `ready`; sent in the order they are ready, which is the
 /// scheduler's FIFO) from time 0 until nothing is left or
 /// `policy.done(live, arriving, t)`; each finished cohort goes to
@@ -167,8 +156,7 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> sent,
       const auto [prefill_part, prefill_compute] =
           chunks > 0 ? prefill_s(tokens / chunks, before / chunks, chunks) : std::pair{0.0, 0.0};
       // The chunks ride with the decodes' verify, not their draft passes.
-      const double verify_compute = b > 0 && prefill_compute > 0 ? d.decode(b, ctx, st.width).compute_time.value() : 0;
-      const double step = mixed_step_seconds(st, verify_compute, prefill_part, prefill_compute);
+      const double step = mixed_step_seconds(st, prefill_part, prefill_compute);
       policy.prefilled(prefill_part);
       t += step;
       for (cohort& c : live) {
