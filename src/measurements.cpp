@@ -639,7 +639,8 @@ measurement_set read_measurements(const std::string& path) {
         continue;
       }
       if (m.requests > max_burst_requests) {
-        skip("a burst of more than 100,000 requests (serve_burst simulates at most that many)");
+        skip("a burst of more than " + detail::show(max_burst_requests) +
+             " requests (serve_burst simulates at most that many)");
         continue;
       }
       m.mixed_lengths = has(notes, "ShareGPT");
@@ -671,7 +672,8 @@ measurement_set read_measurements(const std::string& path) {
       const length_spread spread = m.mixed_lengths ? length_spread::exponential : length_spread::fixed;
       if (m.burst && burst_cohort_steps(m.requests, m.prompt, es.max_batched_tokens, longest, m.max_concurrent,
                                         spread) > max_burst_cohort_steps) {
-        skip("a burst too long to simulate (more than 4e8 cohort-steps: serve_burst)");
+        skip("a burst too long to simulate (more than " + detail::show(max_burst_cohort_steps) +
+             " cohort-steps: serve_burst)");
         continue;
       }
     }

@@ -212,8 +212,9 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
 ///    without speculation, draft + verify over the accepted ones with).
 ///  * Prefill of a request takes S = prefill(prompt), in k = ceil(prompt /
 ///    max_batched_tokens) chunks. Engines batch each chunk with the running
-///    decodes (chunked prefill): a mixed step lasts m = max(S / k, step) (a
-///    speculative step's drafts before the max) and
+///    decodes (chunked prefill): a mixed step lasts m = max(S / k, step), or
+///    the two's compute-limited times added when longer (mixed_step_seconds;
+///    a speculative step's drafts before the max), and
 ///    advances every decode too, so with c = interfering x rate x k mixed
 ///    steps per second TPOT = 1 / (c + (1 - c m) / step), between step (no
 ///    prefills) and step / (1 - rho) (prefill-first). rho = interfering x
@@ -499,14 +500,17 @@ inline constexpr double max_burst_cohort_steps = 4e8;
 
 /// Work of simulating a burst, in cohort-steps: its steps (each of
 /// `requests` prompts of `prompt_tokens` in chunks of the token `budget`, an
-/// admission step each, then the longest answer), each walking the cohorts
-/// at the scheduler (at most `slots` and the requests; when every answer is
-/// `longest_answer` long the identical ones join, at most one cohort per
-/// step of an answer's life and a few prefilling) beside a step's own work
-/// (its roofline terms, worth ~300 cohorts).
+/// admission step each, the longest answer, and the steps the answers'
+/// tokens, `width` a sequence each step, need to pass through the budget),
+/// each walking the cohorts at the scheduler (at most `slots` and the
+/// requests; when every answer is `longest_answer` long the identical ones
+/// join, at most one cohort per step of an answer's life and a few
+/// prefilling) beside a step's own work (its roofline terms, worth ~300
+/// cohorts).
 inline double burst_cohort_steps(double requests, double prompt_tokens, double budget, double longest_answer,
-                                 double slots, length_spread spread) {
-  const double steps = requests * std::ceil(prompt_tokens / budget) + requests + longest_answer;
+                                 double slots, length_spread spread, double width = 1) {
+  const double steps = requests * std::ceil(prompt_tokens / budget) + requests + longest_answer +
+                       std::ceil(requests * longest_answer * width / budget);
   double cohorts = std::min(slots, requests);
   if (spread == length_spread::fixed) cohorts = std::min(cohorts, longest_answer + 4);
   return steps * (cohorts + 300);
@@ -623,13 +627,16 @@ inline burst_result serve_burst(const deployment& d, const workload& s, double r
   // of 32k prompts).
   const double todo = s.prompt_tokens() - cached;
   const double longest = spread == length_spread::exponential ? room : s.output;
-  const double work = burst_cohort_steps(requests, todo, d.engine.max_batched_tokens, longest, out.slots, spread);
+  const double width = d.speculative ? d.speculative->draft_tokens + 1.0 : 1.0;
+  const double work =
+      burst_cohort_steps(requests, todo, d.engine.max_batched_tokens, longest, out.slots, spread, width);
   if (work > max_burst_cohort_steps) {
     detail::fail("requests",
                  "fewer for a simulated burst: " + detail::show(requests) + " prompts of " + detail::show(todo) +
                      " tokens in steps of " + detail::show(d.engine.max_batched_tokens) + " and answers of " +
-                     detail::show(longest) + " tokens take " + detail::show(work / 1e8) +
-                     "e8 cohort-steps (at most 4e8)",
+                     (spread == length_spread::exponential ? "up to " : "") + detail::show(longest) +
+                     " tokens take " + detail::show(work) + " cohort-steps (at most " +
+                     detail::show(max_burst_cohort_steps) + ")",
                  requests);
   }
   const std::vector<detail::request_shape> sent = detail::burst_requests(s, requests, spread);

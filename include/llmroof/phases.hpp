@@ -96,8 +96,6 @@ inline phase_seconds seconds_on(const op_counts& c, const roofline& r) {
   return s;
 }
 
-/// seconds_on's estimate alone.
-inline seconds estimate_on(const op_counts& c, const roofline& r) { return seconds_on(c, r).estimate; }
 
 }  // namespace detail
 

@@ -713,7 +713,7 @@ section then gives ``ttft_s``, ``tpot_s``, ``output_tokens_per_s``,
 Without ``rate`` or ``concurrency``, more than one of ``users`` are that
 closed loop (as the command's plan prints it)."""),
     ("burst, burst_lengths", """Instead of ``rate`` or ``concurrency``: ``burst`` requests (at most
-10,000) sent at once with no concurrency cap, as ``vllm bench serve
+100,000) sent at once with no concurrency cap, as ``vllm bench serve
 --request-rate inf`` runs them (the command's ``--burst`` and
 ``--burst-lengths``). The engine's steps are simulated: the server handles
 the requests one at a time, the engine admits as many as its slots hold and

@@ -657,17 +657,20 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   CHECK(set.skipped[1].reason ==
         "a trtllm-bench run of ISL/OSL 300/300: its dataset's request count is not in the performance overview's table");
   // A burst's simulated work, which the reader checks before predict would throw:
-  // 10,000 prompts of 32,000 tokens in 4 steps of 8,192 each, an admission step each and 100
-  // answer steps: 50,100 steps. Exponential answers: each walks the 4,096 running, plus a
-  // step's own 300: 50,100 x 4,396 = 220,239,600 <= 4e8. Fixed answers join: at most 100 + 4
-  // cohorts, 50,100 x 404 = 20,240,400. Ten times the requests of exponential answers of
-  // 2,000 tokens: (400,000 + 100,000 + 2,000) x 4,396 = 2,206,792,000 > 4e8.
-  CHECK(burst_cohort_steps(10000, 32000, 8192, 100, 4096, length_spread::exponential) == 220239600.0);
-  CHECK(burst_cohort_steps(10000, 32000, 8192, 100, 4096, length_spread::fixed) == 20240400.0);
-  CHECK(burst_cohort_steps(100000, 32000, 8192, 2000, 4096, length_spread::exponential) == 2206792000.0);
+  // 10,000 prompts of 32,000 tokens in 4 steps of 8,192 each, an admission step each, 100
+  // answer steps and ceil(10,000 x 100 / 8,192) = 123 steps for the answers' tokens to pass
+  // the budget: 50,223 steps. Exponential answers: each walks the 4,096 running, plus a
+  // step's own 300: 50,223 x 4,396 = 220,780,308 <= 4e8. Fixed answers join: at most
+  // 100 + 4 cohorts, 50,223 x 404 = 20,290,092. Ten times the requests of exponential
+  // answers of 2,000 tokens: (400,000 + 100,000 + 2,000 + 24,415) x 4,396 = 2,314,120,340 > 4e8.
+  CHECK(burst_cohort_steps(10000, 32000, 8192, 100, 4096, length_spread::exponential) == 220780308.0);
+  CHECK(burst_cohort_steps(10000, 32000, 8192, 100, 4096, length_spread::fixed) == 20290092.0);
+  CHECK(burst_cohort_steps(100000, 32000, 8192, 2000, 4096, length_spread::exponential) == 2314120340.0);
   CHECK(burst_cohort_steps(100000, 32000, 8192, 2000, 4096, length_spread::exponential) > max_burst_cohort_steps);
-  // 4 requests run at once: (4 + 4 + 10) x (4 + 300).
-  CHECK(burst_cohort_steps(4, 1000, 8192, 10, 256, length_spread::fixed) == 18 * 304.0);
+  // 4 requests run at once: (4 + 4 + 10 + 1) x (4 + 300); a verify of 4 tokens a sequence
+  // needs ceil(4 x 10 x 4 / 8,192) = 1 step too.
+  CHECK(burst_cohort_steps(4, 1000, 8192, 10, 256, length_spread::fixed) == 19 * 304.0);
+  CHECK(burst_cohort_steps(4, 1000, 8192, 10, 256, length_spread::fixed, 4) == 19 * 304.0);
   // A burst is simulated (serve_burst): 1000 requests of ShareGPT-like
   // lengths about 233 in and 200 out, TPOT longer than one user's step.
   const validation v = validate({burst, fixed}, false);

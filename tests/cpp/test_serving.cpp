@@ -738,11 +738,22 @@ TEST_CASE("burst: a clear error for what cannot be sent") {
   engine_settings tiny = configure_engine("vllm", gpu);
   tiny.max_batched_tokens = 16;
   const deployment slow(find_model("llama-3.2-1b"), precision{}, roofline(gpu), {}, tiny);
-  // (10,000 x 8,192 / 16 + 10,000 + 16) steps x (16 + 4 joined cohorts + 300) = 1,641,605,120 cohort-steps.
+  // (10,000 x 8,192 / 16 + 10,000 + 16 + 10,000 x 16 / 16) steps x (16 + 4 joined cohorts +
+  // 300) = 5,140,016 x 320 = 1,644,805,120 cohort-steps.
   CHECK_THROWS_WITH_AS(serve_burst(slow, burst_workload(8192, 16), 10000),
                        "requests must be fewer for a simulated burst: 10000 prompts of 8192 tokens in steps of 16 and "
-                       "answers of 16 tokens take 16.4161e8 cohort-steps (at most 4e8) (got 10000)",
+                       "answers of 16 tokens take 1644805120 cohort-steps (at most 400000000) (got 10000)",
                        std::invalid_argument);
+  // Short prompts, long answers: the answers' tokens alone need 80,000 x 2,000 / 16 = 1e7 steps.
+  CHECK_THROWS_WITH_AS(serve_burst(slow, burst_workload(8, 2000), 80000),
+                       doctest::Contains("requests must be fewer for a simulated burst: 80000 prompts of 8 tokens"),
+                       std::invalid_argument);
+  // Decodes that fill the whole budget hold the prompts back until one finishes
+  // (those steps run as one stretch): 100 requests of 8 + 20 tokens through a
+  // 16-token budget need at least 100 x 20 / 16 = 125 steps of at least one sequence.
+  const burst_result starved = serve_burst(slow, burst_workload(8, 20), 100);
+  CHECK(starved.output_tokens == 2000);
+  CHECK(starved.duration.value() >= 125 * step_of(slow, 1, 8).seconds);
   // Not one request fits beside the weights: nothing is served, no time made up.
   const deployment big(find_model("llama-3.1-70b"), precision{}, roofline(gpu), {}, configure_engine("vllm", gpu));
   const burst_result none = serve_burst(big, s, 4);

@@ -105,15 +105,22 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> sent,
     // speculative: the expected accepted drafts) and puts st.width through it.
     const token_step st = b > 0 ? step_of(d, b, ctx) : token_step{};
     const double decode_s = st.seconds;
-    if (waiting == 0) {
-      // Pure decode steps until a request finishes or a new one arrives.
+    // The decodes fill the whole budget: no prompt token runs until one finishes.
+    const bool starved = waiting > 0 && budget_per_step - b * st.width <= 0;
+    if (waiting == 0 || starved) {
+      // Pure decode steps until a request finishes or (when a prompt could
+      // run) a new one arrives.
       double steps_to_finish = 1e18;
       for (const cohort& c : live) {
+        if (c.done < todo(c)) continue;
         steps_to_finish = std::min(steps_to_finish, std::ceil((c.output - c.generated) / st.tokens - 1e-9));
       }
-      const double steps_to_arrival = arriving.empty() ? 1e18 : std::ceil((arriving.front().ready - t) / decode_s);
+      const double steps_to_arrival =
+          arriving.empty() || starved ? 1e18 : std::ceil((arriving.front().ready - t) / decode_s);
       const double k = std::max(1.0, std::min(steps_to_finish, steps_to_arrival));
-      for (cohort& c : live) c.generated += k * st.tokens;
+      for (cohort& c : live) {
+        if (c.done >= todo(c)) c.generated += k * st.tokens;
+      }
       t += k * (k > 1 ? step_of(d, b, ctx + (k - 1) * st.tokens / 2).seconds : decode_s);
     } else {
       // One mixed step: the decodes, then prompt tokens in arrival order.
@@ -183,8 +190,9 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> sent,
     for (const cohort& c : next) {
       if (!live.empty()) {
         cohort& a = live.back();
+        // Consecutive requests only: a budget's split counts indices from the first.
         if (a.done == c.done && a.generated == c.generated && a.prompt == c.prompt && a.output == c.output &&
-            a.sent == c.sent && a.first == c.first && policy.joins(a, c)) {
+            a.sent == c.sent && a.first == c.first && c.first_index == a.first_index + a.n && policy.joins(a, c)) {
           a.n += c.n;
           continue;
         }
