@@ -374,12 +374,7 @@ std::optional<speculation> drafted(const std::string& backend, const std::string
 // "ubatch 512"), or 0: the first such phrase followed by a count.
 double said_ubatch(const std::string& text) {
   for (const char* how : {"-ub ", "n_ubatch ", "ubatch "}) {
-    for (std::size_t at = text.find(how); at != std::string::npos; at = text.find(how, at + 1)) {
-      std::size_t end = at + std::char_traits<char>::length(how);
-      const std::size_t digits = end;
-      while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
-      if (end > digits && end - digits < 7) return std::stod(text.substr(digits, end - digits));
-    }
+    if (const double n = count_after(text, how); n > 0) return n;
   }
   return 0;
 }

@@ -96,7 +96,6 @@ inline phase_seconds seconds_on(const op_counts& c, const roofline& r) {
   return s;
 }
 
-
 }  // namespace detail
 
 /// Applies a roofline to counted ops.
