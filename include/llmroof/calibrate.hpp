@@ -24,11 +24,11 @@
 
 namespace llmroof {
 
-/// One measured point, mapped onto llmroof's objects.
 /// Longest prompt-and-answer pair of vLLM's ShareGPT sampler, tokens: a
 /// ShareGPT burst's answers spread up to it (serve_burst's context).
 inline constexpr double sharegpt_pair_tokens = 2048;
 
+/// One measured point, mapped onto llmroof's objects.
 struct measurement {
   std::string id;
   std::string source;
