@@ -49,6 +49,7 @@ IDS = {
     "NVIDIA B200 (HGX/DGX, per GPU)": ("b200", "datacenter"),
     "NVIDIA GB200 (per Blackwell GPU in GB200 NVL72)": ("gb200", "datacenter"),
     "NVIDIA B300 / Blackwell Ultra (HGX, per GPU)": ("b300", "datacenter"),
+    "NVIDIA GB300 (per Blackwell Ultra GPU in GB300 NVL72)": ("gb300", "datacenter"),
     "NVIDIA DGX Spark (GB10 Grace Blackwell)": ("dgx-spark", "unified"),
     "NVIDIA Jetson AGX Orin 64GB": ("jetson-agx-orin-64gb", "unified"),
     "NVIDIA Jetson AGX Thor (T5000)": ("jetson-agx-thor", "unified"),
@@ -154,6 +155,13 @@ ALIASES = {
     "xeon-8480": ["Xeon 8480+", "Sapphire Rapids 8480+"],
     "jetson-agx-thor": ["Jetson Thor", "T5000"],
     "raspberry-pi-5": ["BCM2712", "RPi 5"],
+    # Form factors the names leave out: nvidia-smi says "NVIDIA B200" or
+    # "B300 SXM6 AC", AMD sells the Instinct parts as OAM modules.
+    "b200": ["B200 SXM6"],
+    "b300": ["B300 SXM6 AC"],
+    "mi300x": ["MI300X OAM"],
+    "mi325x": ["MI325X OAM"],
+    "mi355x": ["MI355X OAM"],
 }
 
 # Apple M3/M4 GPU FP32 was never published: cores x 128 FP32 lanes x 2 (FMA)

@@ -387,7 +387,7 @@ check("inline device with a count", r.returncode == 0 and json.loads(r.stdout)["
 r = run("plan", "--model", "llama-3.1-8b", "--device", "custom:memory=24GiB,bandwidth=936GB/s,bf16=71TF")
 check("missing rates are noted", r.returncode == 0 and "note: custom: not given: fp32, fp8, int8, fp4" in r.stderr, r.stderr)
 r = run("list", "devices")
-check("list devices: 193 with sources", r.returncode == 0 and r.stdout.strip().endswith("193 devices")
+check("list devices: 194 with sources", r.returncode == 0 and r.stdout.strip().endswith("194 devices")
       and "https://" in r.stdout, r.stdout[-200:])
 r = run("list", "models")
 check("list models: at least 80", r.returncode == 0 and int(r.stdout.strip().split("\n")[-1].split()[0]) >= 80, r.stdout[-200:])

@@ -43,6 +43,27 @@ TEST_CASE("seed devices carry the table's numbers") {
   CHECK(in_TFLOPS(r3090.peak(math_format::bf16)) == doctest::Approx(71));  // FP32-accumulate rate
 }
 
+TEST_CASE("Blackwell Ultra and MI355X: FP4 on B300, GB300, MI355X's own fabric") {
+  // B300 (HGX): 1.5 x B200's 9000 dense FP4 = 13,500 TFLOPS (data/accelerators_derived.csv);
+  // without it NVFP4 fell to the bf16 roof, 2250.
+  const device& b300 = find_device("b300");
+  CHECK(b300.effective_math(math_format::fp4) == math_format::fp4);
+  CHECK(in_TFLOPS(b300.peak(math_format::fp4)) == doctest::Approx(13500));
+  CHECK(b300.tdp_w == doctest::Approx(1100));
+  // GB300 per GPU: 288 GB at 8 TB/s, bf16 2500, fp8 5000, fp4 15000 dense.
+  const device& gb300 = find_device("GB300");
+  CHECK(gb300.id == "gb300");
+  CHECK(in_GBps(gb300.bandwidth) == doctest::Approx(8000));
+  CHECK(in_TFLOPS(gb300.peak(math_format::fp4)) == doctest::Approx(15000));
+  CHECK(in_TFLOPS(gb300.peak(math_format::fp8)) == doctest::Approx(5000));
+  // MI355X: 7 Infinity Fabric links x 153.6 GB/s = 1075.2 GB/s both ways, so
+  // 8 of them all-reduce at 537.6 GB/s each way, not over PCIe.
+  const device& mi355x = find_device("mi355x");
+  const link_spec l = intra_node_link(mi355x, 8);
+  CHECK(in_GBps(l.bandwidth) == doctest::Approx(537.6));
+  CHECK(in_GBps(intra_node_link(find_device("mi300x"), 8).bandwidth) == doctest::Approx(448));  // 896 / 2
+}
+
 TEST_CASE("math formats without units fall back to bf16, then fp32") {
   const device& a100 = find_device("a100-80gb-sxm");
   CHECK(a100.effective_math(math_format::fp8) == math_format::bf16);  // Ampere: no fp8

@@ -11,8 +11,8 @@
 
 using namespace llmroof;
 
-TEST_CASE("the catalog is the shared table, the 60-core M3 Ultra and the 16-core M4 Pro: 193 devices, each sourced") {
-  CHECK(devices().size() == 193);
+TEST_CASE("the catalog is the shared table, the 60-core M3 Ultra, the 16-core M4 Pro and GB300: 194 devices, each sourced") {
+  CHECK(devices().size() == 194);
   for (const auto& d : devices()) {
     CAPTURE(d.id);
     CHECK_FALSE(d.source.empty());
@@ -35,7 +35,8 @@ TEST_CASE("vendor spellings resolve to the catalog id") {
       {"RTX A4000", "rtx-a4000"}, {"A2000", "rtx-a2000-12gb"}, {"RTX 6000 Ada", "rtx-6000-ada"},
       {"H100 80GB HBM3", "h100-sxm"}, {"NVIDIA H100 PCIe 80GB", "h100-pcie"}, {"H100 SXM", "h100-sxm"},
       {"NVIDIA A100 SXM 80GB", "a100-80gb-sxm"}, {"A100 40GB PCIe", "a100-40gb-pcie"}, {"NVIDIA H200 141GB", "h200"},
-      {"Tesla V100 SXM2 32GB", "v100-sxm2-32gb"}, {"Tesla T4", "t4"}, {"Jetson Orin Nano 8GB", "jetson-orin-nano-8gb"},
+      {"Tesla V100 SXM2 32GB", "v100-sxm2-32gb"}, {"NVIDIA B200", "b200"}, {"B200 SXM6", "b200"},
+      {"NVIDIA B300 SXM6 AC", "b300"}, {"B300 SXM6", "b300"}, {"GB300", "gb300"}, {"NVIDIA GB300 NVL72", "gb300"}, {"GB200 NVL72", "gb200"}, {"Tesla T4", "t4"}, {"Jetson Orin Nano 8GB", "jetson-orin-nano-8gb"},
       {"Jetson Orin Nano Super", "jetson-orin-nano-8gb-super"},
       {"NVIDIA DGX Spark (GB10, 128 GB LPDDR5x unified)", "dgx-spark"},
       // Apple
@@ -46,7 +47,8 @@ TEST_CASE("vendor spellings resolve to the catalog id") {
       // AMD
       {"Radeon RX 7900 XTX", "rx-7900-xtx"}, {"RX 7900 XT", "rx-7900-xt"}, {"RX 9070 XT", "rx-9070-xt"},
       {"Radeon AI PRO R9700", "radeon-ai-pro-r9700"}, {"W7700", "radeon-pro-w7700"},
-      {"Radeon PRO W7800 48GB", "radeon-pro-w7800-48gb"}, {"Instinct MI300X", "mi300x"}, {"Strix Halo", "ryzen-ai-max-395"},
+      {"Radeon PRO W7800 48GB", "radeon-pro-w7800-48gb"}, {"Instinct MI300X", "mi300x"},
+      {"AMD Instinct MI300X OAM", "mi300x"}, {"MI355X OAM", "mi355x"}, {"Strix Halo", "ryzen-ai-max-395"},
       // Intel
       {"Arc B580", "arc-b580"}, {"Intel Arc A770 16GB", "arc-a770-16gb"}, {"Arc Pro B60", "arc-pro-b60"},
       {"Gaudi 3", "gaudi-3"},

@@ -19,7 +19,7 @@ def test_vendor_names_resolve() -> None:
     assert llmroof.Device.match("M3 Max") == ["m3-max-30c", "m3-max-40c"]
     with pytest.raises(ValueError, match=r"device 'M3 Max' is ambiguous: it matches 2 devices: m3-max-30c"):
         llmroof.Device.get("M3 Max")
-    assert len(llmroof.Device.ids()) == 193
+    assert len(llmroof.Device.ids()) == 194
 
 
 def test_keyword_device_converts_units() -> None:
