@@ -97,10 +97,36 @@ class cached_timer {
   std::vector<std::pair<shape, pipelined_counts>> counted_;
 };
 
-// A point's prediction under a profile, its steps timed by `t`.
+// A served load's figure for a metric: TTFT and TPOT (ms), one user's decode
+// tokens/s (1 / TPOT), output tokens/s, a request's latency (s: its first
+// token, then output - 1 more at TPOT each, as vllm bench serve's TPOT is
+// defined from it).
+double served(metric what, seconds ttft, seconds tpot, double output_per_s, double output) {
+  switch (what) {
+    case metric::ttft_ms: return 1e3 * ttft.value();
+    case metric::tpot_ms: return 1e3 * tpot.value();
+    case metric::decode_tps_per_seq: return 1 / tpot.value();
+    case metric::e2e_latency_s: return (ttft + (output - 1) * tpot).value();
+    case metric::decode_tps_total:
+    case metric::prefill_tps: break;
+  }
+  return output_per_s;
+}
+
+// A point's prediction in `what`'s unit for the whole deployment, its steps timed by `t`.
+template <class Timer>
+double predict_in_own_unit(const measurement& m, const efficiency_profile& profile, Timer& t);
+
+// A point's prediction in its row's metric and unit (per device when the row is).
 template <class Timer>
 double predict_with(const measurement& m, const efficiency_profile& profile, Timer& t) {
-  const double n = m.plan.devices();
+  const bool throughput = m.what == metric::decode_tps_total || m.what == metric::prefill_tps;
+  const double per = m.per_device && throughput ? 1.0 / m.plan.devices() : 1.0;
+  return m.scale * per * predict_in_own_unit(m, profile, t);
+}
+
+template <class Timer>
+double predict_in_own_unit(const measurement& m, const efficiency_profile& profile, Timer& t) {
   // Kernel traits belong to the engine, whichever group's profile is used
   // (copied only when they differ: fits call this millions of times).
   efficiency_profile traits;
@@ -126,7 +152,7 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
     own.fa_tile_without_gqa = traits.fa_tile_without_gqa;
   }
   const efficiency_profile& e = same ? profile : own;
-  if (m.closed_loop && (m.what == metric::ttft_ms || m.what == metric::tpot_ms || m.what == metric::decode_tps_total)) {
+  if (m.closed_loop && m.what != metric::prefill_tps) {
     // Whole tokens: a ShareGPT row gives the mean lengths (215.3 in, 196.7 out).
     workload s;
     s.prompt = std::max(1.0, std::round(m.prompt));
@@ -138,14 +164,10 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
       if (m.mixed_lengths) s.context = std::max(sharegpt_pair_tokens, s.context);
       const burst_result b =
           serve_burst(d, s, m.requests, m.mixed_lengths ? length_spread::exponential : length_spread::fixed);
-      if (m.what == metric::ttft_ms) return 1e3 * b.ttft.value();
-      if (m.what == metric::tpot_ms) return 1e3 * b.tpot.value();
-      return b.output_tokens_per_s();
+      return served(m.what, b.ttft, b.tpot, b.output_tokens_per_s(), s.output);
     }
     const closed_loop_result c = serve_closed_loop(d, s, m.batch);
-    if (m.what == metric::ttft_ms) return 1e3 * c.ttft.value();
-    if (m.what == metric::tpot_ms) return 1e3 * c.tpot.value();
-    return c.output_tokens_per_s(s.output);
+    return served(m.what, c.ttft, c.tpot, c.output_tokens_per_s(s.output), s.output);
   }
   if (m.spec) {
     // A draft model beside the target: its k decode steps and the target's
@@ -160,12 +182,11 @@ double predict_with(const measurement& m, const efficiency_profile& profile, Tim
       return 1.0 / t.decode(e, m.batch, m.mean_decode_context()).value();
     case metric::decode_tps_total: {
       const double step = t.decode(e, m.batch, m.mean_decode_context()).value();
-      double total = m.batch / step;
       if (m.includes_prefill && m.gen > 0) {
         const double pre = t.prefill(e, std::max(1.0, m.prompt), m.depth, m.batch).value();
-        total = m.batch * m.gen / (e.per_request.value() + pre + m.gen * step);
+        return m.batch * m.gen / (e.per_request.value() + pre + m.gen * step);
       }
-      return m.per_device ? total / n : total;
+      return m.batch / step;
     }
     case metric::prefill_tps:
       return m.prompt * m.batch / t.prefill(e, m.prompt, m.depth, m.batch).value();

@@ -100,6 +100,21 @@ double count_after(const std::string& text, const char* word) {
   return 0;
 }
 
+// The number of users a serving benchmark's text says it kept in flight:
+// "concurrency 64", "max_concurrency=64", "Concurrency: 64" (any case); 0
+// when it says none ("no concurrency cap").
+double said_concurrency(const std::string& text) {
+  const std::string t = detail::to_lower(text);
+  for (std::size_t at = t.find("concurrency"); at != std::string::npos; at = t.find("concurrency", at + 1)) {
+    std::size_t i = at + 11;
+    while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == ':')) ++i;
+    std::size_t end = i;
+    while (end < t.size() && std::isdigit(static_cast<unsigned char>(t[end])) != 0) ++end;
+    if (end > i && end - i < 7) return std::stod(t.substr(i, end - i));
+  }
+  return 0;
+}
+
 /// The layout a datacenter engine's backend string names on its n devices
 /// (tensor parallel unless it says more). "TP2 EP2", "with expert parallel",
 /// "--enable-expert-parallel": TP attention, the experts expert-parallel over
@@ -474,8 +489,14 @@ measurement_set read_measurements(const std::string& path) {
       continue;
     }
     m.pr = *pr;
-    // A serving benchmark's aggregate output tokens/s is decode_tps_total.
-    const std::string met = get("metric") == "output_tps_total" ? "decode_tps_total" : get("metric");
+    // A serving benchmark's aggregate output tokens/s is decode_tps_total;
+    // its total (input + output) tokens/s and requests/s are that times a
+    // ratio of the lengths (`scale`, set once they are read), its mean ITL
+    // the mean TPOT (vllm bench serve: one token per streamed chunk).
+    std::string met = get("metric");
+    const std::string reported = met == "total_tps_total" || met == "requests_per_s" || met == "itl_ms" ? met : "";
+    if (met == "output_tps_total" || met == "total_tps_total" || met == "requests_per_s") met = "decode_tps_total";
+    if (met == "itl_ms") met = "tpot_ms";
     const auto what = detail::enum_from_name<metric>(met, metric_names);
     if (!what) {
       skip("metric '" + met + "' is not known");
@@ -492,11 +513,16 @@ measurement_set read_measurements(const std::string& path) {
     const bool burst = bench_burst || (get("batch").empty() &&
                                        (has(notes, "request rate inf") || has(notes, "request_rate=inf")) &&
                                        !has(notes, "max-concurrency"));
-    if (burst && m.what != metric::tpot_ms && m.what != metric::decode_tps_total && m.what != metric::ttft_ms) {
-      skip("a burst's " + met + " is not predicted (only its TPOT, TTFT and output tokens/s)");
+    m.reported_metric = reported;
+    if (burst && m.what == metric::prefill_tps) {
+      skip("a burst's prefill_tps is not predicted (its TPOT, TTFT, ITL, latency and throughputs are)");
       continue;
     }
-    const double batch = burst ? 1.0 : number(get("batch"));
+    // A serving benchmark that gives its users in the text, not the batch column.
+    const double said_users = ggml || burst ? 0 : said_concurrency(notes + " " + get("source_detail"));
+    const double batch = burst                                    ? 1.0
+                         : get("batch").empty() && said_users >= 1 ? said_users
+                                                                    : number(get("batch"));
     if (batch < 1) {
       skip("batch '" + get("batch").substr(0, 40) + "' is not a number (runtime-chosen batches cannot be replayed)");
       continue;
@@ -514,12 +540,23 @@ measurement_set read_measurements(const std::string& path) {
       skip("prefill_tps without a prompt length");
       continue;
     }
+    if (reported == "total_tps_total" || reported == "requests_per_s") {
+      if (!(m.gen >= 1)) {
+        skip(reported + " without gen_tokens (the output per request it is converted by)");
+        continue;
+      }
+      // Over a whole run: each request's prompt and answer (vllm bench serve's
+      // total token throughput, request throughput).
+      m.scale = reported == "requests_per_s" ? 1 / m.gen : (m.prompt + m.gen) / m.gen;
+      m.includes_prefill = true;
+    }
     const int n = static_cast<int>(std::max(1.0, number(get("n_devices"))));
     // TensorRT-LLM v0.6.1's A100 table does not say per GPU; its H100 table,
     // of the same benchmark and page, does, and read per system its TP > 1
     // rows would run 5-14x under the bandwidth roof (Falcon-180B on 8 x A100:
     // 180 tokens/s at batch 128, M0581): per GPU too.
-    m.per_device = has(get("unit"), "/GPU") ||
+    const std::string unit = detail::to_lower(get("unit"));
+    m.per_device = has(unit, "/gpu") || has(unit, "per gpu") ||
                    (has(get("notes"), "unclear whether this is per GPU") && n > 1);
     // The engine and its kernel class (engine.hpp, src/engines.cpp), the first
     // engine the backend names in this order.
@@ -613,6 +650,11 @@ measurement_set read_measurements(const std::string& path) {
     // in a closed loop; a burst saturates the engine.
     if (has(notes, "(closed loop)") || has(notes, "--max-concurrency") || has(get("source_detail"), "Concurrency="))
       m.closed_loop = true;
+    // A serving engine's row at "concurrency 64" ("max_concurrency=64",
+    // "Concurrency: 64") keeps that many users in a closed loop too.
+    const bool serving = engine_spelled(backend, engine_id::vllm) || engine_spelled(backend, engine_id::sglang) ||
+                         engine_spelled(backend, engine_id::tensorrt_llm);
+    if (serving && said_users >= 1 && said_users == m.batch) m.closed_loop = true;
     if (burst) {
       m.closed_loop = m.burst = true;
       // GPUStack's notes give the block's totals "over N requests" and the

@@ -42,8 +42,15 @@ struct measurement {
   double prompt = 0;         ///< tokens prefilled in the measured step
   double depth = 0;          ///< tokens already cached
   double gen = 0;            ///< tokens generated
-  double value = 0;          ///< tokens/s, ms or s as the metric says (per device when per_device)
+  double value = 0;          ///< in the row's own metric and unit (per device when per_device)
   bool per_device = false;   ///< the source reports tokens/s per GPU
+  /// The row's own metric when it is `what` under another name and unit:
+  /// "total_tps_total" (input + output tokens/s), "requests_per_s" (both
+  /// decode_tps_total times `scale`) or "itl_ms" (tpot_ms); empty otherwise.
+  std::string reported_metric;
+  /// The row's value per unit of `what`'s: (prompt + gen) / gen for total
+  /// tokens/s, 1 / gen for requests/s; 1 otherwise.
+  double scale = 1;
   bool includes_prefill = false;  ///< decode_tps_total over the whole run (TensorRT-LLM benchmarks)
   bool fused_attention = true;    ///< false: llama.cpp without flash attention
   /// Prompt tokens per forward pass the row ran with (llama.cpp `-ub N`,
@@ -81,6 +88,11 @@ struct measurement {
   /// depth + prompt + N.
   [[nodiscard]] double mean_decode_context() const { return depth + prompt + gen / 2; }
 };
+
+/// The name of a point's metric as its row gives it (reported_metric, else `what`).
+inline std::string_view metric_label(const measurement& m) {
+  return m.reported_metric.empty() ? to_string(m.what) : std::string_view(m.reported_metric);
+}
 
 /// The engine a point ran: its engine class's engine on its device, with the
 /// row's own launch settings.

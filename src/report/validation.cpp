@@ -156,7 +156,7 @@ std::string validation_markdown(const measurement_set& set, const validation& va
     for (std::size_t i = 0; i < worst.size() && i < 10; ++i) {
       const auto& p = *worst[i];
       md << "| " << p.row->id << " | " << p.row->dev.id << " x" << p.row->plan.devices() << " | " << p.row->arch.id
-         << " " << p.row->pr.weights.name << " | " << to_string(p.row->what) << " | " << fmt("%.4g", p.row->value)
+         << " " << p.row->pr.weights.name << " | " << metric_label(*p.row) << " | " << fmt("%.4g", p.row->value)
          << " | " << fmt("%.4g", p.predicted) << " | " << fmt("%.0f%%", 100 * p.error()) << " | "
          << likely_reason(*p.row, p.predicted / p.row->value) << " |\n";
     }
@@ -178,7 +178,7 @@ std::string predictions_csv(const validation_scope& best) {
     std::string why = likely_reason(*p.row, p.predicted / p.row->value);
     for (std::size_t at = why.find('"'); at != std::string::npos; at = why.find('"', at + 2)) why.insert(at, "\"");
     csv << p.row->id << "," << p.row->engine << "," << p.row->dev.id << "," << to_string(p.row->dev.memory_kind_of())
-        << "," << p.row->arch.id << "," << to_string(p.row->what) << "," << p.row->value << "," << p.predicted << ","
+        << "," << p.row->arch.id << "," << metric_label(*p.row) << "," << p.row->value << "," << p.predicted << ","
         << fmt("%.6g", p.low) << "," << fmt("%.6g", p.high) << "," << p.error() << ",\"" << why << "\"\n";
   }
   return csv.str();

@@ -686,6 +686,58 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
   CHECK(v.best().predictions[1].predicted == doctest::Approx(1e3 * serve_burst(d, s, 1500).tpot.value()).epsilon(1e-9));
 }
 
+TEST_CASE("serving metrics under other names: total and request throughput, ITL, per GPU, users said in the text") {
+  const auto path = std::filesystem::temp_directory_path() / "llmroof_serving_metrics.csv";
+  const std::string head =
+      "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
+      "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
+  // One benchmark point (8 users of 1,000 in / 250 out on two H100s) in six metrics;
+  // the last four give their users in the notes only.
+  const std::string row = ",s,,NVIDIA H100 SXM 80GB,2,\"vLLM v0.11.0, TP2\",Llama-3.1-70B,70.6,70.6,FP8,not stated,";
+  std::ofstream(path) << head << "O1" << row << "8,1000,0,250,output_tps_total,400,tokens/s,--max-concurrency 8\n"
+                      << "T1" << row << "8,1000,0,250,total_tps_total,2000,tokens/s,--max-concurrency 8\n"
+                      << "R1" << row << ",1000,0,250,requests_per_s,1.6,req/s,concurrency 8\n"
+                      << "G1" << row << ",1000,0,250,output_tps_total,200,tokens/s/GPU,max_concurrency=8\n"
+                      << "I1" << row << ",1000,0,250,itl_ms,20,ms,Concurrency: 8\n"
+                      << "U1" << row << ",1000,0,250,decode_tps_per_seq,50,tokens/s,concurrency 8\n"
+                      << "E1" << row << ",1000,0,250,e2e_latency_s,5,s,concurrency 8\n"
+                      << "X1" << row << ",1000,0,,requests_per_s,1.6,req/s,concurrency 8\n";
+  const measurement_set set = read_measurements(path.string());
+  std::filesystem::remove(path);
+  REQUIRE(set.rows.size() == 7);
+  REQUIRE(set.skipped.size() == 1);
+  CHECK(set.skipped[0].reason == "requests_per_s without gen_tokens (the output per request it is converted by)");
+  for (const auto& m : set.rows) {
+    CAPTURE(m.id);
+    CHECK((m.closed_loop && m.batch == 8 && m.plan.tp == 2));
+  }
+  const efficiency_profile e = default_profile(set.rows[0].dev, "vllm");
+  const double output = predict(set.rows[0], e);
+  // (1,000 + 250) / 250 = 5 total tokens per output token; 1 / 250 requests per output token.
+  CHECK(set.rows[1].scale == 5.0);
+  CHECK(predict(set.rows[1], e) == doctest::Approx(5 * output).epsilon(1e-12));
+  CHECK(set.rows[2].scale == 1.0 / 250);
+  CHECK(predict(set.rows[2], e) == doctest::Approx(output / 250).epsilon(1e-12));
+  CHECK(metric_label(set.rows[2]) == "requests_per_s");
+  // Per GPU: half of the two GPUs' output.
+  CHECK(set.rows[3].per_device);
+  CHECK(predict(set.rows[3], e) == doctest::Approx(output / 2).epsilon(1e-12));
+  // The closed loop's TPOT, and what follows from it: 1 / TPOT per user, TTFT + 249 TPOT a request.
+  workload s;
+  s.prompt = 1000;
+  s.output = 250;
+  s.context = 1250;
+  const measurement& itl = set.rows[4];
+  const deployment d(itl.arch, itl.pr, roofline(itl.dev, e), {itl.plan, std::nullopt}, engine_of(itl));
+  const closed_loop_result c = serve_closed_loop(d, s, 8);
+  CHECK(itl.what == metric::tpot_ms);
+  CHECK(metric_label(itl) == "itl_ms");
+  CHECK(predict(itl, e) == doctest::Approx(1e3 * c.tpot.value()).epsilon(1e-12));
+  CHECK(predict(set.rows[5], e) == doctest::Approx(1 / c.tpot.value()).epsilon(1e-12));
+  CHECK(predict(set.rows[6], e) == doctest::Approx((c.ttft + 249.0 * c.tpot).value()).epsilon(1e-12));
+  CHECK(output == doctest::Approx(c.output_tokens_per_s(250)).epsilon(1e-12));
+}
+
 TEST_CASE("rows with a draft model: read as speculative, predicted through draft and verify, never fitted") {
   // LM Studio's MLX engine on an M1 Ultra (lmstudio-ai/mlx-engine #113): the
   // draft's size in the backend, the accepted share of drafts in the notes.
