@@ -248,8 +248,14 @@ std::optional<std::string> model_id(const std::string& m) {
   return ids.front();
 }
 
-std::optional<precision> formats(const std::string& w, const std::string& kv, const architecture& a,
+std::optional<precision> formats(const std::string& weights, const std::string& kv_text, const architecture& a,
                                  bool gguf) {
+  // Any case: "FP8", "fp8", "NVFP4", "nvfp4".
+  std::string w = weights;
+  std::string kv = kv_text;
+  for (std::string* t : {&w, &kv}) {
+    for (char& c : *t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
   const auto kv_fmt = [&]() -> numeric_format {
     if (starts(kv, "F16") || starts(kv, "FP16")) return find_format("fp16");
     if (starts(kv, "FP8")) return find_format("fp8-e4m3");
@@ -261,8 +267,13 @@ std::optional<precision> formats(const std::string& w, const std::string& kv, co
   else if (starts(w, "Q4_0")) wf = find_format("q4_0");
   else if (starts(w, "F16") || starts(w, "FP16")) wf = find_format("fp16");
   else if (starts(w, "BF16")) wf = find_format("bf16");
-  else if (starts(w, "FP8")) wf = find_format("fp8");
-  else if (starts(w, "FP4")) wf = find_format("nvfp4");
+  else if (starts(w, "FP8") || starts(w, "W8A8-FP8") || starts(w, "W8A8 FP8")) wf = find_format("fp8");
+  else if (starts(w, "FP4") || starts(w, "NVFP4")) wf = find_format("nvfp4");
+  // W8A8 int8 (SmoothQuant-style), int4 weight-only by its packers' names
+  // (AWQ keeps a zero point, GPTQ and compressed-tensors W4A16 do not).
+  else if (starts(w, "INT8") || starts(w, "W8A8")) wf = find_format("int8");
+  else if (starts(w, "AWQ")) wf = find_format("awq-int4");
+  else if (starts(w, "GPTQ") || starts(w, "W4A16") || starts(w, "INT4")) wf = find_format("gptq-int4");
   else if (starts(w, "MXFP4")) {
     // gpt-oss: MXFP4 experts. In the GGUF files (llama.cpp) the other weights
     // are Q8_0 (11.27 GiB for gpt-oss-20b is 4.6 bits per parameter on
@@ -282,9 +293,9 @@ std::optional<precision> formats(const std::string& w, const std::string& kv, co
     int bits = 0;
     int group = 64;
     for (int b : {8, 6, 5, 4, 3}) {
-      if (has(w, (std::to_string(b) + "-bit").c_str())) bits = b;
+      if (has(weights, (std::to_string(b) + "-bit").c_str())) bits = b;
     }
-    if (has(w, "group 32")) group = 32;
+    if (has(weights, "group 32")) group = 32;
     if (bits == 0) return std::nullopt;
     wf = make_format("mlx-q" + std::to_string(bits) + "-g" + std::to_string(group), bits + 32.0 / group,
                      math_format::bf16, "MLX affine quantization, fp16 scale and bias per group");

@@ -497,13 +497,22 @@ std::string model_key(std::string_view name, bool strip = true) {
   }
   static const std::set<std::string> checkpoint = {
       "instruct", "chat", "it", "hf", "base", "fp8", "fp4", "nvfp4", "mxfp4", "awq", "gptq", "gguf", "bf16",
-      "fp16", "int4", "int8", "4bit", "8bit", "qat", "dynamic", "patched", "mlx", "exl2", "q4", "q8", "k", "m"};
+      "fp16", "int4", "int8", "4bit", "8bit", "qat", "dynamic", "patched", "mlx", "exl2", "q4", "q8", "k", "m",
+      // vendors' quantized checkpoints: AMD's "-FP8-KV" and "-MXFP4-Preview",
+      // Neural Magic's "quantized.w4a16", "-W8A8"
+      "kv", "preview", "quantized", "w4a16", "w8a8", "w8a16"};
   std::vector<std::string> words;
   std::string cur;
+  bool after_checkpoint = false;
   const auto flush = [&] {
     if (cur.empty()) return;
     const bool date = cur.size() == 4 && std::all_of(cur.begin(), cur.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-    if (!strip || (!checkpoint.count(cur) && !date && !(words.empty() && cur == "meta"))) words.push_back(cur);
+    // A checkpoint's own revision ("-FP4-v2"), not a model's ("DeepSeek-V2").
+    const bool revision = after_checkpoint && cur.size() >= 2 && cur[0] == 'v' &&
+                          std::all_of(cur.begin() + 1, cur.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    const bool checkpoint_word = checkpoint.count(cur) > 0;
+    if (!strip || (!checkpoint_word && !date && !revision && !(words.empty() && cur == "meta"))) words.push_back(cur);
+    after_checkpoint = checkpoint_word;
     cur.clear();
   };
   for (std::size_t i = 0; i < cleaned.size(); ++i) {

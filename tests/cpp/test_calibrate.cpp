@@ -701,16 +701,25 @@ TEST_CASE("serving metrics under other names: total and request throughput, ITL,
                       << "I1" << row << ",1000,0,250,itl_ms,20,ms,Concurrency: 8\n"
                       << "U1" << row << ",1000,0,250,decode_tps_per_seq,50,tokens/s,concurrency 8\n"
                       << "E1" << row << ",1000,0,250,e2e_latency_s,5,s,concurrency 8\n"
-                      << "X1" << row << ",1000,0,,requests_per_s,1.6,req/s,concurrency 8\n";
+                      << "X1" << row << ",1000,0,,requests_per_s,1.6,req/s,concurrency 8\n"
+                      // Formats in any case and by their packers' names.
+                      << "F1,s,,B200,8,TensorRT-LLM 1.0,DeepSeek-R1,,,nvfp4,fp8,4,1000,0,250,tpot_ms,20,ms,concurrency 4\n"
+                      << "F2,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,W4A16 (compressed-tensors),,4,1000,0,250,"
+                         "tpot_ms,20,ms,concurrency 4\n"
+                      << "F3,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,AWQ,,4,1000,0,250,tpot_ms,20,ms,concurrency 4\n";
   const measurement_set set = read_measurements(path.string());
   std::filesystem::remove(path);
-  REQUIRE(set.rows.size() == 7);
+  REQUIRE(set.rows.size() == 10);
   REQUIRE(set.skipped.size() == 1);
   CHECK(set.skipped[0].reason == "requests_per_s without gen_tokens (the output per request it is converted by)");
-  for (const auto& m : set.rows) {
+  for (std::size_t i = 0; i < 7; ++i) {
+    const measurement& m = set.rows[i];
     CAPTURE(m.id);
     CHECK((m.closed_loop && m.batch == 8 && m.plan.tp == 2));
   }
+  CHECK((set.rows[7].pr.weights.name == "nvfp4" && set.rows[7].pr.kv.name == "fp8-e4m3" && set.rows[7].batch == 4));
+  CHECK(set.rows[8].pr.weights.name == "gptq-int4");
+  CHECK(set.rows[9].pr.weights.name == "awq-int4");
   const efficiency_profile e = default_profile(set.rows[0].dev, "vllm");
   const double output = predict(set.rows[0], e);
   // (1,000 + 250) / 250 = 5 total tokens per output token; 1 / 250 requests per output token.

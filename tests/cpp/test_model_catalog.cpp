@@ -95,6 +95,14 @@ TEST_CASE("names resolve: checkpoints, org prefixes and fine-tunes") {
       {"GLM-4-32B-0414", "glm-4-32b"},
       {"Mistral-Nemo-Instruct-2407", "mistral-nemo-12b"},
       {"Yi-34B", "yi-34b"},
+      // Vendors' quantized checkpoints: AMD's "-FP8-KV" and "-MXFP4-Preview",
+      // NVIDIA's "-FP4-v2" (a checkpoint's revision; DeepSeek-V2 keeps its "v2"),
+      // Neural Magic's "quantized.w4a16".
+      {"amd/Llama-3.3-70B-Instruct-FP8-KV", "llama-3.3-70b"},
+      {"amd/DeepSeek-R1-0528-MXFP4-Preview", "deepseek-r1"},
+      {"nvidia/DeepSeek-R1-0528-FP4-v2", "deepseek-r1"},
+      {"deepseek-ai/DeepSeek-V2-Lite", "deepseek-v2-lite"},
+      {"neuralmagic/Meta-Llama-3.1-70B-Instruct-quantized.w4a16", "llama-3.1-70b"},
   };
   for (const auto& [name, id] : cases) {
     CAPTURE(name);
