@@ -101,18 +101,21 @@ double count_after(const std::string& text, const char* word) {
 }
 
 // The number of users a serving benchmark's text says it kept in flight:
-// "concurrency 64", "max_concurrency=64", "Concurrency: 64" (any case); 0
-// when it says none ("no concurrency cap").
+// "concurrency 64", "max_concurrency=64", "Concurrency: 64", "conc=64" (any
+// case), "64 concurrent requests"; 0 when it says none ("no concurrency cap").
 double said_concurrency(const std::string& text) {
   const std::string t = detail::to_lower(text);
-  for (std::size_t at = t.find("concurrency"); at != std::string::npos; at = t.find("concurrency", at + 1)) {
-    std::size_t i = at + 11;
+  const auto digit = [&](std::size_t i) { return i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) != 0; };
+  for (std::size_t at = t.find("conc"); at != std::string::npos; at = t.find("conc", at + 1)) {
+    std::size_t i = at + 4;
+    while (i < t.size() && std::isalpha(static_cast<unsigned char>(t[i])) != 0) ++i;
+    const bool word = t.compare(at, i - at, "conc") == 0 || t.compare(at, i - at, "concurrency") == 0;
     while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == ':')) ++i;
     std::size_t end = i;
-    while (end < t.size() && std::isdigit(static_cast<unsigned char>(t[end])) != 0) ++end;
-    if (end > i && end - i < 7) return std::stod(t.substr(i, end - i));
+    while (digit(end)) ++end;
+    if (word && end > i && end - i < 7) return std::stod(t.substr(i, end - i));
   }
-  return 0;
+  return count_before(t, " concurrent");
 }
 
 /// The layout a datacenter engine's backend string names on its n devices

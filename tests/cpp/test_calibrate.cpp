@@ -699,8 +699,8 @@ TEST_CASE("serving metrics under other names: total and request throughput, ITL,
                       << "R1" << row << ",1000,0,250,requests_per_s,1.6,req/s,concurrency 8\n"
                       << "G1" << row << ",1000,0,250,output_tps_total,200,tokens/s/GPU,max_concurrency=8\n"
                       << "I1" << row << ",1000,0,250,itl_ms,20,ms,Concurrency: 8\n"
-                      << "U1" << row << ",1000,0,250,decode_tps_per_seq,50,tokens/s,concurrency 8\n"
-                      << "E1" << row << ",1000,0,250,e2e_latency_s,5,s,concurrency 8\n"
+                      << "U1" << row << ",1000,0,250,decode_tps_per_seq,50,tokens/s,conc=8\n"
+                      << "E1" << row << ",1000,0,250,e2e_latency_s,5,s,8 concurrent requests\n"
                       << "X1" << row << ",1000,0,,requests_per_s,1.6,req/s,concurrency 8\n"
                       // Formats in any case and by their packers' names.
                       << "F1,s,,B200,8,TensorRT-LLM 1.0,DeepSeek-R1,,,nvfp4,fp8,4,1000,0,250,tpot_ms,20,ms,concurrency 4\n"
