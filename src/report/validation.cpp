@@ -58,31 +58,38 @@ std::string validation_markdown(const measurement_set& set, const validation& va
   // The two headline figures per engine, and how many sources measured them
   // (leave-one-source-out scores an engine's own fit only where it has two).
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> engines;
-  std::map<std::string, std::set<std::string>> sources;
+  std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> sources;
   for (const auto& p : best->predictions) {
     const bool single = p.row->what == metric::decode_tps_per_seq && p.row->batch == 1 && !p.row->spec;
-    if (single) engines[p.row->engine].first.push_back(p.error());
-    if (p.row->what == metric::prefill_tps) engines[p.row->engine].second.push_back(p.error());
-    if (single || p.row->what == metric::prefill_tps) sources[p.row->engine].insert(p.row->source);
+    if (single) {
+      engines[p.row->engine].first.push_back(p.error());
+      sources[p.row->engine].first.insert(p.row->source);
+    }
+    if (p.row->what == metric::prefill_tps) {
+      engines[p.row->engine].second.push_back(p.error());
+      sources[p.row->engine].second.insert(p.row->source);
+    }
   }
-  const auto cell = [](const std::vector<double>& v) {
-    return v.empty() ? std::string("- | -") : std::to_string(v.size()) + " | " + fmt("%.1f%%", 100 * median(v));
+  const auto cell = [](const std::set<std::string>& from, const std::vector<double>& v) {
+    return std::to_string(from.size()) + " | " +
+           (v.empty() ? std::string("- | -") : std::to_string(v.size()) + " | " + fmt("%.1f%%", 100 * median(v)));
   };
   md << "\n## Single-stream decode and prefill tokens/s per engine (" << best->name << ")\n\n"
-     << "Sources: how many sources measured these two metrics of the engine; with one, leaving it out leaves "
-        "the engine no points of its own (its predictions then rest on another engine's fit or the class "
-        "defaults).\n\n"
-     << "| engine | sources | single-stream decode points | MdAPE | prefill points | MdAPE |\n"
-        "|---|---|---|---|---|---|\n";
+     << "Sources: how many sources measured the metric on the engine; with one, leaving it out leaves the "
+        "engine no points of its own there (its predictions then rest on the engine's other metric, another "
+        "engine's fit or the class defaults).\n\n"
+     << "| engine | decode sources | single-stream decode points | MdAPE | prefill sources | prefill points | MdAPE |\n"
+        "|---|---|---|---|---|---|---|\n";
   for (const auto& [eng, v] : engines) {
-    md << "| " << eng << " | " << sources[eng].size() << " | " << cell(v.first) << " | " << cell(v.second) << " |\n";
+    md << "| " << eng << " | " << cell(sources[eng].first, v.first) << " | " << cell(sources[eng].second, v.second)
+       << " |\n";
   }
   // Classes the data say nothing about in these two metrics: their plans rest
   // on class defaults there, and the report says so rather than leave them out.
   std::string unmeasured;
   for (const kernel_class& k : kernel_classes()) {
     if (engines.count(std::string(k.key)) != 0) continue;
-    md << "| " << k.key << " | 0 | 0 | - | 0 | - |\n";
+    md << "| " << k.key << " | 0 | - | - | 0 | - | - |\n";
     unmeasured += (unmeasured.empty() ? "" : ", ") + std::string(k.key);
   }
   if (!unmeasured.empty()) {
