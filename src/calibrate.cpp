@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <stdexcept>
 #include <thread>
 
 #include "llmroof/calibrate.hpp"
@@ -107,10 +108,10 @@ double served(metric what, seconds ttft, seconds tpot, double output_per_s, doub
     case metric::tpot_ms: return 1e3 * tpot.value();
     case metric::decode_tps_per_seq: return 1 / tpot.value();
     case metric::e2e_latency_s: return (ttft + (output - 1) * tpot).value();
-    case metric::decode_tps_total:
+    case metric::decode_tps_total: return output_per_s;
     case metric::prefill_tps: break;
   }
-  return output_per_s;
+  throw std::logic_error("a served load has no prefill_tps (the reader refuses such rows)");
 }
 
 // A point's prediction in `what`'s unit for the whole deployment, its steps timed by `t`.
@@ -158,8 +159,8 @@ double predict_in_own_unit(const measurement& m, const efficiency_profile& profi
     s.prompt = std::max(1.0, std::round(m.prompt));
     s.output = std::max(1.0, std::round(m.gen));
     s.context = s.prompt + s.output;
-    const deployment d(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt},
-                       engine_of(m));
+    const deployment d = deployment(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt}, engine_of(m))
+                             .with_speculation(m.spec);
     if (m.burst) {
       if (m.mixed_lengths) s.context = std::max(sharegpt_pair_tokens, s.context);
       const burst_result b =
@@ -789,7 +790,7 @@ validation_scope summarize(std::string name, std::vector<cv_prediction> p) {
   s.metrics = summarize_by_metric(s.predictions);
   std::vector<double> single;
   for (const auto& x : s.predictions) {
-    if (x.row->what == metric::decode_tps_per_seq && x.row->batch == 1 && !x.row->spec) single.push_back(x.error());
+    if (single_stream_decode(*x.row)) single.push_back(x.error());
   }
   s.decode = median_ape(s.predictions, true);
   s.single = median(single);

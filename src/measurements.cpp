@@ -100,22 +100,37 @@ double count_after(const std::string& text, const char* word) {
   return 0;
 }
 
-// The number of users a serving benchmark's text says it kept in flight:
+// The number of users one text says a serving benchmark kept in flight:
 // "concurrency 64", "max_concurrency=64", "Concurrency: 64", "conc=64" (any
-// case), "64 concurrent requests"; 0 when it says none ("no concurrency cap").
+// case), "64 concurrent requests" (not "concurrently"); 0 when it says none
+// ("no concurrency cap").
 double said_concurrency(const std::string& text) {
   const std::string t = detail::to_lower(text);
   const auto digit = [&](std::size_t i) { return i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) != 0; };
+  const auto alpha = [&](std::size_t i) { return i < t.size() && std::isalpha(static_cast<unsigned char>(t[i])) != 0; };
   for (std::size_t at = t.find("conc"); at != std::string::npos; at = t.find("conc", at + 1)) {
     std::size_t i = at + 4;
-    while (i < t.size() && std::isalpha(static_cast<unsigned char>(t[i])) != 0) ++i;
+    while (alpha(i)) ++i;
     const bool word = t.compare(at, i - at, "conc") == 0 || t.compare(at, i - at, "concurrency") == 0;
     while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == ':')) ++i;
     std::size_t end = i;
     while (digit(end)) ++end;
     if (word && end > i && end - i < 7) return std::stod(t.substr(i, end - i));
   }
-  return count_before(t, " concurrent");
+  for (std::size_t at = t.find(" concurrent"); at != std::string::npos; at = t.find(" concurrent", at + 1)) {
+    if (alpha(at + 11)) continue;  // "concurrently"
+    std::size_t from = at;
+    while (from > 0 && digit(from - 1)) --from;
+    if (from < at && at - from < 7) return std::stod(t.substr(from, at - from));
+  }
+  return 0;
+}
+
+// A row's users: its source detail (a table's own column) before its notes,
+// which may quote another row ("at concurrency 1 it matches ...").
+double said_concurrency(const std::string& detail, const std::string& notes) {
+  const double users = said_concurrency(detail);
+  return users >= 1 ? users : said_concurrency(notes);
 }
 
 /// The layout a datacenter engine's backend string names on its n devices
@@ -270,13 +285,18 @@ std::optional<precision> formats(const std::string& weights, const std::string& 
   else if (starts(w, "Q4_0")) wf = find_format("q4_0");
   else if (starts(w, "F16") || starts(w, "FP16")) wf = find_format("fp16");
   else if (starts(w, "BF16")) wf = find_format("bf16");
-  else if (starts(w, "FP8") || starts(w, "W8A8-FP8") || starts(w, "W8A8 FP8")) wf = find_format("fp8");
+  else if (starts(w, "FP8") || (starts(w, "W8A8") && has(w, "FP8"))) wf = find_format("fp8");
   else if (starts(w, "FP4") || starts(w, "NVFP4")) wf = find_format("nvfp4");
-  // W8A8 int8 (SmoothQuant-style), int4 weight-only by its packers' names
-  // (AWQ keeps a zero point, GPTQ and compressed-tensors W4A16 do not).
+  // Integer formats by their packers' names: AWQ (int4 with a zero point),
+  // 8-bit weight-only (GPTQ-Int8, W8A16), W8A8 int8 (SmoothQuant-style),
+  // GPTQ and compressed-tensors W4A16 (symmetric int4); a bare INT4 is AWQ's,
+  // as the format table's alias has it.
+  else if (has(w, "AWQ")) wf = find_format("awq-int4");
+  else if (has(w, "W8A16") || (has(w, "GPTQ") && (has(w, "INT8") || has(w, "8-BIT") || has(w, "8BIT"))))
+    wf = find_format("int8-wo");
   else if (starts(w, "INT8") || starts(w, "W8A8")) wf = find_format("int8");
-  else if (starts(w, "AWQ")) wf = find_format("awq-int4");
-  else if (starts(w, "GPTQ") || starts(w, "W4A16") || starts(w, "INT4")) wf = find_format("gptq-int4");
+  else if (starts(w, "GPTQ") || starts(w, "W4A16")) wf = find_format("gptq-int4");
+  else if (starts(w, "INT4")) wf = find_format("awq-int4");
   else if (starts(w, "MXFP4")) {
     // gpt-oss: MXFP4 experts. In the GGUF files (llama.cpp) the other weights
     // are Q8_0 (11.27 GiB for gpt-oss-20b is 4.6 bits per parameter on
@@ -295,10 +315,11 @@ std::optional<precision> formats(const std::string& weights, const std::string& 
     // MLX affine quantization: an fp16 scale and bias per group: k + 32/group bits.
     int bits = 0;
     int group = 64;
+    const std::string lower = detail::to_lower(weights);
     for (int b : {8, 6, 5, 4, 3}) {
-      if (has(weights, (std::to_string(b) + "-bit").c_str())) bits = b;
+      if (has(lower, (std::to_string(b) + "-bit").c_str())) bits = b;
     }
-    if (has(weights, "group 32")) group = 32;
+    if (has(lower, "group 32")) group = 32;
     if (bits == 0) return std::nullopt;
     wf = make_format("mlx-q" + std::to_string(bits) + "-g" + std::to_string(group), bits + 32.0 / group,
                      math_format::bf16, "MLX affine quantization, fp16 scale and bias per group");
@@ -524,16 +545,20 @@ measurement_set read_measurements(const std::string& path) {
     // whole dataset at once and lets the runtime choose its batch
     // ("max (runtime-chosen ...)"): a burst too.
     const bool bench_burst = has(backend, "trtllm-bench throughput") && starts(get("batch"), "max");
+    // A serving engine's users said in the text ("concurrency 64",
+    // "max_concurrency=64"): a closed loop of that many, never a burst.
+    const bool serving = engine_spelled(backend, engine_id::vllm) || engine_spelled(backend, engine_id::sglang) ||
+                         engine_spelled(backend, engine_id::tensorrt_llm);
+    const double said_users = serving ? said_concurrency(get("source_detail"), notes) : 0;
     const bool burst = bench_burst || (get("batch").empty() &&
                                        (has(notes, "request rate inf") || has(notes, "request_rate=inf")) &&
-                                       !has(notes, "max-concurrency"));
+                                       !has(notes, "max-concurrency") && said_users < 1);
     m.reported_metric = reported;
     if (burst && m.what == metric::prefill_tps) {
       skip("a burst's prefill_tps is not predicted (its TPOT, TTFT, ITL, latency and throughputs are)");
       continue;
     }
     // A serving benchmark that gives its users in the text, not the batch column.
-    const double said_users = ggml || burst ? 0 : said_concurrency(notes + " " + get("source_detail"));
     const double batch = burst                                    ? 1.0
                          : get("batch").empty() && said_users >= 1 ? said_users
                                                                     : number(get("batch"));
@@ -542,6 +567,8 @@ measurement_set read_measurements(const std::string& path) {
       continue;
     }
     m.batch = batch;
+    // Users the text gives (and the batch column agrees with) keep a closed loop.
+    const bool said_loop = said_users >= 1 && said_users == batch;
     m.prompt = number(get("prompt_tokens"));
     m.depth = number(get("context_depth"));
     m.gen = number(get("gen_tokens"));
@@ -559,10 +586,6 @@ measurement_set read_measurements(const std::string& path) {
         skip(reported + " without gen_tokens (the output per request it is converted by)");
         continue;
       }
-      // Over a whole run: each request's prompt and answer (vllm bench serve's
-      // total token throughput, request throughput).
-      m.scale = reported == "requests_per_s" ? 1 / m.gen : (m.prompt + m.gen) / m.gen;
-      m.includes_prefill = true;
     }
     const int n = static_cast<int>(std::max(1.0, number(get("n_devices"))));
     // TensorRT-LLM v0.6.1's A100 table does not say per GPU; its H100 table,
@@ -570,7 +593,7 @@ measurement_set read_measurements(const std::string& path) {
     // rows would run 5-14x under the bandwidth roof (Falcon-180B on 8 x A100:
     // 180 tokens/s at batch 128, M0581): per GPU too.
     const std::string unit = detail::to_lower(get("unit"));
-    m.per_device = has(unit, "/gpu") || has(unit, "per gpu") ||
+    m.per_device = has(unit, "/gpu") || has(unit, "per gpu") || has(unit, "per-gpu") ||
                    (has(get("notes"), "unclear whether this is per GPU") && n > 1);
     // The engine and its kernel class (engine.hpp, src/engines.cpp), the first
     // engine the backend names in this order.
@@ -627,7 +650,7 @@ measurement_set read_measurements(const std::string& path) {
       read_layout(backend, n, m.arch.is_moe(), m.plan);
       // NIM's AIPerf runs keep `batch` users in flight, each sending its next
       // request when the last completes (a closed loop, not a static batch).
-      m.closed_loop = has(backend, "AIPerf");
+      m.closed_loop = has(backend, "AIPerf") || said_loop;
       m.includes_prefill = m.what == metric::decode_tps_total && !m.closed_loop;
       // NVIDIA's FP8 checkpoints behind NIM quantize the KV cache too
       // (ModelOpt hf_quant_config kv_cache_quant_algo FP8) when the row does not say.
@@ -662,13 +685,17 @@ measurement_set read_measurements(const std::string& path) {
     // `--max-concurrency N` (vllm bench serve), or a serving table's
     // Concurrency column (SGLang PR 31044's "Concurrency=16"), keeps N users
     // in a closed loop; a burst saturates the engine.
-    if (has(notes, "(closed loop)") || has(notes, "--max-concurrency") || has(get("source_detail"), "Concurrency="))
+    if (has(notes, "(closed loop)") || has(notes, "--max-concurrency") || has(get("source_detail"), "Concurrency=") ||
+        said_loop)
       m.closed_loop = true;
-    // A serving engine's row at "concurrency 64" ("max_concurrency=64",
-    // "Concurrency: 64") keeps that many users in a closed loop too.
-    const bool serving = engine_spelled(backend, engine_id::vllm) || engine_spelled(backend, engine_id::sglang) ||
-                         engine_spelled(backend, engine_id::tensorrt_llm);
-    if (serving && said_users >= 1 && said_users == m.batch) m.closed_loop = true;
+    if (reported == "total_tps_total" || reported == "requests_per_s") {
+      // Over a run: each request's prompt and answer (vllm bench serve's total
+      // token and request throughput), from the output tokens/s predicted the
+      // same way as the row's output_tps_total would be. A loop or burst runs
+      // whole answers (predict rounds them), so its output is per rounded answer.
+      const double answer = m.closed_loop ? std::max(1.0, std::round(m.gen)) : m.gen;
+      m.scale = reported == "requests_per_s" ? 1 / answer : (m.prompt + m.gen) / answer;
+    }
     if (burst) {
       m.closed_loop = m.burst = true;
       // GPUStack's notes give the block's totals "over N requests" and the

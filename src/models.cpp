@@ -503,16 +503,18 @@ std::string model_key(std::string_view name, bool strip = true) {
       "kv", "preview", "quantized", "w4a16", "w8a8", "w8a16"};
   std::vector<std::string> words;
   std::string cur;
-  bool after_checkpoint = false;
+  // Quantization words, after which a "vN" is the checkpoint's own revision
+  // ("-FP4-v2"), not the model's ("DeepSeek-V2", "Mistral-7B-Instruct-v2").
+  static const std::set<std::string> quantized = {"fp8",   "fp4",   "nvfp4", "mxfp4", "awq",   "gptq",     "int4",
+                                                  "int8",  "w4a16", "w8a8",  "w8a16", "kv",    "preview", "quantized"};
+  bool after_quantized = false;
   const auto flush = [&] {
     if (cur.empty()) return;
     const bool date = cur.size() == 4 && std::all_of(cur.begin(), cur.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-    // A checkpoint's own revision ("-FP4-v2"), not a model's ("DeepSeek-V2").
-    const bool revision = after_checkpoint && cur.size() >= 2 && cur[0] == 'v' &&
+    const bool revision = after_quantized && cur.size() >= 2 && cur[0] == 'v' &&
                           std::all_of(cur.begin() + 1, cur.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-    const bool checkpoint_word = checkpoint.count(cur) > 0;
-    if (!strip || (!checkpoint_word && !date && !revision && !(words.empty() && cur == "meta"))) words.push_back(cur);
-    after_checkpoint = checkpoint_word;
+    if (!strip || (!checkpoint.count(cur) && !date && !revision && !(words.empty() && cur == "meta"))) words.push_back(cur);
+    after_quantized = quantized.count(cur) > 0;
     cur.clear();
   };
   for (std::size_t i = 0; i < cleaned.size(); ++i) {

@@ -51,7 +51,7 @@ struct measurement {
   /// The row's value per unit of `what`'s: (prompt + gen) / gen for total
   /// tokens/s, 1 / gen for requests/s; 1 otherwise.
   double scale = 1;
-  bool includes_prefill = false;  ///< decode_tps_total over the whole run (TensorRT-LLM benchmarks)
+  bool includes_prefill = false;  ///< decode_tps_total over the whole run, prefill included (TensorRT-LLM's static batches)
   bool fused_attention = true;    ///< false: llama.cpp without flash attention
   /// Prompt tokens per forward pass the row ran with (llama.cpp `-ub N`,
   /// n_ubatch); 0: the engine class's own (efficiency_profile::prefill_chunk).
@@ -88,6 +88,12 @@ struct measurement {
   /// depth + prompt + N.
   [[nodiscard]] double mean_decode_context() const { return depth + prompt + gen / 2; }
 };
+
+/// Whether a point is one stream's decode tokens/s on its own (not a user
+/// of a serving loop or burst, not speculative): the headline figure.
+inline bool single_stream_decode(const measurement& m) {
+  return m.what == metric::decode_tps_per_seq && m.batch == 1 && !m.spec && !m.closed_loop;
+}
 
 /// The name of a point's metric as its row gives it (reported_metric, else `what`).
 inline std::string_view metric_label(const measurement& m) {

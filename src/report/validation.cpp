@@ -60,8 +60,7 @@ std::string validation_markdown(const measurement_set& set, const validation& va
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> engines;
   std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>> sources;
   for (const auto& p : best->predictions) {
-    const bool single = p.row->what == metric::decode_tps_per_seq && p.row->batch == 1 && !p.row->spec;
-    if (single) {
+    if (single_stream_decode(*p.row)) {
       engines[p.row->engine].first.push_back(p.error());
       sources[p.row->engine].first.insert(p.row->source);
     }

@@ -691,8 +691,8 @@ TEST_CASE("serving metrics under other names: total and request throughput, ITL,
   const std::string head =
       "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
       "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
-  // One benchmark point (8 users of 1,000 in / 250 out on two H100s) in six metrics;
-  // the last four give their users in the notes only.
+  // One benchmark point (8 users of 1,000 in / 250 out on two H100s) in seven metrics;
+  // all but the first two give their users in the notes only (X1 lacks its answer length).
   const std::string row = ",s,,NVIDIA H100 SXM 80GB,2,\"vLLM v0.11.0, TP2\",Llama-3.1-70B,70.6,70.6,FP8,not stated,";
   std::ofstream(path) << head << "O1" << row << "8,1000,0,250,output_tps_total,400,tokens/s,--max-concurrency 8\n"
                       << "T1" << row << "8,1000,0,250,total_tps_total,2000,tokens/s,--max-concurrency 8\n"
@@ -706,10 +706,25 @@ TEST_CASE("serving metrics under other names: total and request throughput, ITL,
                       << "F1,s,,B200,8,TensorRT-LLM 1.0,DeepSeek-R1,,,nvfp4,fp8,4,1000,0,250,tpot_ms,20,ms,concurrency 4\n"
                       << "F2,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,W4A16 (compressed-tensors),,4,1000,0,250,"
                          "tpot_ms,20,ms,concurrency 4\n"
-                      << "F3,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,AWQ,,4,1000,0,250,tpot_ms,20,ms,concurrency 4\n";
+                      << "F3,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,AWQ,,4,1000,0,250,tpot_ms,20,ms,concurrency 4\n"
+                      << "F4,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,GPTQ-Int8,,4,1000,0,250,tpot_ms,20,ms,\n"
+                      << "F5,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,W8A8_FP8,,4,1000,0,250,tpot_ms,20,ms,\n"
+                      // Not users: a static batch run "concurrently"; a burst with no cap.
+                      << "N1,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,BF16,,4,1000,0,250,tpot_ms,20,ms,"
+                         "4 prompts run concurrently\n"
+                      << "B1,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,BF16,,,1000,0,250,decode_tps_per_seq,20,tokens/s,"
+                         "\"500 prompts, request rate inf, no concurrency cap\"\n"
+                      << "B2,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,BF16,,,1000,0,250,e2e_latency_s,20,s,"
+                         "\"500 prompts, request rate inf, no concurrency cap\"\n"
+                      // Users capped in a run at request rate inf: a closed loop, not a burst;
+                      // a table's own column before notes that quote another row.
+                      << "C1,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,BF16,,,1000,0,250,tpot_ms,20,ms,"
+                         "\"request rate inf, max_concurrency=16\"\n"
+                      << "C2,s,\"row Concurrency=16\",H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,BF16,,,1000,0,250,tpot_ms,20,ms,"
+                         "at concurrency 1 it matches the other table\n";
   const measurement_set set = read_measurements(path.string());
   std::filesystem::remove(path);
-  REQUIRE(set.rows.size() == 10);
+  REQUIRE(set.rows.size() == 17);
   REQUIRE(set.skipped.size() == 1);
   CHECK(set.skipped[0].reason == "requests_per_s without gen_tokens (the output per request it is converted by)");
   for (std::size_t i = 0; i < 7; ++i) {
@@ -720,6 +735,16 @@ TEST_CASE("serving metrics under other names: total and request throughput, ITL,
   CHECK((set.rows[7].pr.weights.name == "nvfp4" && set.rows[7].pr.kv.name == "fp8-e4m3" && set.rows[7].batch == 4));
   CHECK(set.rows[8].pr.weights.name == "gptq-int4");
   CHECK(set.rows[9].pr.weights.name == "awq-int4");
+  CHECK(set.rows[10].pr.weights.name == "int8-wo");
+  CHECK(set.rows[11].pr.weights.name == "fp8");
+  const measurement& batch = set.rows[12];
+  CHECK((!batch.closed_loop && batch.batch == 4));
+  const measurement& user = set.rows[13];
+  CHECK((user.burst && user.requests == 500 && !single_stream_decode(user)));
+  for (std::size_t i : {15, 16}) {
+    CAPTURE(set.rows[i].id);
+    CHECK((set.rows[i].closed_loop && !set.rows[i].burst && set.rows[i].batch == 16));
+  }
   const efficiency_profile e = default_profile(set.rows[0].dev, "vllm");
   const double output = predict(set.rows[0], e);
   // (1,000 + 250) / 250 = 5 total tokens per output token; 1 / 250 requests per output token.
@@ -745,6 +770,14 @@ TEST_CASE("serving metrics under other names: total and request throughput, ITL,
   CHECK(predict(set.rows[5], e) == doctest::Approx(1 / c.tpot.value()).epsilon(1e-12));
   CHECK(predict(set.rows[6], e) == doctest::Approx((c.ttft + 249.0 * c.tpot).value()).epsilon(1e-12));
   CHECK(output == doctest::Approx(c.output_tokens_per_s(250)).epsilon(1e-12));
+  // A burst's user decodes at 1 / TPOT; a request takes TTFT + 249 TPOT.
+  const measurement& b = set.rows[13];
+  const deployment bd(b.arch, b.pr, roofline(b.dev, default_profile(b.dev, "vllm")), {b.plan, std::nullopt},
+                      engine_of(b));
+  const burst_result br = serve_burst(bd, s, 500);
+  CHECK(predict(b, default_profile(b.dev, "vllm")) == doctest::Approx(1 / br.tpot.value()).epsilon(1e-12));
+  CHECK(predict(set.rows[14], default_profile(b.dev, "vllm")) ==
+        doctest::Approx((br.ttft + 249.0 * br.tpot).value()).epsilon(1e-12));
 }
 
 TEST_CASE("rows with a draft model: read as speculative, predicted through draft and verify, never fitted") {
