@@ -274,9 +274,16 @@ std::optional<precision> formats(const std::string& weights, const std::string& 
   for (std::string* t : {&w, &kv}) {
     for (char& c : *t) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   }
+  // The KV cache as written ("F16", "FP8 e4m3", llama.cpp's -ctk "Q8_0",
+  // TensorRT-LLM's "INT8" and "NVFP4"); anything else, "not stated" or
+  // "auto", is the engines' default, 16-bit.
   const auto kv_fmt = [&]() -> numeric_format {
     if (starts(kv, "F16") || starts(kv, "FP16")) return find_format("fp16");
     if (starts(kv, "FP8")) return find_format("fp8-e4m3");
+    if (starts(kv, "Q8_0")) return find_format("q8_0");
+    if (starts(kv, "Q4_0")) return find_format("q4_0");
+    if (starts(kv, "INT8")) return find_format("int8");
+    if (starts(kv, "NVFP4") || starts(kv, "FP4")) return find_format("nvfp4");
     return find_format("bf16");
   }();
   std::optional<numeric_format> wf;
@@ -680,6 +687,10 @@ measurement_set read_measurements(const std::string& path) {
       m.engine = key(engine_id::mlx, "current", "");
     } else {
       skip("engine '" + backend.substr(0, 40) + "' is not mapped");
+      continue;
+    }
+    if (!kv_format_supported(find_kernel_class(m.engine)->engine, m.pr.kv)) {
+      skip("a " + std::string(m.pr.kv.name) + " KV cache is not one " + m.engine + " offers");
       continue;
     }
     // `--max-concurrency N` (vllm bench serve), or a serving table's

@@ -721,12 +721,20 @@ TEST_CASE("serving metrics under other names: total and request throughput, ITL,
                       << "C1,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,BF16,,,1000,0,250,tpot_ms,20,ms,"
                          "\"request rate inf, max_concurrency=16\"\n"
                       << "C2,s,\"row Concurrency=16\",H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,BF16,,,1000,0,250,tpot_ms,20,ms,"
-                         "at concurrency 1 it matches the other table\n";
+                         "at concurrency 1 it matches the other table\n"
+                      // KV caches as written: llama.cpp's -ctk q8_0, TensorRT-LLM's NVFP4; one vLLM does not offer.
+                      << "K1,s,,RTX 4090,1,llama.cpp CUDA build 6000,Llama-3.1-8B,,,Q4_K_M,Q8_0,1,0,0,128,"
+                         "decode_tps_per_seq,100,tokens/s,\n"
+                      << "K2,s,,B200,1,TensorRT-LLM 1.0,Llama-3.1-8B,,,NVFP4,NVFP4,4,1000,0,250,tpot_ms,5,ms,concurrency 4\n"
+                      << "K3,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,BF16,Q4_0,4,1000,0,250,tpot_ms,20,ms,\n";
   const measurement_set set = read_measurements(path.string());
   std::filesystem::remove(path);
-  REQUIRE(set.rows.size() == 17);
-  REQUIRE(set.skipped.size() == 1);
+  REQUIRE(set.rows.size() == 19);
+  REQUIRE(set.skipped.size() == 2);
   CHECK(set.skipped[0].reason == "requests_per_s without gen_tokens (the output per request it is converted by)");
+  CHECK(set.skipped[1].reason == "a q4_0 KV cache is not one vllm offers");
+  CHECK((set.rows[17].pr.kv.name == "q8_0" && set.rows[17].engine == "llama.cpp-cuda"));
+  CHECK(set.rows[18].pr.kv.name == "nvfp4");
   for (std::size_t i = 0; i < 7; ++i) {
     const measurement& m = set.rows[i];
     CAPTURE(m.id);
