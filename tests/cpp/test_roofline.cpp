@@ -44,6 +44,15 @@ TEST_CASE("compute efficiency grows with GEMM rows") {
   CHECK(e.compute_efficiency(1) < e.compute_efficiency(1024));
 }
 
+TEST_CASE("datacenter class defaults: one GEMM share for NVIDIA, AMD's per generation (MAMF table)") {
+  // A100 87%, H100 80%, B200 78%: 0.75 for all; MI300X 51% -> 0.5, MI325X 60%, MI355X 68%.
+  for (const char* id : {"a100-80gb-sxm", "h100-sxm", "b200"}) CHECK(default_profile(find_device(id)).compute == 0.75);
+  CHECK(default_profile(find_device("mi300x")).compute == 0.5);
+  CHECK(default_profile(find_device("mi325x")).compute == 0.60);
+  CHECK(default_profile(find_device("mi355x")).compute == 0.68);
+  CHECK(default_profile(find_device("mi250x")).compute == 0.5);
+}
+
 TEST_CASE("bad profiles name the field") {
   efficiency_profile e;
   e.memory = 1.5;
