@@ -704,7 +704,7 @@ measurement_set read_measurements(const std::string& path) {
       // token and request throughput), from the output tokens/s predicted the
       // same way as the row's output_tps_total would be. A loop or burst runs
       // whole answers (predict rounds them), so its output is per rounded answer.
-      const double answer = m.closed_loop ? std::max(1.0, std::round(m.gen)) : m.gen;
+      const double answer = m.closed_loop || burst ? std::max(1.0, std::round(m.gen)) : m.gen;
       m.scale = reported == "requests_per_s" ? 1 / answer : (m.prompt + m.gen) / answer;
     }
     if (burst) {

@@ -49,7 +49,8 @@ struct measurement {
   /// decode_tps_total times `scale`) or "itl_ms" (tpot_ms); empty otherwise.
   std::string reported_metric;
   /// The row's value per unit of `what`'s: (prompt + gen) / gen for total
-  /// tokens/s, 1 / gen for requests/s; 1 otherwise.
+  /// tokens/s, 1 / gen for requests/s (gen rounded in a loop or burst, whose
+  /// answers predict runs whole); 1 otherwise.
   double scale = 1;
   bool includes_prefill = false;  ///< decode_tps_total over the whole run, prefill included (TensorRT-LLM's static batches)
   bool fused_attention = true;    ///< false: llama.cpp without flash attention
