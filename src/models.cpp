@@ -500,7 +500,9 @@ std::string model_key(std::string_view name, bool strip = true) {
       "fp16", "int4", "int8", "4bit", "8bit", "qat", "dynamic", "patched", "mlx", "exl2", "q4", "q8", "k", "m",
       // vendors' quantized checkpoints: AMD's "-FP8-KV" and "-MXFP4-Preview",
       // Neural Magic's "quantized.w4a16", "-W8A8"
-      "kv", "preview", "quantized", "w4a16", "w8a8", "w8a16"};
+      "kv", "preview", "quantized", "w4a16", "w8a8", "w8a16",
+      // a post-trained variant of the same architecture ("Qwen3-235B-A22B-Thinking-2507")
+      "thinking"};
   std::vector<std::string> words;
   std::string cur;
   // Quantization words, after which a "vN" is the checkpoint's own revision

@@ -103,6 +103,8 @@ TEST_CASE("names resolve: checkpoints, org prefixes and fine-tunes") {
       {"nvidia/DeepSeek-R1-0528-FP4-v2", "deepseek-r1"},
       {"deepseek-ai/DeepSeek-V2-Lite", "deepseek-v2-lite"},
       {"neuralmagic/Meta-Llama-3.1-70B-Instruct-quantized.w4a16", "llama-3.1-70b"},
+      {"Qwen/Qwen3-235B-A22B-Thinking-2507-FP8", "qwen3-235b-a22b"},
+      {"Qwen/Qwen3-30B-A3B-Thinking-2507", "qwen3-30b-a3b"},
   };
   for (const auto& [name, id] : cases) {
     CAPTURE(name);
