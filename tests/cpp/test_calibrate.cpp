@@ -15,6 +15,11 @@ using namespace llmroof;
 
 namespace {
 
+// The header of a points file (data/measured/README.md's columns).
+const std::string head =
+    "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
+    "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
+
 measurement point(const char* model, const char* dev, const char* fmt, metric what, double batch, double prompt,
                   double depth, double gen) {
   measurement m;
@@ -162,9 +167,6 @@ TEST_CASE("a row's micro-batch (-ub, n_ubatch) sets its passes; its backend stri
   // pass of 512 runs at thousands. The row says -ub in its notes; the DGX
   // Spark table says n_ubatch 2048 in its backend.
   const auto path = std::filesystem::temp_directory_path() / "llmroof_ub_points.csv";
-  const std::string head =
-      "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
-      "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
   const std::string row = ",test,,NVIDIA RTX 4090 24GB,1,";
   const std::string tail = ",Llama-3-8B,8.03,8.03,F16,F16,1,512,0,0,prefill_tps,65.2,tokens/s,";
   std::ofstream(path) << head << "U1" << row << "llama.cpp CUDA (Aug 2025)" << tail << "llama-bench pp512 with -ub 1\n"
@@ -356,9 +358,6 @@ TEST_CASE("single-stream rows faster than the bandwidth bound are refused with t
   // 1,008 / 15.01 = 67.2 tokens/s. 100 is above that by more than the 10%
   // tolerance; 65 is below.
   const auto path = std::filesystem::temp_directory_path() / "llmroof_roof_points.csv";
-  const std::string head =
-      "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
-      "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
   const std::string row = ",test,,NVIDIA RTX 4090 24GB,1,llama.cpp CUDA build 6918,Llama-3-8B,8.03,8.03,F16,F16,1,0,0,128,"
                           "decode_tps_per_seq,";
   std::ofstream(path) << head << "P1" << row << "100,tokens/s,\n" << "P2" << row << "65,tokens/s,\n";
@@ -572,9 +571,6 @@ TEST_CASE("a shipped row reads back as the banded profile it was written from") 
 
 TEST_CASE("dataset rows as the third release writes them: devices with remarks, GGUF types, serving loops and bursts") {
   const auto path = std::filesystem::temp_directory_path() / "llmroof_release3_points.csv";
-  const std::string head =
-      "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
-      "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
   // A llama.cpp row that names no backend ran the device's own build.
   const std::string llama = ",s,,DEVICE,1,llama.cpp (build 6000),Llama-3-8B,8.03,8.03,Q4_K_M,F16,1,0,0,128,"
                             "decode_tps_per_seq,20,tokens/s,\n";
@@ -688,9 +684,6 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
 
 TEST_CASE("serving metrics under other names: total and request throughput, ITL, per GPU, users said in the text") {
   const auto path = std::filesystem::temp_directory_path() / "llmroof_serving_metrics.csv";
-  const std::string head =
-      "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
-      "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
   // One benchmark point (8 users of 1,000 in / 250 out on two H100s) in seven metrics;
   // all but the first two give their users in the notes only (X1 lacks its answer length).
   const std::string row = ",s,,NVIDIA H100 SXM 80GB,2,\"vLLM v0.11.0, TP2\",Llama-3.1-70B,70.6,70.6,FP8,not stated,";
@@ -794,9 +787,6 @@ TEST_CASE("rows with a draft model: read as speculative, predicted through draft
   // k = 2 (mlx-lm's default): a + a^2 = 2 x 0.551 = 1.102, a = (-1 + sqrt(1 +
   // 4 x 1.102)) / 2 = (-1 + 2.325511) / 2 = 0.662755.
   const auto path = std::filesystem::temp_directory_path() / "llmroof_draft_points.csv";
-  const std::string head =
-      "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
-      "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
   const std::string row = ",test,,Apple M1 Ultra 64GB,1,";
   const std::string tail = ",DeepSeek-R1-Distill-Qwen-32B,32.76,32.76,MLX 8-bit,F16,1,0,0,,decode_tps_per_seq,";
   std::ofstream(path) << head << "D1" << row << "LM Studio MLX engine (Feb 2025)" << tail << "15.10,tokens/s,G4 base\n"
