@@ -495,28 +495,28 @@ std::string model_key(std::string_view name, bool strip = true) {
     else if (c == ')') depth = std::max(0, depth - 1);
     else if (depth == 0) cleaned.push_back(c);
   }
-  static const std::set<std::string> checkpoint = {
-      "instruct", "chat", "it", "hf", "base", "fp8", "fp4", "nvfp4", "mxfp4", "awq", "gptq", "gguf", "bf16",
-      "fp16", "int4", "int8", "4bit", "8bit", "qat", "dynamic", "patched", "mlx", "exl2", "q4", "q8", "k", "m",
-      // vendors' quantized checkpoints: AMD's "-FP8-KV" and "-MXFP4-Preview",
-      // Neural Magic's "quantized.w4a16", "-W8A8"
-      "kv", "preview", "quantized", "w4a16", "w8a8", "w8a16",
-      // a post-trained variant of the same architecture ("Qwen3-235B-A22B-Thinking-2507")
-      "thinking"};
-  std::vector<std::string> words;
-  std::string cur;
-  // Quantization words, after which a "vN" is the checkpoint's own revision
-  // ("-FP4-v2"), not the model's ("DeepSeek-V2", "Mistral-7B-Instruct-v2").
+  // Quantization words (vendors' quantized checkpoints too: AMD's "-FP8-KV"
+  // and "-MXFP4-Preview", Neural Magic's "quantized.w4a16", "-W8A8"), after
+  // which a "vN" is the checkpoint's own revision ("-FP4-v2"), not the
+  // model's ("DeepSeek-V2", "Mistral-7B-Instruct-v2").
   static const std::set<std::string> quantized = {"fp8",   "fp4",   "nvfp4", "mxfp4", "awq",   "gptq",     "int4",
                                                   "int8",  "w4a16", "w8a8",  "w8a16", "kv",    "preview", "quantized"};
+  // The other checkpoint words; "thinking": a post-trained variant of the
+  // same architecture ("Qwen3-235B-A22B-Thinking-2507").
+  static const std::set<std::string> checkpoint = {
+      "instruct", "chat", "it", "hf", "base", "gguf", "bf16", "fp16", "4bit", "8bit", "qat", "dynamic",
+      "patched", "mlx", "exl2", "q4", "q8", "k", "m", "thinking"};
+  std::vector<std::string> words;
+  std::string cur;
   bool after_quantized = false;
   const auto flush = [&] {
     if (cur.empty()) return;
     const bool date = cur.size() == 4 && std::all_of(cur.begin(), cur.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
     const bool revision = after_quantized && cur.size() >= 2 && cur[0] == 'v' &&
                           std::all_of(cur.begin() + 1, cur.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-    if (!strip || (!checkpoint.count(cur) && !date && !revision && !(words.empty() && cur == "meta"))) words.push_back(cur);
     after_quantized = quantized.count(cur) > 0;
+    const bool dropped = after_quantized || checkpoint.count(cur) > 0 || date || revision;
+    if (!strip || (!dropped && !(words.empty() && cur == "meta"))) words.push_back(cur);
     cur.clear();
   };
   for (std::size_t i = 0; i < cleaned.size(); ++i) {
