@@ -781,6 +781,37 @@ TEST_CASE("serving metrics under other names: total and request throughput, ITL,
         doctest::Approx((br.ttft + 249.0 * br.tpot).value()).epsilon(1e-12));
 }
 
+TEST_CASE("a served row that does not fit at its engine's default memory share runs at 0.95") {
+  const auto path = std::filesystem::temp_directory_path() / "llmroof_raised_share.csv";
+  std::ofstream(path) << head
+                      << "G1,s,,NVIDIA H100 SXM 80GB,1,\"vLLM v0.10.2, TP1\",gpt-oss-120b,,,MXFP4,,4,1024,0,512,tpot_ms,8,ms,"
+                         "--max-concurrency 4\n"
+                      << "L1,s,,NVIDIA H100 SXM 80GB,1,\"vLLM v0.10.2, TP1\",Llama-3.1-70B,,,BF16,,4,1024,0,512,tpot_ms,8,ms,"
+                         "--max-concurrency 4\n";
+  const measurement_set set = read_measurements(path.string());
+  std::filesystem::remove(path);
+  REQUIRE(set.rows.size() == 1);
+  REQUIRE(set.skipped.size() == 1);
+  // 141 GB of bf16 weights hold nothing on 80 GB at any share.
+  CHECK(set.skipped[0].reason ==
+        "the engine cannot hold one sequence of 1536 tokens beside the weights even at a memory share of 0.95 (the "
+        "source ran it: launch flags or the memory model differ)");
+  const measurement& m = set.rows[0];
+  REQUIRE(m.overrides.memory_utilization.has_value());
+  CHECK(*m.overrides.memory_utilization == 0.95);
+  const engine_settings es = engine_of(m);
+  CHECK(es.memory_utilization == 0.95);
+  // At vLLM's 0.9: 0.9 x 79.20 GiB = 71.28 GiB, less 64.50 of weights, 0.13
+  // non-torch and the 7.44 GiB activation peak leaves -0.79 GiB: no sequence.
+  // At 0.95: 75.24 - 72.07 = 3.17 GiB of KV, about 46,000 tokens at 72 KiB.
+  const memory_plan at95 = plan_memory_parallel(m.arch, m.pr, m.dev, m.plan, 1, 1536, es);
+  CHECK(at95.kv_budget.value() / (1ull << 30) == doctest::Approx(3.17).epsilon(0.01));
+  engine_settings at90 = es;
+  at90.memory_utilization = 0.9;
+  CHECK(plan_memory_parallel(m.arch, m.pr, m.dev, m.plan, 1, 1536, at90).max_sequences < 1);
+  CHECK(m.max_concurrent >= 4);
+}
+
 TEST_CASE("rows with a draft model: read as speculative, predicted through draft and verify, never fitted") {
   // LM Studio's MLX engine on an M1 Ultra (lmstudio-ai/mlx-engine #113): the
   // draft's size in the backend, the accepted share of drafts in the notes.
