@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <sstream>
 
@@ -384,6 +385,18 @@ double number(const std::string& s) {
 // early 2025) [recalled, not re-checked here; the rows do not say].
 constexpr int mlx_draft_tokens = 2;
 
+// Sets one conditional acceptance a for every position such that the drafts
+// kept per verify step, a + a^2 + ... + a^k (accepted_tokens - 1), are `kept`
+// (0 < kept < k).
+void with_kept_drafts(speculation& s, double kept) {
+  double lo = 0, hi = 1;
+  for (int i = 0; i < 60; ++i) {
+    s.acceptance = {(lo + hi) / 2};
+    (accepted_tokens(s) - 1 < kept ? lo : hi) = (lo + hi) / 2;
+  }
+  s.acceptance = {(lo + hi) / 2};
+}
+
 // A row's draft model and acceptance, or why it cannot be modelled: the
 // draft's size in the backend ("+ 1.5B draft model": the target's family at
 // that size) and the share of drafted tokens accepted in the notes
@@ -422,13 +435,79 @@ std::optional<speculation> drafted(const std::string& backend, const std::string
   s.method = spec_method::draft;
   s.draft_tokens = mlx_draft_tokens;
   s.draft = find_model(*draft);
-  // The one rate a whose expected accepted drafts (accepted_tokens - 1) are k x share.
-  double lo = 0, hi = 1;
-  for (int i = 0; i < 60; ++i) {
-    s.acceptance = {(lo + hi) / 2};
-    (accepted_tokens(s) - 1 < s.draft_tokens * share ? lo : hi) = (lo + hi) / 2;
+  with_kept_drafts(s, s.draft_tokens * share);
+  return s;
+}
+
+// The first number after any of `words` in `t` (lower case), past spaces,
+// "=", ":", "-" and quotes ("mtp=3", "num_speculative_tokens\": 3", "accept
+// length 2.18"); 0 when none follows.
+double number_after(const std::string& t, std::initializer_list<const char*> words) {
+  for (const char* w : words) {
+    const std::size_t length = std::char_traits<char>::length(w);
+    for (std::size_t at = t.find(w); at != std::string::npos; at = t.find(w, at + 1)) {
+      std::size_t i = at + length;
+      while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == ':' || t[i] == '-' || t[i] == '"')) ++i;
+      std::size_t end = i;
+      while (end < t.size() && (std::isdigit(static_cast<unsigned char>(t[end])) != 0 || t[end] == '.')) ++end;
+      if (end > i && end - i < 10) {
+        const double v = number(t.substr(i, end - i));
+        if (v > 0) return v;
+      }
+    }
   }
-  s.acceptance = {(lo + hi) / 2};
+  return 0;
+}
+
+// A row's multi-token-prediction, EAGLE or n-gram setup, or why it cannot be
+// modelled. Its draft tokens as written ("MTP=3", "mtp-3",
+// "num_nextn_predict_layers 3", "--speculative-num-steps 3",
+// "num_speculative_tokens 3", "3 draft tokens"), else 1 (the library's
+// default); its acceptance when the text gives one, as one conditional rate
+// per position: an accept length (tokens kept per verify step, SGLang's
+// "accept length 2.18": 1 + a + ... + a^k) or the share of drafted tokens
+// accepted ("accept_rate 0.797", "acceptance rate 79.7%": a + ... + a^k =
+// k x share); else the method's published default (speculation.hpp).
+std::optional<speculation> self_drafted(const std::string& backend, const std::string& notes, std::string& why) {
+  const std::string t = detail::to_lower(backend + " " + notes);
+  speculation s;
+  if (has(t, "mtp") || has(t, "nextn")) {
+    s.method = spec_method::mtp;
+  } else if (has(t, "eagle")) {
+    s.method = spec_method::eagle;
+  } else if (has(t, "ngram") || has(t, "n-gram") || has(t, "prompt lookup")) {
+    s.method = spec_method::ngram;
+  } else {
+    why = "speculative decoding by a method the row does not name";
+    return std::nullopt;
+  }
+  double k = number_after(t, {"mtp", "num_nextn_predict_layers", "speculative-num-steps", "speculative_num_steps",
+                              "num_speculative_tokens", "num-speculative-tokens"});
+  if (k <= 0) k = count_before(t, " draft tokens");
+  if (k <= 0) k = 1;
+  if (k != std::round(k) || k > 16) {
+    why = "a speculative row whose draft length (" + detail::show(k) + ") is not a whole number up to 16";
+    return std::nullopt;
+  }
+  s.draft_tokens = static_cast<int>(k);
+  if (const double length = number_after(t, {"accept length", "acceptance length", "accept_length",
+                                             "mean acceptance length", "acceptance_length"});
+      length > 0) {
+    if (!(length > 1 && length < k + 1)) {
+      why = "an accept length of " + detail::show(length) + " with " + detail::show(k) +
+            " draft tokens (it lies between 1 and " + detail::show(k + 1) + ")";
+      return std::nullopt;
+    }
+    with_kept_drafts(s, length - 1);
+  } else if (double share = number_after(t, {"accept_rate", "acceptance rate", "accept rate", "acceptance_rate"});
+             share > 0) {
+    if (share > 1) share /= 100;  // "79.7%"
+    if (!(share < 1)) {
+      why = "an acceptance rate of 100% or more";
+      return std::nullopt;
+    }
+    with_kept_drafts(s, k * share);
+  }
   return s;
 }
 
@@ -519,10 +598,13 @@ measurement_set read_measurements(const std::string& path) {
       skip("model '" + get("model") + "' is not in the catalog");
       continue;
     }
-    if (has(backend, "MTP") || has(notes, "MTP") || has(backend, "speculative-config")) {
-      skip("uses multi-token-prediction speculative decoding without its acceptance per row");
-      continue;
-    }
+    // Drafting by the model's own MTP layers or an EAGLE head (a draft model
+    // is its own case below); "no speculative decoding" is a baseline row.
+    const std::string text = detail::to_lower(backend + " " + notes);
+    const bool self_drafting = !has(text, "no speculative") && !has(backend, "draft model") &&
+                               (has(text, "mtp") || has(text, "nextn") || has(text, "eagle") ||
+                                has(text, "speculative-config") || has(text, "speculative_config") || has(text, "ngram") ||
+                                has(text, "n-gram") || has(text, "prompt lookup"));
     measurement m;
     m.id = id;
     m.source = get("source");
@@ -782,11 +864,26 @@ measurement_set read_measurements(const std::string& path) {
         continue;
       }
     }
-    if (has(backend, "draft model")) {
+    if (has(backend, "draft model") || self_drafting) {
       std::string why;
-      m.spec = drafted(backend, notes, m.arch, why);
-      if (!m.spec || m.what != metric::decode_tps_per_seq || m.batch != 1) {
-        skip(m.spec ? "a draft model's " + met + " is not predicted (single-stream decode only)" : why);
+      m.spec = self_drafting ? self_drafted(backend, notes, why) : drafted(backend, notes, m.arch, why);
+      if (m.spec && m.spec->method != spec_method::draft) {
+        try {
+          detail::check_speculation(*m.spec, m.arch, m.plan, false, engine_of(m));
+        } catch (const std::invalid_argument& e) {
+          m.spec.reset();
+          why = e.what();
+        }
+      }
+      // One stream's decode, or (self-drafting) a serving benchmark, whose
+      // loop or burst steps the drafts; a static batch's figures are not modelled.
+      const bool single = m.what == metric::decode_tps_per_seq && m.batch == 1;
+      if (!m.spec || !(single || (m.closed_loop && m.spec->method != spec_method::draft))) {
+        skip(!m.spec ? why
+                     : m.spec->method == spec_method::draft
+                         ? "a draft model's " + met + " is not predicted (single-stream decode only)"
+                         : "a speculative row's " + met +
+                               " outside a serving benchmark is not predicted (single-stream decode or a loop or burst)");
         continue;
       }
     }

@@ -833,7 +833,9 @@ TEST_CASE("rows with a draft model: read as speculative, predicted through draft
   REQUIRE(set.skipped.size() == 3);
   CHECK(set.skipped[0].reason == "a draft model's speculative decoding, the draft not named");
   CHECK(set.skipped[1].reason == "draft model 'qwen2.5-9b' is not in the catalog");
-  CHECK(set.skipped[2].reason == "uses multi-token-prediction speculative decoding without its acceptance per row");
+  CHECK(set.skipped[2].reason ==
+        "model 'qwen2.5-32b' has no multi-token-prediction layers (num_nextn_predict_layers): use a draft model or "
+        "n-gram speculation");
   const measurement& base = set.rows[0];
   const measurement& m = set.rows[1];
   CHECK_FALSE(base.spec);
@@ -874,6 +876,72 @@ TEST_CASE("rows with a draft model: read as speculative, predicted through draft
     CHECK(both.fits.at(key).points == fit.points);
     CHECK(both.fits.at(key).profile.memory == fit.profile.memory);
   }
+}
+
+TEST_CASE("rows drafting with MTP layers or an EAGLE head: draft length and acceptance as written") {
+  const auto path = std::filesystem::temp_directory_path() / "llmroof_mtp_points.csv";
+  const std::string r1 = ",s,,NVIDIA H200 SXM 141GB,8,";
+  const std::string tail = ",DeepSeek-R1-0528,671,37,FP8,,4,1000,0,1000,tpot_ms,20,ms,";
+  std::ofstream(path)
+      << head << "M1" << r1 << "\"SGLang v0.5.2, TP8, MTP\"" << tail
+      << "\"--max-concurrency 4, --speculative-num-steps 3, accept length 2.4\"\n"
+      << "M2" << r1 << "\"TensorRT-LLM 1.0, TP8, MTP=3\"" << tail << "concurrency 4\n"
+      << "M3" << r1 << "\"vLLM 0.11, TP8\"" << tail
+      << "\"--max-concurrency 4; --speculative-config {\"\"method\"\": \"\"deepseek_mtp\"\", "
+         "\"\"num_speculative_tokens\"\": 1}; acceptance rate 80%\"\n"
+      << "M4,s,,NVIDIA H100 SXM 80GB,1,\"vLLM 0.11, EAGLE-3\",Llama-3.1-8B,,,BF16,,4,1000,0,1000,tpot_ms,5,ms,"
+         "concurrency 4\n"
+      << "M5,s,,NVIDIA H100 SXM 80GB,1,\"SGLang v0.5.2, MTP\",Llama-3.1-8B,,,BF16,,4,1000,0,1000,tpot_ms,5,ms,"
+         "concurrency 4\n"
+      << "M6" << r1 << "\"SGLang v0.5.2, TP8, MTP\"" << ",DeepSeek-R1-0528,671,37,FP8,,64,1000,0,1000,"
+      << "decode_tps_total,2000,tokens/s,static batch\n"
+      << "M7" << r1 << "\"SGLang v0.5.2, TP8, MTP\"" << tail << "\"concurrency 4, mtp-3, accept length 5\"\n"
+      << "M8" << r1 << "\"SGLang v0.5.2, TP8 (MTP build)\"" << tail << "\"concurrency 4, no speculative decoding\"\n"
+      << "M9,s,,NVIDIA H100 SXM 80GB,1,\"vLLM 0.11, --speculative-config\",Llama-3.1-8B,,,BF16,,4,1000,0,1000,tpot_ms,5,"
+         "ms,concurrency 4\n"
+      << "M10,s,,NVIDIA H100 SXM 80GB,1,\"vLLM 0.11, ngram speculative decoding\",Llama-3.1-8B,,,BF16,,4,1000,0,1000,"
+         "tpot_ms,5,ms,concurrency 4\n";
+  const measurement_set set = read_measurements(path.string());
+  std::filesystem::remove(path);
+  REQUIRE(set.rows.size() == 5);
+  REQUIRE(set.skipped.size() == 5);
+  CHECK(set.skipped[3].reason == "speculative decoding by a method the row does not name");
+  CHECK(set.skipped[4].reason ==
+        "acceptance must be given for ngram speculation (no published default: it depends on the workload)");
+  CHECK(set.skipped[0].reason ==
+        "model 'llama-3.1-8b' has no multi-token-prediction layers (num_nextn_predict_layers): use a draft model or "
+        "n-gram speculation");
+  CHECK(set.skipped[1].reason ==
+        "a speculative row's decode_tps_total outside a serving benchmark is not predicted (single-stream decode or "
+        "a loop or burst)");
+  CHECK(set.skipped[2].reason == "an accept length of 5 with 3 draft tokens (it lies between 1 and 4)");
+  // M1: 3 drafts keeping 2.4 - 1 = 1.4 per step: a + a^2 + a^3 = 1.4 at
+  // a = 0.6646 (0.6646 + 0.4417 + 0.2936 = 1.3999).
+  const measurement& m1 = set.rows[0];
+  REQUIRE(m1.spec);
+  CHECK((m1.closed_loop && m1.spec->method == spec_method::mtp && m1.spec->draft_tokens == 3));
+  REQUIRE(m1.spec->acceptance.size() == 1);
+  CHECK(m1.spec->acceptance[0] == doctest::Approx(0.6646).epsilon(1e-3));
+  CHECK(accepted_tokens(*m1.spec) == doctest::Approx(2.4).epsilon(1e-9));
+  // M2: "MTP=3" without an acceptance takes the method's default (0.60 per position for k > 1).
+  REQUIRE(set.rows[1].spec);
+  CHECK((set.rows[1].spec->draft_tokens == 3 && set.rows[1].spec->acceptance.empty()));
+  CHECK(accepted_tokens(*set.rows[1].spec) == doctest::Approx(1 + 0.6 + 0.36 + 0.216));
+  // M3: one draft accepted 80% of the time: a = 0.8.
+  REQUIRE(set.rows[2].spec);
+  CHECK(set.rows[2].spec->draft_tokens == 1);
+  CHECK(set.rows[2].spec->acceptance.at(0) == doctest::Approx(0.8).epsilon(1e-9));
+  // M4: EAGLE with its published acceptance, one draft token.
+  REQUIRE(set.rows[3].spec);
+  CHECK((set.rows[3].spec->method == spec_method::eagle && set.rows[3].spec->draft_tokens == 1));
+  // M8: a baseline row of an MTP build does not speculate.
+  CHECK_FALSE(set.rows[4].spec);
+  // Drafting keeps 2.4 tokens a step: the loop's TPOT is shorter than the same loop's without it.
+  const efficiency_profile e = default_profile(m1.dev, "sglang");
+  measurement plain = m1;
+  plain.spec.reset();
+  CHECK(predict(m1, e) < predict(plain, e));
+  CHECK(predict(set.rows[4], e) == doctest::Approx(predict(plain, e)).epsilon(1e-12));
 }
 
 TEST_CASE("MLX's quantized mat-vec reads the weights once per token row on M1 and M2") {
