@@ -3,6 +3,7 @@
 // KV formats it offers, its versions, and the kernel classes it runs
 // (engine_profile.hpp).
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <string>
@@ -78,7 +79,7 @@ std::vector<engine_row> build() {
       .versions = {"2023"},
       .numbered_versions = false,
       .kernels = engine_id::tensorrt_llm,
-      .spellings = {"TensorRT-LLM", "NIM"},
+      .spellings = {"TensorRT-LLM", "TensorRT LLM", "tensorrt_llm", "TRT-LLM", "trtllm", "trt", "NIM"},
       .dp_attention_beside_tp = true};
   // llama.cpp: the whole device; the KV cache is allocated for n_ctx up front
   // (padded to 256 cells), the compute buffer is sized by n_ubatch 512; CUDA
@@ -241,9 +242,19 @@ const std::vector<engine_row>& engine_table() {
 const engine_row& engine_row_of(engine_id e) { return engine_table().at(static_cast<std::size_t>(e)); }
 
 bool engine_spelled(std::string_view backend, engine_id e) {
+  // In any case and as a word of its own: result tables write "vllm",
+  // "sglang", "trt" and "dynamo-trt"; "NIM" must not match "MiniMax".
+  const std::string text = detail::to_lower(backend);
+  const auto alnum = [&](std::size_t i) { return std::isalnum(static_cast<unsigned char>(text[i])) != 0; };
   const auto& spellings = engine_row_of(e).spellings;
-  return std::any_of(spellings.begin(), spellings.end(),
-                     [&](std::string_view s) { return backend.find(s) != std::string_view::npos; });
+  return std::any_of(spellings.begin(), spellings.end(), [&](std::string_view s) {
+    const std::string word = detail::to_lower(s);
+    for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+      const std::size_t end = at + word.size();
+      if ((at == 0 || !alnum(at - 1)) && (end == text.size() || !alnum(end))) return true;
+    }
+    return false;
+  });
 }
 
 std::vector<std::string> engine_names() {

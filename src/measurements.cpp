@@ -140,17 +140,25 @@ double said_concurrency(const std::string& detail, const std::string& notes) {
 }
 
 /// The layout a datacenter engine's backend string names on its n devices
-/// (tensor parallel unless it says more). "TP2 EP2", "with expert parallel",
-/// "--enable-expert-parallel": TP attention, the experts expert-parallel over
-/// the same devices. "DP attention", "attention DP", "dp-attention":
+/// (tensor parallel unless it says more), in any case. "TP2 EP2", "ep=8",
+/// "with expert parallel", "--enable-expert-parallel": TP attention, the
+/// experts expert-parallel over the same devices. "DP attention",
+/// "attention DP", "dp-attention", "enable_attention_dp":
 /// data-parallel attention, beside EP experts when both are said (the
 /// ep-alone layout), else beside the tensor-parallel FFN.
 void read_layout(const std::string& backend, int n, bool moe, parallel_plan& p) {
   p.tp = n;
-  const bool ep = moe && (has(backend, " EP") || has(backend, "expert parallel") ||
-                          has(backend, "enable-expert-parallel"));
-  const bool dp_attention = has(backend, "DP attention") || has(backend, "attention DP") ||
-                            has(backend, "attention dp") || has(backend, "dp-attention");
+  const std::string t = detail::to_lower(backend);
+  const auto alpha = [&](std::size_t i) { return i < t.size() && std::isalpha(static_cast<unsigned char>(t[i])) != 0; };
+  // "EP8", "ep=8", "--ep 8", "TP8,EP8" as a word of its own (not "deep", "step").
+  bool ep_word = false;
+  for (std::size_t at = t.find("ep"); at != std::string::npos && !ep_word; at = t.find("ep", at + 1)) {
+    ep_word = (at == 0 || !alpha(at - 1)) && !alpha(at + 2);
+  }
+  const bool ep = moe && (ep_word || has(t, "expert parallel") || has(t, "expert-parallel") ||
+                          has(t, "expert_parallel"));
+  const bool dp_attention = has(t, "dp attention") || has(t, "attention dp") || has(t, "dp-attention") ||
+                            has(t, "dp_attention") || has(t, "attention-dp") || has(t, "attention_dp");
   if (ep && dp_attention) {
     p.tp = 1;
     p.ep = n;
@@ -459,6 +467,34 @@ double number_after(const std::string& t, std::initializer_list<const char*> wor
   return 0;
 }
 
+// Whether `backend` names one of `releases` ("0.6") of an engine: "v0.6..."
+// anywhere (container tags, "SGLang v0.4.3"), or the release right after one
+// of the engine's `names` ("vllm 0.6.3", "vllm==0.6.3", "vllm@0.6"), in any
+// case; "0.6" is not "0.60", and "--gpu-memory-utilization 0.7" is no release.
+bool said_release(const std::string& backend, std::initializer_list<const char*> names,
+                  std::initializer_list<const char*> releases) {
+  const std::string t = detail::to_lower(backend);
+  const auto digit = [&](std::size_t i) { return i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) != 0; };
+  const auto at_release = [&](std::size_t i) {
+    return std::any_of(releases.begin(), releases.end(), [&](const char* r) {
+      const std::size_t n = std::char_traits<char>::length(r);
+      return t.compare(i, n, r) == 0 && !digit(i + n);
+    });
+  };
+  for (std::size_t at = t.find('v'); at != std::string::npos; at = t.find('v', at + 1)) {
+    if ((at == 0 || std::isalnum(static_cast<unsigned char>(t[at - 1])) == 0) && at_release(at + 1)) return true;
+  }
+  for (const char* name : names) {
+    const std::size_t n = std::char_traits<char>::length(name);
+    for (std::size_t at = t.find(name); at != std::string::npos; at = t.find(name, at + 1)) {
+      std::size_t i = at + n;
+      while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == '@' || t[i] == ':' || t[i] == 'v')) ++i;
+      if (at_release(i)) return true;
+    }
+  }
+  return false;
+}
+
 // A row's multi-token-prediction, EAGLE or n-gram setup, or why it cannot be
 // modelled. Its draft tokens as written ("MTP=3", "mtp-3",
 // "num_nextn_predict_layers 3", "--speculative-num-steps 3",
@@ -737,7 +773,7 @@ measurement_set read_measurements(const std::string& path) {
       // The 2023 releases (v0.5-v0.7: TensorRT engines, static or early
       // in-flight batching, kernels launched one by one without CUDA graphs)
       // are their own version, as llama.cpp's 2024 builds are.
-      const bool early = has(backend, "v0.5") || has(backend, "v0.6") || has(backend, "v0.7");
+      const bool early = said_release(backend, {"tensorrt-llm", "tensorrt_llm", "trt-llm", "trtllm"}, {"0.5", "0.6", "0.7"});
       m.engine = key(engine_id::tensorrt_llm, early ? "2023" : "current", "");
       // "TP8 EP8, attention DP", "TP8 with expert parallel", attention DP
       // beside the TP MoE (enable_attention_dp).
@@ -757,10 +793,10 @@ measurement_set read_measurements(const std::string& path) {
     } else if (engine_spelled(backend, engine_id::vllm) || engine_spelled(backend, engine_id::sglang)) {
       const bool sglang = engine_spelled(backend, engine_id::sglang);
       // SGLang v0.4.x ran DeepSeek-style models with 2024 kernels (engines.cpp: sglang@2024).
-      const bool sglang_2024 = sglang && has(backend, "v0.4");
+      const bool sglang_2024 = sglang && said_release(backend, {"sglang"}, {"0.4"});
       // vLLM of 2024 (0.5-0.7, whatever the row names) ran the V0 engine.
-      const bool vllm_v0 = !sglang && (has(backend, "2024") || has(backend, "v0.5") || has(backend, "v0.6") ||
-                                       has(backend, "v0.7"));
+      const bool vllm_v0 =
+          !sglang && (has(backend, "2024") || said_release(backend, {"vllm"}, {"0.5", "0.6", "0.7"}));
       m.engine = sglang ? key(engine_id::sglang, sglang_2024 ? "2024" : "current", "")
                         : key(engine_id::vllm, vllm_v0 ? "0.6" : "current", "");
       // "TP2 EP2" (SGLang --ep = tp, vLLM's EP group), "TP8 + DP attention"

@@ -812,6 +812,50 @@ TEST_CASE("a served row that does not fit at its engine's default memory share r
   CHECK(m.max_concurrent >= 4);
 }
 
+TEST_CASE("engine strings in any case, as result tables write them: names, releases and layouts") {
+  const auto path = std::filesystem::temp_directory_path() / "llmroof_engine_strings.csv";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"dynamo-trt", "tensorrt-llm"},
+      {"TRT-LLM", "tensorrt-llm"},
+      {"trt", "tensorrt-llm"},
+      {"tensorrt_llm 0.7.1", "tensorrt-llm@2023"},
+      {"dynamo-sglang", "sglang"},
+      {"SGLang serving MiniMax", "sglang"},  // not NIM
+      {"lmsysorg/sglang:v0.4.3-cu124", "sglang@2024"},
+      {"vllm 0.6.3", "vllm@v0"},
+      {"vllm/vllm-openai:v0.6.3", "vllm@v0"},
+      {"vllm 0.10.2 --gpu-memory-utilization 0.7", "vllm"},
+      {"vllm==0.7.3", "vllm@v0"},
+  };
+  std::ofstream out(path);
+  out << head;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    out << "E" << i << ",s,,NVIDIA B200,8,\"" << cases[i].first
+        << "\",MiniMax-M2,,,FP8,,64,1024,0,1024,tpot_ms,30,ms,concurrency 64\n";
+  }
+  // Layouts in lower case: EP and DP attention as words ("deep" and "step" are not EP).
+  out << "L1,s,,NVIDIA B200,8,\"sglang 0.5.3, tp8, dp-attention, ep8\",MiniMax-M2,,,FP8,,64,1024,0,1024,tpot_ms,30,ms,"
+         "concurrency 64\n"
+      << "L2,s,,NVIDIA B200,8,\"vllm 0.10.2, tp8,ep8\",MiniMax-M2,,,FP8,,64,1024,0,1024,tpot_ms,30,ms,concurrency 64\n"
+      << "L3,s,,NVIDIA B200,8,\"vllm 0.10.2, deep step tp8\",MiniMax-M2,,,FP8,,64,1024,0,1024,tpot_ms,30,ms,"
+         "concurrency 64\n";
+  out.close();
+  const measurement_set set = read_measurements(path.string());
+  std::filesystem::remove(path);
+  REQUIRE(set.skipped.empty());
+  REQUIRE(set.rows.size() == cases.size() + 3);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    CAPTURE(cases[i].first);
+    CHECK(set.rows[i].engine == cases[i].second);
+  }
+  const parallel_plan& l1 = set.rows[cases.size()].plan;
+  CHECK((l1.tp == 1 && l1.ep == 8));  // DP attention beside EP experts
+  const parallel_plan& l2 = set.rows[cases.size() + 1].plan;
+  CHECK((l2.tp == 8 && l2.ep == 8));
+  const parallel_plan& l3 = set.rows[cases.size() + 2].plan;
+  CHECK((l3.tp == 8 && l3.ep == 1 && !l3.dp_attention));
+}
+
 TEST_CASE("rows with a draft model: read as speculative, predicted through draft and verify, never fitted") {
   // LM Studio's MLX engine on an M1 Ultra (lmstudio-ai/mlx-engine #113): the
   // draft's size in the backend, the accepted share of drafts in the notes.
