@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "llmroof/calibrate.hpp"
+#include "llmroof/disaggregation.hpp"
 #include "llmroof/detail/enum_names.hpp"
 #include "llmroof/detail/fitted_row.hpp"
 
@@ -122,7 +123,7 @@ double predict_in_own_unit(const measurement& m, const efficiency_profile& profi
 template <class Timer>
 double predict_with(const measurement& m, const efficiency_profile& profile, Timer& t) {
   const bool throughput = m.what == metric::decode_tps_total || m.what == metric::prefill_tps;
-  const double per = m.per_device && throughput ? 1.0 / m.plan.devices() : 1.0;
+  const double per = m.per_device && throughput ? 1.0 / m.devices() : 1.0;
   return m.scale * per * predict_in_own_unit(m, profile, t);
 }
 
@@ -161,6 +162,15 @@ double predict_in_own_unit(const measurement& m, const efficiency_profile& profi
     s.context = s.prompt + s.output;
     const deployment d = deployment(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt}, engine_of(m))
                              .with_speculation(m.spec);
+    if (m.split) {
+      // Prefill instances hand each prompt's KV to decode instances over the
+      // devices' own link; no TTFT target clips the loop (an hour stands for none).
+      const deployment prefill(m.arch, m.pr, roofline(m.dev, e), {m.split->prefill, std::nullopt}, engine_of(m));
+      const pd_split split(prefill, m.split->prefill_instances, d, m.split->decode_instances, s,
+                           kv_transfer_for(prefill), {make_seconds(3600), make_seconds(0)});
+      const pd_loop_result c = serve_disaggregated_loop(split, s, m.batch);
+      return served(m.what, c.ttft, c.tpot, c.output_tokens_per_s(s.output), s.output);
+    }
     if (m.burst) {
       if (m.mixed_lengths) s.context = std::max(sharegpt_pair_tokens, s.context);
       const burst_result b =
@@ -835,6 +845,11 @@ std::string likely_reason(const measurement& m, double ratio) {
     return too_fast ? "burst of requests: host work per running sequence (scheduling, detokenizing and streaming "
                       "hundreds of answers each step) is not modelled"
                     : "burst of requests: the server handles the requests faster than one at a time";
+  }
+  if (m.split) {
+    return "disaggregated prefill and decode: " + std::to_string(m.split->prefill_instances) + "P" +
+           std::to_string(m.split->decode_instances) +
+           "D, the KV hand-over and the router's queueing are modelled from no measured split";
   }
   if (m.closed_loop) {
     return too_fast ? "fixed-concurrency benchmark: request handling and prefill interference under in-flight "

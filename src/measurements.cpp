@@ -169,6 +169,102 @@ void read_layout(const std::string& backend, int n, bool moe, parallel_plan& p) 
   }
 }
 
+// The whole number after `key` written as a word of its own ("tp" in "TP8",
+// "prefill_tp=4", "tp: 16"; not in "http" or "step"), past spaces, "=" and
+// ":"; 0 when none follows.
+double keyed_count(const std::string& t, const char* key) {
+  const std::size_t length = std::char_traits<char>::length(key);
+  const auto alpha = [&](std::size_t i) { return std::isalpha(static_cast<unsigned char>(t[i])) != 0; };
+  for (std::size_t at = t.find(key); at != std::string::npos; at = t.find(key, at + 1)) {
+    if (at > 0 && alpha(at - 1)) continue;
+    std::size_t i = at + length;
+    while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == ':')) ++i;
+    std::size_t end = i;
+    while (end < t.size() && std::isdigit(static_cast<unsigned char>(t[end])) != 0) ++end;
+    if (end > i && end - i < 7) return std::stod(t.substr(i, end - i));
+  }
+  return 0;
+}
+
+// "1P2D", "2p1d" as a word: {prefill instances, decode instances}, or {0, 0}.
+std::pair<int, int> said_xpyd(const std::string& t) {
+  const auto digit = [&](std::size_t i) { return i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) != 0; };
+  const auto alnum = [&](std::size_t i) { return i < t.size() && std::isalnum(static_cast<unsigned char>(t[i])) != 0; };
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (!digit(i) || (i > 0 && alnum(i - 1))) continue;
+    std::size_t j = i;
+    while (digit(j)) ++j;
+    if (j >= t.size() || t[j] != 'p' || !digit(j + 1)) continue;
+    std::size_t k = j + 1;
+    while (digit(k)) ++k;
+    if (k < t.size() && t[k] == 'd' && !alnum(k + 1) && j - i < 4 && k - j < 5) {
+      return {std::stoi(t.substr(i, j - i)), std::stoi(t.substr(j + 1, k - j - 1))};
+    }
+  }
+  return {0, 0};
+}
+
+// Whether a row says its prefill and decode ran on separate instances.
+bool said_disaggregated(const std::string& backend, const std::string& notes) {
+  const std::string t = detail::to_lower(backend + " " + notes);
+  return has(t, "disagg") || said_xpyd(t).first > 0 || has(t, "prefill_workers") || has(t, "prefill workers") ||
+         has(t, "prefill worker") || has(t, "num_prefill");
+}
+
+// A disaggregated row's split on its n devices, or why it cannot be read.
+// Each pool's instances ("2P1D", "4 prefill workers", "decode_workers=1";
+// else one) and instance size (its own "TP4"/"EP4" after the pool's name,
+// the larger; else a TP said for both; else n over the instances), its
+// layout as read_layout reads the pool's words ("TP16 EP16 DP attention").
+std::optional<disaggregated_split> read_split(const std::string& backend, const std::string& notes, int n, bool moe,
+                                              std::string& why) {
+  const std::string t = detail::to_lower(backend + " " + notes);
+  // The words about one pool: from each mention of it to the next mention of the other.
+  const auto words_of = [&](const char* pool, const char* other) {
+    std::string out;
+    for (std::size_t at = t.find(pool); at != std::string::npos; at = t.find(pool, at + 1)) {
+      if (at >= 8 && t.compare(at - 8, 8, "chunked ") == 0) continue;  // chunked prefill is no pool
+      const std::size_t end = t.find(other, at + 1);
+      out += t.substr(at, end == std::string::npos ? std::string::npos : end - at) + " | ";
+    }
+    return out;
+  };
+  const std::string pre = words_of("prefill", "decode"), dec = words_of("decode", "prefill");
+  const auto [px, dy] = said_xpyd(t);
+  const auto instances = [&](const std::string& words, const char* pool, int said) {
+    if (said > 0) return double(said);
+    for (const char* key : {"workers", "worker", "instances", "instance", "replicas"}) {
+      if (const double c = keyed_count(words, key); c > 0) return c;
+    }
+    for (const std::string& before : {std::string(" ") + pool, std::string("x ") + pool, std::string(" x ") + pool}) {
+      if (const double c = count_before(t, before.c_str()); c > 0) return c;
+    }
+    return 1.0;
+  };
+  const double x = instances(pre, "prefill", px), y = instances(dec, "decode", dy);
+  const auto size_of = [&](const std::string& words) { return std::max(keyed_count(words, "tp"), keyed_count(words, "ep")); };
+  double ps = size_of(pre), ds = size_of(dec);
+  const double both = keyed_count(t, "tp");
+  if (ps <= 0) ps = both;
+  if (ds <= 0) ds = both;
+  if (ps <= 0 && ds <= 0 && std::fmod(n, x + y) == 0) ps = ds = n / (x + y);
+  if (ps <= 0 || ds <= 0) {
+    why = "a disaggregated row whose prefill and decode instance sizes are not said";
+    return std::nullopt;
+  }
+  if (x * ps + y * ds != n || x > 1024 || y > 1024) {
+    why = "a disaggregated split of " + detail::show(x) + " x " + detail::show(ps) + " prefill and " + detail::show(y) +
+          " x " + detail::show(ds) + " decode devices, not the row's " + std::to_string(n);
+    return std::nullopt;
+  }
+  disaggregated_split s;
+  s.prefill_instances = static_cast<int>(x);
+  s.decode_instances = static_cast<int>(y);
+  read_layout(pre, static_cast<int>(ps), moe, s.prefill);
+  read_layout(dec, static_cast<int>(ds), moe, s.decode);
+  return s;
+}
+
 /// The names a dataset's device may be read as, most specific first: as
 /// written; without its remarks in parentheses (but a "76-core GPU" said
 /// there: "Apple M2 Ultra (76-core GPU per ggerganov setup)"); then only what
@@ -857,10 +953,26 @@ measurement_set read_measurements(const std::string& path) {
       }
       m.mixed_lengths = has(notes, "ShareGPT");
     }
+    if (serving && said_disaggregated(backend, notes)) {
+      // Prefill and decode on instances apart (Dynamo, SGLang's PD, "2P1D"):
+      // the decode instance is the row's plan, the split predicts it.
+      std::string why;
+      m.split = read_split(backend, notes, n, m.arch.is_moe(), why);
+      if (m.split && (!m.closed_loop || m.burst)) {
+        why = "a disaggregated row outside a fixed-concurrency loop is not predicted (serve_disaggregated_loop)";
+      }
+      if (!why.empty()) {
+        skip(why);
+        continue;
+      }
+      m.split->prefill.devices_per_node = m.split->decode.devices_per_node = std::max(8, n);
+      m.plan = m.split->decode;
+    }
     m.plan.devices_per_node = std::max(8, n);
     if (m.plan.pp > m.arch.num_layers) m.plan.pp = m.arch.num_layers;
     try {
       validate(m.plan, m.arch);
+      if (m.split) validate(m.split->prefill, m.arch);
     } catch (const std::invalid_argument& e) {
       skip(std::string("parallel plan: ") + e.what());
       continue;

@@ -28,6 +28,19 @@ namespace llmroof {
 /// ShareGPT burst's answers spread up to it (serve_burst's context).
 inline constexpr double sharegpt_pair_tokens = 2048;
 
+/// A disaggregated deployment as a row names it (Dynamo, SGLang's PD
+/// disaggregation, "2P1D"): prefill and decode instances apart, each with
+/// its own layout.
+struct disaggregated_split {
+  parallel_plan prefill;
+  int prefill_instances = 1;
+  parallel_plan decode;
+  int decode_instances = 1;
+  [[nodiscard]] int devices() const {
+    return prefill_instances * prefill.devices() + decode_instances * decode.devices();
+  }
+};
+
 /// One measured point, mapped onto llmroof's objects.
 struct measurement {
   std::string id;
@@ -83,6 +96,12 @@ struct measurement {
   /// Launch settings the row names beyond its engine's defaults (trtllm-bench's
   /// batch tuned up to its largest CUDA graph): engine_of applies them.
   engine_overrides overrides;
+  /// A fixed-concurrency row served disaggregated: its split (`plan` is the
+  /// decode instance's), predicted through serve_disaggregated_loop.
+  std::optional<disaggregated_split> split;
+
+  /// Every device the row ran on (both pools of a split).
+  [[nodiscard]] int devices() const { return split ? split->devices() : plan.devices(); }
 
   /// Cached tokens of the mean decode step: llama-bench tg N (and any run of
   /// N generated tokens) averages over a cache growing from depth + prompt to

@@ -97,6 +97,18 @@ namespace detail {
 
 inline bool meets(seconds x, seconds target) { return target.value() <= 0 || x <= target; }
 
+/// Erlang C: the chance an arrival waits in an M/M/c queue of `c` servers
+/// offered `a` = rate x service Erlangs (a < c): a itself at c = 1.
+inline double erlang_c(int c, double a) {
+  double term = 1, sum = 1;  // a^k / k!, summed over k < c
+  for (int k = 1; k < c; ++k) {
+    term *= a / k;
+    sum += term;
+  }
+  const double top = term * a / c / (1 - a / c);  // a^c / c! / (1 - rho)
+  return top / (sum + top);
+}
+
 }  // namespace detail
 
 namespace detail {
@@ -185,15 +197,23 @@ class pd_split {
   pd_split(const deployment& prefill, int x, const deployment& decode, int y, const workload& w,
            const kv_transfer& link, const serving_targets& t);
 
-  /// Mean TTFT at `rate` requests/s: handling + the prefill queue (M/G/1 at
-  /// rate / x) + S + the hand-over, itself queued on the link (M/D/1 at
-  /// rate / min(x, y): each transfer leaves one prefill instance and lands
-  /// on one decode one); infinite where a queue does not keep up.
-  [[nodiscard]] double ttft_at(double rate) const {
+  /// Mean TTFT at `rate` requests/s: handling + the prefill queue at rate /
+  /// x + S + the hand-over, itself queued on the link (M/D/1 at rate /
+  /// min(x, y): each transfer leaves one prefill instance and lands on one
+  /// decode one); infinite where a queue does not keep up. An instance with
+  /// data-parallel attention prefills one prompt per rank at once (SGLang
+  /// and TensorRT-LLM hand each request to one attention rank): c = its
+  /// devices servers of S each, the queue M/G/c by Allen-Cunneen, Erlang C's
+  /// chance of waiting x S / (c (1 - rho)) x E[S^2] / (2 S^2); M/G/1 at c = 1.
+  /// `interfering` scales both waits: the share of the load a request meets
+  /// ((N - 1) / N of a closed loop's N users, the arrival theorem), 1 open.
+  [[nodiscard]] double ttft_at(double rate, double interfering = 1) const {
     const double rp = rate / x_, rl = rate / link_pairs_;
-    const double rho_p = rp * S_, rho_l = rl * wire_;
+    const double a = rp * S_, rho_p = a / servers_, rho_l = rl * wire_;
     if (rho_p >= 1 || rho_l >= 1) return std::numeric_limits<double>::infinity();
-    return handling_ + rp * S2_ / (2 * (1 - rho_p)) + S_ + exposed_ + rl * wire_ * wire_ / (2 * (1 - rho_l));
+    const double wait = detail::erlang_c(servers_, a) * S_ / (servers_ * (1 - rho_p)) * S2_ / (2 * S_ * S_) +
+                        rl * wire_ * wire_ / (2 * (1 - rho_l));
+    return handling_ + interfering * wait + S_ + exposed_;
   }
   /// A decode instance's time per output token with `n` sequences at the
   /// mean context, s: its step over the tokens a step keeps (step_of).
@@ -240,6 +260,7 @@ class pd_split {
   workload w_;
   serving_targets t_;
   double prompt_, context_, S_, S2_, handling_, wire_, exposed_, link_pairs_;
+  int servers_ = 1;  // prompts a prefill instance runs at once (its attention ranks)
   /// Decode steps a request takes in the decode pool: output - 1 (its
   /// prefill samples the first token), at least one (the hand-over's step).
   double steps_ = 1;
@@ -268,6 +289,7 @@ inline pd_split::pd_split(const deployment& prefill, int x, const deployment& de
   prompt_ = terms.prompt;
   const prefix_reuse reuse = reuse_of(prefill, w);
   S_ = terms.S;
+  servers_ = prefill.parallel().attention_data_parallel() ? prefill.devices() : 1;
   S2_ = terms.S2;
   handling_ = terms.handling;
   // KV of the tokens a request computes, moved over the lanes.
@@ -319,7 +341,7 @@ inline pd_row pd_split::operate(std::optional<double> at_rate, double held) cons
     }
     rate = lo;
     // What fills up: the link when it is the busier of the two queues.
-    r.limit = rate / link_pairs_ * wire_ > rate / x_ * S_ ? serving_limit::link : serving_limit::ttft;
+    r.limit = rate / link_pairs_ * wire_ > rate / x_ * S_ / servers_ ? serving_limit::link : serving_limit::ttft;
   }
   r.requests_per_s = rate;
   r.output_tokens_per_s = rate * w_.output;
@@ -332,7 +354,7 @@ inline pd_row pd_split::operate(std::optional<double> at_rate, double held) cons
   }
   // The operating point: the prefill queue at rate / x, and the sequences a
   // decode instance holds at rate / y (the fewest n serving it).
-  r.prefill_utilisation = rate / x_ * S_;
+  r.prefill_utilisation = rate / x_ * S_ / servers_;
   r.ttft = make_seconds(ttft_at(rate));
   const double per_decode = rate / y_;
   // Below one sequence: the share of time one decodes; above: the most n
@@ -364,6 +386,57 @@ inline pd_row serve_disaggregated(const deployment& prefill, int x, const deploy
                                   const workload& w, const kv_transfer& link, const serving_targets& t,
                                   std::optional<double> at_rate = std::nullopt) {
   return pd_split(prefill, x, decode, y, w, link, t).row(at_rate);
+}
+
+/// A fixed-concurrency benchmark on a split: `users` users, each sending its
+/// next request when the last completes (vllm bench serve
+/// --max-concurrency, Dynamo's and InferenceMAX's disaggregated sweeps).
+struct pd_loop_result {
+  double requests_per_s = 0;
+  seconds ttft = make_seconds(0);        ///< mean, the wait for the split to take a request included
+  seconds tpot = make_seconds(0);        ///< mean
+  seconds queue_wait = make_seconds(0);  ///< users beyond what the split serves wait this long
+  double inside = 0;                     ///< users the split holds at once (prefill queue to last token)
+  [[nodiscard]] double output_tokens_per_s(double output) const { return requests_per_s * output; }
+};
+
+/// The closed loop of `users` on `split`: the request rate at which they are
+/// all inside it, by Little's law users = rate x (TTFT + (output - 1) x TPOT)
+/// with TTFT and TPOT of the split's operating point at that rate
+/// (pd_split::row), a request queueing behind (users - 1) / users of the
+/// load (the arrival theorem). Beyond the most the split serves (its decode
+/// slots, its prefill pool's saturation) the rest wait in TTFT.
+/// Throws std::invalid_argument unless `users` is whole in [1, 1e6].
+inline pd_loop_result serve_disaggregated_loop(const pd_split& split, const workload& w, double users) {
+  detail::require_whole("users", users);
+  detail::require_in("users", users, 1, 1e6);
+  const double steps = w.decode_steps();
+  const double interfering = (users - 1) / users;
+  // TTFT and requests inside at `rate` (a row's requests_per_s is its goodput,
+  // not the rate it operates at); a request meets the other users only.
+  const auto ttft = [&](double rate) { return split.ttft_at(rate, interfering); };
+  const auto held = [&](double rate, const pd_row& r) { return rate * (ttft(rate) + steps * r.tpot.value()); };
+  const pd_row most = split.row();
+  pd_loop_result out;
+  if (!(most.requests_per_s > 0)) return out;  // not one request fits
+  double rate = most.requests_per_s;
+  pd_row at = most;
+  if (held(rate, most) > users) {
+    // held rises with the rate (more waiting, longer steps): bisect for users.
+    double lo = 0, hi = rate;
+    for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; ++i) {
+      const double mid = (lo + hi) / 2;
+      (held(mid, split.row(mid)) < users ? lo : hi) = mid;
+    }
+    rate = std::max(lo, 1e-9 * most.requests_per_s);
+    at = split.row(rate);
+  }
+  out.requests_per_s = rate;
+  out.inside = held(rate, at);
+  out.queue_wait = make_seconds(std::max(0.0, users - out.inside) / rate);
+  out.ttft = make_seconds(ttft(rate)) + out.queue_wait;
+  out.tpot = at.tpot;
+  return out;
 }
 
 /// The link a fleet's pools hand KV over by default: the devices' own link

@@ -771,7 +771,7 @@ json validate_json(const measurement_set& set, const validation& v, bool refit) 
   for (const auto& p : v.best().predictions) {
     const measurement& m = *p.row;
     rows.push_back({{"id", m.id}, {"source", m.source}, {"engine", m.engine}, {"device", m.dev.id},
-                    {"devices", m.plan.devices()}, {"memory_kind", to_string(m.dev.memory_kind_of())},
+                    {"devices", m.devices()}, {"memory_kind", to_string(m.dev.memory_kind_of())},
                     {"model", m.arch.id}, {"weights", m.pr.weights.name}, {"metric", metric_label(m)},
                     {"batch", m.batch}, {"prompt", m.prompt}, {"measured", m.value}, {"predicted", p.predicted},
                     {"low", num(p.low)}, {"high", num(p.high)}, {"ape", p.error()},

@@ -161,7 +161,7 @@ std::string validation_markdown(const measurement_set& set, const validation& va
        << "|---|---|---|---|---|---|---|---|\n";
     for (std::size_t i = 0; i < worst.size() && i < 10; ++i) {
       const auto& p = *worst[i];
-      md << "| " << p.row->id << " | " << p.row->dev.id << " x" << p.row->plan.devices() << " | " << p.row->arch.id
+      md << "| " << p.row->id << " | " << p.row->dev.id << " x" << p.row->devices() << " | " << p.row->arch.id
          << " " << p.row->pr.weights.name << " | " << metric_label(*p.row) << " | " << fmt("%.4g", p.row->value)
          << " | " << fmt("%.4g", p.predicted) << " | " << fmt("%.0f%%", 100 * p.error()) << " | "
          << likely_reason(*p.row, p.predicted / p.row->value) << " |\n";

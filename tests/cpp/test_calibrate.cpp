@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "llmroof/calibrate.hpp"
+#include "llmroof/disaggregation.hpp"
 #include "llmroof/detail/fitted_row.hpp"
 
 using namespace llmroof;
@@ -854,6 +855,61 @@ TEST_CASE("engine strings in any case, as result tables write them: names, relea
   CHECK((l2.tp == 8 && l2.ep == 8));
   const parallel_plan& l3 = set.rows[cases.size() + 2].plan;
   CHECK((l3.tp == 8 && l3.ep == 1 && !l3.dp_attention));
+}
+
+TEST_CASE("disaggregated rows: the split as written, predicted as a closed loop on both pools") {
+  const auto path = std::filesystem::temp_directory_path() / "llmroof_split_points.csv";
+  const std::string tail = ",DeepSeek-R1-0528,,,FP8,FP8,64,1024,0,1024,tpot_ms,30,ms,";
+  std::ofstream(path)
+      << head
+      << "A,s,,NVIDIA GB200,32,\"Dynamo + TensorRT-LLM 1.1, disaggregated: 4 prefill workers (TP4, EP4, DP attention) "
+         "+ 1 decode worker (TP16, EP16, DP attention)\"" << tail << "concurrency 64\n"
+      << "B,s,,NVIDIA B200,24,\"dynamo-sglang, disagg 1P2D, prefill TP8, decode TP8\"" << tail << "concurrency 64\n"
+      << "C,s,,NVIDIA B200,16,sglang" << tail
+      << "\"concurrency 64; prefill_tp=4 prefill_ep=4 prefill_dp_attention=true prefill_workers=2 decode_tp=8 "
+         "decode_ep=8 decode_dp_attention=true decode_workers=1\"\n"
+      << "D,s,,NVIDIA B200,16,SGLang disaggregated" << tail << "\"concurrency 64, chunked prefill 8192\"\n"
+      << "G,s,,NVIDIA B200,16,\"SGLang 2P1D, TP4\"" << tail << "concurrency 64\n"
+      << "H,s,,NVIDIA B200,16,SGLang disaggregated" << tail << "\"500 prompts, request rate inf, no concurrency cap\"\n"
+      << "P,s,,NVIDIA B200,24,\"dynamo-sglang, disagg 1P2D, prefill TP8, decode TP8\",DeepSeek-R1-0528,,,FP8,FP8,64,1024,"
+         "0,1024,output_tps_total,100,tokens/s/gpu,concurrency 64\n";
+  const measurement_set set = read_measurements(path.string());
+  std::filesystem::remove(path);
+  REQUIRE(set.rows.size() == 5);
+  REQUIRE(set.skipped.size() == 2);
+  CHECK(set.skipped[0].reason == "a disaggregated split of 2 x 4 prefill and 1 x 4 decode devices, not the row's 16");
+  CHECK(set.skipped[1].reason ==
+        "a disaggregated row outside a fixed-concurrency loop is not predicted (serve_disaggregated_loop)");
+  const auto split_of = [&](std::size_t i) {
+    REQUIRE(set.rows[i].split);
+    return *set.rows[i].split;
+  };
+  // A: four prefill instances of 4 (DP attention beside EP 4), one decode instance of 16.
+  const disaggregated_split a = split_of(0);
+  CHECK((a.prefill_instances == 4 && a.prefill.ep == 4 && a.prefill.tp == 1));
+  CHECK((a.decode_instances == 1 && a.decode.ep == 16 && a.decode.tp == 1));
+  CHECK(a.devices() == 32);
+  CHECK(set.rows[0].plan.ep == 16);  // the row's plan is its decode instance's
+  // B: 1P2D of TP8 each; C: key=value pairs; D: 1P1D of 8 each ("chunked prefill" is no pool).
+  const disaggregated_split b = split_of(1);
+  CHECK((b.prefill_instances == 1 && b.decode_instances == 2 && b.prefill.tp == 8 && b.decode.tp == 8));
+  const disaggregated_split c = split_of(2);
+  CHECK((c.prefill_instances == 2 && c.prefill.ep == 4 && c.decode_instances == 1 && c.decode.ep == 8));
+  const disaggregated_split d = split_of(3);
+  CHECK((d.prefill_instances == 1 && d.decode_instances == 1 && d.prefill.tp == 8 && d.decode.tp == 8));
+  // The prediction is the split's closed loop; per GPU over all 24 devices.
+  const measurement& m = set.rows[1];
+  const efficiency_profile e = default_profile(m.dev, "sglang");
+  workload s;
+  s.prompt = 1024;
+  s.output = 1024;
+  s.context = 2048;
+  const deployment pre(m.arch, m.pr, roofline(m.dev, e), {b.prefill, std::nullopt}, engine_of(m));
+  const deployment dec(m.arch, m.pr, roofline(m.dev, e), {b.decode, std::nullopt}, engine_of(m));
+  const pd_split split(pre, 1, dec, 2, s, kv_transfer_for(pre), {make_seconds(3600), make_seconds(0)});
+  const pd_loop_result loop = serve_disaggregated_loop(split, s, 64);
+  CHECK(predict(m, e) == doctest::Approx(1e3 * loop.tpot.value()).epsilon(1e-12));
+  CHECK(predict(set.rows[4], e) == doctest::Approx(loop.output_tokens_per_s(1024) / 24).epsilon(1e-12));
 }
 
 TEST_CASE("rows with a draft model: read as speculative, predicted through draft and verify, never fitted") {

@@ -96,6 +96,65 @@ TEST_CASE("disaggregated goodput: the decode pool's rate, or less where the pref
   }
 }
 
+TEST_CASE("Erlang C: the chance of waiting in M/M/c, the prefill queue of data-parallel attention ranks") {
+  // c = 1: a itself. c = 2, a = 1 (rho 0.5): (1/2! / 0.5) / (1 + 1 + 1) = 1/3.
+  CHECK(detail::erlang_c(1, 0.3) == doctest::Approx(0.3));
+  CHECK(detail::erlang_c(2, 1.0) == doctest::Approx(1.0 / 3));
+  // c = 4, a = 2: sum_{k<4} 2^k/k! = 1 + 2 + 2 + 4/3 = 6.3333; 2^4/4! / (1 - 0.5) = 1.3333;
+  // 1.3333 / 7.6667 = 0.173913.
+  CHECK(detail::erlang_c(4, 2.0) == doctest::Approx(0.173913).epsilon(1e-5));
+  // More servers at the same utilisation wait less often.
+  for (double rho : {0.2, 0.5, 0.9}) {
+    CAPTURE(rho);
+    CHECK(detail::erlang_c(8, 8 * rho) < detail::erlang_c(2, 2 * rho));
+    CHECK(detail::erlang_c(2, 2 * rho) < detail::erlang_c(1, rho));
+  }
+  // A DeepSeek-V3 prefill instance of 8 H200s with DP attention takes 8 prompts at
+  // once: at the same rate its queue waits less than the one-server formula says.
+  const device& h200 = find_device("h200");
+  parallel_plan dp;
+  dp.ep = 8;
+  dp.tp = 1;
+  const deployment pre(find_model("deepseek-v3"), precision::of(find_format("fp8"), find_format("fp8")),
+                       roofline(h200, default_profile(h200, "sglang")), {dp, std::nullopt},
+                       configure_engine("sglang", h200));
+  const workload w = test::requests(2048, 256);
+  const pd_split split(pre, 1, pre, 1, w, kv_transfer{find_link("nvlink4")}, {make_seconds(3600), make_seconds(0)});
+  const double S = pre.prefill(2048).estimate.value();
+  // At 4 prompts per S (rho = 0.5 over 8 ranks) the queue is Allen-Cunneen's:
+  // erlang_c(8, 4) x S / (8 x 0.5) (deterministic service: E[S^2] / 2S^2 = 1/2).
+  const double rate = 4 / S;
+  const double queue = detail::erlang_c(8, 4.0) * S / (8 * 0.5) / 2;
+  const double alone = split.ttft_at(1e-9);
+  CHECK(split.ttft_at(rate) - alone == doctest::Approx(queue).epsilon(0.02));
+  CHECK(std::isinf(split.ttft_at(8.01 / S)));  // beyond eight prompts per S
+}
+
+TEST_CASE("a P/D split under a fixed number of users: Little's law, one user alone, saturation") {
+  const deployment one = fleet_of("llama-3.1-8b", "bf16", 1);
+  const workload w = test::requests(2048, 256);
+  const pd_split split(one, 1, one, 1, w, kv_transfer{find_link("nvlink4")}, {make_seconds(3600), make_seconds(0)});
+  // One user: a request at a time, rate 1 / (TTFT + 255 TPOT), TTFT = handling + S + hand-over, TPOT step(1).
+  const pd_loop_result alone = serve_disaggregated_loop(split, w, 1);
+  CHECK(alone.ttft.value() == doctest::Approx(split.ttft_at(0)).epsilon(1e-6));
+  CHECK(alone.tpot.value() == doctest::Approx(split.step(1)).epsilon(1e-6));
+  CHECK(alone.requests_per_s == doctest::Approx(1 / (alone.ttft + 255.0 * alone.tpot).value()).epsilon(1e-6));
+  double last_rate = 0, last_tpot = 0;
+  for (double users : {1.0, 8.0, 64.0, 256.0}) {
+    CAPTURE(users);
+    const pd_loop_result c = serve_disaggregated_loop(split, w, users);
+    // Little's law over the users inside; the rest wait in TTFT.
+    CHECK(c.requests_per_s * (c.ttft - c.queue_wait + 255.0 * c.tpot).value() == doctest::Approx(c.inside).epsilon(1e-6));
+    CHECK(c.inside + c.queue_wait.value() * c.requests_per_s == doctest::Approx(users).epsilon(1e-6));
+    CHECK(c.requests_per_s >= last_rate);
+    CHECK(c.tpot.value() >= last_tpot);
+    last_rate = c.requests_per_s;
+    last_tpot = c.tpot.value();
+  }
+  CHECK_THROWS_WITH_AS(serve_disaggregated_loop(split, w, 0.5), "users must be a whole number (got 0.5)",
+                       std::invalid_argument);
+}
+
 TEST_CASE("property: more decode instances, a faster link or a layer-wise hand-over never lower the goodput") {
   const deployment one = fleet_of("llama-3.1-8b", "bf16", 1);
   const workload w = test::requests(8192, 300);
