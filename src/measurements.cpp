@@ -139,16 +139,41 @@ double said_concurrency(const std::string& detail, const std::string& notes) {
   return users >= 1 ? users : said_concurrency(notes);
 }
 
+// The whole number after `key` written as a word of its own ("tp" in "TP8",
+// "prefill_tp=4", "tp: 16"; not in "http" or "step"), past spaces, "=" and
+// ":"; 0 when none follows.
+double keyed_count(const std::string& t, const char* key) {
+  const std::size_t length = std::char_traits<char>::length(key);
+  const auto alpha = [&](std::size_t i) { return std::isalpha(static_cast<unsigned char>(t[i])) != 0; };
+  for (std::size_t at = t.find(key); at != std::string::npos; at = t.find(key, at + 1)) {
+    if (at > 0 && alpha(at - 1)) continue;
+    std::size_t i = at + length;
+    while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == ':')) ++i;
+    std::size_t end = i;
+    while (end < t.size() && std::isdigit(static_cast<unsigned char>(t[end])) != 0) ++end;
+    if (end > i && end - i < 7) return std::stod(t.substr(i, end - i));
+  }
+  return 0;
+}
+
 /// The layout a datacenter engine's backend string names on its n devices
 /// (tensor parallel unless it says more), in any case. "TP2 EP2", "ep=8",
 /// "with expert parallel", "--enable-expert-parallel": TP attention, the
 /// experts expert-parallel over the same devices. "DP attention",
 /// "attention DP", "dp-attention", "enable_attention_dp":
 /// data-parallel attention, beside EP experts when both are said (the
-/// ep-alone layout), else beside the tensor-parallel FFN.
-void read_layout(const std::string& backend, int n, bool moe, parallel_plan& p) {
-  p.tp = n;
+/// ep-alone layout), else beside the tensor-parallel FFN. Returns the
+/// data-parallel replicas: n over the instance a "TP4" or "EP8" smaller than
+/// n names (1 when it names none, or n).
+int read_layout(const std::string& backend, int n, bool moe, parallel_plan& p) {
   const std::string t = detail::to_lower(backend);
+  // An instance smaller than the row's devices ("TP4" on 8, "TP8 EP8" on 16):
+  // data-parallel replicas of it, each serving its share of the users.
+  const double size = std::max(keyed_count(t, "tp"), keyed_count(t, "ep"));
+  const int replicas = size >= 1 && size < n && std::fmod(n, size) == 0 && keyed_count(t, "pp") <= 1
+                           ? static_cast<int>(n / size) : 1;
+  n /= replicas;
+  p.tp = n;
   const auto alpha = [&](std::size_t i) { return i < t.size() && std::isalpha(static_cast<unsigned char>(t[i])) != 0; };
   // "EP8", "ep=8", "--ep 8", "TP8,EP8" as a word of its own (not "deep", "step").
   bool ep_word = false;
@@ -167,23 +192,7 @@ void read_layout(const std::string& backend, int n, bool moe, parallel_plan& p) 
   } else if (dp_attention && n > 1) {
     p.dp_attention = true;
   }
-}
-
-// The whole number after `key` written as a word of its own ("tp" in "TP8",
-// "prefill_tp=4", "tp: 16"; not in "http" or "step"), past spaces, "=" and
-// ":"; 0 when none follows.
-double keyed_count(const std::string& t, const char* key) {
-  const std::size_t length = std::char_traits<char>::length(key);
-  const auto alpha = [&](std::size_t i) { return std::isalpha(static_cast<unsigned char>(t[i])) != 0; };
-  for (std::size_t at = t.find(key); at != std::string::npos; at = t.find(key, at + 1)) {
-    if (at > 0 && alpha(at - 1)) continue;
-    std::size_t i = at + length;
-    while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == ':')) ++i;
-    std::size_t end = i;
-    while (end < t.size() && std::isdigit(static_cast<unsigned char>(t[end])) != 0) ++end;
-    if (end > i && end - i < 7) return std::stod(t.substr(i, end - i));
-  }
-  return 0;
+  return replicas;
 }
 
 // "1P2D", "2p1d" as a word: {prefill instances, decode instances}, or {0, 0}.
@@ -873,7 +882,7 @@ measurement_set read_measurements(const std::string& path) {
       m.engine = key(engine_id::tensorrt_llm, early ? "2023" : "current", "");
       // "TP8 EP8, attention DP", "TP8 with expert parallel", attention DP
       // beside the TP MoE (enable_attention_dp).
-      read_layout(backend, n, m.arch.is_moe(), m.plan);
+      m.replicas = read_layout(backend, n, m.arch.is_moe(), m.plan);
       // NIM's AIPerf runs keep `batch` users in flight, each sending its next
       // request when the last completes (a closed loop, not a static batch).
       m.closed_loop = has(backend, "AIPerf") || said_loop;
@@ -897,7 +906,7 @@ measurement_set read_measurements(const std::string& path) {
                         : key(engine_id::vllm, vllm_v0 ? "0.6" : "current", "");
       // "TP2 EP2" (SGLang --ep = tp, vLLM's EP group), "TP8 + DP attention"
       // (SGLang --enable-dp-attention).
-      read_layout(backend, n, m.arch.is_moe(), m.plan);
+      m.replicas = read_layout(backend, n, m.arch.is_moe(), m.plan);
       if (m.plan.dp_attention && !sglang) {
         skip("vLLM runs data-parallel attention only beside expert parallelism; the row names no EP");
         continue;
@@ -967,6 +976,12 @@ measurement_set read_measurements(const std::string& path) {
       }
       m.split->prefill.devices_per_node = m.split->decode.devices_per_node = std::max(8, n);
       m.plan = m.split->decode;
+      m.replicas = 1;
+    }
+    if (m.replicas > 1 && !m.closed_loop) {
+      skip("data-parallel replicas (" + std::to_string(m.replicas) + " x " + std::to_string(m.plan.devices()) +
+           " devices) are predicted for serving benchmarks only");
+      continue;
     }
     m.plan.devices_per_node = std::max(8, n);
     if (m.plan.pp > m.arch.num_layers) m.plan.pp = m.arch.num_layers;

@@ -100,8 +100,12 @@ struct measurement {
   /// decode instance's), predicted through serve_disaggregated_loop.
   std::optional<disaggregated_split> split;
 
-  /// Every device the row ran on (both pools of a split).
-  [[nodiscard]] int devices() const { return split ? split->devices() : plan.devices(); }
+  /// Data-parallel replicas of `plan` ("TP4" on 8 devices: 2), each serving
+  /// its share of a serving benchmark's users or requests.
+  int replicas = 1;
+
+  /// Every device the row ran on (both pools of a split, every replica).
+  [[nodiscard]] int devices() const { return split ? split->devices() : replicas * plan.devices(); }
 
   /// Cached tokens of the mean decode step: llama-bench tg N (and any run of
   /// N generated tokens) averages over a cache growing from depth + prompt to

@@ -912,6 +912,36 @@ TEST_CASE("disaggregated rows: the split as written, predicted as a closed loop 
   CHECK(predict(set.rows[4], e) == doctest::Approx(loop.output_tokens_per_s(1024) / 24).epsilon(1e-12));
 }
 
+TEST_CASE("an instance smaller than the row's devices: data-parallel replicas share the users") {
+  const auto path = std::filesystem::temp_directory_path() / "llmroof_replica_points.csv";
+  const std::string row = ",s,,NVIDIA H100 SXM 80GB,8,\"vLLM 0.11, TP4\",Llama-3.1-70B,,,FP8,,";
+  std::ofstream(path) << head << "O1" << row << "64,1000,0,250,output_tps_total,400,tokens/s,concurrency 64\n"
+                      << "T1" << row << "65,1000,0,250,tpot_ms,20,ms,concurrency 65\n"
+                      << "G1" << row << "64,1000,0,250,output_tps_total,50,tokens/s/gpu,concurrency 64\n"
+                      << "S1" << row << "64,1000,0,250,decode_tps_total,400,tokens/s,static batch\n";
+  const measurement_set set = read_measurements(path.string());
+  std::filesystem::remove(path);
+  REQUIRE(set.rows.size() == 3);
+  REQUIRE(set.skipped.size() == 1);
+  CHECK(set.skipped[0].reason == "data-parallel replicas (2 x 4 devices) are predicted for serving benchmarks only");
+  const measurement& m = set.rows[0];
+  CHECK((m.replicas == 2 && m.plan.tp == 4 && m.devices() == 8));
+  const efficiency_profile e = default_profile(m.dev, "vllm");
+  workload s;
+  s.prompt = 1000;
+  s.output = 250;
+  s.context = 1250;
+  const deployment d(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt}, engine_of(m));
+  const closed_loop_result c32 = serve_closed_loop(d, s, 32), c33 = serve_closed_loop(d, s, 33);
+  // 64 users: 32 on each TP4 replica, twice one replica's output.
+  CHECK(predict(m, e) == doctest::Approx(2 * c32.output_tokens_per_s(250)).epsilon(1e-12));
+  // 65 users: 32 and 33; the mean TPOT over users, 32/65 of it at 32 users.
+  const double tpot = 32.0 / 65 * c32.tpot.value() + 33.0 / 65 * c33.tpot.value();
+  CHECK(predict(set.rows[1], e) == doctest::Approx(1e3 * tpot).epsilon(1e-12));
+  // Per GPU: over all eight.
+  CHECK(predict(set.rows[2], e) == doctest::Approx(2 * c32.output_tokens_per_s(250) / 8).epsilon(1e-12));
+}
+
 TEST_CASE("rows with a draft model: read as speculative, predicted through draft and verify, never fitted") {
   // LM Studio's MLX engine on an M1 Ultra (lmstudio-ai/mlx-engine #113): the
   // draft's size in the backend, the accepted share of drafts in the notes.
