@@ -274,6 +274,26 @@ std::optional<disaggregated_split> read_split(const std::string& backend, const 
   return s;
 }
 
+// The count a device name starts with ("8x NVIDIA H200", "8 x H100",
+// "4× MI300X"), 0 when it starts with none; `rest` is the name after it.
+int device_count_prefix(const std::string& d, std::string& rest) {
+  std::size_t i = 0;
+  while (i < d.size() && std::isdigit(static_cast<unsigned char>(d[i])) != 0) ++i;
+  if (i == 0 || i > 4) return 0;
+  std::size_t j = i;
+  while (j < d.size() && d[j] == ' ') ++j;
+  if (d.compare(j, 1, "x") == 0 || d.compare(j, 1, "X") == 0 || d.compare(j, 1, "*") == 0) {
+    ++j;
+  } else if (d.compare(j, 2, "\u00d7") == 0) {  // the multiplication sign in UTF-8
+    j += 2;
+  } else {
+    return 0;
+  }
+  if (j >= d.size() || d[j] != ' ') return 0;
+  rest = d.substr(j + 1);
+  return std::stoi(d.substr(0, i));
+}
+
 /// The names a dataset's device may be read as, most specific first: as
 /// written; without its remarks in parentheses (but a "76-core GPU" said
 /// there: "Apple M2 Ultra (76-core GPU per ggerganov setup)"); then only what
@@ -281,7 +301,9 @@ std::optional<disaggregated_split> read_split(const std::string& backend, const 
 /// 8060S (gfx1151), Framework Desktop 128GB"; "NVIDIA RTX 3090 24GB (EVGA
 /// FTW3, 450 W cap)"). A power cap or an overclock leaves the part's
 /// bandwidth, what decode reads at; prefill rows of capped parts carry it.
-std::vector<std::string> device_names(const std::string& d) {
+std::vector<std::string> device_names(const std::string& written) {
+  std::string counted;
+  const std::string d = device_count_prefix(written, counted) > 0 ? counted : written;
   std::vector<std::string> out{d};
   std::string plain;
   std::string cores;
@@ -763,7 +785,16 @@ measurement_set read_measurements(const std::string& path) {
     // its total (input + output) tokens/s and requests/s are that times a
     // ratio of the lengths (`scale`, set once they are read), its mean ITL
     // the mean TPOT (vllm bench serve: one token per streamed chunk).
-    std::string met = get("metric");
+    // A statistic before the name ("median_tpot_ms", "mean_ttft_ms") is the
+    // metric: the load model predicts means, and the rows' medians of steady
+    // TPOT and ITL sit on them.
+    std::string met = detail::to_lower(get("metric"));
+    bool with_statistic = false;
+    for (const char* stat : {"mean_", "median_", "avg_", "average_", "p50_"}) {
+      if (!starts(met, stat)) continue;
+      met = met.substr(std::char_traits<char>::length(stat));
+      with_statistic = true;
+    }
     const std::string reported = met == "total_tps_total" || met == "requests_per_s" || met == "itl_ms" ? met : "";
     if (met == "output_tps_total" || met == "total_tps_total" || met == "requests_per_s") met = "decode_tps_total";
     if (met == "itl_ms") met = "tpot_ms";
@@ -788,7 +819,8 @@ measurement_set read_measurements(const std::string& path) {
     const bool burst = bench_burst || (get("batch").empty() &&
                                        (has(notes, "request rate inf") || has(notes, "request_rate=inf")) &&
                                        !has(notes, "max-concurrency") && said_users < 1);
-    m.reported_metric = reported;
+    // The row's own name when it is another ("itl_ms", "median_tpot_ms").
+    m.reported_metric = with_statistic ? get("metric") : reported;
     if (burst && m.what == metric::prefill_tps) {
       skip("a burst's prefill_tps is not predicted (its TPOT, TTFT, ITL, latency and throughputs are)");
       continue;
@@ -822,7 +854,14 @@ measurement_set read_measurements(const std::string& path) {
         continue;
       }
     }
-    const int n = static_cast<int>(std::max(1.0, number(get("n_devices"))));
+    // Devices as the column gives them; else the count before the device's
+    // name ("8x H200"), else the instance the backend names ("TP8"), else one.
+    std::string unused;
+    const std::string tl = detail::to_lower(backend);
+    const double instance = std::max(keyed_count(tl, "tp"), keyed_count(tl, "ep")) * std::max(1.0, keyed_count(tl, "pp"));
+    const double given = number(get("n_devices"));
+    const double prefixed = device_count_prefix(get("device"), unused);
+    const int n = static_cast<int>(given >= 1 ? given : prefixed >= 1 ? prefixed : std::max(1.0, instance));
     // TensorRT-LLM v0.6.1's A100 table does not say per GPU; its H100 table,
     // of the same benchmark and page, does, and read per system its TP > 1
     // rows would run 5-14x under the bandwidth roof (Falcon-180B on 8 x A100:
@@ -935,6 +974,12 @@ measurement_set read_measurements(const std::string& path) {
       const double answer = m.closed_loop || burst ? std::max(1.0, std::round(m.gen)) : m.gen;
       m.scale = reported == "requests_per_s" ? 1 / answer : (m.prompt + m.gen) / answer;
     }
+    // A time in another unit than its metric's name says ("ttft_ms" in s,
+    // "e2e_latency_s" in ms).
+    const bool in_seconds = unit == "s" || unit == "sec" || unit == "seconds";
+    const bool in_ms = unit == "ms" || unit == "milliseconds";
+    if ((m.what == metric::ttft_ms || m.what == metric::tpot_ms) && in_seconds) m.scale *= 1e-3;
+    if (m.what == metric::e2e_latency_s && in_ms) m.scale *= 1e3;
     if (burst) {
       m.closed_loop = m.burst = true;
       // GPUStack's notes give the block's totals "over N requests" and the

@@ -942,6 +942,39 @@ TEST_CASE("an instance smaller than the row's devices: data-parallel replicas sh
   CHECK(predict(set.rows[2], e) == doctest::Approx(2 * c32.output_tokens_per_s(250) / 8).epsilon(1e-12));
 }
 
+TEST_CASE("devices counted in the name or the backend, statistics before metric names, times in either unit") {
+  const auto path = std::filesystem::temp_directory_path() / "llmroof_table_rows.csv";
+  const std::string tail = ",DeepSeek-R1-0528,,,FP8,FP8,64,1024,0,1024,";
+  std::ofstream(path) << head << "B1,s,,NVIDIA H200,8,\"vLLM 0.10.2, TP8\"" << tail << "tpot_ms,30,ms,concurrency 64\n"
+                      << "D1,s,,8x NVIDIA H200,,\"vLLM 0.10.2\"" << tail << "tpot_ms,30,ms,concurrency 64\n"
+                      << "D2,s,,8 x H200,,vLLM" << tail << "tpot_ms,30,ms,concurrency 64\n"
+                      << "T1,s,,NVIDIA H200,,\"vLLM 0.10.2, TP8\"" << tail << "tpot_ms,30,ms,concurrency 64\n"
+                      << "M1,s,,NVIDIA H200,8,\"vLLM 0.10.2, TP8\"" << tail << "median_tpot_ms,30,ms,concurrency 64\n"
+                      << "S1,s,,NVIDIA H200,8,\"vLLM 0.10.2, TP8\"" << tail << "ttft_ms,0.3,s,concurrency 64\n"
+                      << "E1,s,,NVIDIA H200,8,\"vLLM 0.10.2, TP8\"" << tail << "e2e_latency_s,30000,ms,concurrency 64\n"
+                      << "E2,s,,NVIDIA H200,8,\"vLLM 0.10.2, TP8\"" << tail << "e2e_latency_s,30,s,concurrency 64\n"
+                      << "X1,s,,NVIDIA H200,8,\"vLLM 0.10.2, TP8\"" << tail << "ttft_ms,300,ms,concurrency 64\n";
+  const measurement_set set = read_measurements(path.string());
+  std::filesystem::remove(path);
+  REQUIRE(set.skipped.empty());
+  REQUIRE(set.rows.size() == 9);
+  const efficiency_profile e = default_profile(set.rows[0].dev, "vllm");
+  const double tpot = predict(set.rows[0], e);
+  // Eight H200s however they are counted: the column, "8x", "8 x", the backend's TP8.
+  for (std::size_t i : {1, 2, 3}) {
+    CAPTURE(set.rows[i].id);
+    CHECK(set.rows[i].devices() == 8);
+    CHECK(set.rows[i].dev.id == "h200");
+    CHECK(predict(set.rows[i], e) == doctest::Approx(tpot).epsilon(1e-12));
+  }
+  // A median is read as the metric; its row keeps its own name.
+  CHECK(predict(set.rows[4], e) == doctest::Approx(tpot).epsilon(1e-12));
+  CHECK(metric_label(set.rows[4]) == "median_tpot_ms");
+  // TTFT in seconds: the ms prediction / 1,000; a latency in ms: the s prediction x 1,000.
+  CHECK(predict(set.rows[5], e) == doctest::Approx(predict(set.rows[8], e) / 1e3).epsilon(1e-12));
+  CHECK(predict(set.rows[6], e) == doctest::Approx(predict(set.rows[7], e) * 1e3).epsilon(1e-12));
+}
+
 TEST_CASE("rows with a draft model: read as speculative, predicted through draft and verify, never fitted") {
   // LM Studio's MLX engine on an M1 Ultra (lmstudio-ai/mlx-engine #113): the
   // draft's size in the backend, the accepted share of drafts in the notes.
