@@ -214,10 +214,21 @@ std::pair<int, int> said_xpyd(const std::string& t) {
 }
 
 // Whether a row says its prefill and decode ran on separate instances.
+// "disagg" negated before ("not disaggregated", "non-disagg", "without
+// disaggregation") or after ("disagg: false", "disaggregated=no") says the opposite.
 bool said_disaggregated(const std::string& backend, const std::string& notes) {
   const std::string t = detail::to_lower(backend + " " + notes);
-  return has(t, "disagg") || said_xpyd(t).first > 0 || has(t, "prefill_workers") || has(t, "prefill workers") ||
-         has(t, "prefill worker") || has(t, "num_prefill");
+  for (std::size_t at = t.find("disagg"); at != std::string::npos; at = t.find("disagg", at + 1)) {
+    const std::string before = t.substr(at >= 9 ? at - 9 : 0, at >= 9 ? 9 : at);
+    bool negated = has(before, "no ") || has(before, "not ") || has(before, "non-") || has(before, "non ") ||
+                   has(before, "without ");
+    std::size_t i = at;
+    while (i < t.size() && std::isalpha(static_cast<unsigned char>(t[i])) != 0) ++i;
+    while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == ':' || t[i] == '"')) ++i;
+    negated = negated || t.compare(i, 5, "false") == 0 || t.compare(i, 2, "no") == 0 || t.compare(i, 1, "0") == 0;
+    if (!negated) return true;
+  }
+  return said_xpyd(t).first > 0 || has(t, "prefill_workers") || has(t, "prefill worker") || has(t, "num_prefill");
 }
 
 // A disaggregated row's split on its n devices, or why it cannot be read.

@@ -872,11 +872,16 @@ TEST_CASE("disaggregated rows: the split as written, predicted as a closed loop 
       << "G,s,,NVIDIA B200,16,\"SGLang 2P1D, TP4\"" << tail << "concurrency 64\n"
       << "H,s,,NVIDIA B200,16,SGLang disaggregated" << tail << "\"500 prompts, request rate inf, no concurrency cap\"\n"
       << "P,s,,NVIDIA B200,24,\"dynamo-sglang, disagg 1P2D, prefill TP8, decode TP8\",DeepSeek-R1-0528,,,FP8,FP8,64,1024,"
-         "0,1024,output_tps_total,100,tokens/s/gpu,concurrency 64\n";
+         "0,1024,output_tps_total,100,tokens/s/gpu,concurrency 64\n"
+      // Aggregated, said so: no split.
+      << "N1,s,,NVIDIA B200,8,\"SGLang TP8, not disaggregated\"" << tail << "concurrency 64\n"
+      << "N2,s,,NVIDIA B200,8,SGLang TP8" << tail << "\"concurrency 64, disagg: false, decode-heavy\"\n";
   const measurement_set set = read_measurements(path.string());
   std::filesystem::remove(path);
-  REQUIRE(set.rows.size() == 5);
+  REQUIRE(set.rows.size() == 7);
   REQUIRE(set.skipped.size() == 2);
+  CHECK_FALSE(set.rows[5].split);
+  CHECK_FALSE(set.rows[6].split);
   CHECK(set.skipped[0].reason == "a disaggregated split of 2 x 4 prefill and 1 x 4 decode devices, not the row's 16");
   CHECK(set.skipped[1].reason ==
         "a disaggregated row outside a fixed-concurrency loop is not predicted (serve_disaggregated_loop)");
