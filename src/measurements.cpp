@@ -214,21 +214,29 @@ std::pair<int, int> said_xpyd(const std::string& t) {
 }
 
 // Whether a row says its prefill and decode ran on separate instances.
-// "disagg" negated before ("not disaggregated", "non-disagg", "without
-// disaggregation") or after ("disagg: false", "disaggregated=no") says the opposite.
-bool said_disaggregated(const std::string& backend, const std::string& notes) {
-  const std::string t = detail::to_lower(backend + " " + notes);
-  for (std::size_t at = t.find("disagg"); at != std::string::npos; at = t.find("disagg", at + 1)) {
+// Whether lower-case `t` says `word` (a prefix: "disagg", "mtp") without
+// negating it before ("not disaggregated", "non-disagg", "without MTP", "no
+// mtp") or after ("disagg: false", "disaggregated=no", "mtp off", "mtp=0").
+bool said_unnegated(const std::string& t, const char* word) {
+  for (std::size_t at = t.find(word); at != std::string::npos; at = t.find(word, at + 1)) {
     const std::string before = t.substr(at >= 9 ? at - 9 : 0, at >= 9 ? 9 : at);
     bool negated = has(before, "no ") || has(before, "not ") || has(before, "non-") || has(before, "non ") ||
                    has(before, "without ");
     std::size_t i = at;
     while (i < t.size() && std::isalpha(static_cast<unsigned char>(t[i])) != 0) ++i;
     while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == ':' || t[i] == '"')) ++i;
-    negated = negated || t.compare(i, 5, "false") == 0 || t.compare(i, 2, "no") == 0 || t.compare(i, 1, "0") == 0;
+    negated = negated || t.compare(i, 5, "false") == 0 || t.compare(i, 3, "off") == 0 || t.compare(i, 4, "none") == 0 ||
+              (t.compare(i, 2, "no") == 0 && (i + 2 >= t.size() || std::isalpha(static_cast<unsigned char>(t[i + 2])) == 0)) ||
+              (t.compare(i, 1, "0") == 0 && (i + 1 >= t.size() || std::isdigit(static_cast<unsigned char>(t[i + 1])) == 0));
     if (!negated) return true;
   }
-  return said_xpyd(t).first > 0 || has(t, "prefill_workers") || has(t, "prefill worker") || has(t, "num_prefill");
+  return false;
+}
+
+bool said_disaggregated(const std::string& backend, const std::string& notes) {
+  const std::string t = detail::to_lower(backend + " " + notes);
+  return said_unnegated(t, "disagg") || said_xpyd(t).first > 0 || has(t, "prefill_workers") ||
+         has(t, "prefill worker") || has(t, "num_prefill");
 }
 
 // A disaggregated row's split on its n devices, or why it cannot be read.
@@ -776,7 +784,7 @@ measurement_set read_measurements(const std::string& path) {
     // is its own case below); "no speculative decoding" is a baseline row.
     const std::string text = detail::to_lower(backend + " " + notes);
     const bool self_drafting = !has(text, "no speculative") && !has(backend, "draft model") &&
-                               (has(text, "mtp") || has(text, "nextn") || has(text, "eagle") ||
+                               (said_unnegated(text, "mtp") || has(text, "nextn") || has(text, "eagle") ||
                                 has(text, "speculative-config") || has(text, "speculative_config") || has(text, "ngram") ||
                                 has(text, "n-gram") || has(text, "prompt lookup"));
     measurement m;

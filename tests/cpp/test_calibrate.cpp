@@ -1068,10 +1068,18 @@ TEST_CASE("rows drafting with MTP layers or an EAGLE head: draft length and acce
       << "M9,s,,NVIDIA H100 SXM 80GB,1,\"vLLM 0.11, --speculative-config\",Llama-3.1-8B,,,BF16,,4,1000,0,1000,tpot_ms,5,"
          "ms,concurrency 4\n"
       << "M10,s,,NVIDIA H100 SXM 80GB,1,\"vLLM 0.11, ngram speculative decoding\",Llama-3.1-8B,,,BF16,,4,1000,0,1000,"
-         "tpot_ms,5,ms,concurrency 4\n";
+         "tpot_ms,5,ms,concurrency 4\n"
+      // Said and negated: plain rows.
+      << "P1" << r1 << "\"SGLang v0.5.2, TP8\"" << tail << "\"concurrency 4, mtp: false\"\n"
+      << "P2" << r1 << "\"SGLang v0.5.2, TP8, without MTP\"" << tail << "concurrency 4\n"
+      << "P3" << r1 << "\"SGLang v0.5.2, TP8\"" << tail << "\"concurrency 4, MTP: none\"\n";
   const measurement_set set = read_measurements(path.string());
   std::filesystem::remove(path);
-  REQUIRE(set.rows.size() == 5);
+  REQUIRE(set.rows.size() == 8);
+  for (std::size_t i : {5, 6, 7}) {
+    CAPTURE(set.rows[i].id);
+    CHECK_FALSE(set.rows[i].spec);
+  }
   REQUIRE(set.skipped.size() == 5);
   CHECK(set.skipped[3].reason == "speculative decoding by a method the row does not name");
   CHECK(set.skipped[4].reason ==
