@@ -164,10 +164,14 @@ double predict_in_own_unit(const measurement& m, const efficiency_profile& profi
                              .with_speculation(m.spec);
     if (m.split) {
       // Prefill instances hand each prompt's KV to decode instances over the
-      // devices' own link; no TTFT target clips the loop (an hour stands for none).
+      // devices' own link within a node, the inter-node link across nodes; no
+      // TTFT target clips the loop (an hour stands for none).
       const deployment prefill(m.arch, m.pr, roofline(m.dev, e), {m.split->prefill, std::nullopt}, engine_of(m));
-      const pd_split split(prefill, m.split->prefill_instances, d, m.split->decode_instances, s,
-                           kv_transfer_for(prefill), {make_seconds(3600), make_seconds(0)});
+      const bool across = m.split->devices() > m.split->decode.devices_per_node;
+      const kv_transfer link =
+          kv_transfer_for(prefill, across ? std::optional<link_spec>(m.split->decode.inter_link()) : std::nullopt);
+      const pd_split split(prefill, m.split->prefill_instances, d, m.split->decode_instances, s, link,
+                           {make_seconds(3600), make_seconds(0)});
       const pd_loop_result c = serve_disaggregated_loop(split, s, m.batch);
       return served(m.what, c.ttft, c.tpot, c.output_tokens_per_s(s.output), s.output);
     }

@@ -241,20 +241,28 @@ const std::vector<engine_row>& engine_table() {
 
 const engine_row& engine_row_of(engine_id e) { return engine_table().at(static_cast<std::size_t>(e)); }
 
-bool engine_spelled(std::string_view backend, engine_id e) {
-  // In any case and as a word of its own: result tables write "vllm",
-  // "sglang", "trt" and "dynamo-trt"; "NIM" must not match "MiniMax".
+std::size_t engine_position(std::string_view backend, engine_id e) {
+  // In any case and as a word of its own ('_' counts as part of a word):
+  // result tables write "vllm", "sglang", "trt" and "dynamo-trt"; "NIM" must
+  // not match inside "MiniMax", nor "trtllm" inside SGLang's "trtllm_mla" or
+  // FlashInfer's "trtllm-gen" kernels.
   const std::string text = detail::to_lower(backend);
-  const auto alnum = [&](std::size_t i) { return std::isalnum(static_cast<unsigned char>(text[i])) != 0; };
-  const auto& spellings = engine_row_of(e).spellings;
-  return std::any_of(spellings.begin(), spellings.end(), [&](std::string_view s) {
-    const std::string word = detail::to_lower(s);
-    for (std::size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
-      const std::size_t end = at + word.size();
-      if ((at == 0 || !alnum(at - 1)) && (end == text.size() || !alnum(end))) return true;
+  const auto word = [&](std::size_t i) {
+    return i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) != 0 || text[i] == '_');
+  };
+  std::size_t first = std::string::npos;
+  for (std::string_view s : engine_row_of(e).spellings) {
+    const std::string w = detail::to_lower(s);
+    for (std::size_t at = text.find(w); at != std::string::npos && at < first; at = text.find(w, at + 1)) {
+      const std::size_t end = at + w.size();
+      if ((at == 0 || !word(at - 1)) && !word(end) && text.compare(end, 4, "-gen") != 0) first = at;
     }
-    return false;
-  });
+  }
+  return first;
+}
+
+bool engine_spelled(std::string_view backend, engine_id e) {
+  return engine_position(backend, e) != std::string::npos;
 }
 
 std::vector<std::string> engine_names() {

@@ -156,6 +156,34 @@ double keyed_count(const std::string& t, const char* key) {
   return 0;
 }
 
+// Whether lower-case `t` says `word` (a prefix: "disagg", "mtp") without
+// negating it before ("not disaggregated", "non-disagg", "without MTP", "no
+// mtp") or after ("disagg: false", "disaggregated=no", "mtp off", "mtp=0",
+// "MTP disabled", "dp_attention=false").
+bool said_unnegated(const std::string& t, const char* word) {
+  for (std::size_t at = t.find(word); at != std::string::npos; at = t.find(word, at + 1)) {
+    const std::string before = t.substr(at >= 9 ? at - 9 : 0, at >= 9 ? 9 : at);
+    bool negated = has(before, "no ") || has(before, "not ") || has(before, "non-") || has(before, "non ") ||
+                   has(before, "without ");
+    std::size_t i = at;
+    while (i < t.size() && (std::isalpha(static_cast<unsigned char>(t[i])) != 0 || t[i] == '_' || t[i] == '-')) ++i;
+    while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == ':' || t[i] == '"')) ++i;
+    negated = negated || t.compare(i, 5, "false") == 0 || t.compare(i, 3, "off") == 0 || t.compare(i, 4, "none") == 0 ||
+              t.compare(i, 8, "disabled") == 0 ||
+              (t.compare(i, 2, "no") == 0 && (i + 2 >= t.size() || std::isalpha(static_cast<unsigned char>(t[i + 2])) == 0)) ||
+              (t.compare(i, 1, "0") == 0 && (i + 1 >= t.size() || std::isdigit(static_cast<unsigned char>(t[i + 1])) == 0));
+    if (!negated) return true;
+  }
+  return false;
+}
+
+// The devices of the instance a backend names: its TP, EP or TensorRT-LLM's
+// DEP/TEP count, the larger, times its PP; 0 when it names none.
+double instance_size(const std::string& t) {
+  const double size = std::max({keyed_count(t, "tp"), keyed_count(t, "ep"), keyed_count(t, "dep"), keyed_count(t, "tep")});
+  return size * std::max(1.0, keyed_count(t, "pp"));
+}
+
 /// The layout a datacenter engine's backend string names on its n devices
 /// (tensor parallel unless it says more), in any case. "TP2 EP2", "ep=8",
 /// "with expert parallel", "--enable-expert-parallel": TP attention, the
@@ -167,23 +195,35 @@ double keyed_count(const std::string& t, const char* key) {
 /// n names (1 when it names none, or n).
 int read_layout(const std::string& backend, int n, bool moe, parallel_plan& p) {
   const std::string t = detail::to_lower(backend);
-  // An instance smaller than the row's devices ("TP4" on 8, "TP8 EP8" on 16):
-  // data-parallel replicas of it, each serving its share of the users.
-  const double size = std::max(keyed_count(t, "tp"), keyed_count(t, "ep"));
-  const int replicas = size >= 1 && size < n && std::fmod(n, size) == 0 && keyed_count(t, "pp") <= 1
-                           ? static_cast<int>(n / size) : 1;
-  n /= replicas;
-  p.tp = n;
   const auto alpha = [&](std::size_t i) { return i < t.size() && std::isalpha(static_cast<unsigned char>(t[i])) != 0; };
-  // "EP8", "ep=8", "--ep 8", "TP8,EP8" as a word of its own (not "deep", "step").
+  // EP: "EP8", "ep=8", "--ep 8", "TP8,EP8" as a word of its own (not "deep",
+  // "step"; "ep=1" is none), "expert parallel", TensorRT-LLM's "DEP8"
+  // (attention DP with EP) and "TEP8" (TP attention with EP).
   bool ep_word = false;
   for (std::size_t at = t.find("ep"); at != std::string::npos && !ep_word; at = t.find("ep", at + 1)) {
     ep_word = (at == 0 || !alpha(at - 1)) && !alpha(at + 2);
   }
-  const bool ep = moe && (ep_word || has(t, "expert parallel") || has(t, "expert-parallel") ||
-                          has(t, "expert_parallel"));
-  const bool dp_attention = has(t, "dp attention") || has(t, "attention dp") || has(t, "dp-attention") ||
-                            has(t, "dp_attention") || has(t, "attention-dp") || has(t, "attention_dp");
+  const double ep_count = keyed_count(t, "ep"), dep = keyed_count(t, "dep"), tep = keyed_count(t, "tep");
+  const bool expert_parallel = said_unnegated(t, "expert parallel") || said_unnegated(t, "expert-parallel") ||
+                               said_unnegated(t, "expert_parallel");
+  const bool ep = moe && ((ep_word && ep_count != 1) || dep > 1 || tep > 1 || expert_parallel);
+  // vLLM's data parallel beside expert parallel ("DP8", "--data-parallel-size
+  // 8" with EP) is data-parallel attention.
+  const double dp = std::max({keyed_count(t, "dp"), keyed_count(t, "data-parallel-size"),
+                              keyed_count(t, "data_parallel_size")});
+  const bool dp_attention = dep > 1 || (ep && dp > 1) || said_unnegated(t, "dp attention") || said_unnegated(t, "attention dp") ||
+                            said_unnegated(t, "dp-attention") || said_unnegated(t, "dp_attention") ||
+                            said_unnegated(t, "attention-dp") || said_unnegated(t, "attention_dp");
+  // An instance smaller than the row's devices ("TP4" on 8, "TP8 EP8" on 16):
+  // data-parallel replicas of it, each serving its share of the users. Not
+  // where EP is said without a count (vLLM's "DP8 with expert parallel":
+  // the experts span every rank) or a pipeline is.
+  const double size = instance_size(t);
+  const bool spans_all = ep && ep_count == 0 && dep == 0 && tep == 0;
+  const int replicas = size >= 1 && size < n && std::fmod(n, size) == 0 && !spans_all && keyed_count(t, "pp") <= 1
+                           ? static_cast<int>(n / size) : 1;
+  n /= replicas;
+  p.tp = n;
   if (ep && dp_attention) {
     p.tp = 1;
     p.ep = n;
@@ -214,27 +254,13 @@ std::pair<int, int> said_xpyd(const std::string& t) {
 }
 
 // Whether a row says its prefill and decode ran on separate instances.
-// Whether lower-case `t` says `word` (a prefix: "disagg", "mtp") without
-// negating it before ("not disaggregated", "non-disagg", "without MTP", "no
-// mtp") or after ("disagg: false", "disaggregated=no", "mtp off", "mtp=0").
-bool said_unnegated(const std::string& t, const char* word) {
-  for (std::size_t at = t.find(word); at != std::string::npos; at = t.find(word, at + 1)) {
-    const std::string before = t.substr(at >= 9 ? at - 9 : 0, at >= 9 ? 9 : at);
-    bool negated = has(before, "no ") || has(before, "not ") || has(before, "non-") || has(before, "non ") ||
-                   has(before, "without ");
-    std::size_t i = at;
-    while (i < t.size() && std::isalpha(static_cast<unsigned char>(t[i])) != 0) ++i;
-    while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == ':' || t[i] == '"')) ++i;
-    negated = negated || t.compare(i, 5, "false") == 0 || t.compare(i, 3, "off") == 0 || t.compare(i, 4, "none") == 0 ||
-              (t.compare(i, 2, "no") == 0 && (i + 2 >= t.size() || std::isalpha(static_cast<unsigned char>(t[i + 2])) == 0)) ||
-              (t.compare(i, 1, "0") == 0 && (i + 1 >= t.size() || std::isdigit(static_cast<unsigned char>(t[i + 1])) == 0));
-    if (!negated) return true;
-  }
-  return false;
-}
-
 bool said_disaggregated(const std::string& backend, const std::string& notes) {
   const std::string t = detail::to_lower(backend + " " + notes);
+  // A row that calls itself aggregated ("aggregated baseline, compare with
+  // the disaggregated run") is one deployment.
+  for (std::size_t at = t.find("aggregated"); at != std::string::npos; at = t.find("aggregated", at + 1)) {
+    if (at < 3 || t.compare(at - 3, 3, "dis") != 0) return false;
+  }
   return said_unnegated(t, "disagg") || said_xpyd(t).first > 0 || has(t, "prefill_workers") ||
          has(t, "prefill worker") || has(t, "num_prefill");
 }
@@ -247,32 +273,58 @@ bool said_disaggregated(const std::string& backend, const std::string& notes) {
 std::optional<disaggregated_split> read_split(const std::string& backend, const std::string& notes, int n, bool moe,
                                               std::string& why) {
   const std::string t = detail::to_lower(backend + " " + notes);
-  // The words about one pool: from each mention of it to the next mention of the other.
-  const auto words_of = [&](const char* pool, const char* other) {
-    std::string out;
+  // The words about one pool: from each mention of it to the next mention of
+  // the other ("chunked prefill", "decode-heavy" name no pool).
+  const auto mentions = [&](const char* pool) {
+    std::vector<std::size_t> out;
+    const std::size_t length = std::char_traits<char>::length(pool);
     for (std::size_t at = t.find(pool); at != std::string::npos; at = t.find(pool, at + 1)) {
-      if (at >= 8 && t.compare(at - 8, 8, "chunked ") == 0) continue;  // chunked prefill is no pool
-      const std::size_t end = t.find(other, at + 1);
-      out += t.substr(at, end == std::string::npos ? std::string::npos : end - at) + " | ";
+      const std::size_t after = at + length;
+      if ((at >= 8 && t.compare(at - 8, 8, "chunked ") == 0) || t.compare(after, 6, "-heavy") == 0 ||
+          t.compare(after, 6, " heavy") == 0 || t.compare(after, 6, "-bound") == 0) {
+        continue;
+      }
+      out.push_back(at);
     }
     return out;
   };
-  const std::string pre = words_of("prefill", "decode"), dec = words_of("decode", "prefill");
+  const std::vector<std::size_t> at_prefill = mentions("prefill"), at_decode = mentions("decode");
+  const auto words_of = [&](const std::vector<std::size_t>& own, const std::vector<std::size_t>& other) {
+    std::string out;
+    for (std::size_t at : own) {
+      const auto next = std::upper_bound(other.begin(), other.end(), at);
+      out += t.substr(at, next == other.end() ? std::string::npos : *next - at) + " | ";
+    }
+    return out;
+  };
+  const std::string pre = words_of(at_prefill, at_decode), dec = words_of(at_decode, at_prefill);
+  // What comes before either pool is said of both ("SGLang 1P1D, TP8 EP8 attention DP; prefill ...").
+  std::size_t first = t.size();
+  if (!at_prefill.empty()) first = std::min(first, at_prefill.front());
+  if (!at_decode.empty()) first = std::min(first, at_decode.front());
+  const std::string shared = t.substr(0, first);
   const auto [px, dy] = said_xpyd(t);
-  const auto instances = [&](const std::string& words, const char* pool, int said) {
+  // A pool's instances: "2P1D"; "4 prefill workers"; "prefill_workers=2";
+  // "prefill: 2 workers"; "4x prefill"; else one.
+  const auto instances = [&](const std::string& words, const std::string& pool, int said) {
     if (said > 0) return double(said);
+    for (const char* what : {" worker", " instance", " server", " node"}) {
+      if (const double c = count_before(t, (" " + pool + what).c_str()); c > 0) return c;
+    }
     for (const char* key : {"workers", "worker", "instances", "instance", "replicas"}) {
       if (const double c = keyed_count(words, key); c > 0) return c;
     }
-    for (const std::string& before : {std::string(" ") + pool, std::string("x ") + pool, std::string(" x ") + pool}) {
+    for (const char* what : {" worker", " instance"}) {
+      if (const double c = count_before(words, what); c > 0) return c;
+    }
+    for (const std::string& before : {"x " + pool, " x " + pool}) {
       if (const double c = count_before(t, before.c_str()); c > 0) return c;
     }
     return 1.0;
   };
   const double x = instances(pre, "prefill", px), y = instances(dec, "decode", dy);
-  const auto size_of = [&](const std::string& words) { return std::max(keyed_count(words, "tp"), keyed_count(words, "ep")); };
-  double ps = size_of(pre), ds = size_of(dec);
-  const double both = keyed_count(t, "tp");
+  double ps = instance_size(pre), ds = instance_size(dec);
+  const double both = instance_size(shared);
   if (ps <= 0) ps = both;
   if (ds <= 0) ds = both;
   if (ps <= 0 && ds <= 0 && std::fmod(n, x + y) == 0) ps = ds = n / (x + y);
@@ -288,8 +340,9 @@ std::optional<disaggregated_split> read_split(const std::string& backend, const 
   disaggregated_split s;
   s.prefill_instances = static_cast<int>(x);
   s.decode_instances = static_cast<int>(y);
-  read_layout(pre, static_cast<int>(ps), moe, s.prefill);
-  read_layout(dec, static_cast<int>(ds), moe, s.decode);
+  // Each pool's layout from its own words and those said of both.
+  read_layout(shared + " | " + pre, static_cast<int>(ps), moe, s.prefill);
+  read_layout(shared + " | " + dec, static_cast<int>(ds), moe, s.decode);
   return s;
 }
 
@@ -595,8 +648,8 @@ std::optional<speculation> drafted(const std::string& backend, const std::string
 
 // The first number after any of `words` in `t` (lower case), past spaces,
 // "=", ":", "-" and quotes ("mtp=3", "num_speculative_tokens\": 3", "accept
-// length 2.18"); 0 when none follows.
-double number_after(const std::string& t, std::initializer_list<const char*> words) {
+// length 2.18"); 0 when none follows. `ends`: where the number ends.
+double number_after(const std::string& t, std::initializer_list<const char*> words, std::size_t* ends = nullptr) {
   for (const char* w : words) {
     const std::size_t length = std::char_traits<char>::length(w);
     for (std::size_t at = t.find(w); at != std::string::npos; at = t.find(w, at + 1)) {
@@ -606,36 +659,36 @@ double number_after(const std::string& t, std::initializer_list<const char*> wor
       while (end < t.size() && (std::isdigit(static_cast<unsigned char>(t[end])) != 0 || t[end] == '.')) ++end;
       if (end > i && end - i < 10) {
         const double v = number(t.substr(i, end - i));
-        if (v > 0) return v;
+        if (v > 0) {
+          if (ends != nullptr) *ends = end;
+          return v;
+        }
       }
     }
   }
   return 0;
 }
 
-// Whether `backend` names one of `releases` ("0.6") of an engine: "v0.6..."
-// anywhere (container tags, "SGLang v0.4.3"), or the release right after one
-// of the engine's `names` ("vllm 0.6.3", "vllm==0.6.3", "vllm@0.6"), in any
-// case; "0.6" is not "0.60", and "--gpu-memory-utilization 0.7" is no release.
+// Whether `backend` names one of `releases` ("0.6") of an engine right after
+// one of its `names`, in any case, past spaces, "=", "@", ":", "(" and a "v"
+// ("vLLM v0.6.3", "vllm==0.6.3", "vllm-openai:v0.6.3", "SGLang (v0.4.3)");
+// "0.6" is not "0.60", "--gpu-memory-utilization 0.7" no release, nor
+// Dynamo's own "v0.5.1" an engine's.
 bool said_release(const std::string& backend, std::initializer_list<const char*> names,
                   std::initializer_list<const char*> releases) {
   const std::string t = detail::to_lower(backend);
   const auto digit = [&](std::size_t i) { return i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])) != 0; };
-  const auto at_release = [&](std::size_t i) {
-    return std::any_of(releases.begin(), releases.end(), [&](const char* r) {
-      const std::size_t n = std::char_traits<char>::length(r);
-      return t.compare(i, n, r) == 0 && !digit(i + n);
-    });
-  };
-  for (std::size_t at = t.find('v'); at != std::string::npos; at = t.find('v', at + 1)) {
-    if ((at == 0 || std::isalnum(static_cast<unsigned char>(t[at - 1])) == 0) && at_release(at + 1)) return true;
-  }
   for (const char* name : names) {
     const std::size_t n = std::char_traits<char>::length(name);
     for (std::size_t at = t.find(name); at != std::string::npos; at = t.find(name, at + 1)) {
       std::size_t i = at + n;
-      while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == '@' || t[i] == ':' || t[i] == 'v')) ++i;
-      if (at_release(i)) return true;
+      while (i < t.size() && (t[i] == ' ' || t[i] == '=' || t[i] == '@' || t[i] == ':' || t[i] == '(' || t[i] == 'v')) {
+        ++i;
+      }
+      for (const char* r : releases) {
+        const std::size_t k = std::char_traits<char>::length(r);
+        if (t.compare(i, k, r) == 0 && !digit(i + k)) return true;
+      }
     }
   }
   return false;
@@ -650,10 +703,13 @@ bool said_release(const std::string& backend, std::initializer_list<const char*>
 // "accept length 2.18": 1 + a + ... + a^k) or the share of drafted tokens
 // accepted ("accept_rate 0.797", "acceptance rate 79.7%": a + ... + a^k =
 // k x share); else the method's published default (speculation.hpp).
-std::optional<speculation> self_drafted(const std::string& backend, const std::string& notes, std::string& why) {
+std::optional<speculation> self_drafted(const std::string& backend, const std::string& notes, const architecture& target,
+                                        std::string& why) {
   const std::string t = detail::to_lower(backend + " " + notes);
   speculation s;
-  if (has(t, "mtp") || has(t, "nextn")) {
+  // SGLang launches DeepSeek's MTP layers as "--speculative-algorithm EAGLE".
+  if (has(t, "mtp") || has(t, "nextn") || (has(t, "eagle") && target.moe.mtp_layers > 0 && !has(t, "eagle3") &&
+                                           !has(t, "eagle-3"))) {
     s.method = spec_method::mtp;
   } else if (has(t, "eagle")) {
     s.method = spec_method::eagle;
@@ -663,8 +719,9 @@ std::optional<speculation> self_drafted(const std::string& backend, const std::s
     why = "speculative decoding by a method the row does not name";
     return std::nullopt;
   }
-  double k = number_after(t, {"mtp", "num_nextn_predict_layers", "speculative-num-steps", "speculative_num_steps",
-                              "num_speculative_tokens", "num-speculative-tokens"});
+  // The engines' own keys first: the checkpoint's layer count is not the draft length they run.
+  double k = number_after(t, {"speculative-num-steps", "speculative_num_steps", "num_speculative_tokens",
+                              "num-speculative-tokens", "mtp", "num_nextn_predict_layers"});
   if (k <= 0) k = count_before(t, " draft tokens");
   if (k <= 0) k = 1;
   if (k != std::round(k) || k > 16) {
@@ -681,11 +738,13 @@ std::optional<speculation> self_drafted(const std::string& backend, const std::s
       return std::nullopt;
     }
     with_kept_drafts(s, length - 1);
-  } else if (double share = number_after(t, {"accept_rate", "acceptance rate", "accept rate", "acceptance_rate"});
-             share > 0) {
-    if (share > 1) share /= 100;  // "79.7%"
+  } else if (std::size_t end = 0;
+             double share = number_after(t, {"accept_rate", "acceptance rate", "accept rate", "acceptance_rate"}, &end)) {
+    // A share, or a percentage when "%" follows it ("79.7%"); "1.7" is neither.
+    while (end < t.size() && t[end] == ' ') ++end;
+    if (end < t.size() && t[end] == '%') share /= 100;
     if (!(share < 1)) {
-      why = "an acceptance rate of 100% or more";
+      why = "an acceptance rate of " + detail::show(share) + " (a share below 1, or a percentage with its % sign)";
       return std::nullopt;
     }
     with_kept_drafts(s, k * share);
@@ -877,7 +936,7 @@ measurement_set read_measurements(const std::string& path) {
     // name ("8x H200"), else the instance the backend names ("TP8"), else one.
     std::string unused;
     const std::string tl = detail::to_lower(backend);
-    const double instance = std::max(keyed_count(tl, "tp"), keyed_count(tl, "ep")) * std::max(1.0, keyed_count(tl, "pp"));
+    const double instance = instance_size(tl) * std::max(1.0, keyed_count(tl, "dp"));
     const double given = number(get("n_devices"));
     const double prefixed = device_count_prefix(get("device"), unused);
     const int n = static_cast<int>(given >= 1 ? given : prefixed >= 1 ? prefixed : std::max(1.0, instance));
@@ -893,6 +952,11 @@ measurement_set read_measurements(const std::string& path) {
     const auto key = [](engine_id e, std::string_view version, std::string_view backend_kind) {
       return std::string(find_kernel_class(e, version, backend_kind)->key);
     };
+    // Of the serving engines, the one the backend names first ("SGLang v0.5,
+    // TP8, flashinfer_trtllm MoE" is SGLang).
+    const std::size_t at_trt = engine_position(backend, engine_id::tensorrt_llm),
+                      at_vllm = engine_position(backend, engine_id::vllm),
+                      at_sglang = engine_position(backend, engine_id::sglang);
     if (ggml) {
       // Builds of 2024 (and older) dequantized to FP16 for cuBLAS and had
       // flash attention opt-in (-fa): rows that do not say it ran materialize
@@ -931,12 +995,12 @@ measurement_set read_measurements(const std::string& path) {
       // (n_ubatch 2048) run prompts in passes of their own size.
       m.prefill_chunk = said_ubatch(backend);
       if (m.prefill_chunk == 0) m.prefill_chunk = said_ubatch(notes);
-    } else if (engine_spelled(backend, engine_id::tensorrt_llm)) {
+    } else if (at_trt != std::string::npos && at_trt < std::min(at_vllm, at_sglang)) {
       // NIM picks a TensorRT-LLM profile for FP8 on H100 unless told otherwise.
       // The 2023 releases (v0.5-v0.7: TensorRT engines, static or early
       // in-flight batching, kernels launched one by one without CUDA graphs)
       // are their own version, as llama.cpp's 2024 builds are.
-      const bool early = said_release(backend, {"tensorrt-llm", "tensorrt_llm", "trt-llm", "trtllm"}, {"0.5", "0.6", "0.7"});
+      const bool early = said_release(backend, {"tensorrt-llm", "tensorrt_llm", "trt-llm", "trtllm", "tensorrt llm"}, {"0.5", "0.6", "0.7"});
       m.engine = key(engine_id::tensorrt_llm, early ? "2023" : "current", "");
       // "TP8 EP8, attention DP", "TP8 with expert parallel", attention DP
       // beside the TP MoE (enable_attention_dp).
@@ -953,13 +1017,13 @@ measurement_set read_measurements(const std::string& path) {
       if ((m.closed_loop || bench_burst) && starts(get("kv_format"), "not stated") && kv_fp8) {
         m.pr.kv = find_format("fp8-e4m3");
       }
-    } else if (engine_spelled(backend, engine_id::vllm) || engine_spelled(backend, engine_id::sglang)) {
-      const bool sglang = engine_spelled(backend, engine_id::sglang);
+    } else if (std::min(at_vllm, at_sglang) != std::string::npos) {
+      const bool sglang = at_sglang < at_vllm;
       // SGLang v0.4.x ran DeepSeek-style models with 2024 kernels (engines.cpp: sglang@2024).
       const bool sglang_2024 = sglang && said_release(backend, {"sglang"}, {"0.4"});
       // vLLM of 2024 (0.5-0.7, whatever the row names) ran the V0 engine.
       const bool vllm_v0 =
-          !sglang && (has(backend, "2024") || said_release(backend, {"vllm"}, {"0.5", "0.6", "0.7"}));
+          !sglang && (has(backend, "2024") || said_release(backend, {"vllm", "vllm-openai"}, {"0.5", "0.6", "0.7"}));
       m.engine = sglang ? key(engine_id::sglang, sglang_2024 ? "2024" : "current", "")
                         : key(engine_id::vllm, vllm_v0 ? "0.6" : "current", "");
       // "TP2 EP2" (SGLang --ep = tp, vLLM's EP group), "TP8 + DP attention"
@@ -1038,16 +1102,21 @@ measurement_set read_measurements(const std::string& path) {
         skip(why);
         continue;
       }
-      m.split->prefill.devices_per_node = m.split->decode.devices_per_node = std::max(8, n);
+      // Nodes of 8 (HGX, OAM boards), or one NVLink domain of 72 (GB200 and
+      // GB300 NVL72): instances beyond a node and hand-overs between nodes
+      // cross the inter-node link.
+      const int node = starts(m.dev.id, "gb200") || starts(m.dev.id, "gb300") ? 72 : 8;
+      m.split->prefill.devices_per_node = m.split->decode.devices_per_node = node;
       m.plan = m.split->decode;
       m.replicas = 1;
+    } else {
+      m.plan.devices_per_node = std::max(8, n);
     }
     if (m.replicas > 1 && !m.closed_loop) {
       skip("data-parallel replicas (" + std::to_string(m.replicas) + " x " + std::to_string(m.plan.devices()) +
            " devices) are predicted for serving benchmarks only");
       continue;
     }
-    m.plan.devices_per_node = std::max(8, n);
     if (m.plan.pp > m.arch.num_layers) m.plan.pp = m.arch.num_layers;
     try {
       validate(m.plan, m.arch);
@@ -1059,10 +1128,17 @@ measurement_set read_measurements(const std::string& path) {
     if (m.closed_loop || (m.what == metric::e2e_latency_s && m.batch > 1)) {
       // What runs at once: the sequences the KV cache holds, at most the
       // engine's max_num_seqs (serving.hpp counts slots the same way).
+      // A share the row states (vLLM's --gpu-memory-utilization, SGLang's
+      // --mem-fraction-static, TensorRT-LLM's free_gpu_memory_fraction).
+      const std::string said_text = detail::to_lower(backend + " " + notes);
+      const double stated = number_after(said_text, {"gpu-memory-utilization", "gpu_memory_utilization",
+                                                     "mem-fraction-static", "mem_fraction_static",
+                                                     "free_gpu_memory_fraction", "free-gpu-memory-fraction"});
+      if (stated > 0 && stated <= 1) m.overrides.memory_utilization = stated;
       engine_settings es = engine_of(m);
       const double held = m.depth + m.prompt + m.gen;
       memory_plan mp = plan_memory_parallel(m.arch, m.pr, m.dev, m.plan, 1, held, es);
-      if (mp.max_sequences < 1 && es.memory_utilization < raised_memory_share) {
+      if (mp.max_sequences < 1 && m.closed_loop && !(stated > 0) && es.memory_utilization < raised_memory_share) {
         // The source ran it, so its server started: people launch a model
         // that barely fits at a higher share (llm-d's gpt-oss-120b on one
         // H100, engine_memory.csv ML-013: 64.38 GiB weights, 7.38 activation
@@ -1074,9 +1150,16 @@ measurement_set read_measurements(const std::string& path) {
       }
       if (mp.max_sequences < 1) {
         skip("the engine cannot hold one sequence of " + std::to_string(int(held)) + " tokens beside the weights " +
-             (m.overrides.memory_utilization ? "even at a memory share of " + detail::show(raised_memory_share)
-                                             : std::string("at its memory share")) +
+             (stated > 0                        ? "at the memory share the row states (" + detail::show(stated) + ")"
+              : m.overrides.memory_utilization ? "even at a memory share of " + detail::show(raised_memory_share)
+                                               : std::string("at its memory share")) +
              " (the source ran it: launch flags or the memory model differ)");
+        continue;
+      }
+      if (m.split && plan_memory_parallel(m.arch, m.pr, m.dev, m.split->prefill, 1, m.depth + m.prompt + 1, es)
+                             .max_sequences < 1) {
+        skip("a prefill instance of " + std::to_string(m.split->prefill.devices()) +
+             " devices cannot hold one prompt beside the weights");
         continue;
       }
       m.max_concurrent = std::min(mp.max_sequences, es.max_sequences);
@@ -1093,7 +1176,7 @@ measurement_set read_measurements(const std::string& path) {
     }
     if (has(backend, "draft model") || self_drafting) {
       std::string why;
-      m.spec = self_drafting ? self_drafted(backend, notes, why) : drafted(backend, notes, m.arch, why);
+      m.spec = self_drafting ? self_drafted(backend, notes, m.arch, why) : drafted(backend, notes, m.arch, why);
       if (m.spec && m.spec->method != spec_method::draft) {
         try {
           detail::check_speculation(*m.spec, m.arch, m.plan, false, engine_of(m));
@@ -1126,6 +1209,21 @@ measurement_set read_measurements(const std::string& path) {
              detail::show(1 / bound) + " on " + m.dev.id + " (device or format misattributed)");
         continue;
       }
+    }
+    // Whatever the row says, it is predicted or skipped with a reason, never
+    // stops a run: a layout or setup the engine refuses throws here, and a
+    // deployment that serves nothing (its drafter's memory leaves no slot)
+    // predicts zero or infinity.
+    try {
+      const double p = predict(m, default_profile(m.dev, engine_of_class(m.engine)));
+      if (!(std::isfinite(p) && p > 0)) {
+        skip("nothing is served: the deployment holds no request of " +
+             detail::show(m.depth + m.prompt + m.gen) + " tokens (predicted " + detail::show(p) + ")");
+        continue;
+      }
+    } catch (const std::invalid_argument& e) {
+      skip(std::string("cannot be predicted: ") + e.what());
+      continue;
     }
     out.rows.push_back(std::move(m));
   }

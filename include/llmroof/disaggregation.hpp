@@ -98,15 +98,13 @@ namespace detail {
 inline bool meets(seconds x, seconds target) { return target.value() <= 0 || x <= target; }
 
 /// Erlang C: the chance an arrival waits in an M/M/c queue of `c` servers
-/// offered `a` = rate x service Erlangs (a < c): a itself at c = 1.
+/// offered `a` = rate x service Erlangs (a < c): a itself at c = 1. From
+/// Erlang B's recursion B_k = a B_(k-1) / (k + a B_(k-1)), which stays
+/// finite at any c: C = c B / (c - a (1 - B)).
 inline double erlang_c(int c, double a) {
-  double term = 1, sum = 1;  // a^k / k!, summed over k < c
-  for (int k = 1; k < c; ++k) {
-    term *= a / k;
-    sum += term;
-  }
-  const double top = term * a / c / (1 - a / c);  // a^c / c! / (1 - rho)
-  return top / (sum + top);
+  double b = 1;
+  for (int k = 1; k <= c; ++k) b = a * b / (k + a * b);
+  return c * b / (c - a * (1 - b));
 }
 
 }  // namespace detail
@@ -173,7 +171,8 @@ inline pd_row serve_aggregated(const deployment& d, int replicas, const workload
 /// tokens: a decode instance finds a shared prefix in its own cache) over
 /// `link` to `y` instances of `decode`.
 ///  * Prefill pool: requests arrive at rate / x per instance and queue
-///    (M/G/1 over cache hits and misses, prefix_cache.hpp); TTFT =
+///    (M/G/1 over cache hits and misses, prefix_cache.hpp; M/G/c over the
+///    ranks of data-parallel attention, ttft_at); TTFT =
 ///    per_request + wait + S + transfer, the transfer overlapped layer by
 ///    layer when `layerwise` (only its last layer's share and what outlasts
 ///    the prefill remain).
@@ -202,18 +201,21 @@ class pd_split {
   /// min(x, y): each transfer leaves one prefill instance and lands on one
   /// decode one); infinite where a queue does not keep up. An instance with
   /// data-parallel attention prefills one prompt per rank at once (SGLang
-  /// and TensorRT-LLM hand each request to one attention rank): c = its
-  /// devices servers of S each, the queue M/G/c by Allen-Cunneen, Erlang C's
-  /// chance of waiting x S / (c (1 - rho)) x E[S^2] / (2 S^2); M/G/1 at c = 1.
+  /// and TensorRT-LLM hand each request to one attention rank), the ranks
+  /// sharing its FFN: c = its devices servers, each busy Sc (c prompts
+  /// prefilled together, over c) per prompt, the queue M/G/c by
+  /// Allen-Cunneen (Erlang C's chance of waiting x Sc / (c (1 - rho)) x
+  /// E[S^2] / (2 S^2)); a prompt takes S alone and Sc when every rank is
+  /// busy: S + (Sc - S) rho. At c = 1 (Sc = S) the M/G/1 queue.
   /// `interfering` scales both waits: the share of the load a request meets
-  /// ((N - 1) / N of a closed loop's N users, the arrival theorem), 1 open.
+  /// ((N - 1) / N of a closed loop's N users), 1 in an open loop.
   [[nodiscard]] double ttft_at(double rate, double interfering = 1) const {
     const double rp = rate / x_, rl = rate / link_pairs_;
-    const double a = rp * S_, rho_p = a / servers_, rho_l = rl * wire_;
+    const double a = rp * Sc_, rho_p = a / servers_, rho_l = rl * wire_;
     if (rho_p >= 1 || rho_l >= 1) return std::numeric_limits<double>::infinity();
-    const double wait = detail::erlang_c(servers_, a) * S_ / (servers_ * (1 - rho_p)) * S2_ / (2 * S_ * S_) +
+    const double wait = detail::erlang_c(servers_, a) * Sc_ / (servers_ * (1 - rho_p)) * S2_ / (2 * S_ * S_) +
                         rl * wire_ * wire_ / (2 * (1 - rho_l));
-    return handling_ + interfering * wait + S_ + exposed_;
+    return handling_ + interfering * wait + S_ + (Sc_ - S_) * rho_p + exposed_;
   }
   /// A decode instance's time per output token with `n` sequences at the
   /// mean context, s: its step over the tokens a step keeps (step_of).
@@ -261,6 +263,7 @@ class pd_split {
   serving_targets t_;
   double prompt_, context_, S_, S2_, handling_, wire_, exposed_, link_pairs_;
   int servers_ = 1;  // prompts a prefill instance runs at once (its attention ranks)
+  double Sc_ = 0;    // a server's busy time per prompt when all run: S at one server
   /// Decode steps a request takes in the decode pool: output - 1 (its
   /// prefill samples the first token), at least one (the hand-over's step).
   double steps_ = 1;
@@ -290,6 +293,12 @@ inline pd_split::pd_split(const deployment& prefill, int x, const deployment& de
   const prefix_reuse reuse = reuse_of(prefill, w);
   S_ = terms.S;
   servers_ = prefill.parallel().attention_data_parallel() ? prefill.devices() : 1;
+  Sc_ = S_;
+  if (servers_ > 1) {
+    // One prompt per rank at once: their FFN and experts shared.
+    const double one = prefill.prefill(prompt_).estimate.value();
+    Sc_ = S_ * prefill.prefill(prompt_, 0, servers_).estimate.value() / one;
+  }
   S2_ = terms.S2;
   handling_ = terms.handling;
   // KV of the tokens a request computes, moved over the lanes.
@@ -341,7 +350,7 @@ inline pd_row pd_split::operate(std::optional<double> at_rate, double held) cons
     }
     rate = lo;
     // What fills up: the link when it is the busier of the two queues.
-    r.limit = rate / link_pairs_ * wire_ > rate / x_ * S_ / servers_ ? serving_limit::link : serving_limit::ttft;
+    r.limit = rate / link_pairs_ * wire_ > rate / x_ * Sc_ / servers_ ? serving_limit::link : serving_limit::ttft;
   }
   r.requests_per_s = rate;
   r.output_tokens_per_s = rate * w_.output;
@@ -354,7 +363,7 @@ inline pd_row pd_split::operate(std::optional<double> at_rate, double held) cons
   }
   // The operating point: the prefill queue at rate / x, and the sequences a
   // decode instance holds at rate / y (the fewest n serving it).
-  r.prefill_utilisation = rate / x_ * S_ / servers_;
+  r.prefill_utilisation = rate / x_ * Sc_ / servers_;
   r.ttft = make_seconds(ttft_at(rate));
   const double per_decode = rate / y_;
   // Below one sequence: the share of time one decodes; above: the most n

@@ -148,7 +148,7 @@ struct engine_row {
   bool numbered_versions = false;
   /// Whose kernels it runs (Ollama: llama.cpp's).
   engine_id kernels = engine_id::vllm;
-  /// How measured data names it (a backend string containing one of these).
+  /// How measured data names it (a backend string naming one of these as a word, engine_position).
   std::vector<std::string_view> spellings;
   /// What the memory plan calls its runtime reserve.
   std::string_view reserve_label = "runtime reserve";
@@ -195,7 +195,10 @@ struct engine_row {
 const std::vector<engine_row>& engine_table();
 /// The row of `e`.
 const engine_row& engine_row_of(engine_id e);
-/// Whether a measured backend string names engine `e` (one of its spellings).
+/// Where a measured backend string first names engine `e` (one of its
+/// spellings, in any case, as a word of its own), or npos.
+std::size_t engine_position(std::string_view backend, engine_id e);
+/// Whether a measured backend string names engine `e` (engine_position).
 bool engine_spelled(std::string_view backend, engine_id e);
 
 /// Built-in engine profiles: vllm, sglang, tensorrt-llm, llama.cpp, ollama,

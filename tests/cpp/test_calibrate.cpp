@@ -827,6 +827,14 @@ TEST_CASE("engine strings in any case, as result tables write them: names, relea
       {"vllm/vllm-openai:v0.6.3", "vllm@v0"},
       {"vllm 0.10.2 --gpu-memory-utilization 0.7", "vllm"},
       {"vllm==0.7.3", "vllm@v0"},
+      // The engine named first; kernels named after engines are not engines.
+      {"SGLang v0.5.3, TP8, --attention-backend trtllm_mla", "sglang"},
+      {"vllm 0.10.1 TP8 (VLLM_USE_TRTLLM_ATTENTION=1)", "vllm"},
+      {"vLLM 0.10.2, flashinfer trtllm-gen MoE", "vllm"},
+      // Dynamo's own releases are not its engine's.
+      {"dynamo-trt (Dynamo v0.5.1, TensorRT-LLM 1.1.0rc5)", "tensorrt-llm"},
+      {"Dynamo v0.4.1 + SGLang 0.5.1", "sglang"},
+      {"Dynamo v0.6.0 + vLLM 0.10.2", "vllm"},
   };
   std::ofstream out(path);
   out << head;
@@ -839,12 +847,19 @@ TEST_CASE("engine strings in any case, as result tables write them: names, relea
          "concurrency 64\n"
       << "L2,s,,NVIDIA B200,8,\"vllm 0.10.2, tp8,ep8\",MiniMax-M2,,,FP8,,64,1024,0,1024,tpot_ms,30,ms,concurrency 64\n"
       << "L3,s,,NVIDIA B200,8,\"vllm 0.10.2, deep step tp8\",MiniMax-M2,,,FP8,,64,1024,0,1024,tpot_ms,30,ms,"
-         "concurrency 64\n";
+         "concurrency 64\n"
+      // Keys set to one or false say none; TensorRT-LLM's DEP8 is DP attention with EP 8;
+      // vLLM's DP with expert parallel spans every rank (no replicas).
+      << "L4,s,,NVIDIA B200,8,\"sglang, tp=8, ep=1, dp_attention=false\",MiniMax-M2,,,FP8,,64,1024,0,1024,tpot_ms,30,"
+         "ms,concurrency 64\n"
+      << "L5,s,,NVIDIA B200,8,\"TensorRT-LLM 1.1, DEP8\",MiniMax-M2,,,FP8,,64,1024,0,1024,tpot_ms,30,ms,concurrency 64\n"
+      << "L6,s,,NVIDIA B200,8,\"vLLM 0.11, TP1 DP8 with expert parallel\",MiniMax-M2,,,FP8,,64,1024,0,1024,tpot_ms,30,"
+         "ms,concurrency 64\n";
   out.close();
   const measurement_set set = read_measurements(path.string());
   std::filesystem::remove(path);
   REQUIRE(set.skipped.empty());
-  REQUIRE(set.rows.size() == cases.size() + 3);
+  REQUIRE(set.rows.size() == cases.size() + 6);
   for (std::size_t i = 0; i < cases.size(); ++i) {
     CAPTURE(cases[i].first);
     CHECK(set.rows[i].engine == cases[i].second);
@@ -855,6 +870,12 @@ TEST_CASE("engine strings in any case, as result tables write them: names, relea
   CHECK((l2.tp == 8 && l2.ep == 8));
   const parallel_plan& l3 = set.rows[cases.size() + 2].plan;
   CHECK((l3.tp == 8 && l3.ep == 1 && !l3.dp_attention));
+  const parallel_plan& l4 = set.rows[cases.size() + 3].plan;
+  CHECK((l4.tp == 8 && l4.ep == 1 && !l4.dp_attention));
+  const parallel_plan& l5 = set.rows[cases.size() + 4].plan;
+  CHECK((l5.tp == 1 && l5.ep == 8));
+  const measurement& l6 = set.rows[cases.size() + 5];
+  CHECK((l6.replicas == 1 && l6.plan.ep == 8 && l6.plan.tp == 1));
 }
 
 TEST_CASE("disaggregated rows: the split as written, predicted as a closed loop on both pools") {
@@ -865,8 +886,8 @@ TEST_CASE("disaggregated rows: the split as written, predicted as a closed loop 
       << "A,s,,NVIDIA GB200,32,\"Dynamo + TensorRT-LLM 1.1, disaggregated: 4 prefill workers (TP4, EP4, DP attention) "
          "+ 1 decode worker (TP16, EP16, DP attention)\"" << tail << "concurrency 64\n"
       << "B,s,,NVIDIA B200,24,\"dynamo-sglang, disagg 1P2D, prefill TP8, decode TP8\"" << tail << "concurrency 64\n"
-      << "C,s,,NVIDIA B200,16,sglang" << tail
-      << "\"concurrency 64; prefill_tp=4 prefill_ep=4 prefill_dp_attention=true prefill_workers=2 decode_tp=8 "
+      << "C,s,,NVIDIA B200,24,sglang" << tail
+      << "\"concurrency 64; prefill_tp=8 prefill_ep=8 prefill_dp_attention=true prefill_workers=2 decode_tp=8 "
          "decode_ep=8 decode_dp_attention=true decode_workers=1\"\n"
       << "D,s,,NVIDIA B200,16,SGLang disaggregated" << tail << "\"concurrency 64, chunked prefill 8192\"\n"
       << "G,s,,NVIDIA B200,16,\"SGLang 2P1D, TP4\"" << tail << "concurrency 64\n"
@@ -875,13 +896,23 @@ TEST_CASE("disaggregated rows: the split as written, predicted as a closed loop 
          "0,1024,output_tps_total,100,tokens/s/gpu,concurrency 64\n"
       // Aggregated, said so: no split.
       << "N1,s,,NVIDIA B200,8,\"SGLang TP8, not disaggregated\"" << tail << "concurrency 64\n"
-      << "N2,s,,NVIDIA B200,8,SGLang TP8" << tail << "\"concurrency 64, disagg: false, decode-heavy\"\n";
+      << "N2,s,,NVIDIA B200,8,SGLang TP8" << tail << "\"concurrency 64, disagg: false, decode-heavy\"\n"
+      << "N3,s,,NVIDIA B200,8,SGLang TP8" << tail << "\"concurrency 64; aggregated baseline of the disaggregated run\"\n"
+      // Counts written before "workers"; a layout said of both pools; no pool in "OSL 8192 decode-heavy".
+      << "W1,s,,NVIDIA B200,24,\"SGLang disaggregated, prefill: 2 workers (TP8), decode: 1 worker (TP8)\"" << tail
+      << "concurrency 64\n"
+      << "W2,s,,NVIDIA B200,16,\"SGLang 1P1D, TP8 EP8 attention DP\"" << tail << "\"concurrency 64, OSL 8192 decode-heavy\"\n"
+      // vLLM does not run DP attention beside TP: skipped with the engine's reason, the run goes on.
+      << "V1,s,,NVIDIA B200,16,\"vLLM 0.11 disaggregated (NixlConnector)\"" << tail
+      << "\"concurrency 64; prefill_tp=8 prefill_dp_attention=true prefill_workers=1 decode_tp=8 decode_workers=1\"\n";
   const measurement_set set = read_measurements(path.string());
   std::filesystem::remove(path);
-  REQUIRE(set.rows.size() == 7);
-  REQUIRE(set.skipped.size() == 2);
+  REQUIRE(set.rows.size() == 10);
+  REQUIRE(set.skipped.size() == 3);
   CHECK_FALSE(set.rows[5].split);
   CHECK_FALSE(set.rows[6].split);
+  CHECK_FALSE(set.rows[7].split);
+  CHECK(set.skipped[2].reason.rfind("cannot be predicted: dp_attention beside tp: vllm does not run it", 0) == 0);
   CHECK(set.skipped[0].reason == "a disaggregated split of 2 x 4 prefill and 1 x 4 decode devices, not the row's 16");
   CHECK(set.skipped[1].reason ==
         "a disaggregated row outside a fixed-concurrency loop is not predicted (serve_disaggregated_loop)");
@@ -899,7 +930,12 @@ TEST_CASE("disaggregated rows: the split as written, predicted as a closed loop 
   const disaggregated_split b = split_of(1);
   CHECK((b.prefill_instances == 1 && b.decode_instances == 2 && b.prefill.tp == 8 && b.decode.tp == 8));
   const disaggregated_split c = split_of(2);
-  CHECK((c.prefill_instances == 2 && c.prefill.ep == 4 && c.decode_instances == 1 && c.decode.ep == 8));
+  CHECK((c.prefill_instances == 2 && c.prefill.ep == 8 && c.decode_instances == 1 && c.decode.ep == 8));
+  const disaggregated_split w1 = split_of(8);
+  CHECK((w1.prefill_instances == 2 && w1.decode_instances == 1 && w1.prefill.tp == 8 && w1.decode.tp == 8));
+  const disaggregated_split w2 = split_of(9);
+  CHECK((w2.prefill_instances == 1 && w2.decode_instances == 1));
+  CHECK((w2.prefill.ep == 8 && w2.prefill.tp == 1 && w2.decode.ep == 8 && w2.decode.tp == 1));
   const disaggregated_split d = split_of(3);
   CHECK((d.prefill_instances == 1 && d.decode_instances == 1 && d.prefill.tp == 8 && d.decode.tp == 8));
   // The prediction is the split's closed loop; per GPU over all 24 devices.
@@ -911,7 +947,10 @@ TEST_CASE("disaggregated rows: the split as written, predicted as a closed loop 
   s.context = 2048;
   const deployment pre(m.arch, m.pr, roofline(m.dev, e), {b.prefill, std::nullopt}, engine_of(m));
   const deployment dec(m.arch, m.pr, roofline(m.dev, e), {b.decode, std::nullopt}, engine_of(m));
-  const pd_split split(pre, 1, dec, 2, s, kv_transfer_for(pre), {make_seconds(3600), make_seconds(0)});
+  // 24 B200s are three HGX nodes: the hand-over crosses InfiniBand.
+  CHECK(b.decode.devices_per_node == 8);
+  const pd_split split(pre, 1, dec, 2, s, kv_transfer_for(pre, b.decode.inter_link()),
+                       {make_seconds(3600), make_seconds(0)});
   const pd_loop_result loop = serve_disaggregated_loop(split, s, 64);
   CHECK(predict(m, e) == doctest::Approx(1e3 * loop.tpot.value()).epsilon(1e-12));
   CHECK(predict(set.rows[4], e) == doctest::Approx(loop.output_tokens_per_s(1024) / 24).epsilon(1e-12));
@@ -1072,15 +1111,27 @@ TEST_CASE("rows drafting with MTP layers or an EAGLE head: draft length and acce
       // Said and negated: plain rows.
       << "P1" << r1 << "\"SGLang v0.5.2, TP8\"" << tail << "\"concurrency 4, mtp: false\"\n"
       << "P2" << r1 << "\"SGLang v0.5.2, TP8, without MTP\"" << tail << "concurrency 4\n"
-      << "P3" << r1 << "\"SGLang v0.5.2, TP8\"" << tail << "\"concurrency 4, MTP: none\"\n";
+      << "P3" << r1 << "\"SGLang v0.5.2, TP8\"" << tail << "\"concurrency 4, MTP: none\"\n"
+      << "P4" << r1 << "\"SGLang v0.5.2, TP8, MTP disabled\"" << tail << "concurrency 4\n"
+      // The engine's draft length before the checkpoint's layer count; SGLang's
+      // EAGLE on a model with MTP layers runs them; "1.7" is no acceptance rate.
+      << "K1" << r1 << "\"SGLang v0.5.2, TP8\"" << tail
+      << "\"concurrency 4, num_nextn_predict_layers 1, --speculative-num-steps 3, MTP\"\n"
+      << "K2" << r1 << "\"SGLang v0.5.2, TP8, --speculative-algorithm EAGLE\"" << tail << "concurrency 4\n"
+      << "K3" << r1 << "\"SGLang v0.5.2, TP8, MTP\"" << tail << "\"concurrency 4, acceptance rate 1.7\"\n";
   const measurement_set set = read_measurements(path.string());
   std::filesystem::remove(path);
-  REQUIRE(set.rows.size() == 8);
-  for (std::size_t i : {5, 6, 7}) {
+  REQUIRE(set.rows.size() == 11);
+  for (std::size_t i : {5, 6, 7, 8}) {
     CAPTURE(set.rows[i].id);
     CHECK_FALSE(set.rows[i].spec);
   }
-  REQUIRE(set.skipped.size() == 5);
+  REQUIRE(set.rows[9].spec);
+  CHECK(set.rows[9].spec->draft_tokens == 3);
+  REQUIRE(set.rows[10].spec);
+  CHECK(set.rows[10].spec->method == spec_method::mtp);
+  CHECK(set.skipped.back().reason == "an acceptance rate of 1.7 (a share below 1, or a percentage with its % sign)");
+  REQUIRE(set.skipped.size() == 6);
   CHECK(set.skipped[3].reason == "speculative decoding by a method the row does not name");
   CHECK(set.skipped[4].reason ==
         "acceptance must be given for ngram speculation (no published default: it depends on the workload)");

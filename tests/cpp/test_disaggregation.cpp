@@ -120,14 +120,23 @@ TEST_CASE("Erlang C: the chance of waiting in M/M/c, the prefill queue of data-p
                        configure_engine("sglang", h200));
   const workload w = test::requests(2048, 256);
   const pd_split split(pre, 1, pre, 1, w, kv_transfer{find_link("nvlink4")}, {make_seconds(3600), make_seconds(0)});
+  // Alone a prompt takes S; eight at once (one per rank, sharing the experts) Sc each.
   const double S = pre.prefill(2048).estimate.value();
-  // At 4 prompts per S (rho = 0.5 over 8 ranks) the queue is Allen-Cunneen's:
-  // erlang_c(8, 4) x S / (8 x 0.5) (deterministic service: E[S^2] / 2S^2 = 1/2).
-  const double rate = 4 / S;
-  const double queue = detail::erlang_c(8, 4.0) * S / (8 * 0.5) / 2;
-  const double alone = split.ttft_at(1e-9);
-  CHECK(split.ttft_at(rate) - alone == doctest::Approx(queue).epsilon(0.02));
-  CHECK(std::isinf(split.ttft_at(8.01 / S)));  // beyond eight prompts per S
+  const double Sc = pre.prefill(2048, 0, 8).estimate.value();
+  REQUIRE(Sc > S);
+  REQUIRE(Sc < 8 * S);
+  // At 4 prompts per Sc (rho = 0.5 over 8 ranks) the queue is Allen-Cunneen's,
+  // erlang_c(8, 4) x Sc / (8 x 0.5) (deterministic service: E[S^2] / 2S^2 = 1/2),
+  // and the prompt itself takes S + (Sc - S) x 0.5.
+  const double rate = 4 / Sc;
+  const double queue = detail::erlang_c(8, 4.0) * Sc / (8 * 0.5) / 2;
+  const double alone = split.ttft_at(1e-12);
+  CHECK(split.ttft_at(rate) - alone == doctest::Approx(queue + (Sc - S) * 0.5).epsilon(1e-6));
+  CHECK(std::isinf(split.ttft_at(8.01 / Sc)));  // beyond eight prompts per Sc
+  CHECK(std::isfinite(split.ttft_at(7.99 / Sc)));
+  // Erlang B's recursion stays finite where a^c / c! does not.
+  CHECK(detail::erlang_c(2000, 1900.0) > 0);
+  CHECK(detail::erlang_c(2000, 1900.0) < 1);
 }
 
 TEST_CASE("a P/D split under a fixed number of users: Little's law, one user alone, saturation") {
