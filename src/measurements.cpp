@@ -253,9 +253,9 @@ std::pair<int, int> said_xpyd(const std::string& t) {
   return {0, 0};
 }
 
-// Whether a row says its prefill and decode ran on separate instances.
-bool said_disaggregated(const std::string& backend, const std::string& notes) {
-  const std::string t = detail::to_lower(backend + " " + notes);
+// Whether a row's text (its backend and notes, lower case) says its prefill
+// and decode ran on separate instances.
+bool said_disaggregated(const std::string& t) {
   // A row that calls itself aggregated ("aggregated baseline, compare with
   // the disaggregated run") is one deployment.
   for (std::size_t at = t.find("aggregated"); at != std::string::npos; at = t.find("aggregated", at + 1)) {
@@ -265,14 +265,13 @@ bool said_disaggregated(const std::string& backend, const std::string& notes) {
          has(t, "prefill worker") || has(t, "num_prefill");
 }
 
-// A disaggregated row's split on its n devices, or why it cannot be read.
+// A disaggregated row's split on its n devices from its text (backend and notes,
+// lower case), or why it cannot be read.
 // Each pool's instances ("2P1D", "4 prefill workers", "decode_workers=1";
 // else one) and instance size (its own "TP4"/"EP4" after the pool's name,
 // the larger; else a TP said for both; else n over the instances), its
 // layout as read_layout reads the pool's words ("TP16 EP16 DP attention").
-std::optional<disaggregated_split> read_split(const std::string& backend, const std::string& notes, int n, bool moe,
-                                              std::string& why) {
-  const std::string t = detail::to_lower(backend + " " + notes);
+std::optional<disaggregated_split> read_split(const std::string& t, int n, bool moe, std::string& why) {
   // The words about one pool: from each mention of it to the next mention of
   // the other ("chunked prefill", "decode-heavy" name no pool).
   const auto mentions = [&](const char* pool) {
@@ -694,8 +693,8 @@ bool said_release(const std::string& backend, std::initializer_list<const char*>
   return false;
 }
 
-// A row's multi-token-prediction, EAGLE or n-gram setup, or why it cannot be
-// modelled. Its draft tokens as written ("MTP=3", "mtp-3",
+// A row's multi-token-prediction, EAGLE or n-gram setup from its text (backend
+// and notes, lower case), or why it cannot be modelled. Its draft tokens as written ("MTP=3", "mtp-3",
 // "num_nextn_predict_layers 3", "--speculative-num-steps 3",
 // "num_speculative_tokens 3", "3 draft tokens"), else 1 (the library's
 // default); its acceptance when the text gives one, as one conditional rate
@@ -703,9 +702,7 @@ bool said_release(const std::string& backend, std::initializer_list<const char*>
 // "accept length 2.18": 1 + a + ... + a^k) or the share of drafted tokens
 // accepted ("accept_rate 0.797", "acceptance rate 79.7%": a + ... + a^k =
 // k x share); else the method's published default (speculation.hpp).
-std::optional<speculation> self_drafted(const std::string& backend, const std::string& notes, const architecture& target,
-                                        std::string& why) {
-  const std::string t = detail::to_lower(backend + " " + notes);
+std::optional<speculation> self_drafted(const std::string& t, const architecture& target, std::string& why) {
   speculation s;
   // SGLang launches DeepSeek's MTP layers as "--speculative-algorithm EAGLE".
   if (has(t, "mtp") || has(t, "nextn") || (has(t, "eagle") && target.moe.mtp_layers > 0 && !has(t, "eagle3") &&
@@ -839,8 +836,10 @@ measurement_set read_measurements(const std::string& path) {
       skip("model '" + get("model") + "' is not in the catalog");
       continue;
     }
-    // Drafting by the model's own MTP layers or an EAGLE head (a draft model
-    // is its own case below); "no speculative decoding" is a baseline row.
+    // The row's words in lower case, read once for the phrases below
+    // (drafting, disaggregation, a stated memory share). Drafting by the
+    // model's own MTP layers or an EAGLE head (a draft model is its own case
+    // below); "no speculative decoding" is a baseline row.
     const std::string text = detail::to_lower(backend + " " + notes);
     const bool self_drafting = !has(text, "no speculative") && !has(backend, "draft model") &&
                                (said_unnegated(text, "mtp") || has(text, "nextn") || has(text, "eagle") ||
@@ -1090,11 +1089,11 @@ measurement_set read_measurements(const std::string& path) {
       }
       m.mixed_lengths = has(notes, "ShareGPT");
     }
-    if (serving && said_disaggregated(backend, notes)) {
+    if (serving && said_disaggregated(text)) {
       // Prefill and decode on instances apart (Dynamo, SGLang's PD, "2P1D"):
       // the decode instance is the row's plan, the split predicts it.
       std::string why;
-      m.split = read_split(backend, notes, n, m.arch.is_moe(), why);
+      m.split = read_split(text, n, m.arch.is_moe(), why);
       if (m.split && (!m.closed_loop || m.burst)) {
         why = "a disaggregated row outside a fixed-concurrency loop is not predicted (serve_disaggregated_loop)";
       }
@@ -1130,8 +1129,7 @@ measurement_set read_measurements(const std::string& path) {
       // engine's max_num_seqs (serving.hpp counts slots the same way).
       // A share the row states (vLLM's --gpu-memory-utilization, SGLang's
       // --mem-fraction-static, TensorRT-LLM's free_gpu_memory_fraction).
-      const std::string said_text = detail::to_lower(backend + " " + notes);
-      const double stated = number_after(said_text, {"gpu-memory-utilization", "gpu_memory_utilization",
+      const double stated = number_after(text, {"gpu-memory-utilization", "gpu_memory_utilization",
                                                      "mem-fraction-static", "mem_fraction_static",
                                                      "free_gpu_memory_fraction", "free-gpu-memory-fraction"});
       if (stated > 0 && stated <= 1) m.overrides.memory_utilization = stated;
@@ -1176,7 +1174,7 @@ measurement_set read_measurements(const std::string& path) {
     }
     if (has(backend, "draft model") || self_drafting) {
       std::string why;
-      m.spec = self_drafting ? self_drafted(backend, notes, m.arch, why) : drafted(backend, notes, m.arch, why);
+      m.spec = self_drafting ? self_drafted(text, m.arch, why) : drafted(backend, notes, m.arch, why);
       if (m.spec && m.spec->method != spec_method::draft) {
         try {
           detail::check_speculation(*m.spec, m.arch, m.plan, false, engine_of(m));
