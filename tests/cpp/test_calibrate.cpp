@@ -21,6 +21,16 @@ const std::string head =
     "id,source,source_detail,device,n_devices,backend,model,params_total_b,params_active_b,weight_format,kv_format,"
     "batch,prompt_tokens,context_depth,gen_tokens,metric,value,unit,notes\n";
 
+// A points file of `rows` after the header, written to a temporary file
+// named `name`, read back and removed.
+measurement_set read_points(const char* name, const std::string& rows) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << head << rows;
+  measurement_set set = read_measurements(path.string());
+  std::filesystem::remove(path);
+  return set;
+}
+
 measurement point(const char* model, const char* dev, const char* fmt, metric what, double batch, double prompt,
                   double depth, double gen) {
   measurement m;
@@ -167,18 +177,17 @@ TEST_CASE("a row's micro-batch (-ub, n_ubatch) sets its passes; its backend stri
   // table: at most 1,008 / 15.01 GB = 67.2 tokens/s on an RTX 4090, where one
   // pass of 512 runs at thousands. The row says -ub in its notes; the DGX
   // Spark table says n_ubatch 2048 in its backend.
-  const auto path = std::filesystem::temp_directory_path() / "llmroof_ub_points.csv";
   const std::string row = ",test,,NVIDIA RTX 4090 24GB,1,";
   const std::string tail = ",Llama-3-8B,8.03,8.03,F16,F16,1,512,0,0,prefill_tps,65.2,tokens/s,";
-  std::ofstream(path) << head << "U1" << row << "llama.cpp CUDA (Aug 2025)" << tail << "llama-bench pp512 with -ub 1\n"
+  std::ostringstream rows;
+  rows << "U1" << row << "llama.cpp CUDA (Aug 2025)" << tail << "llama-bench pp512 with -ub 1\n"
                       << "U2" << row << "llama.cpp CUDA (Aug 2025)" << tail << "\n"
                       << "U3" << row << "\"llama.cpp CUDA build 6918, n_ubatch 2048\"" << tail << "\n"
                       << "U4,test,,AMD Radeon RX 7900 XTX,1,llama.cpp Vulkan RADV (b8940)" << tail << "\n"
                       << "U5,test,,AMD Radeon RX 7900 XTX,1,llama.cpp ROCm 7.2.3" << tail << "\n"
                       << "U6,test,,Intel Arc B580 12GB,1,IPEX-LLM llama.cpp SYCL build" << tail << "\n"
                       << "U7,test,,AMD Radeon RX 7900 XTX,1,llama.cpp CUDA build" << tail << "\n";
-  const measurement_set set = read_measurements(path.string());
-  std::filesystem::remove(path);
+  const measurement_set set = read_points("llmroof_ub_points.csv", rows.str());
   REQUIRE(set.rows.size() == 6);
   // A backend that cannot run on the row's device is a misattribution: skipped, said why.
   REQUIRE(set.skipped.size() == 1);
@@ -358,12 +367,11 @@ TEST_CASE("single-stream rows faster than the bandwidth bound are refused with t
   // (128,256 x 4,096 = 0.525e9 embedding params), so at most
   // 1,008 / 15.01 = 67.2 tokens/s. 100 is above that by more than the 10%
   // tolerance; 65 is below.
-  const auto path = std::filesystem::temp_directory_path() / "llmroof_roof_points.csv";
   const std::string row = ",test,,NVIDIA RTX 4090 24GB,1,llama.cpp CUDA build 6918,Llama-3-8B,8.03,8.03,F16,F16,1,0,0,128,"
                           "decode_tps_per_seq,";
-  std::ofstream(path) << head << "P1" << row << "100,tokens/s,\n" << "P2" << row << "65,tokens/s,\n";
-  const measurement_set set = read_measurements(path.string());
-  std::filesystem::remove(path);
+  std::ostringstream rows;
+  rows << "P1" << row << "100,tokens/s,\n" << "P2" << row << "65,tokens/s,\n";
+  const measurement_set set = read_points("llmroof_roof_points.csv", rows.str());
   REQUIRE(set.rows.size() == 1);
   CHECK(set.rows[0].id == "P2");
   REQUIRE(set.skipped.size() == 1);
@@ -571,7 +579,6 @@ TEST_CASE("a shipped row reads back as the banded profile it was written from") 
 }
 
 TEST_CASE("dataset rows as the third release writes them: devices with remarks, GGUF types, serving loops and bursts") {
-  const auto path = std::filesystem::temp_directory_path() / "llmroof_release3_points.csv";
   // A llama.cpp row that names no backend ran the device's own build.
   const std::string llama = ",s,,DEVICE,1,llama.cpp (build 6000),Llama-3-8B,8.03,8.03,Q4_K_M,F16,1,0,0,128,"
                             "decode_tps_per_seq,20,tokens/s,\n";
@@ -580,8 +587,8 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
     r.replace(r.find("DEVICE"), 6, dev);
     return id + r;
   };
-  std::ofstream(path)
-      << head
+  std::ostringstream points;
+  points
       // A remark in parentheses, a comma and a " / " left out; a core count said in parentheses kept.
       << on("D1", "\"AMD Ryzen AI Max+ 395 / Radeon 8060S (gfx1151), Framework Desktop 128GB, Fedora 43\"")
       << on("D2", "\"Apple M2 Ultra (76-core GPU per ggerganov setup; core count not restated)\"")
@@ -616,8 +623,7 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
       << "S6,s,\"PR table, row TP x EP=8x8, Concurrency=1024, column TPOT (ms)\",AMD Instinct MI300X 192GB,8,"
          "\"SGLang 0.5.13.post1, TP8 EP8, --attention-backend triton\",MiniMax-M2.7,,,FP8,FP8 e4m3,1024,1000,0,1000,"
          "tpot_ms,239.18,ms,ISL/OSL 1000/1000\n";
-  const measurement_set set = read_measurements(path.string());
-  std::filesystem::remove(path);
+  const measurement_set set = read_points("llmroof_release3_points.csv", points.str());
   std::map<std::string, const measurement*> rows;
   for (const auto& m : set.rows) rows[m.id] = &m;
   REQUIRE(rows.size() == 13);
@@ -684,11 +690,11 @@ TEST_CASE("dataset rows as the third release writes them: devices with remarks, 
 }
 
 TEST_CASE("serving metrics under other names: total and request throughput, ITL, per GPU, users said in the text") {
-  const auto path = std::filesystem::temp_directory_path() / "llmroof_serving_metrics.csv";
   // One benchmark point (8 users of 1,000 in / 250 out on two H100s) in seven metrics;
   // all but the first two give their users in the notes only (X1 lacks its answer length).
   const std::string row = ",s,,NVIDIA H100 SXM 80GB,2,\"vLLM v0.11.0, TP2\",Llama-3.1-70B,70.6,70.6,FP8,not stated,";
-  std::ofstream(path) << head << "O1" << row << "8,1000,0,250,output_tps_total,400,tokens/s,--max-concurrency 8\n"
+  std::ostringstream rows;
+  rows << "O1" << row << "8,1000,0,250,output_tps_total,400,tokens/s,--max-concurrency 8\n"
                       << "T1" << row << "8,1000,0,250,total_tps_total,2000,tokens/s,--max-concurrency 8\n"
                       << "R1" << row << ",1000,0,250,requests_per_s,1.6,req/s,concurrency 8\n"
                       << "G1" << row << ",1000,0,250,output_tps_total,200,tokens/s/GPU,max_concurrency=8\n"
@@ -721,8 +727,7 @@ TEST_CASE("serving metrics under other names: total and request throughput, ITL,
                          "decode_tps_per_seq,100,tokens/s,\n"
                       << "K2,s,,B200,1,TensorRT-LLM 1.0,Llama-3.1-8B,,,NVFP4,NVFP4,4,1000,0,250,tpot_ms,5,ms,concurrency 4\n"
                       << "K3,s,,H100 SXM,1,vLLM 0.10,Llama-3.1-8B,,,BF16,Q4_0,4,1000,0,250,tpot_ms,20,ms,\n";
-  const measurement_set set = read_measurements(path.string());
-  std::filesystem::remove(path);
+  const measurement_set set = read_points("llmroof_serving_metrics.csv", rows.str());
   REQUIRE(set.rows.size() == 19);
   REQUIRE(set.skipped.size() == 2);
   CHECK(set.skipped[0].reason == "requests_per_s without gen_tokens (the output per request it is converted by)");
@@ -783,14 +788,13 @@ TEST_CASE("serving metrics under other names: total and request throughput, ITL,
 }
 
 TEST_CASE("a served row that does not fit at its engine's default memory share runs at 0.95") {
-  const auto path = std::filesystem::temp_directory_path() / "llmroof_raised_share.csv";
-  std::ofstream(path) << head
+  std::ostringstream rows;
+  rows
                       << "G1,s,,NVIDIA H100 SXM 80GB,1,\"vLLM v0.10.2, TP1\",gpt-oss-120b,,,MXFP4,,4,1024,0,512,tpot_ms,8,ms,"
                          "--max-concurrency 4\n"
                       << "L1,s,,NVIDIA H100 SXM 80GB,1,\"vLLM v0.10.2, TP1\",Llama-3.1-70B,,,BF16,,4,1024,0,512,tpot_ms,8,ms,"
                          "--max-concurrency 4\n";
-  const measurement_set set = read_measurements(path.string());
-  std::filesystem::remove(path);
+  const measurement_set set = read_points("llmroof_raised_share.csv", rows.str());
   REQUIRE(set.rows.size() == 1);
   REQUIRE(set.skipped.size() == 1);
   // 141 GB of bf16 weights hold nothing on 80 GB at any share.
@@ -814,7 +818,6 @@ TEST_CASE("a served row that does not fit at its engine's default memory share r
 }
 
 TEST_CASE("engine strings in any case, as result tables write them: names, releases and layouts") {
-  const auto path = std::filesystem::temp_directory_path() / "llmroof_engine_strings.csv";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"dynamo-trt", "tensorrt-llm"},
       {"TRT-LLM", "tensorrt-llm"},
@@ -836,8 +839,7 @@ TEST_CASE("engine strings in any case, as result tables write them: names, relea
       {"Dynamo v0.4.1 + SGLang 0.5.1", "sglang"},
       {"Dynamo v0.6.0 + vLLM 0.10.2", "vllm"},
   };
-  std::ofstream out(path);
-  out << head;
+  std::ostringstream out;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     out << "E" << i << ",s,,NVIDIA B200,8,\"" << cases[i].first
         << "\",MiniMax-M2,,,FP8,,64,1024,0,1024,tpot_ms,30,ms,concurrency 64\n";
@@ -855,9 +857,7 @@ TEST_CASE("engine strings in any case, as result tables write them: names, relea
       << "L5,s,,NVIDIA B200,8,\"TensorRT-LLM 1.1, DEP8\",MiniMax-M2,,,FP8,,64,1024,0,1024,tpot_ms,30,ms,concurrency 64\n"
       << "L6,s,,NVIDIA B200,8,\"vLLM 0.11, TP1 DP8 with expert parallel\",MiniMax-M2,,,FP8,,64,1024,0,1024,tpot_ms,30,"
          "ms,concurrency 64\n";
-  out.close();
-  const measurement_set set = read_measurements(path.string());
-  std::filesystem::remove(path);
+  const measurement_set set = read_points("llmroof_engine_strings.csv", out.str());
   REQUIRE(set.skipped.empty());
   REQUIRE(set.rows.size() == cases.size() + 6);
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -879,10 +879,9 @@ TEST_CASE("engine strings in any case, as result tables write them: names, relea
 }
 
 TEST_CASE("disaggregated rows: the split as written, predicted as a closed loop on both pools") {
-  const auto path = std::filesystem::temp_directory_path() / "llmroof_split_points.csv";
   const std::string tail = ",DeepSeek-R1-0528,,,FP8,FP8,64,1024,0,1024,tpot_ms,30,ms,";
-  std::ofstream(path)
-      << head
+  std::ostringstream rows;
+  rows
       << "A,s,,NVIDIA GB200,32,\"Dynamo + TensorRT-LLM 1.1, disaggregated: 4 prefill workers (TP4, EP4, DP attention) "
          "+ 1 decode worker (TP16, EP16, DP attention)\"" << tail << "concurrency 64\n"
       << "B,s,,NVIDIA B200,24,\"dynamo-sglang, disagg 1P2D, prefill TP8, decode TP8\"" << tail << "concurrency 64\n"
@@ -905,8 +904,7 @@ TEST_CASE("disaggregated rows: the split as written, predicted as a closed loop 
       // vLLM does not run DP attention beside TP: skipped with the engine's reason, the run goes on.
       << "V1,s,,NVIDIA B200,16,\"vLLM 0.11 disaggregated (NixlConnector)\"" << tail
       << "\"concurrency 64; prefill_tp=8 prefill_dp_attention=true prefill_workers=1 decode_tp=8 decode_workers=1\"\n";
-  const measurement_set set = read_measurements(path.string());
-  std::filesystem::remove(path);
+  const measurement_set set = read_points("llmroof_split_points.csv", rows.str());
   REQUIRE(set.rows.size() == 10);
   REQUIRE(set.skipped.size() == 3);
   CHECK_FALSE(set.rows[5].split);
@@ -957,14 +955,13 @@ TEST_CASE("disaggregated rows: the split as written, predicted as a closed loop 
 }
 
 TEST_CASE("an instance smaller than the row's devices: data-parallel replicas share the users") {
-  const auto path = std::filesystem::temp_directory_path() / "llmroof_replica_points.csv";
   const std::string row = ",s,,NVIDIA H100 SXM 80GB,8,\"vLLM 0.11, TP4\",Llama-3.1-70B,,,FP8,,";
-  std::ofstream(path) << head << "O1" << row << "64,1000,0,250,output_tps_total,400,tokens/s,concurrency 64\n"
+  std::ostringstream rows;
+  rows << "O1" << row << "64,1000,0,250,output_tps_total,400,tokens/s,concurrency 64\n"
                       << "T1" << row << "65,1000,0,250,tpot_ms,20,ms,concurrency 65\n"
                       << "G1" << row << "64,1000,0,250,output_tps_total,50,tokens/s/gpu,concurrency 64\n"
                       << "S1" << row << "64,1000,0,250,decode_tps_total,400,tokens/s,static batch\n";
-  const measurement_set set = read_measurements(path.string());
-  std::filesystem::remove(path);
+  const measurement_set set = read_points("llmroof_replica_points.csv", rows.str());
   REQUIRE(set.rows.size() == 3);
   REQUIRE(set.skipped.size() == 1);
   CHECK(set.skipped[0].reason == "data-parallel replicas (2 x 4 devices) are predicted for serving benchmarks only");
@@ -987,9 +984,9 @@ TEST_CASE("an instance smaller than the row's devices: data-parallel replicas sh
 }
 
 TEST_CASE("devices counted in the name or the backend, statistics before metric names, times in either unit") {
-  const auto path = std::filesystem::temp_directory_path() / "llmroof_table_rows.csv";
   const std::string tail = ",DeepSeek-R1-0528,,,FP8,FP8,64,1024,0,1024,";
-  std::ofstream(path) << head << "B1,s,,NVIDIA H200,8,\"vLLM 0.10.2, TP8\"" << tail << "tpot_ms,30,ms,concurrency 64\n"
+  std::ostringstream rows;
+  rows << "B1,s,,NVIDIA H200,8,\"vLLM 0.10.2, TP8\"" << tail << "tpot_ms,30,ms,concurrency 64\n"
                       << "D1,s,,8x NVIDIA H200,,\"vLLM 0.10.2\"" << tail << "tpot_ms,30,ms,concurrency 64\n"
                       << "D2,s,,8 x H200,,vLLM" << tail << "tpot_ms,30,ms,concurrency 64\n"
                       << "T1,s,,NVIDIA H200,,\"vLLM 0.10.2, TP8\"" << tail << "tpot_ms,30,ms,concurrency 64\n"
@@ -998,8 +995,7 @@ TEST_CASE("devices counted in the name or the backend, statistics before metric 
                       << "E1,s,,NVIDIA H200,8,\"vLLM 0.10.2, TP8\"" << tail << "e2e_latency_s,30000,ms,concurrency 64\n"
                       << "E2,s,,NVIDIA H200,8,\"vLLM 0.10.2, TP8\"" << tail << "e2e_latency_s,30,s,concurrency 64\n"
                       << "X1,s,,NVIDIA H200,8,\"vLLM 0.10.2, TP8\"" << tail << "ttft_ms,300,ms,concurrency 64\n";
-  const measurement_set set = read_measurements(path.string());
-  std::filesystem::remove(path);
+  const measurement_set set = read_points("llmroof_table_rows.csv", rows.str());
   REQUIRE(set.skipped.empty());
   REQUIRE(set.rows.size() == 9);
   const efficiency_profile e = default_profile(set.rows[0].dev, "vllm");
@@ -1024,18 +1020,17 @@ TEST_CASE("rows with a draft model: read as speculative, predicted through draft
   // draft's size in the backend, the accepted share of drafts in the notes.
   // k = 2 (mlx-lm's default): a + a^2 = 2 x 0.551 = 1.102, a = (-1 + sqrt(1 +
   // 4 x 1.102)) / 2 = (-1 + 2.325511) / 2 = 0.662755.
-  const auto path = std::filesystem::temp_directory_path() / "llmroof_draft_points.csv";
   const std::string row = ",test,,Apple M1 Ultra 64GB,1,";
   const std::string tail = ",DeepSeek-R1-Distill-Qwen-32B,32.76,32.76,MLX 8-bit,F16,1,0,0,,decode_tps_per_seq,";
-  std::ofstream(path) << head << "D1" << row << "LM Studio MLX engine (Feb 2025)" << tail << "15.10,tokens/s,G4 base\n"
+  std::ostringstream rows;
+  rows << "D1" << row << "LM Studio MLX engine (Feb 2025)" << tail << "15.10,tokens/s,G4 base\n"
                       << "D2" << row << "LM Studio MLX engine (Feb 2025) + 1.5B draft model" << tail
                       << "11.01,tokens/s,\"G4 slower: 15.10 -> 11.01 tok/s, accepted draft tokens 55.1%; prompt P1\"\n"
                       << "D3" << row << "LM Studio MLX engine + draft model" << tail << "14.5,tokens/s,G4 <50% accepted\n"
                       << "D4" << row << "LM Studio MLX engine + 9B draft model" << tail
                       << "14.5,tokens/s,accepted draft tokens 40%\n"
                       << "D5" << row << "llama.cpp + --spec-type draft-mtp" << tail << "14.5,tokens/s,G4 MTP\n";
-  const measurement_set set = read_measurements(path.string());
-  std::filesystem::remove(path);
+  const measurement_set set = read_points("llmroof_draft_points.csv", rows.str());
   REQUIRE(set.rows.size() == 2);
   REQUIRE(set.skipped.size() == 3);
   CHECK(set.skipped[0].reason == "a draft model's speculative decoding, the draft not named");
@@ -1086,11 +1081,10 @@ TEST_CASE("rows with a draft model: read as speculative, predicted through draft
 }
 
 TEST_CASE("rows drafting with MTP layers or an EAGLE head: draft length and acceptance as written") {
-  const auto path = std::filesystem::temp_directory_path() / "llmroof_mtp_points.csv";
   const std::string r1 = ",s,,NVIDIA H200 SXM 141GB,8,";
   const std::string tail = ",DeepSeek-R1-0528,671,37,FP8,,4,1000,0,1000,tpot_ms,20,ms,";
-  std::ofstream(path)
-      << head << "M1" << r1 << "\"SGLang v0.5.2, TP8, MTP\"" << tail
+  std::ostringstream rows;
+  rows << "M1" << r1 << "\"SGLang v0.5.2, TP8, MTP\"" << tail
       << "\"--max-concurrency 4, --speculative-num-steps 3, accept length 2.4\"\n"
       << "M2" << r1 << "\"TensorRT-LLM 1.0, TP8, MTP=3\"" << tail << "concurrency 4\n"
       << "M3" << r1 << "\"vLLM 0.11, TP8\"" << tail
@@ -1119,8 +1113,7 @@ TEST_CASE("rows drafting with MTP layers or an EAGLE head: draft length and acce
       << "\"concurrency 4, num_nextn_predict_layers 1, --speculative-num-steps 3, MTP\"\n"
       << "K2" << r1 << "\"SGLang v0.5.2, TP8, --speculative-algorithm EAGLE\"" << tail << "concurrency 4\n"
       << "K3" << r1 << "\"SGLang v0.5.2, TP8, MTP\"" << tail << "\"concurrency 4, acceptance rate 1.7\"\n";
-  const measurement_set set = read_measurements(path.string());
-  std::filesystem::remove(path);
+  const measurement_set set = read_points("llmroof_mtp_points.csv", rows.str());
   REQUIRE(set.rows.size() == 11);
   for (std::size_t i : {5, 6, 7, 8}) {
     CAPTURE(set.rows[i].id);
