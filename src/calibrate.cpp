@@ -561,10 +561,12 @@ const calibration_result* profile_table::fit_for(const device& d, const std::str
   return nullptr;
 }
 
-efficiency_profile profile_table::for_row(const device& d, const std::string& engine) const {
+efficiency_profile profile_table::for_row(const device& d, const std::string& engine, bool class_defaults) const {
   if (const auto* f = fit_for(d, engine)) {
     return f->banded();
   }
+  // What default_profile(d, engine) gives without the shipped fits.
+  if (class_defaults && find_kernel_class(engine) != nullptr) return class_default_profile(d, engine_of_class(engine));
   return default_profile(d);
 }
 
@@ -670,6 +672,10 @@ std::vector<std::vector<cv_prediction>> cross_validate(const std::vector<measure
       if (fold_of.at(m.source) != f) train.push_back(m);
     }
     tables[f] = fit_profiles(train, finest);
+    // Score what would ship: a fit write_profile_rows would leave out gives
+    // its rows the class defaults here too (the global fit never ships; it
+    // is scored as the global scope).
+    std::erase_if(tables[f].fits, [](const auto& kv) { return !kv.first.empty() && !ships(kv.second); });
   };
   const std::size_t workers = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, folds);
   std::atomic<std::size_t> next_fold{0};
@@ -689,6 +695,15 @@ std::vector<std::vector<cv_prediction>> cross_validate(const std::vector<measure
   for (const auto& e : failed) {
     if (e) std::rethrow_exception(e);
   }
+  // A fold holding a point the launch-priced class default was fitted to
+  // predicts as if that default did not exist (the device class's alone).
+  std::vector<bool> own_defaults(folds, true);
+  for (std::size_t f = 0; f < folds; ++f) {
+    for (const measurement* m : held[f]) {
+      const auto ids = class_default_points();
+      if (std::find(ids.begin(), ids.end(), m->id) != ids.end()) own_defaults[f] = false;
+    }
+  }
   std::vector<std::vector<cv_prediction>> out;
   for (profile_scope s : scopes) {
     std::vector<cv_prediction> p;
@@ -696,7 +711,7 @@ std::vector<std::vector<cv_prediction>> cross_validate(const std::vector<measure
     for (std::size_t f = 0; f < folds; ++f) {
       const profile_table t = tables[f].at_scope(s);
       for (const measurement* m : held[f]) {
-        p.push_back(predict_with_band(*m, t.for_row(m->dev, m->engine)));
+        p.push_back(predict_with_band(*m, t.for_row(m->dev, m->engine, own_defaults[f])));
         fold_of_p.push_back(f);
       }
     }

@@ -1,6 +1,8 @@
 // Default efficiency profiles per device class. They are starting points for
 // uncalibrated devices; calibrate() (issue 7) replaces them with fitted ones.
+#include <array>
 #include <cmath>
+#include <span>
 #include <string>
 
 #include "llmroof/detail/fitted_row.hpp"
@@ -110,12 +112,12 @@ double band_width(metric m, request_arrival arrival) {
   return arrival == request_arrival::steady ? 0 : band_width(m, request_arrival::steady);
 }
 
-efficiency_profile default_profile(const device& d, std::string_view engine) {
+namespace {
+
+// The class defaults of kernel class `k` on `d`, with its traits.
+efficiency_profile class_defaults(const device& d, const kernel_class& k) {
   efficiency_profile e = default_profile(d);
-  // find_engine checks the name and version (and lowers their case) once.
-  const kernel_class* k = kernel_class_of(d, find_engine(engine));
-  if (k == nullptr) return e;
-  const std::string cls(k->key);
+  const std::string cls(k.key);
   apply_kernel_traits(e, cls);
   if (e.per_launch.value() > 0 && d.klass != device_class::unified && d.klass != device_class::cpu) {
     // With each launched kernel priced (engine_profile.hpp), the share of
@@ -127,6 +129,8 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
     // release3/serving.csv rows S3-0559, 0590, 0603, 0608, 0619, 0624, 0717,
     // 0720, 0723, 0726, 0729) and the seed scenario of DESIGN.md (~50 t/s at an
     // empty context, 20-30 at 128k on an RTX Pro 6000): residuals -13%..+13%.
+    // Those rows are class_default_points(): a cross-validation fold holding
+    // one of them predicts without this default (calibrate.cpp).
     e.memory = 0.81;
     e.memory_sd = 0.2 * e.memory;
     e.points = 11;
@@ -137,6 +141,30 @@ efficiency_profile default_profile(const device& d, std::string_view engine) {
       e.source += "; SGLang 2024's per-kernel cost from one batch-1 point (sgl-project/sglang PR #2643)";
     }
   }
+  return e;
+}
+
+}  // namespace
+
+std::span<const std::string_view> class_default_points() {
+  // The rows the launch-priced class default above was fitted to.
+  static constexpr std::array<std::string_view, 11> ids{"S3-0559", "S3-0590", "S3-0603", "S3-0608",
+                                                        "S3-0619", "S3-0624", "S3-0717", "S3-0720",
+                                                        "S3-0723", "S3-0726", "S3-0729"};
+  return ids;
+}
+
+efficiency_profile class_default_profile(const device& d, std::string_view engine) {
+  const kernel_class* k = kernel_class_of(d, find_engine(engine));
+  return k == nullptr ? default_profile(d) : class_defaults(d, *k);
+}
+
+efficiency_profile default_profile(const device& d, std::string_view engine) {
+  // find_engine checks the name and version (and lowers their case) once.
+  const kernel_class* k = kernel_class_of(d, find_engine(engine));
+  if (k == nullptr) return default_profile(d);
+  efficiency_profile e = class_defaults(d, *k);
+  const std::string cls(k->key);
   // An engine version without fitted points takes the other version's fit
   // (the kernel traits above differ, the efficiencies on each path do not);
   // HIP takes CUDA's (kernel_class::efficiencies_of).

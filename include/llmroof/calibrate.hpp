@@ -234,8 +234,11 @@ struct profile_table {
   profile_scope scope = profile_scope::defaults;
   std::map<std::string, calibration_result> fits;
   /// The profile for a device and engine class: the finest fitted key that
-  /// exists, else the device class default.
-  [[nodiscard]] efficiency_profile for_row(const device& d, const std::string& engine) const;
+  /// exists, else the engine's class default (class_default_profile), or
+  /// the device class's alone when `class_defaults` is false (a fold that
+  /// holds points the class default was fitted to).
+  [[nodiscard]] efficiency_profile for_row(const device& d, const std::string& engine,
+                                           bool class_defaults = true) const;
   [[nodiscard]] const calibration_result* fit_for(const device& d, const std::string& engine) const;
   /// The table a fit at scope `s` (no finer than this one's) would have
   /// made: the fits of `s` and the scopes coarser than it.

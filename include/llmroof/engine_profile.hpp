@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -139,5 +140,14 @@ inline bool fit_of_another_class(std::string_view engine_class, std::string_view
 /// std::invalid_argument for an unknown engine or a backend that does not
 /// run on `d`.
 efficiency_profile default_profile(const device& d, std::string_view engine);
+
+/// The class default of `engine` on `d` with its kernel traits: what
+/// default_profile gives where no fit exists. Throws as default_profile.
+efficiency_profile class_default_profile(const device& d, std::string_view engine);
+
+/// Ids of the measured rows (release3/serving.csv) a class default was
+/// fitted to by hand: eta_m 0.81 with each launched kernel priced. A
+/// cross-validation fold holding one of them cannot use that default.
+std::span<const std::string_view> class_default_points();
 
 }  // namespace llmroof

@@ -346,6 +346,73 @@ TEST_CASE("validating several scopes fits each fold once: the held-out predictio
   }
 }
 
+TEST_CASE("cross-validation scores what would ship: a fold's fit that would not ship leaves its rows the defaults") {
+  // Decode points only (no prefill): every fold's fit leaves eta_c unfitted
+  // (standard error 0), so write_profile_rows would not ship it and the
+  // held-out rows are predicted as a user gets them, by the class defaults.
+  efficiency_profile truth = default_profile(find_device("h100-sxm"));
+  truth.memory = 0.45;  // far from the default 0.66, so a used fit would show
+  std::vector<measurement> rows;
+  int i = 0;
+  for (const char* model : {"llama-3.1-8b", "qwen3-32b", "llama-3.1-70b"}) {
+    for (const char* dev : {"h100-sxm", "a100-80gb-sxm", "l40s"}) {
+      for (double b : {1.0, 2.0, 4.0}) {
+        measurement m = point(model, dev, "fp8", metric::decode_tps_per_seq, b, 0, 1024, 256);
+        m.source = "source " + std::to_string(i++ % 3);
+        m.value = predict(m, truth);
+        rows.push_back(m);
+      }
+    }
+  }
+  const profile_table fold = fit_profiles(rows, profile_scope::engine);
+  REQUIRE(fold.fits.count("test") == 1);
+  CHECK(fold.fits.at("test").profile.memory == doctest::Approx(0.45).epsilon(0.02));  // the fit itself is right
+  CHECK_FALSE(ships(fold.fits.at("test")));                                           // but eta_c is unfitted
+  const auto held = cross_validate(rows, profile_scope::engine);
+  const auto defaults = cross_validate(rows, profile_scope::defaults);
+  REQUIRE(held.size() == rows.size());
+  for (std::size_t j = 0; j < held.size(); ++j) {
+    CAPTURE(held[j].row->id);
+    CHECK(held[j].predicted == defaults[j].predicted);
+    CHECK(held[j].predicted == doctest::Approx(predict(*held[j].row, default_profile(held[j].row->dev))));
+  }
+}
+
+TEST_CASE("cross-validation without a fit: the engine's class default, unless the fold holds its points") {
+  // vLLM's class default prices each launched kernel (6.4 us) at eta_m 0.81,
+  // both fitted by hand to 11 release3 rows; the device class alone has
+  // neither (eta_m 0.66, a fitted per-kernel cost of 0).
+  const device h100 = find_device("h100-sxm");
+  const efficiency_profile cls = class_default_profile(h100, "vllm");
+  CHECK(cls.memory == doctest::Approx(0.81));
+  CHECK(cls.per_launch.value() == doctest::Approx(6.4e-6));
+  CHECK(default_profile(h100).per_launch.value() == 0);
+  REQUIRE(class_default_points().size() == 11);
+  CHECK(class_default_points().front() == "S3-0559");
+  // llama.cpp ships fits; its class default is the device class's with its traits.
+  CHECK(class_default_profile(find_device("rtx-4090"), "llama.cpp").name == default_profile(find_device("rtx-4090")).name);
+  CHECK(default_profile(find_device("rtx-4090"), "llama.cpp").name.rfind("fitted", 0) == 0);
+  std::vector<measurement> rows;
+  for (int i = 0; i < 4; ++i) {
+    measurement m = point("qwen3-8b", "h100-sxm", "bf16", metric::decode_tps_per_seq, 1, 0, 1024, 256);
+    m.engine = "vllm";
+    m.source = i < 2 ? "holds a fitted point" : "holds none";
+    m.id = i == 0 ? "S3-0559" : "row " + std::to_string(i);
+    m.value = 100;
+    rows.push_back(m);
+  }
+  const auto held = cross_validate(rows, profile_scope::defaults);
+  REQUIRE(held.size() == 4);
+  for (const auto& p : held) {
+    CAPTURE(p.row->id);
+    const bool tainted = p.row->source == "holds a fitted point";
+    const double want = predict(*p.row, tainted ? default_profile(h100) : cls);
+    CHECK(p.predicted == doctest::Approx(want));
+  }
+  // The two differ: 36 layers' launches and eta_m 0.81 against 0.66.
+  CHECK(predict(rows[0], cls) != doctest::Approx(predict(rows[0], default_profile(h100))).epsilon(0.01));
+}
+
 TEST_CASE("a measured decode runs at its mean cached context") {
   measurement m;
   m.depth = 4096;
