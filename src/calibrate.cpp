@@ -698,9 +698,9 @@ std::vector<std::vector<cv_prediction>> cross_validate(const std::vector<measure
   // A fold holding a point the launch-priced class default was fitted to
   // predicts as if that default did not exist (the device class's alone).
   std::vector<bool> own_defaults(folds, true);
+  const auto ids = class_default_points();
   for (std::size_t f = 0; f < folds; ++f) {
     for (const measurement* m : held[f]) {
-      const auto ids = class_default_points();
       if (std::find(ids.begin(), ids.end(), m->id) != ids.end()) own_defaults[f] = false;
     }
   }
