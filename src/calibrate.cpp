@@ -183,16 +183,9 @@ double predict_in_own_unit(const measurement& m, const efficiency_profile& profi
                                          m.mixed_lengths ? length_spread::exponential : length_spread::fixed);
       return served(m.what, b.ttft, b.tpot, r * b.output_tokens_per_s(), s.output);
     }
-    // N users over r replicas: N - r q of them hold q + 1 users, the rest q
-    // (q = floor(N / r)); times are the users' means, throughput the sum.
-    const double q = std::floor(m.batch / r), more = m.batch - r * q;
-    const closed_loop_result c = serve_closed_loop(d, s, std::max(1.0, q));
-    if (more == 0) return served(m.what, c.ttft, c.tpot, r * c.output_tokens_per_s(s.output), s.output);
-    const closed_loop_result c1 = serve_closed_loop(d, s, q + 1);
-    const double w = q >= 1 ? more * (q + 1) / m.batch : 1;  // users' share on the fuller replicas
-    const auto mean = [&](seconds x, seconds y) { return (1 - w) * x + w * y; };
-    const double total = (q >= 1 ? (r - more) * c.output_tokens_per_s(s.output) : 0) + more * c1.output_tokens_per_s(s.output);
-    return served(m.what, mean(c.ttft, c1.ttft), mean(c.tpot, c1.tpot), total, s.output);
+    // N users over r replicas, as evenly as they go.
+    const pd_loop_result c = serve_replicated_loop(d, m.replicas, s, m.batch);
+    return served(m.what, c.ttft, c.tpot, c.output_tokens_per_s(s.output), s.output);
   }
   if (m.spec) {
     // A draft model beside the target: its k decode steps and the target's

@@ -49,6 +49,19 @@ inline seconds kv_transfer_time(const kv_transfer& t, bytes kv, int lanes = 1) {
   return t.link.latency + kv / (double(lanes) * t.efficiency * t.link.bandwidth);
 }
 
+/// A fixed-concurrency benchmark on a layout: `users` users, each sending
+/// its next request when the last completes (vllm bench serve
+/// --max-concurrency, Dynamo's and InferenceMAX's disaggregated sweeps).
+struct pd_loop_result {
+  double users = 0;
+  double requests_per_s = 0;
+  seconds ttft = make_seconds(0);        ///< mean, the wait for the layout to take a request included
+  seconds tpot = make_seconds(0);        ///< mean
+  seconds queue_wait = make_seconds(0);  ///< mean wait of users beyond what the layout serves
+  double inside = 0;                     ///< users the layout holds at once (prefill queue to last token)
+  [[nodiscard]] double output_tokens_per_s(double output) const { return requests_per_s * output; }
+};
+
 /// One way to serve a workload on a fleet, at its goodput: the most
 /// requests/s whose mean TTFT and TPOT meet the targets.
 struct pd_row {
@@ -76,6 +89,8 @@ struct pd_row {
   /// prefill (the prefill pool saturates), kv_cache or max_num_seqs (the
   /// decode instances' slots), memory (not one request fits), link.
   serving_limit limit = serving_limit::none;
+  /// The same layout under a fixed concurrency, no targets (compare_disaggregation's `users`).
+  std::optional<pd_loop_result> loop;
   [[nodiscard]] double output_tokens_per_s_per_device() const { return devices > 0 ? output_tokens_per_s / devices : 0; }
 };
 
@@ -397,18 +412,6 @@ inline pd_row serve_disaggregated(const deployment& prefill, int x, const deploy
   return pd_split(prefill, x, decode, y, w, link, t).row(at_rate);
 }
 
-/// A fixed-concurrency benchmark on a split: `users` users, each sending its
-/// next request when the last completes (vllm bench serve
-/// --max-concurrency, Dynamo's and InferenceMAX's disaggregated sweeps).
-struct pd_loop_result {
-  double requests_per_s = 0;
-  seconds ttft = make_seconds(0);        ///< mean, the wait for the split to take a request included
-  seconds tpot = make_seconds(0);        ///< mean
-  seconds queue_wait = make_seconds(0);  ///< users beyond what the split serves wait this long
-  double inside = 0;                     ///< users the split holds at once (prefill queue to last token)
-  [[nodiscard]] double output_tokens_per_s(double output) const { return requests_per_s * output; }
-};
-
 /// The closed loop of `users` on `split`: the request rate at which they are
 /// all inside it, by Little's law users = rate x (TTFT + (output - 1) x TPOT)
 /// with TTFT and TPOT of the split's operating point at that rate
@@ -427,6 +430,7 @@ inline pd_loop_result serve_disaggregated_loop(const pd_split& split, const work
   const auto held = [&](double rate, const pd_row& r) { return rate * (ttft(rate) + steps * r.tpot.value()); };
   const pd_row most = split.row();
   pd_loop_result out;
+  out.users = users;
   if (!(most.requests_per_s > 0)) return out;  // not one request fits
   double rate = most.requests_per_s;
   pd_row at = most;
@@ -445,6 +449,35 @@ inline pd_loop_result serve_disaggregated_loop(const pd_split& split, const work
   out.queue_wait = make_seconds(std::max(0.0, users - out.inside) / rate);
   out.ttft = make_seconds(ttft(rate)) + out.queue_wait;
   out.tpot = at.tpot;
+  return out;
+}
+
+/// The closed loop of `users` over `replicas` copies of `d` behind a router
+/// that spreads them as evenly as they go: N - r q replicas hold q + 1 users,
+/// the rest q (q = floor(N / r)), each its own closed loop
+/// (serve_closed_loop); times are the users' means, requests/s the sum.
+/// Throws std::invalid_argument unless `users` is whole in [1, 1e6] and
+/// `replicas` in [1, 65536].
+inline pd_loop_result serve_replicated_loop(const deployment& d, int replicas, const workload& w, double users) {
+  detail::require_whole("users", users);
+  detail::require_in("users", users, 1, 1e6);
+  detail::require_in("replicas", replicas, 1, 65536);
+  const double r = replicas, q = std::floor(users / r), more = users - r * q;
+  pd_loop_result out;
+  out.users = users;
+  // `n` replicas of `k` users each, weighted by their users.
+  const auto add = [&](double n, double k) {
+    if (n <= 0 || k <= 0) return;
+    const closed_loop_result c = serve_closed_loop(d, w, k);
+    const double share = n * k / users;
+    out.requests_per_s += n * c.requests_per_s;
+    out.ttft = out.ttft + share * c.ttft;
+    out.tpot = out.tpot + share * c.tpot;
+    out.queue_wait = out.queue_wait + share * c.queue_wait;
+    out.inside += n * c.active;
+  };
+  add(r - more, q);
+  add(more, q + 1);
   return out;
 }
 
@@ -525,28 +558,47 @@ struct pd_comparison {
   std::size_t best = 0;  ///< the row with the most requests/s
   kv_transfer link;
   serving_targets targets;
-  std::string why;  ///< which wins, and what binds the other side
+  double output = 0;  ///< output tokens per request (the workload's)
+  std::string why;    ///< which wins, and what binds the other side
 };
 
-/// Throws std::invalid_argument on invalid fields or fewer than 2 instances.
+/// With `users`, each row also carries its closed loop of that many users
+/// (pd_row::loop), without the targets: serve_replicated_loop for aggregated
+/// rows, serve_disaggregated_loop for splits.
+/// Throws std::invalid_argument on invalid fields, fewer than 2 instances,
+/// or `users` not whole in [1, 1e6].
 inline pd_comparison compare_disaggregation(const deployment& instance, int instances, const workload& w,
                                             const kv_transfer& link, const serving_targets& t,
-                                            const std::optional<deployment>& whole = std::nullopt) {
+                                            const std::optional<deployment>& whole = std::nullopt,
+                                            std::optional<double> users = std::nullopt) {
   detail::require_in("instances", instances, 2, 4096);
+  if (users) {
+    detail::require_whole("users", *users);
+    detail::require_in("users", *users, 1, 1e6);
+  }
   pd_comparison out;
   out.link = link;
   out.targets = t;
-  out.rows.push_back(serve_aggregated(instance, instances, w, t));
-  if (whole) out.rows.push_back(serve_aggregated(*whole, 1, w, t));
+  out.output = w.output;
+  // A loop is what its users get: no TTFT target clips it (an hour stands for none).
+  const serving_targets none{make_seconds(3600), make_seconds(0)};
+  const auto aggregated = [&](const deployment& d, int replicas) {
+    pd_row r = serve_aggregated(d, replicas, w, t);
+    if (users) r.loop = serve_replicated_loop(d, replicas, w, *users);
+    out.rows.push_back(std::move(r));
+  };
+  const auto split = [&](int x, int y) {
+    pd_row r = serve_disaggregated(instance, x, instance, y, w, link, t);
+    if (users) r.loop = serve_disaggregated_loop(pd_split(instance, x, instance, y, w, link, none), w, *users);
+    out.rows.push_back(std::move(r));
+  };
+  aggregated(instance, instances);
+  if (whole) aggregated(*whole, 1);
   // Every split below 32 instances; from 32, 1PnD, nP1D and the multiples
   // of instances / 16 between them.
   const int stride = std::max(1, instances / 16);
-  for (int x = 1; x < instances; x = x == 1 && stride > 1 ? stride : x + stride) {
-    out.rows.push_back(serve_disaggregated(instance, x, instance, instances - x, w, link, t));
-  }
-  if (out.rows.back().prefill_instances != instances - 1) {
-    out.rows.push_back(serve_disaggregated(instance, instances - 1, instance, 1, w, link, t));
-  }
+  for (int x = 1; x < instances; x = x == 1 && stride > 1 ? stride : x + stride) split(x, instances - x);
+  if (out.rows.back().prefill_instances != instances - 1) split(instances - 1, 1);
   for (std::size_t i = 1; i < out.rows.size(); ++i) {
     if (out.rows[i].requests_per_s > out.rows[out.best].requests_per_s) out.best = i;
   }
@@ -590,13 +642,16 @@ inline pd_comparison compare_disaggregation(const deployment& instance, int inst
 /// A fleet (a deployment over all its devices) compared with its own
 /// instances: pd_instance(fleet, w, instance_devices) as aggregated replicas
 /// and in every split, the fleet as one instance beside them; KV over
-/// `link` (default: default_kv_link at default_kv_link_efficiency). Throws
-/// std::invalid_argument as pd_instance does.
+/// `link` (default: default_kv_link at default_kv_link_efficiency); each
+/// row's closed loop of `users` when given. Throws std::invalid_argument as
+/// pd_instance does.
 inline pd_comparison compare_disaggregation(const deployment& fleet, const workload& w, const serving_targets& t,
                                             std::optional<int> instance_devices = std::nullopt,
-                                            std::optional<kv_transfer> link = std::nullopt) {
+                                            std::optional<kv_transfer> link = std::nullopt,
+                                            std::optional<double> users = std::nullopt) {
   const deployment one = pd_instance(fleet, w, instance_devices, t.tpot);
-  return compare_disaggregation(one, fleet.devices() / one.devices(), w, link ? *link : kv_transfer_for(fleet), t, fleet);
+  return compare_disaggregation(one, fleet.devices() / one.devices(), w, link ? *link : kv_transfer_for(fleet), t, fleet,
+                                users);
 }
 
 }  // namespace llmroof

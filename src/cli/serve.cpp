@@ -76,8 +76,10 @@ std::optional<speculation> read_speculation(const options& o, std::optional<setu
   return std::nullopt;
 }
 
-// --pd: aggregated and disaggregated on the plan's devices, under --tps and --ttft.
-std::optional<pd_comparison> pd_of(const options& o, const setup& s, const workload& w, double ttft_target) {
+// --pd: aggregated and disaggregated on the plan's devices, under --tps and --ttft; with
+// --concurrency, each layout's closed loop of that many users.
+std::optional<pd_comparison> pd_of(const options& o, const setup& s, const workload& w, double ttft_target,
+                                   std::optional<double> users) {
   for (const char* k : {"tps", "kv-link", "kv-link-efficiency", "kv-overlap"}) {
     if (o.get(k) && !o.get("pd")) throw usage_error(std::string("--") + k + " needs --pd");
   }
@@ -96,7 +98,8 @@ std::optional<pd_comparison> pd_of(const options& o, const setup& s, const workl
       o.get("kv-link-efficiency") ? std::optional<double>(parse_number("kv-link-efficiency", *o.get("kv-link-efficiency"), 0, 1, true))
                                   : std::nullopt,
       o.flag("kv-overlap"));
-  return compare_disaggregation(s, w, t, devices, link);
+  // users (--concurrency): each layout's closed loop of that many beside its goodput.
+  return compare_disaggregation(s, w, t, devices, link, users);
 }
 
 void print_plan_speculation(const speculation& spec, const speculative_table& t, double users) {
@@ -136,6 +139,21 @@ void print_pd(const pd_comparison& c) {
                 i == c.best ? "   <- best" : "");
   }
   std::printf("  %s\n", c.why.c_str());
+  if (!first.loop) return;
+  std::printf("\n  The same layouts with %s users, each sending its next request when the last completes (no "
+              "targets):\n",
+              thousands(first.loop->users).c_str());
+  std::printf("  %-24s %8s %10s %10s %9s %10s %8s\n", "layout", "req/s", "out t/s", "TTFT", "TPOT", "waiting", "inside");
+  for (const pd_row& r : c.rows) {
+    const pd_loop_result& l = *r.loop;
+    if (!(l.requests_per_s > 0)) {
+      std::printf("  %-24s %8s  not one request fits\n", r.label.c_str(), "-");
+      continue;
+    }
+    std::printf("  %-24s %8.3g %10.0f %10s %9s %10s %8.1f\n", r.label.c_str(), l.requests_per_s,
+                l.output_tokens_per_s(c.output), ms(l.ttft).c_str(), ms(l.tpot).c_str(), ms(l.queue_wait).c_str(),
+                l.inside);
+  }
 }
 
 // What a shared prefix saves: the prefill on a hit, or why nothing is cached.
@@ -197,7 +215,7 @@ int cmd_plan(const options& o) {
       o.get("burst-lengths") ? parse_length_spread(*o.get("burst-lengths")) : length_spread::fixed;
   const served_load load = serve_load(s, sc, rate, concurrency, make_seconds(ttft_target), burst, lengths);
   const price pr = price_of(o);  // checked before the first line is printed
-  const std::optional<pd_comparison> pd = pd_of(o, s, sc, ttft_target);
+  const std::optional<pd_comparison> pd = pd_of(o, s, sc, ttft_target, concurrency);
   std::optional<speculative_table> spec_table;
   if (spec) {
     spec_table = speculate_against_batch(s, *spec, sc.users, sc.context, std::max(1.0, std::min(2 * sc.users, 1e6)),

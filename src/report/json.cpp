@@ -355,7 +355,9 @@ const field_table<plan_view>& plan_fields() {
            "disaggregated, prefill_instances, decode_instances, devices, requests_per_s (the goodput under the "
            "targets), output_tokens_per_s, output_tokens_per_s_per_device, ttft_s, tpot_s, kv_transfer_s, "
            "decode_users, prefill_utilisation, power_w and joules_per_output_token (every device of both pools), "
-           "limit; best, why).",
+           "limit, and with concurrency the layout's closed loop of that many users without the targets, loop: "
+           "users, requests_per_s, output_tokens_per_s, ttft_s, tpot_s, queue_wait_s, inside (null without); best, "
+           "why).",
            [](const V& v) { return v.pd ? pd_json(*v.pd) : absent(); }},
           {"speculation", maybe_object_t,
            "With speculative decoding (--spec): the speculate report (llmroof.speculative/1) at the plan's users "
@@ -567,7 +569,15 @@ json pd_json(const pd_comparison& c) {
                     {"power_w", r.power_w ? json(*r.power_w) : json(nullptr)},
                     {"joules_per_output_token",
                      r.joules_per_output_token() ? json(*r.joules_per_output_token()) : json(nullptr)},
-                    {"limit", to_string(r.limit)}});
+                    {"limit", to_string(r.limit)},
+                    {"loop", r.loop ? json{{"users", r.loop->users},
+                                           {"requests_per_s", r.loop->requests_per_s},
+                                           {"output_tokens_per_s", r.loop->output_tokens_per_s(c.output)},
+                                           {"ttft_s", r.loop->ttft.value()},
+                                           {"tpot_s", r.loop->tpot.value()},
+                                           {"queue_wait_s", r.loop->queue_wait.value()},
+                                           {"inside", r.loop->inside}}
+                                    : json(nullptr)}});
   }
   return {{"link", c.link.link.id},
           {"link_efficiency", c.link.efficiency},

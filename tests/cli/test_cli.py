@@ -663,6 +663,23 @@ check("recommend open loop with prices", r.returncode == 0 and pj["workload"]["r
       pj["best"]["cost_per_hour"] is not None and pj["pool"][1]["price_per_hour"] == 1800 / (3 * 365.25 * 24), pj.get("best"))
 check("recommend: disaggregated candidates", any(c["prefill_instances"] > 0 for c in pj["candidates"]), "")
 
+# plan --pd with --concurrency: every layout's closed loop of the users beside its goodput.
+PD = ["plan", "--model", "llama-3.1-70b", "--device", "h100-sxm:8", "--weights", "fp8", "--context", "4608",
+      "--prompt", "4k", "--output", "500", "--pd", "2"]
+r = run(*PD, "--concurrency", "64")
+check("plan --pd --concurrency: the loop table", r.returncode == 0 and
+      "The same layouts with 64 users, each sending its next request when the last completes" in r.stdout
+      and "2P2D" in r.stdout.split("The same layouts")[-1].split("Closed loop:")[0], r.stdout[-2500:])
+pdj = json.loads(run(*PD, "--concurrency", "64", "--json").stdout)
+rows = pdj["disaggregation"]["rows"]
+agg = next(x for x in rows if x["layout"] == "aggregated 1 x TP 8")
+check("plan --pd --concurrency --json: a loop per row", all(x["loop"]["users"] == 64 for x in rows)
+      and agg["loop"]["ttft_s"] == pdj["load"]["ttft_s"] and agg["loop"]["requests_per_s"] == pdj["load"]["requests_per_s"]
+      and all(x["loop"]["output_tokens_per_s"] == x["loop"]["requests_per_s"] * 500 for x in rows), rows[1])
+nj = json.loads(run(*PD, "--json").stdout)
+check("plan --pd without --concurrency: no loops", all(x["loop"] is None for x in nj["disaggregation"]["rows"])
+      and "The same layouts" not in run(*PD).stdout, "")
+
 for f in failures:
     print("FAIL", f[:2000])
 print(f"{passed} passed, {len(failures)} failed")

@@ -164,6 +164,66 @@ TEST_CASE("a P/D split under a fixed number of users: Little's law, one user alo
                        std::invalid_argument);
 }
 
+TEST_CASE("users over aggregated replicas: as evenly as they go, times their means, requests/s the sum") {
+  const deployment one = fleet_of("llama-3.1-8b", "bf16", 1);
+  const workload w = test::requests(2048, 256);
+  const closed_loop_result two = serve_closed_loop(one, w, 2), three = serve_closed_loop(one, w, 3);
+  // 5 users over 2 replicas: q = floor(5 / 2) = 2, 5 - 2 x 2 = 1 replica holds 3;
+  // the 3 users there weigh 3/5, the 2 on the other 2/5.
+  const pd_loop_result c = serve_replicated_loop(one, 2, w, 5);
+  CHECK(c.users == 5);
+  CHECK(c.requests_per_s == doctest::Approx(two.requests_per_s + three.requests_per_s));
+  CHECK(c.ttft.value() == doctest::Approx(0.4 * two.ttft.value() + 0.6 * three.ttft.value()));
+  CHECK(c.tpot.value() == doctest::Approx(0.4 * two.tpot.value() + 0.6 * three.tpot.value()));
+  CHECK(c.inside == doctest::Approx(5));
+  // Even: 8 users over 4 replicas is 4 loops of 2; fewer users than replicas, 3 loops of 1.
+  const pd_loop_result even = serve_replicated_loop(one, 4, w, 8);
+  CHECK(even.requests_per_s == doctest::Approx(4 * two.requests_per_s));
+  CHECK(even.ttft.value() == doctest::Approx(two.ttft.value()));
+  const closed_loop_result alone = serve_closed_loop(one, w, 1);
+  const pd_loop_result sparse = serve_replicated_loop(one, 4, w, 3);
+  CHECK(sparse.requests_per_s == doctest::Approx(3 * alone.requests_per_s));
+  CHECK(sparse.tpot.value() == doctest::Approx(alone.tpot.value()));
+  // One replica is the closed loop itself.
+  const pd_loop_result single = serve_replicated_loop(one, 1, w, 3);
+  CHECK(single.ttft.value() == doctest::Approx(three.ttft.value()));
+  CHECK(single.requests_per_s == doctest::Approx(three.requests_per_s));
+  CHECK_THROWS_WITH_AS(serve_replicated_loop(one, 0, w, 3), "replicas must be in [1, 65536] (got 0)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(serve_replicated_loop(one, 2, w, 2.5), "users must be a whole number (got 2.5)",
+                       std::invalid_argument);
+}
+
+TEST_CASE("the comparison under a fixed concurrency: every layout's closed loop beside its goodput, no targets") {
+  const workload w = test::requests(4096, 500);
+  const deployment eight = fleet_of("llama-3.1-70b", "fp8", 8);
+  const serving_targets t{make_seconds(1.0), make_seconds(0.040)};
+  const pd_comparison c = compare_disaggregation(eight, w, t, 2, std::nullopt, 64.0);
+  const pd_comparison plain = compare_disaggregation(eight, w, t, 2);
+  REQUIRE(c.rows.size() == 5);
+  CHECK(c.output == 500);
+  const deployment tp2 = pd_instance(eight, w, 2);
+  for (std::size_t i = 0; i < c.rows.size(); ++i) {
+    const pd_row& r = c.rows[i];
+    CAPTURE(r.label);
+    REQUIRE(r.loop);
+    CHECK_FALSE(plain.rows[i].loop);
+    CHECK(r.requests_per_s == plain.rows[i].requests_per_s);  // the goodput does not move
+    CHECK(r.loop->users == 64);
+    // Every user is inside or waiting (Little's law on the wait).
+    CHECK(r.loop->inside + r.loop->queue_wait.value() * r.loop->requests_per_s == doctest::Approx(64).epsilon(1e-6));
+  }
+  // Aggregated: 4 replicas of TP 2 hold 16 users each; the fleet as one TP 8 instance holds all 64.
+  CHECK(c.rows[0].loop->requests_per_s == doctest::Approx(4 * serve_closed_loop(tp2, w, 16).requests_per_s));
+  CHECK(c.rows[1].loop->ttft.value() == doctest::Approx(serve_closed_loop(eight, w, 64).ttft.value()));
+  // 2P2D: its split without targets (a TTFT target of an hour stands for none).
+  const pd_split two(tp2, 2, tp2, 2, w, c.link, {make_seconds(3600), make_seconds(0)});
+  CHECK(c.rows[3].label == "2P2D");
+  CHECK(c.rows[3].loop->tpot.value() == doctest::Approx(serve_disaggregated_loop(two, w, 64).tpot.value()));
+  CHECK_THROWS_WITH_AS(compare_disaggregation(eight, w, t, 2, std::nullopt, 0.0), "users must be in [1, 1000000] (got 0)",
+                       std::invalid_argument);
+}
+
 TEST_CASE("property: more decode instances, a faster link or a layer-wise hand-over never lower the goodput") {
   const deployment one = fleet_of("llama-3.1-8b", "bf16", 1);
   const workload w = test::requests(8192, 300);

@@ -466,6 +466,13 @@ def test_disaggregation_parity_and_refusals(cli: str) -> None:
     assert [r["layout"] for r in q.disaggregation["rows"]][2:] == ["1P3D", "2P2D", "3P1D"]
     assert q.disaggregation["layerwise"] is True and q.disaggregation["link_efficiency"] == 0.5
     assert "disaggregation" not in llmroof.plan(**kw).to_dict()
+    assert all(r["loop"] is None for r in pd["rows"])
+    # With a concurrency: each layout's closed loop of those users, the same from both doors.
+    u = llmroof.plan(**kw, pd=2, concurrency=64)
+    assert run(cli, "plan", *args, "--pd", "2", "--concurrency", "64") == u.to_dict()
+    loops = [r["loop"] for r in u.disaggregation["rows"]]
+    assert all(x["users"] == 64 for x in loops)
+    assert loops[1]["ttft_s"] == u.load["ttft_s"]  # the fleet as one instance is the plan's own loop
     for bad, message in ((dict(pd=3), "must divide the fleet's 8 devices"),
                          (dict(pd="two"), "pd must be 'auto' or a device count"),
                          (dict(min_tokens_per_s=60), "need pd"),
