@@ -165,13 +165,12 @@ double predict_in_own_unit(const measurement& m, const efficiency_profile& profi
     if (m.split) {
       // Prefill instances hand each prompt's KV to decode instances over the
       // devices' own link within a node, the inter-node link across nodes; no
-      // TTFT target clips the loop (an hour stands for none).
+      // target clips the loop.
       const deployment prefill(m.arch, m.pr, roofline(m.dev, e), {m.split->prefill, std::nullopt}, engine_of(m));
       const bool across = m.split->devices() > m.split->decode.devices_per_node;
       const kv_transfer link =
           kv_transfer_for(prefill, across ? std::optional<link_spec>(m.split->decode.inter_link()) : std::nullopt);
-      const pd_split split(prefill, m.split->prefill_instances, d, m.split->decode_instances, s, link,
-                           {make_seconds(3600), make_seconds(0)});
+      const pd_split split(prefill, m.split->prefill_instances, d, m.split->decode_instances, s, link, no_targets);
       const pd_loop_result c = serve_disaggregated_loop(split, s, m.batch);
       return served(m.what, c.ttft, c.tpot, c.output_tokens_per_s(s.output), s.output);
     }
@@ -533,7 +532,7 @@ std::string key_of(profile_scope s, const device& d, const std::string& engine) 
 }
 }  // namespace
 
-const calibration_result* profile_table::fit_for(const device& d, const std::string& engine) const {
+const calibration_result* profile_table::fit_for(const device& d, const std::string& engine, std::string* key) const {
   // An engine version without its own points (llama.cpp-cuda@2024) takes its
   // engine's other version's fit before the global one: the version changes
   // kernel traits, which predict() applies per row, not the efficiencies on
@@ -548,15 +547,21 @@ const calibration_result* profile_table::fit_for(const device& d, const std::str
     if (s == profile_scope::global && scope != profile_scope::global) break;
     for (const std::string& e : candidates) {
       auto it = fits.find(key_of(s, d, e));
-      if (it != fits.end()) return &it->second;
+      if (it == fits.end()) continue;
+      if (key != nullptr) *key = it->first;
+      return &it->second;
     }
   }
   return nullptr;
 }
 
 efficiency_profile profile_table::for_row(const device& d, const std::string& engine, bool class_defaults) const {
-  if (const auto* f = fit_for(d, engine)) {
-    return f->banded();
+  std::string key;
+  if (const auto* f = fit_for(d, engine, &key)) {
+    efficiency_profile e = f->banded();
+    // As default_profile: another class's streaming cap is not carried.
+    if (!key.empty() && fit_of_another_class(engine, key)) e.stream_cap = 0;
+    return e;
   }
   // What default_profile(d, engine) gives without the shipped fits.
   if (class_defaults && find_kernel_class(engine) != nullptr) return class_default_profile(d, engine_of_class(engine));
@@ -573,6 +578,13 @@ efficiency_profile calibration_result::banded() const {
   return e;
 }
 
+bool ships(const std::string& key, const calibration_result& r) { return !key.empty() && ships(r); }
+
+bool class_default_point(const measurement& m) {
+  const auto ids = class_default_points();
+  return m.source.rfind("github.com/gpustack/gpustack", 0) == 0 && std::find(ids.begin(), ids.end(), m.id) != ids.end();
+}
+
 bool ships(const calibration_result& r) {
   // The others keep the class defaults: a share known to no better than a
   // quarter of its value is not a default anyone should inherit. A standard
@@ -584,7 +596,7 @@ bool ships(const calibration_result& r) {
 void write_profile_rows(std::ostream& out, const profile_table& t) {
   out << detail::fitted_row_columns;
   for (const auto& [key, r] : t.fits) {
-    if (key.empty() || !ships(r)) continue;
+    if (!ships(key, r)) continue;
     detail::write_row(out, detail::row_of(key.c_str(), r.banded(), static_cast<int>(r.points), r.median_ape));
   }
 }
@@ -668,7 +680,7 @@ std::vector<std::vector<cv_prediction>> cross_validate(const std::vector<measure
     // Score what would ship: a fit write_profile_rows would leave out gives
     // its rows the class defaults here too (the global fit never ships; it
     // is scored as the global scope).
-    std::erase_if(tables[f].fits, [](const auto& kv) { return !kv.first.empty() && !ships(kv.second); });
+    std::erase_if(tables[f].fits, [](const auto& kv) { return !kv.first.empty() && !ships(kv.first, kv.second); });
   };
   const std::size_t workers = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, folds);
   std::atomic<std::size_t> next_fold{0};
@@ -691,10 +703,9 @@ std::vector<std::vector<cv_prediction>> cross_validate(const std::vector<measure
   // A fold holding a point the launch-priced class default was fitted to
   // predicts as if that default did not exist (the device class's alone).
   std::vector<bool> own_defaults(folds, true);
-  const auto ids = class_default_points();
   for (std::size_t f = 0; f < folds; ++f) {
     for (const measurement* m : held[f]) {
-      if (std::find(ids.begin(), ids.end(), m->id) != ids.end()) own_defaults[f] = false;
+      if (class_default_point(*m)) own_defaults[f] = false;
     }
   }
   std::vector<std::vector<cv_prediction>> out;

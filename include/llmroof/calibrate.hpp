@@ -239,7 +239,9 @@ struct profile_table {
   /// holds points the class default was fitted to).
   [[nodiscard]] efficiency_profile for_row(const device& d, const std::string& engine,
                                            bool class_defaults = true) const;
-  [[nodiscard]] const calibration_result* fit_for(const device& d, const std::string& engine) const;
+  /// The fit for_row takes (its key in `key` when given), or nullptr.
+  [[nodiscard]] const calibration_result* fit_for(const device& d, const std::string& engine,
+                                                  std::string* key = nullptr) const;
   /// The table a fit at scope `s` (no finer than this one's) would have
   /// made: the fits of `s` and the scopes coarser than it.
   [[nodiscard]] profile_table at_scope(profile_scope s) const;
@@ -250,6 +252,12 @@ profile_table fit_profiles(const std::vector<measurement>& rows, profile_scope s
 /// Whether a fit ships as a default profile: both roofs' shares pinned down
 /// (standard errors above 0 and under 25% of the share).
 bool ships(const calibration_result& r);
+/// ships(r) for a fit under `key`: the global fit ("") never ships.
+bool ships(const std::string& key, const calibration_result& r);
+
+/// Whether `m` is one of the rows the serving engines' launch-priced class
+/// default was fitted to (class_default_points, read from GPUStack's pages).
+bool class_default_point(const measurement& m);
 
 /// Writes the column legend and the shipping fits of `t` as rows of
 /// src/profiles_fitted.inc (the file default_profile reads).
@@ -271,7 +279,10 @@ cv_prediction predict_with_band(const measurement& m, const efficiency_profile& 
 /// Leave-one-source-out: every source's rows predicted by profiles fitted on
 /// the other sources at `scope`, each with the band of its profile widened to
 /// the conformal width of the other sources' predictions of its metric (a
-/// source never sets its own band).
+/// source never sets its own band). What is scored is what would ship: a
+/// fold's fit that ships() refuses is dropped, and a row without a fit takes
+/// its engine's class default (class_default_profile), except in a fold
+/// holding a class_default_point, which takes the device class's alone.
 std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, profile_scope scope);
 
 /// cross_validate at each of `scopes` over the same folds, fitting each fold

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "llmroof/capacity.hpp"
@@ -99,6 +100,10 @@ struct serving_targets {
   seconds ttft = make_seconds(0);
   seconds tpot = make_seconds(0);
 };
+
+/// What a fixed load gets, unclipped: a TTFT target of an hour stands for
+/// none (a split's goodput needs one above 0), no TPOT target.
+inline constexpr serving_targets no_targets{make_seconds(3600), make_seconds(0)};
 
 /// Throws std::invalid_argument naming the field: a TTFT target > 0 (a
 /// goodput without one lets the prefill queue grow without bound), a TPOT
@@ -455,7 +460,8 @@ inline pd_loop_result serve_disaggregated_loop(const pd_split& split, const work
 /// The closed loop of `users` over `replicas` copies of `d` behind a router
 /// that spreads them as evenly as they go: N - r q replicas hold q + 1 users,
 /// the rest q (q = floor(N / r)), each its own closed loop
-/// (serve_closed_loop); times are the users' means, requests/s the sum.
+/// (serve_closed_loop); requests/s the sum, times the means over requests
+/// (as a benchmark reports them: a fuller replica sends more of them).
 /// Throws std::invalid_argument unless `users` is whole in [1, 1e6] and
 /// `replicas` in [1, 65536].
 inline pd_loop_result serve_replicated_loop(const deployment& d, int replicas, const workload& w, double users) {
@@ -463,21 +469,23 @@ inline pd_loop_result serve_replicated_loop(const deployment& d, int replicas, c
   detail::require_in("users", users, 1, 1e6);
   detail::require_in("replicas", replicas, 1, 65536);
   const double r = replicas, q = std::floor(users / r), more = users - r * q;
+  // (replicas, their loop): r - more of q users, more of q + 1.
+  std::vector<std::pair<double, closed_loop_result>> groups;
+  if (r - more > 0 && q > 0) groups.emplace_back(r - more, serve_closed_loop(d, w, q));
+  if (more > 0) groups.emplace_back(more, serve_closed_loop(d, w, q + 1));
   pd_loop_result out;
   out.users = users;
-  // `n` replicas of `k` users each, weighted by their users.
-  const auto add = [&](double n, double k) {
-    if (n <= 0 || k <= 0) return;
-    const closed_loop_result c = serve_closed_loop(d, w, k);
-    const double share = n * k / users;
+  for (const auto& [n, c] : groups) {
     out.requests_per_s += n * c.requests_per_s;
+    out.inside += n * c.active;
+  }
+  if (!(out.requests_per_s > 0)) return out;  // not one request fits
+  for (const auto& [n, c] : groups) {
+    const double share = n * c.requests_per_s / out.requests_per_s;
     out.ttft = out.ttft + share * c.ttft;
     out.tpot = out.tpot + share * c.tpot;
     out.queue_wait = out.queue_wait + share * c.queue_wait;
-    out.inside += n * c.active;
-  };
-  add(r - more, q);
-  add(more, q + 1);
+  }
   return out;
 }
 
@@ -580,8 +588,6 @@ inline pd_comparison compare_disaggregation(const deployment& instance, int inst
   out.link = link;
   out.targets = t;
   out.output = w.output;
-  // A loop is what its users get: no TTFT target clips it (an hour stands for none).
-  const serving_targets none{make_seconds(3600), make_seconds(0)};
   const auto aggregated = [&](const deployment& d, int replicas) {
     pd_row r = serve_aggregated(d, replicas, w, t);
     if (users) r.loop = serve_replicated_loop(d, replicas, w, *users);
@@ -589,7 +595,7 @@ inline pd_comparison compare_disaggregation(const deployment& instance, int inst
   };
   const auto split = [&](int x, int y) {
     pd_row r = serve_disaggregated(instance, x, instance, y, w, link, t);
-    if (users) r.loop = serve_disaggregated_loop(pd_split(instance, x, instance, y, w, link, none), w, *users);
+    if (users) r.loop = serve_disaggregated_loop(pd_split(instance, x, instance, y, w, link, no_targets), w, *users);
     out.rows.push_back(std::move(r));
   };
   aggregated(instance, instances);

@@ -145,9 +145,10 @@ efficiency_profile default_profile(const device& d, std::string_view engine);
 /// default_profile gives where no fit exists. Throws as default_profile.
 efficiency_profile class_default_profile(const device& d, std::string_view engine);
 
-/// Ids of the measured rows (release3/serving.csv) a class default was
-/// fitted to by hand: eta_m 0.81 with each launched kernel priced. A
-/// cross-validation fold holding one of them cannot use that default.
+/// Ids of the measured rows (release3/serving.csv, GPUStack's performance
+/// lab) a class default was fitted to by hand: eta_m 0.81 with each
+/// launched kernel priced. A cross-validation fold holding one of them
+/// cannot use that default (class_default_point).
 std::span<const std::string_view> class_default_points();
 
 }  // namespace llmroof

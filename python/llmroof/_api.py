@@ -741,10 +741,11 @@ decode instances, each at its goodput (the most requests/s with mean TTFT
 crosses ``kv_link`` (default: the node's link, across nodes the
 inter-node one) at ``kv_link_efficiency`` of its bandwidth (default 0.87),
 layer by layer with ``kv_overlap``. The report's ``disaggregation``
-section holds the rows, the best and why; with ``concurrency``, each row's
-``loop``: the same layout under that many closed-loop users without the
-targets (aggregated replicas share them as evenly as they go); vLLM, SGLang
-and TensorRT-LLM only."""),
+section holds the rows, the best and why, and each row's ``loop``: the
+same layout under the plan's closed loop (``concurrency``, or its ``users``
+when more than one and no ``rate``) without the targets (aggregated
+replicas share the users as evenly as they go); vLLM, SGLang and
+TensorRT-LLM only."""),
     ("speculative", """Speculative decoding (:class:`Speculative`: method, draft tokens,
 acceptance, draft model), as the command's ``--spec``: the deployment decodes
 speculatively (the memory counts the drafter, the load's steps draft and

@@ -68,8 +68,8 @@ constexpr option_doc option_docs[] = {
                     "(default 512)"},
     {"tps", "T", "per-user tokens/s target (users: default 10; plan --pd: the TPOT target, default none)"},
     {"pd", "N|auto", "compare aggregated and disaggregated prefill/decode on the plan's devices: instances of N devices "
-                     "(auto: the fewest that hold a request and meet --tps), as replicas and in every xPyD split; with "
-                     "--concurrency, each one's closed loop of those users"},
+                     "(auto: the fewest that hold a request and meet --tps), as replicas and in every xPyD split; each "
+                     "also as the plan's closed loop (--concurrency, or its --users) without targets"},
     {"kv-link", "ID", "link the KV cache crosses from prefill to decode (default: the node's, across nodes --inter-link)"},
     {"kv-link-efficiency", "F", "share of the link's bandwidth a KV transfer reaches (default 0.87, Mooncake)"},
     {"kv-overlap", "", "send the KV layer by layer while the prefill runs"},

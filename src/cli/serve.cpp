@@ -77,7 +77,7 @@ std::optional<speculation> read_speculation(const options& o, std::optional<setu
 }
 
 // --pd: aggregated and disaggregated on the plan's devices, under --tps and --ttft; with
-// --concurrency, each layout's closed loop of that many users.
+// the plan's closed loop (--concurrency, or its users), each layout's loop of that many.
 std::optional<pd_comparison> pd_of(const options& o, const setup& s, const workload& w, double ttft_target,
                                    std::optional<double> users) {
   for (const char* k : {"tps", "kv-link", "kv-link-efficiency", "kv-overlap"}) {
@@ -98,7 +98,7 @@ std::optional<pd_comparison> pd_of(const options& o, const setup& s, const workl
       o.get("kv-link-efficiency") ? std::optional<double>(parse_number("kv-link-efficiency", *o.get("kv-link-efficiency"), 0, 1, true))
                                   : std::nullopt,
       o.flag("kv-overlap"));
-  // users (--concurrency): each layout's closed loop of that many beside its goodput.
+  // users: each layout's closed loop of that many beside its goodput.
   return compare_disaggregation(s, w, t, devices, link, users);
 }
 
@@ -215,7 +215,8 @@ int cmd_plan(const options& o) {
       o.get("burst-lengths") ? parse_length_spread(*o.get("burst-lengths")) : length_spread::fixed;
   const served_load load = serve_load(s, sc, rate, concurrency, make_seconds(ttft_target), burst, lengths);
   const price pr = price_of(o);  // checked before the first line is printed
-  const std::optional<pd_comparison> pd = pd_of(o, s, sc, ttft_target, concurrency);
+  const std::optional<pd_comparison> pd =
+      pd_of(o, s, sc, ttft_target, burst ? std::nullopt : loop_concurrency(sc, concurrency, rate.has_value()));
   std::optional<speculative_table> spec_table;
   if (spec) {
     spec_table = speculate_against_batch(s, *spec, sc.users, sc.context, std::max(1.0, std::min(2 * sc.users, 1e6)),

@@ -355,9 +355,9 @@ const field_table<plan_view>& plan_fields() {
            "disaggregated, prefill_instances, decode_instances, devices, requests_per_s (the goodput under the "
            "targets), output_tokens_per_s, output_tokens_per_s_per_device, ttft_s, tpot_s, kv_transfer_s, "
            "decode_users, prefill_utilisation, power_w and joules_per_output_token (every device of both pools), "
-           "limit, and with concurrency the layout's closed loop of that many users without the targets, loop: "
-           "users, requests_per_s, output_tokens_per_s, ttft_s, tpot_s, queue_wait_s, inside (null without); best, "
-           "why).",
+           "limit, and loop: the layout under the plan's closed loop (concurrency, or its users) without the "
+           "targets, users, requests_per_s, output_tokens_per_s, ttft_s, tpot_s, queue_wait_s, inside (null "
+           "without a loop); best, why).",
            [](const V& v) { return v.pd ? pd_json(*v.pd) : absent(); }},
           {"speculation", maybe_object_t,
            "With speculative decoding (--spec): the speculate report (llmroof.speculative/1) at the plan's users "

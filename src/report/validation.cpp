@@ -134,11 +134,13 @@ std::string validation_markdown(const measurement_set& set, const validation& va
        << "Fixed concurrency: N users in a closed loop (`--max-concurrency N`). Burst: every request sent at once "
           "(`--request-rate inf`), the engine's scheduler simulated step by step (load.hpp serve_burst); ShareGPT "
           "answers spread exponentially about their mean (an assumption: the rows give only means).\n\n";
-    if (best->name != "shipped") {
-      md << "A row whose engine has no fit in its fold takes the engine's class default (src/profiles.cpp). The "
-            "serving engines' (eta_m 0.81, 6.4 us per launched kernel) was fitted by hand to "
-         << class_default_points().size()
-         << " of these rows (class_default_points): a fold holding one of them predicts with the device class's "
+    const auto fitted_on = std::count_if(best->predictions.begin(), best->predictions.end(),
+                                         [](const cv_prediction& p) { return class_default_point(*p.row); });
+    if (best->name != "shipped" && fitted_on > 0) {
+      md << "A row whose engine has no fit in its fold takes the engine's class default (src/profiles.cpp). vLLM's, "
+            "SGLang's and TensorRT-LLM's (eta_m 0.81 with each launched kernel priced) was fitted by hand to "
+         << fitted_on
+         << " of these points (class_default_points): a fold holding one of them predicts with the device class's "
             "default alone.\n\n";
     }
     md << "| metric | engine | load | points | MdAPE | band coverage |\n|---|---|---|---|---|---|\n";

@@ -669,6 +669,7 @@ PD = ["plan", "--model", "llama-3.1-70b", "--device", "h100-sxm:8", "--weights",
 r = run(*PD, "--concurrency", "64")
 check("plan --pd --concurrency: the loop table", r.returncode == 0 and
       "The same layouts with 64 users, each sending its next request when the last completes" in r.stdout
+      and "Closed loop:" in r.stdout
       and "2P2D" in r.stdout.split("The same layouts")[-1].split("Closed loop:")[0], r.stdout[-2500:])
 pdj = json.loads(run(*PD, "--concurrency", "64", "--json").stdout)
 rows = pdj["disaggregation"]["rows"]
@@ -677,8 +678,12 @@ check("plan --pd --concurrency --json: a loop per row", all(x["loop"]["users"] =
       and agg["loop"]["ttft_s"] == pdj["load"]["ttft_s"] and agg["loop"]["requests_per_s"] == pdj["load"]["requests_per_s"]
       and all(x["loop"]["output_tokens_per_s"] == x["loop"]["requests_per_s"] * 500 for x in rows), rows[1])
 nj = json.loads(run(*PD, "--json").stdout)
-check("plan --pd without --concurrency: no loops", all(x["loop"] is None for x in nj["disaggregation"]["rows"])
-      and "The same layouts" not in run(*PD).stdout, "")
+check("plan --pd without a closed loop: no loops", all(x["loop"] is None for x in nj["disaggregation"]["rows"])
+      and "The same layouts" not in run(*PD).stdout and "The same layouts" not in run(*PD, "--rate", "2").stdout, "")
+uj = json.loads(run(*PD, "--users", "16", "--json").stdout)
+check("plan --pd --users 16: the plan's own loop of 16 on every layout",
+      all(x["loop"]["users"] == 16 for x in uj["disaggregation"]["rows"]) and uj["load"]["concurrency"] == 16,
+      uj["disaggregation"]["rows"][0])
 
 for f in failures:
     print("FAIL", f[:2000])

@@ -164,18 +164,32 @@ TEST_CASE("a P/D split under a fixed number of users: Little's law, one user alo
                        std::invalid_argument);
 }
 
-TEST_CASE("users over aggregated replicas: as evenly as they go, times their means, requests/s the sum") {
+TEST_CASE("users over aggregated replicas: as evenly as they go, requests/s the sum, times over requests") {
   const deployment one = fleet_of("llama-3.1-8b", "bf16", 1);
   const workload w = test::requests(2048, 256);
   const closed_loop_result two = serve_closed_loop(one, w, 2), three = serve_closed_loop(one, w, 3);
-  // 5 users over 2 replicas: q = floor(5 / 2) = 2, 5 - 2 x 2 = 1 replica holds 3;
-  // the 3 users there weigh 3/5, the 2 on the other 2/5.
+  // 5 users over 2 replicas: q = floor(5 / 2) = 2, 5 - 2 x 2 = 1 replica holds 3.
+  // A benchmark's mean is over requests: each replica weighs its requests/s,
+  // R2 / (R2 + R3) and R3 / (R2 + R3).
   const pd_loop_result c = serve_replicated_loop(one, 2, w, 5);
+  const double r2 = two.requests_per_s, r3 = three.requests_per_s;
   CHECK(c.users == 5);
-  CHECK(c.requests_per_s == doctest::Approx(two.requests_per_s + three.requests_per_s));
-  CHECK(c.ttft.value() == doctest::Approx(0.4 * two.ttft.value() + 0.6 * three.ttft.value()));
-  CHECK(c.tpot.value() == doctest::Approx(0.4 * two.tpot.value() + 0.6 * three.tpot.value()));
+  CHECK(c.requests_per_s == doctest::Approx(r2 + r3));
+  CHECK(c.ttft.value() == doctest::Approx((r2 * two.ttft.value() + r3 * three.ttft.value()) / (r2 + r3)));
+  CHECK(c.tpot.value() == doctest::Approx((r2 * two.tpot.value() + r3 * three.tpot.value()) / (r2 + r3)));
   CHECK(c.inside == doctest::Approx(5));
+  // The fuller replica sends more requests/s; Little's law holds over every
+  // user: inside + wait x rate.
+  CHECK(r3 > r2);
+  CHECK(c.inside + c.queue_wait.value() * c.requests_per_s == doctest::Approx(5).epsilon(1e-9));
+  // Users beyond a replica's slots wait: 41 users of 100k-token prompts on 2
+  // replicas (12.2 GiB of KV each beside 15 GiB of weights on 80 GB: a few slots).
+  const workload big = test::requests(100000, 256);
+  const closed_loop_result q20 = serve_closed_loop(one, big, 20), q21 = serve_closed_loop(one, big, 21);
+  REQUIRE(q20.queue_wait.value() > 0);
+  const pd_loop_result crowd = serve_replicated_loop(one, 2, big, 41);
+  CHECK(crowd.inside == doctest::Approx(q20.active + q21.active));
+  CHECK(crowd.inside + crowd.queue_wait.value() * crowd.requests_per_s == doctest::Approx(41).epsilon(1e-9));
   // Even: 8 users over 4 replicas is 4 loops of 2; fewer users than replicas, 3 loops of 1.
   const pd_loop_result even = serve_replicated_loop(one, 4, w, 8);
   CHECK(even.requests_per_s == doctest::Approx(4 * two.requests_per_s));
