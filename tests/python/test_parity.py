@@ -473,6 +473,11 @@ def test_disaggregation_parity_and_refusals(cli: str) -> None:
     loops = [r["loop"] for r in u.disaggregation["rows"]]
     assert all(x["users"] == 64 for x in loops)
     assert loops[1]["ttft_s"] == u.load["ttft_s"]  # the fleet as one instance is the plan's own loop
+    # Without a concurrency, the plan's users are its loop, on every layout too.
+    v = llmroof.plan(**kw, pd=2, users=16)
+    assert run(cli, "plan", *args, "--pd", "2", "--users", "16") == v.to_dict()
+    assert all(r["loop"]["users"] == 16 for r in v.disaggregation["rows"])
+    assert all(r["loop"] is None for r in llmroof.plan(**kw, pd=2, users=16, rate=1).disaggregation["rows"])
     for bad, message in ((dict(pd=3), "must divide the fleet's 8 devices"),
                          (dict(pd="two"), "pd must be 'auto' or a device count"),
                          (dict(min_tokens_per_s=60), "need pd"),
