@@ -680,7 +680,7 @@ std::vector<std::vector<cv_prediction>> cross_validate(const std::vector<measure
     // Score what would ship: a fit write_profile_rows would leave out gives
     // its rows the class defaults here too (the global fit never ships; it
     // is scored as the global scope).
-    std::erase_if(tables[f].fits, [](const auto& kv) { return !kv.first.empty() && !ships(kv.first, kv.second); });
+    std::erase_if(tables[f].fits, [](const auto& kv) { return !kv.first.empty() && !ships(kv.second); });
   };
   const std::size_t workers = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, folds);
   std::atomic<std::size_t> next_fold{0};

@@ -593,9 +593,14 @@ inline pd_comparison compare_disaggregation(const deployment& instance, int inst
     if (users) r.loop = serve_replicated_loop(d, replicas, w, *users);
     out.rows.push_back(std::move(r));
   };
+  // Each split's rate-independent work once per set of targets; the counts vary.
+  const pd_split goodput(instance, 1, instance, instances - 1, w, link, t);
+  const std::optional<pd_split> unclipped =
+      users ? std::optional<pd_split>(std::in_place, instance, 1, instance, instances - 1, w, link, no_targets)
+            : std::nullopt;
   const auto split = [&](int x, int y) {
-    pd_row r = serve_disaggregated(instance, x, instance, y, w, link, t);
-    if (users) r.loop = serve_disaggregated_loop(pd_split(instance, x, instance, y, w, link, no_targets), w, *users);
+    pd_row r = goodput.with_instances(x, y).row();
+    if (unclipped) r.loop = serve_disaggregated_loop(unclipped->with_instances(x, y), w, *users);
     out.rows.push_back(std::move(r));
   };
   aggregated(instance, instances);

@@ -355,7 +355,7 @@ void register_deployment(py::module_& m) {
                   number(kv_link_efficiency), kv_overlap);
               // The plan's closed loop (concurrency, or its users) on every layout too.
               const std::optional<double> loop =
-                  burst.is_none() ? loop_concurrency(w, number(concurrency), !rate.is_none()) : std::nullopt;
+                  load.closed ? std::optional<double>(load.closed->concurrency) : std::nullopt;
               split = compare_disaggregation(d, w, t, devices, link, loop);
             } else if (!min_tokens_per_s.is_none() || !kv_link.is_none() || !kv_link_efficiency.is_none() || kv_overlap) {
               throw std::invalid_argument("min_tokens_per_s, kv_link, kv_link_efficiency and kv_overlap need pd");

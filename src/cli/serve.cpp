@@ -216,7 +216,7 @@ int cmd_plan(const options& o) {
   const served_load load = serve_load(s, sc, rate, concurrency, make_seconds(ttft_target), burst, lengths);
   const price pr = price_of(o);  // checked before the first line is printed
   const std::optional<pd_comparison> pd =
-      pd_of(o, s, sc, ttft_target, burst ? std::nullopt : loop_concurrency(sc, concurrency, rate.has_value()));
+      pd_of(o, s, sc, ttft_target, load.closed ? std::optional<double>(load.closed->concurrency) : std::nullopt);
   std::optional<speculative_table> spec_table;
   if (spec) {
     spec_table = speculate_against_batch(s, *spec, sc.users, sc.context, std::max(1.0, std::min(2 * sc.users, 1e6)),
