@@ -160,6 +160,7 @@ double predict_in_own_unit(const measurement& m, const efficiency_profile& profi
     s.prompt = std::max(1.0, std::round(m.prompt));
     s.output = std::max(1.0, std::round(m.gen));
     s.context = s.prompt + s.output;
+    if (m.lockstep) s.arrivals = arrival_pattern::lockstep;
     const deployment d = deployment(m.arch, m.pr, roofline(m.dev, e), {m.plan, std::nullopt}, engine_of(m))
                              .with_speculation(m.spec);
     if (m.split) {
@@ -563,8 +564,13 @@ efficiency_profile profile_table::for_row(const device& d, const std::string& en
     if (!key.empty() && fit_of_another_class(engine, key)) e.stream_cap = 0;
     return e;
   }
-  // What default_profile(d, engine) gives without the shipped fits.
-  if (class_defaults && find_kernel_class(engine) != nullptr) return class_default_profile(d, engine_of_class(engine));
+  // What default_profile(d, engine) gives without the shipped fits. A class
+  // default priced from the kernel database rests on none of the measured
+  // rows, so even a fold holding the launch-priced default's points keeps it.
+  if (find_kernel_class(engine) != nullptr) {
+    efficiency_profile c = class_default_profile(d, engine_of_class(engine));
+    if (class_defaults || kernel_fitted(c)) return c;
+  }
   return default_profile(d);
 }
 

@@ -74,6 +74,9 @@ struct measurement {
   /// request when the last completes (NIM/AIPerf). Predicted through
   /// serve_closed_loop (queueing, KV slots), never fitted on.
   bool closed_loop = false;
+  /// The loop's users run in lockstep (a fixed-length benchmark: identical
+  /// requests started together), arrival_pattern::lockstep.
+  bool lockstep = false;
   /// A burst: `requests` requests released at once, no concurrency cap (`vllm
   /// bench serve --request-rate inf`): the engine's scheduler simulated over
   /// them (load.hpp serve_burst). Predicted, never fitted on (closed_loop is
@@ -282,7 +285,9 @@ cv_prediction predict_with_band(const measurement& m, const efficiency_profile& 
 /// source never sets its own band). What is scored is what would ship: a
 /// fold's fit that ships() refuses is dropped, and a row without a fit takes
 /// its engine's class default (class_default_profile), except in a fold
-/// holding a class_default_point, which takes the device class's alone.
+/// holding a class_default_point, which takes the device class's alone
+/// where that class default is the launch-priced one fitted to those points
+/// (not one priced from the kernel database, kernel_fitted).
 std::vector<cv_prediction> cross_validate(const std::vector<measurement>& rows, profile_scope scope);
 
 /// cross_validate at each of `scopes` over the same folds, fitting each fold

@@ -141,6 +141,10 @@ inline bool fit_of_another_class(std::string_view engine_class, std::string_view
 /// run on `d`.
 efficiency_profile default_profile(const device& d, std::string_view engine);
 
+/// Whether `e` is a class default priced from the kernel database
+/// (src/kernel_fits.inc: vLLM, SGLang and TensorRT-LLM on NVIDIA parts).
+inline bool kernel_fitted(const efficiency_profile& e) { return e.name.rfind("kernel-fitted ", 0) == 0; }
+
 /// The class default of `engine` on `d` with its kernel traits: what
 /// default_profile gives where no fit exists. Throws as default_profile.
 efficiency_profile class_default_profile(const device& d, std::string_view engine);

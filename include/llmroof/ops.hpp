@@ -57,6 +57,10 @@ struct op {
   bytes network = make_bytes(0);       ///< bytes over the device interconnect (communication ops)
   seconds latency = make_seconds(0);   ///< fixed cost per instance (communication ops)
   bytes_per_second link_bandwidth = make_bytes_per_second(0);  ///< 0: the roofline's link
+  /// A collective among the devices of one node: the engines' custom
+  /// all-reduce runs there (one-shot or two-shot through peer memory), whose
+  /// latency the profile's collective_latency prices instead of `latency`.
+  bool within_node = false;
   /// Attention ops: bytes per FLOP that an unfused kernel sequence adds by
   /// materializing the score matrix (an intensive figure, so that it
   /// survives parallel splits of `flop`); 0 elsewhere.

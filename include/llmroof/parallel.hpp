@@ -212,6 +212,23 @@ inline link_speed speed_for(const parallel_plan& p, const device& d, int group) 
   return p.intra ? p.intra->speed() : intra_node_speed(d, group);
 }
 
+/// The speed an all-to-all over `group` ranks runs at: within a node the
+/// node's link; spanning nodes, each rank's traffic to the (group - node)
+/// ranks of other nodes crosses the inter-node link while the rest crosses
+/// the node's link at the same time, so the slower share sets the time:
+/// bandwidth = 1 / max(f_inter / B_inter, f_intra / B_intra), f the shares
+/// of the (group - 1) peers. Latency: the slower link's, one round (every
+/// peer is sent to at once: DeepEP, NCCL's all-to-all).
+inline link_speed all_to_all_speed(const parallel_plan& p, const device& d, int group) {
+  if (group <= p.devices_per_node) return speed_for(p, d, group);
+  const link_speed inter = p.inter_link().speed();
+  const link_speed intra = p.intra ? p.intra->speed() : intra_node_speed(d, p.devices_per_node);
+  const double peers = group - 1.0;
+  const double f_inter = (group - p.devices_per_node) / peers, f_intra = (p.devices_per_node - 1.0) / peers;
+  const double per_byte = std::max(f_inter / inter.bandwidth.value(), f_intra / intra.bandwidth.value());
+  return {make_bytes_per_second(1 / per_byte), std::max(inter.latency, intra.latency)};
+}
+
 /// The link a plan's widest collective crosses: EP's all-to-all, else TP's
 /// all-reduce, else the pipeline's hand-offs (what a plan prints as its link).
 inline link_spec collective_link(const parallel_plan& p, const device& d) {
@@ -235,8 +252,9 @@ inline void share(op& o, double n) {
 }
 
 inline op comm_op(op_kind kind, std::string_view name, double count, double bytes_per_instance,
-                  const link_speed& l, double hops) {
+                  const link_speed& l, double hops, bool within_node = false) {
   op o;
+  o.within_node = within_node;
   o.name = name;
   o.klass = op_class::communication;
   o.kind = kind;
@@ -273,11 +291,12 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
       o.activations = make_bytes(load.busiest_rank_tokens * (2.0 * dim + 3.0 * a.moe.expert_ffn) * a.num_moe_layers() * act);
       o.gemm_rows = load.busiest_rank_experts > 0 ? load.busiest_rank_tokens / load.busiest_rank_experts : 1.0;
     }
-    const link_speed l = detail::speed_for(p, d, p.ep);
-    // Per rank and MoE layer: its step_tokens' hidden states go to remote experts and back.
+    const link_speed l = detail::all_to_all_speed(p, d, p.ep);
+    // Per rank and MoE layer: its step_tokens' hidden states go to remote
+    // experts and back, to every peer at once (one round each way).
     const double per_layer = all_to_all_bytes(step_tokens, a.moe.experts_per_token, p.ep, a.hidden_size, act) / n;
     c.add(detail::comm_op(op_kind::all_to_all, "comm.all_to_all", 2.0 * a.num_moe_layers(), per_layer / 2,
-                          l, n - 1),
+                          l, 1),
           op_kind::all_to_all);
     c.sequences = batch;
     c.new_tokens = step_tokens;
@@ -303,7 +322,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
     // one all-reduce's bytes (TP's two per layer halve).
     const double msg = step_tokens * dim * act;
     c.add(detail::comm_op(op_kind::all_reduce, "comm.gather_scatter", a.num_layers, 2.0 * (t - 1) / t * msg,
-                          detail::speed_for(p, d, p.tp), 2.0 * (t - 1)),
+                          detail::speed_for(p, d, p.tp), 2.0 * (t - 1), p.tp <= p.devices_per_node),
           op_kind::all_reduce);
     return c;
   }
@@ -348,7 +367,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
     const double msg = step_tokens * dim * act;
     const link_speed l = detail::speed_for(p, d, p.tp);
     c.add(detail::comm_op(op_kind::all_reduce, "comm.all_reduce", 2.0 * a.num_layers,
-                          2.0 * (t - 1) / t * msg, l, 2.0 * (t - 1)),
+                          2.0 * (t - 1) / t * msg, l, 2.0 * (t - 1), p.tp <= p.devices_per_node),
           op_kind::all_reduce);
   }
   if (p.pp > 1) {
@@ -440,16 +459,21 @@ inline pipelined_counts count_prefill_parallel(const architecture& a, const prec
   const double act = pr.activations.bytes_per_element();
   const double all_tokens = batch * prompt;  // every prompt's tokens cross the links
   if (p.ep_only()) {
+    // Per rank, as in decode: the busiest rank sends its own prompts' tokens
+    // (ceil(batch / ep) prompts under DP attention) and receives its share
+    // of everyone's, whichever is more; one round to every peer at once.
+    const double own_tokens = std::ceil(batch / n) * prompt;
+    const double rank_tokens = std::max(own_tokens, all_tokens / n);
     c.add(detail::comm_op(op_kind::all_to_all, "comm.all_to_all", 2.0 * a.num_moe_layers() * passes,
-                          all_to_all_bytes(all_tokens, a.moe.experts_per_token, p.ep, a.hidden_size, act) / 2 / passes,
-                          detail::speed_for(p, d, p.ep), p.ep - 1.0),
+                          all_to_all_bytes(rank_tokens, a.moe.experts_per_token, p.ep, a.hidden_size, act) / 2 / passes,
+                          detail::all_to_all_speed(p, d, p.ep), 1),
           op_kind::all_to_all);
   } else if (p.tp > 1) {
     const double t = p.tp;
     const double per_layer = p.dp_attention_tp() ? 1.0 : 2.0;  // gather + scatter: one all-reduce's bytes
     c.add(detail::comm_op(op_kind::all_reduce, "comm.all_reduce", per_layer * a.num_layers * passes,
                           2.0 * (t - 1) / t * all_tokens * a.hidden_size * act / passes, detail::speed_for(p, d, p.tp),
-                          2.0 * (t - 1)),
+                          2.0 * (t - 1), p.tp <= p.devices_per_node),
           op_kind::all_reduce);
   }
   if (p.pp > 1) {

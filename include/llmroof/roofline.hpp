@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <string_view>
 #include <string>
 #include <vector>
@@ -61,6 +62,20 @@ struct efficiency_profile {
   double compute = 0.75;            ///< eta_c of a large GEMM, (0, 1]
   double compute_half_rows = 64;    ///< GEMM rows at which eta_c is half of `compute`, >= 0
   double attention = 0.5;           ///< attention kernels' fraction of the compute roof, (0, 1]
+  /// Fused attention kernels' achieved fraction of peak bandwidth reading the
+  /// KV cache (decode attention), (0, 1]; 0: eta_m. Fitted per device and
+  /// engine to the kernel database (src/kernel_fits.inc): FlashAttention-3
+  /// decode on an H100 reaches 0.56 where the same engine's GEMMs stream 0.82.
+  double kv_stream = 0;
+  /// Fixed time of one attention op instance (a layer's attention call:
+  /// split-KV kernel and its combine), s: the floor the kernel database
+  /// measures at tiny batches and contexts (10-18 us on datacenter GPUs).
+  /// The op pays the larger of it and its launches' gaps; 0: launches only.
+  seconds attention_floor = make_seconds(0);
+  /// Fixed time of one experts op instance (routing, the grouped GEMMs and
+  /// the combine of one MoE layer), s: its floor in the kernel database
+  /// (30-60 us on datacenter GPUs), paid as attention_floor is.
+  seconds expert_floor = make_seconds(0);
   /// Attention kernels' bandwidth relative to eta_m when they read the KV
   /// cache without a fused kernel, (0, 1]: llama.cpp without FlashAttention
   /// reads its cache at a fraction of GEMV speed. Fused kernels read at eta_m.
@@ -70,6 +85,12 @@ struct efficiency_profile {
   /// outputs in passes of their own, and the doubled rate runs into the
   /// board's power limit. Class default in src/profiles.cpp.
   double low_precision = 0.7;
+  /// Share of eta_m that GEMMs on an FP8 or FP4 roof stream their weights
+  /// at, relative to 16-bit GEMMs, (0, 1]: the engines' scaled-FP8 kernels
+  /// keep fewer bytes in flight at small M (vLLM's CUTLASS scaled mm on an
+  /// H100: 0.64 of peak against cuBLAS BF16's 0.82; kernel database,
+  /// src/kernel_fits.inc). 1 where nothing measured it.
+  double low_precision_memory = 1.0;
   /// The engine's 16-bit GEMMs accumulate in FP16 (llama.cpp's cuBLAS path
   /// asks for CUBLAS_COMPUTE_16F), which GeForce cards run at twice their
   /// FP32-accumulate rate (see device::fp16_accumulate_speedup).
@@ -125,6 +146,11 @@ struct efficiency_profile {
   /// Achieved fraction of link bandwidth in collectives: NCCL's bus bandwidth
   /// reaches ~80% of NVLink peak for large messages (nccl-tests reports).
   double link = 0.8;
+  /// Fixed time of one all-reduce among the devices of a node, s (0: the
+  /// ring's 2 (n - 1) link latencies): the engines' custom all-reduce reads
+  /// every peer's buffer at once, 3-5 us on NVLink in the kernel database
+  /// against 21 us for eight GPUs' ring hops (src/kernel_fits.inc).
+  seconds collective_latency = make_seconds(0);
   /// Standard errors of the fitted fields (or a nominal spread for unfitted
   /// defaults): the band of every estimate.
   double memory_sd = 0.05;
@@ -184,7 +210,10 @@ struct efficiency_profile {
 /// The profile one standard error slower in every field (the low end of the band).
 inline efficiency_profile slower(efficiency_profile e) {
   // The streaming cap is a bandwidth too: it moves by eta_m's share.
+  // The streaming cap and the fused attention's share are bandwidths too:
+  // each moves by eta_m's share.
   e.stream_cap *= std::max(0.01, e.memory - e.memory_sd) / e.memory;
+  e.kv_stream *= std::max(0.01, e.memory - e.memory_sd) / e.memory;
   e.memory = std::max(0.01, e.memory - e.memory_sd);
   e.compute = std::max(0.01, e.compute - e.compute_sd);
   e.per_step = e.per_step + e.per_step_sd;
@@ -197,6 +226,7 @@ inline efficiency_profile slower(efficiency_profile e) {
 /// The profile one standard error faster in every field (the high end).
 inline efficiency_profile faster(efficiency_profile e) {
   e.stream_cap *= std::min(1.0, e.memory + e.memory_sd) / e.memory;
+  e.kv_stream = std::min(1.0, e.kv_stream * std::min(1.0, e.memory + e.memory_sd) / e.memory);
   e.memory = std::min(1.0, e.memory + e.memory_sd);
   e.compute = std::min(1.0, e.compute + e.compute_sd);
   e.per_step = make_seconds(std::max(0.0, (e.per_step - e.per_step_sd).value()));
@@ -214,8 +244,13 @@ inline void validate(const efficiency_profile& e) {
   detail::require_in("efficiency.compute_floor", e.compute_floor, 0, 1);
   detail::require_in_open_closed("efficiency.attention", e.attention, 0, 1);
   detail::require_in_open_closed("efficiency.kv_memory", e.kv_memory, 0, 1);
+  detail::require_in("efficiency.kv_stream", e.kv_stream, 0, 1);
+  detail::require_in("efficiency.attention_floor", e.attention_floor.value(), 0, 1);
+  detail::require_in("efficiency.expert_floor", e.expert_floor.value(), 0, 1);
   detail::require_in_open_closed("efficiency.low_precision", e.low_precision, 0, 1);
+  detail::require_in_open_closed("efficiency.low_precision_memory", e.low_precision_memory, 0, 1);
   detail::require_in_open_closed("efficiency.link", e.link, 0, 1);
+  detail::require_in("efficiency.collective_latency", e.collective_latency.value(), 0, 1);
   detail::require_non_negative("efficiency.per_kernel", e.per_kernel.value());
   detail::require_non_negative("efficiency.per_launch", e.per_launch.value());
   if (e.prefill_chunk != 0) detail::require_in("efficiency.prefill_chunk", e.prefill_chunk, 1, 1e9);
@@ -344,7 +379,8 @@ class roofline {
       // and the achieved share of link bandwidth.
       const bytes_per_second bw = o.link_bandwidth.value() > 0 ? o.link_bandwidth : link_.bandwidth;
       t.memory_bound = o.network / bw;
-      t.memory_est = o.network / (eff_.link * bw) + o.count * o.latency;
+      const bool one_shot = o.kind == op_kind::all_reduce && o.within_node && eff_.collective_latency.value() > 0;
+      t.memory_est = o.network / (eff_.link * bw) + o.count * (one_shot ? eff_.collective_latency : o.latency);
       if (o.kind == op_kind::p2p) t.memory_est += o.count * eff_.per_hop;
       t.communication = true;
       return t;
@@ -388,9 +424,12 @@ class roofline {
     // kv_memory prices the unfused path's slow cache reads (llama.cpp without
     // -fa on Metal: 33.4 -> 9.5 t/s at 32k, T3-0332/0334); a fused kernel
     // streams the cache as fast as the weights.
-    const double eta_m =
-        o.klass == op_class::attention && !eff_.fused_attention ? eff_.memory * eff_.kv_memory : eff_.memory;
-    bytes_per_second achieved = bw * eta_m;
+    // A fused kernel reads it at its own measured share where one is fitted.
+    const double eta_m = o.klass != op_class::attention ? eff_.memory
+                         : !eff_.fused_attention        ? eff_.memory * eff_.kv_memory
+                         : eff_.kv_stream > 0           ? eff_.kv_stream
+                                                        : eff_.memory;
+    bytes_per_second achieved = bw * (o.klass == op_class::gemm && low ? eta_m * eff_.low_precision_memory : eta_m);
     if (o.klass == op_class::gemm && eff_.stream_cap > 0) {
       achieved = make_bytes_per_second(std::min(achieved.value(), double(n_) * eff_.stream_cap));
     }
@@ -398,7 +437,14 @@ class roofline {
     t.overhead = o.count * eff_.per_kernel;
     if (eff_.per_launch.value() > 0) {
       // FP8/FP4 GEMMs launch an activation-quantizing kernel each.
-      t.overhead += o.count * (o.launches + (low ? o.quantized_gemms : 0.0)) * eff_.per_launch;
+      seconds gaps = o.count * (o.launches + (low ? o.quantized_gemms : 0.0)) * eff_.per_launch;
+      // An attention or MoE call never takes less than its kernels' measured
+      // floor (split-KV and combine, routing and the grouped GEMMs).
+      const seconds floor = o.klass == op_class::attention ? eff_.attention_floor
+                            : o.kind == op_kind::experts   ? eff_.expert_floor
+                                                           : make_seconds(0);
+      gaps = std::max(gaps, o.count * floor);
+      t.overhead += gaps;
     }
     // An estimate never beats the bound, whatever the profile says.
     t.compute_est = std::max(t.compute_est, t.compute_bound);

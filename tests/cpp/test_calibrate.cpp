@@ -270,7 +270,10 @@ TEST_CASE("fitted defaults: llama.cpp per engine with its traits, class defaults
   CHECK(lc.stream_cap > lc.memory * d.bandwidth.value());
   const device& h = find_device("h100-sxm");
   CHECK(default_profile(h, "llama.cpp").stream_cap < lc.memory * h.bandwidth.value());
-  CHECK(default_profile(d, "vllm").name == "default-consumer");
+  // vLLM on a GeForce card: the kernel families of its class's measured
+  // card (the RTX PRO 6000's rows), on its own roofs.
+  CHECK(default_profile(d, "vllm").name == "kernel-fitted vllm");
+  CHECK(default_profile(d, "vllm").source.find("median of its class") != std::string::npos);
   CHECK_FALSE(default_profile(d, "vllm").fp16_accumulate);
   CHECK(default_profile(find_device("m2-ultra-76c"), "ollama").name == "fitted llama.cpp-metal");
 }
@@ -379,11 +382,13 @@ TEST_CASE("cross-validation scores what would ship: a fold's fit that would not 
 }
 
 TEST_CASE("cross-validation without a fit: the engine's class default, unless the fold holds its points") {
-  // vLLM's class default prices each launched kernel (6.4 us) at eta_m 0.81,
+  // vLLM's class default on a part the kernel database has no NVIDIA class
+  // for (AMD's MI300X) prices each launched kernel (6.4 us) at eta_m 0.81,
   // both fitted by hand to 11 release3 rows; the device class alone has
   // neither (eta_m 0.66, a fitted per-kernel cost of 0).
-  const device h100 = find_device("h100-sxm");
+  const device h100 = find_device("mi300x");
   const efficiency_profile cls = class_default_profile(h100, "vllm");
+  CHECK_FALSE(kernel_fitted(cls));
   CHECK(cls.memory == doctest::Approx(0.81));
   CHECK(cls.per_launch.value() == doctest::Approx(6.4e-6));
   CHECK(default_profile(h100).per_launch.value() == 0);
@@ -394,7 +399,7 @@ TEST_CASE("cross-validation without a fit: the engine's class default, unless th
   CHECK(default_profile(find_device("rtx-4090"), "llama.cpp").name.rfind("fitted", 0) == 0);
   std::vector<measurement> rows;
   for (int i = 0; i < 4; ++i) {
-    measurement m = point("qwen3-8b", "h100-sxm", "bf16", metric::decode_tps_per_seq, 1, 0, 1024, 256);
+    measurement m = point("qwen3-8b", "mi300x", "bf16", metric::decode_tps_per_seq, 1, 0, 1024, 256);
     m.engine = "vllm";
     // The fitted points are GPUStack's; an id alone from another source is not one.
     m.source = i < 2 ? "github.com/gpustack/gpustack @ 47277d7: docs/performance-lab/qwen3-8b/h100.md" : "holds none";
@@ -412,6 +417,16 @@ TEST_CASE("cross-validation without a fit: the engine's class default, unless th
   }
   // The two differ: 36 layers' launches and eta_m 0.81 against 0.66.
   CHECK(predict(rows[0], cls) != doctest::Approx(predict(rows[0], default_profile(h100))).epsilon(0.01));
+  // On an H100 the class default is priced from the kernel database, rests
+  // on none of the 11 points, and a fold holding one keeps it.
+  const device h = find_device("h100-sxm");
+  const efficiency_profile kf = class_default_profile(h, "vllm");
+  REQUIRE(kernel_fitted(kf));
+  rows.resize(1);
+  rows[0].dev = h;
+  const auto kept = cross_validate(rows, profile_scope::defaults);
+  REQUIRE(kept.size() == 1);
+  CHECK(kept[0].predicted == doctest::Approx(predict(rows[0], kf)));
 }
 
 TEST_CASE("a measured decode runs at its mean cached context") {

@@ -97,11 +97,12 @@ TEST_CASE("expert parallel: DP attention, experts split, all-to-all") {
   // Per rank and MoE layer: 2 x 64 x 8 x 7/8 x 7168 x 2 B / 8 = 1,605,632 B, in two halves, 58 layers.
   CHECK(x.count == 2 * 58);
   CHECK(x.network.value() == doctest::Approx(58 * 1605632.0));
-  // Each of the 116 exchanges reaches the 7 other ranks: 7 hops x 1.5 us
-  // (NVLink 4) = 10.5 us, 116 x 10.5 us = 1.218 ms, beside 93,126,656 B /
-  // (0.8 x 450e9 B/s) = 0.258685 ms of bytes: 1.476685 ms per step, latency-bound.
-  CHECK(x.latency.value() == doctest::Approx(10.5e-6));
-  CHECK(roofline(h200).time(x).estimate().value() == doctest::Approx(1.476685e-3).epsilon(1e-6));
+  // Each of the 116 exchanges sends to the 7 other ranks at once (DeepEP,
+  // NCCL's all-to-all): one round of 1.5 us (NVLink 4), 116 x 1.5 us =
+  // 0.174 ms, beside 93,126,656 B / (0.8 x 450e9 B/s) = 0.258685 ms of bytes:
+  // 0.432685 ms per step (were 7 hops each, 1.477 ms).
+  CHECK(x.latency.value() == doctest::Approx(1.5e-6));
+  CHECK(roofline(h200).time(x).estimate().value() == doctest::Approx(0.432685e-3).epsilon(1e-6));
   const memory_plan m = plan_memory_parallel(a, fp8, h200, ep, 64, 4096);
   CHECK(m.weights_fit);
   CHECK(m.devices == 8);
