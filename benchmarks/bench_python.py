@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Cost of one estimate from Python: the resolved-once Estimator, the one-shot
 functions and the vectorised sweep. Medians of repeated timings (no assertions:
-machines are noisy). Usage: python benchmarks/bench_python.py"""
+machines are noisy). Usage: python benchmarks/bench_python.py [--quick]
+(--quick: a few repeats, what scripts/test.sh runs so that the script cannot
+break unseen; its figures mean nothing)."""
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 from typing import Callable
 
@@ -13,8 +16,12 @@ import numpy as np
 import llmroof
 
 
+QUICK = "--quick" in sys.argv[1:]
+
+
 def median_us(fn: Callable[[], object], repeat: int = 2000) -> float:
-    for _ in range(50):
+    repeat = 5 if QUICK else repeat
+    for _ in range(2 if QUICK else 50):
         fn()
     times = []
     for _ in range(repeat):
@@ -37,7 +44,7 @@ def main() -> None:
     llmroof.sweep_decode(model="llama-3.1-8b", device="h100-sxm", batch=batch, context=context)  # warm-up:
     # the first sweeps of a process pay the pandas import and the first touch of a million-row frame
     runs = []
-    for _ in range(3):
+    for _ in range(1 if QUICK else 3):
         t0 = time.perf_counter()
         df = llmroof.sweep_decode(model="llama-3.1-8b", device="h100-sxm", batch=batch, context=context)
         runs.append((time.perf_counter() - t0) / len(df) * 1e9)

@@ -7,7 +7,10 @@ each estimate), runs the same scenarios through llmroof in this interpreter,
 and prints one markdown table: time per estimate, its ratio to llmroof's, and
 each tool's predicted tokens/s beside llmroof's bound and estimate.
 
-    python benchmarks/compare_tools.py [--venv DIR] [--repeat N]
+    python benchmarks/compare_tools.py [--venv DIR] [--repeat N] [--no-peers]
+
+`--no-peers` runs llmroof's side alone (no environment, no download): what
+`scripts/test.sh` runs, briefly, so that the script cannot break unseen.
 
 llmroof's time per estimate is measured two ways: one Python call
 (`llmroof.decode` or `llmroof.prefill`, the cached deployment) and amortised over a vectorised
@@ -147,13 +150,19 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--venv", type=Path, default=None, help="reuse this environment for the other tools")
     ap.add_argument("--repeat", type=int, default=200)
+    ap.add_argument("--no-peers", action="store_true", help="time llmroof alone (installs nothing)")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        py = tools_venv(args.venv or Path(tmp) / "tools")
-        payload = json.dumps([[n, k, la, gz] for n, k, _, la, gz in SCENARIOS])
-        res = subprocess.run([str(py), "-c", WORKER, payload, str(args.repeat)], capture_output=True, text=True,
-                             check=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
-        others = json.loads(res.stdout.strip().splitlines()[-1])
+    if args.repeat < 1:
+        ap.error("--repeat must be >= 1")
+    others: dict[str, dict] = {name: {"llm-analysis": {"skipped": "not run (--no-peers)"},
+                                      "GenZ": {"skipped": "not run (--no-peers)"}} for name, *_ in SCENARIOS}
+    if not args.no_peers:
+        with tempfile.TemporaryDirectory() as tmp:
+            py = tools_venv(args.venv or Path(tmp) / "tools")
+            payload = json.dumps([[n, k, la, gz] for n, k, _, la, gz in SCENARIOS])
+            res = subprocess.run([str(py), "-c", WORKER, payload, str(args.repeat)], capture_output=True,
+                                 text=True, check=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+            others = json.loads(res.stdout.strip().splitlines()[-1])
     ours = llmroof_times(args.repeat)
     print("| scenario | llmroof per estimate: C++ / sweep / Python call | llm-analysis | GenZ | "
           "tokens/s: llmroof bound / estimate | llm-analysis | GenZ |")
@@ -165,6 +174,8 @@ def main() -> None:
             r = others[name].get(tool)
             if r is None:
                 cells.append(("cannot express this scenario", "-"))
+            elif "skipped" in r:
+                cells.append((r["skipped"], "-"))
             elif "error" in r:
                 cells.append((f"failed: {r['error']}", "-"))
             else:
