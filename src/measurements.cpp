@@ -835,6 +835,13 @@ std::vector<std::vector<std::string>> aic_records(const std::vector<std::vector<
       double pn = 0, dn = 0;
       const std::string pre = layout("prefill_", pn), dec = layout("decode_", dn);
       const double pw = count(get("prefill_num_workers")), dw = count(get("decode_num_workers"));
+      // 248 of the 291 disaggregated rows leave both counts blank: their
+      // concurrency (up to 3,584 users) ran over an unknown number of decode
+      // workers, which sets each worker's batch, so they are not predicted.
+      if (get("prefill_num_workers").empty() || get("decode_num_workers").empty()) {
+        why = "a disaggregated row that does not say its worker counts (prefill_num_workers, decode_num_workers): "
+              "its users ran over an unknown number of decode workers";
+      }
       n = pw * pn + dw * dn;
       backend += ", disaggregated " + detail::show(pw) + "P" + detail::show(dw) + "D; prefill " + pre + "; decode " + dec;
     } else {

@@ -195,23 +195,13 @@ std::optional<detail::kernel_fit_row> kernel_fit_of(const device& d, std::string
   return out;
 }
 
-// Handling of one request outside the kernels (HTTP, tokenization,
-// admission, the first token's path), per engine class, fitted to the
-// release-4 end-to-end rows (AIConfigurator 0.12.0's silicon rows on H100
-// and H200, data/measured/release4 in the shared data; docs/calibration.md,
-// session 29): 5 ms plus the median of measured - predicted TTFT over the
-// rows at 1-4 users, where a request's prefill is alone or nearly so:
-// SGLang's 27 rows of 4 models, +188 ms (leaving each model out, its TTFT
-// MdAPE over all its rows 63.2 -> 54.1%; all 1,809 rows' TTFT 53.4 -> 45.9%,
-// TPOT 16.4 -> 16.1%). The others keep the class's 5 ms: TensorRT-LLM's
-// +68 ms (60 rows) held only at 1-4 users (its rows above went 52.6 -> 79.5%
-// TTFT), vLLM's +12 ms (78 rows) made its leave-one-model-out TTFT worse
-// (32.0 -> 35.5%). The spread: half the value (the deltas scatter so).
-struct host_fit {
-  std::string_view key;
-  double per_request;
-};
-constexpr host_fit host_fits[] = {{"sglang", 0.193}};
+// The engines' time per request (HTTP, tokenization, admission) stays the
+// class's 5 ms. Fitted to the release-4 rows at 1-4 users (docs/calibration.md,
+// sessions 29 and 30) SGLang's came out +188 ms, but as a request's handling
+// it capped GPUStack's SGLang bursts near 200 tokens / 0.19 s = 1,000 tokens/s
+// and put Qwen3-8B's TTFT at 204 ms against 28 ms measured (release 3,
+// S3-0716): the rows' extra first-token time is not the engine's handling of
+// a request (it is largest on the large MoE models), so it is not shipped.
 
 // Sets what the kernel families measure on `e` (the host's share of a step,
 // per_step, stays the class's).
@@ -271,11 +261,6 @@ efficiency_profile class_defaults(const device& d, const kernel_class& k) {
   }
   if (const auto fit = kernel_fit_of(d, cls)) {
     apply_kernel_fit(*fit, e);
-    for (const host_fit& h : host_fits) {
-      if (h.key != cls) continue;
-      e.per_request = make_seconds(h.per_request);
-      e.per_request_sd = make_seconds(0.5 * h.per_request);
-    }
     e.name = "kernel-fitted " + cls;
     e.points = fit->rows;
     const bool own = fit->device[0] != 0;
@@ -283,9 +268,7 @@ efficiency_profile class_defaults(const device& d, const kernel_class& k) {
                (own ? "this device's own " + std::to_string(fit->rows) + " GEMM shapes"
                     : std::string("the median of its class's measured devices (no kernels measured on it), on its "
                                   "datasheet roofs")) +
-               " (src/kernel_fits.inc); host time per step: the class default; per request: " +
-               (cls == "vllm" ? std::string("the class default")
-                              : std::string("fitted to the release-4 end-to-end rows (src/profiles.cpp)"));
+               " (src/kernel_fits.inc); host time per step and per request: the class default";
   }
   return e;
 }

@@ -338,6 +338,11 @@ efficiency_profile profile_from_dict(const device& dev, const py::object& o, std
   e.prefill_chunk = get<double>(d, "prefill_chunk_tokens", e.prefill_chunk);
   e.per_hop = make_seconds(get<double>(d, "per_hop_s", e.per_hop.value()));
   e.per_sequence = make_seconds(get<double>(d, "per_sequence_s", e.per_sequence.value()));
+  e.kv_stream = get<double>(d, "kv_stream", e.kv_stream);
+  e.attention_floor = make_seconds(get<double>(d, "attention_floor_s", e.attention_floor.value()));
+  e.expert_floor = make_seconds(get<double>(d, "expert_floor_s", e.expert_floor.value()));
+  e.low_precision_memory = get<double>(d, "low_precision_memory", e.low_precision_memory);
+  e.collective_latency = make_seconds(get<double>(d, "collective_latency_s", e.collective_latency.value()));
   e.source = get<std::string>(d, "source", "user-defined");
   e.points = get<int>(d, "points", 0);
   validate(e);

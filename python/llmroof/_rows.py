@@ -207,6 +207,11 @@ class Efficiency(TypedDict, total=False):
     prefill_chunk_tokens: float
     per_hop_s: float
     per_sequence_s: float
+    kv_stream: float
+    attention_floor_s: float
+    expert_floor_s: float
+    low_precision_memory: float
+    collective_latency_s: float
     source: str
     points: int
     at_limit: list[str]  # derived from the values (read back, never set)

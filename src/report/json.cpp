@@ -278,6 +278,11 @@ json efficiency_json(const efficiency_profile& e) {
           {"prefill_chunk_tokens", e.prefill_chunk},
           {"per_hop_s", e.per_hop.value()},
           {"per_sequence_s", e.per_sequence.value()},
+          {"kv_stream", e.kv_stream},
+          {"attention_floor_s", e.attention_floor.value()},
+          {"expert_floor_s", e.expert_floor.value()},
+          {"low_precision_memory", e.low_precision_memory},
+          {"collective_latency_s", e.collective_latency.value()},
           {"source", e.source},
           {"points", e.points},
           {"at_limit", e.at_limit()}};

@@ -1335,3 +1335,43 @@ TEST_CASE("shipped band widths: every metric has a steady width, and bursts are 
   CHECK(band_width(metric::tpot_ms, request_arrival::burst) > band_width(metric::tpot_ms));
   CHECK(band_width(metric::decode_tps_total, request_arrival::burst) > band_width(metric::decode_tps_total));
 }
+
+TEST_CASE("AIConfigurator's silicon rows: lockstep loops, the row's layout, skipped rows said why") {
+  // tests/data/aic_silicon_sample.csv: four rows copied unchanged from
+  // AIConfigurator 0.12.0's silicon_sample.csv (aiconfigurator-core wheel,
+  // Apache-2.0; data release 4): an aggregated vLLM Llama-3.1-70B on 4 x H100,
+  // a disaggregated TensorRT-LLM DeepSeek-R1 with its worker counts (1P3D of
+  // TP16 workers), one without them and a vLLM MiniMax-M2.5 at attention TP4 x DP4.
+  const measurement_set set = read_measurements(std::string(LLMROOF_SOURCE_DIR) + "/tests/data/aic_silicon_sample.csv");
+  // Each mapped row gives a TTFT and a TPOT point.
+  REQUIRE(set.rows.size() == 4);
+  REQUIRE(set.skipped.size() == 4);
+  const measurement& ttft = set.rows[0];
+  CHECK(ttft.id == "2026_04_06_llama_3_1_70b_h100_sxm_vllm_fp8_agg_1024x1024_c16_tp4_ep1_260/ttft");
+  // Leave-one-model-out: the source is the model's path.
+  CHECK(ttft.source == "aiconfigurator:meta-llama/Llama-3.1-70B");
+  CHECK(ttft.engine == "vllm");
+  CHECK(ttft.dev.id == "h100-sxm");
+  CHECK(ttft.plan.tp == 4);
+  CHECK(ttft.closed_loop);
+  CHECK(ttft.lockstep);
+  CHECK(ttft.batch == 16);  // silicon_concurrency=16
+  CHECK(ttft.prompt == 1024);
+  CHECK(ttft.gen == 1024);
+  CHECK(ttft.value == doctest::Approx(121.41327284043655));
+  CHECK(set.rows[1].value == doctest::Approx(13.192185948816437));
+  // The disaggregated row with its workers: 1 x TP16 prefill, 3 x TP16 decode.
+  const measurement& pd = set.rows[2];
+  REQUIRE(pd.split);
+  CHECK(pd.split->prefill_instances == 1);
+  CHECK(pd.split->decode_instances == 3);
+  CHECK(pd.split->prefill.devices() == 16);
+  CHECK(pd.split->decode.devices() == 16);
+  CHECK(pd.devices() == 64);
+  CHECK(pd.lockstep);
+  CHECK(set.skipped[0].id == "2026_03_25_deepseek_r1_h200_sxm_trtllm_fp8_disagg_1024x1024_c13_tp8_0_ep8_0_354/ttft");
+  CHECK(set.skipped[0].reason ==
+        "a disaggregated row that does not say its worker counts (prefill_num_workers, decode_num_workers): its users "
+        "ran over an unknown number of decode workers");
+  CHECK(set.skipped[2].reason == "attention TP4 x DP4 (a plan holds attention TP or DP over the instance, not both)");
+}

@@ -399,3 +399,35 @@ TEST_CASE("TP keeps each kind of layer's own share of the KV: Gemma 4's 4 global
   CHECK(find_op(c, op_kind::attention_global).kv_read.value() == doctest::Approx(10 * 131072 * 8192.0 / 4));
   CHECK(find_op(c, op_kind::attention_sliding).kv_read.value() == doctest::Approx(50 * 1024 * 16384.0 / 8));
 }
+
+TEST_CASE("batched prefill under EP32 over 4 nodes: each rank's own all-to-all bytes, at the slower link's share") {
+  // DeepSeek-V3 on 4 nodes of 8 x H200, DP attention and EP32 (SGLang's
+  // large-scale layout), 40 prompts of 1,024 tokens in one batch.
+  const architecture& a = find_model("deepseek-v3");
+  const device& h200 = find_device("h200");
+  parallel_plan ep;
+  ep.ep = 32;
+  const pipelined_counts pc = count_prefill_parallel(a, fp8, h200, ep, 1024, 0, 512, 40);
+  const op& x = find_op(pc.counts, op_kind::all_to_all);
+  // The busiest rank holds ceil(40 / 32) = 2 prompts, 2,048 tokens (more than
+  // its share of all 40,960, 1,280). Per MoE layer, out and back:
+  // 2 x 2,048 x 8 experts x 31/32 x 7,168 x 2 B = 455,081,984 B; 58 MoE layers.
+  // (Charging every rank the whole batch's 40,960 tokens, as before, was 20x this.)
+  const double total = x.network.value();  // summed over its 2 x 58 halves
+  CHECK(x.count == 2 * 58);
+  CHECK(total == doctest::Approx(58 * 455081984.0));
+  // 24 of the 31 peers sit on other nodes (InfiniBand NDR, 50 GB/s), 7 on
+  // NVLink 4 (450 GB/s), sent at once: 1 / max(24/31 / 50e9, 7/31 / 450e9) = 64.583 GB/s.
+  const link_speed s = detail::all_to_all_speed(ep, h200, 32);
+  CHECK(s.bandwidth.value() == doctest::Approx(50e9 * 31 / 24).epsilon(1e-9));
+  CHECK(s.latency.value() == doctest::Approx(4e-6));  // the slower link's, one round
+  // Within one node: the node's link alone.
+  CHECK(detail::all_to_all_speed(ep, h200, 8).bandwidth.value() == doctest::Approx(450e9));
+  // Property: more prompts never send fewer bytes per rank.
+  double last = 0;
+  for (double batch : {1.0, 8.0, 32.0, 33.0, 64.0, 200.0}) {
+    const op& y = find_op(count_prefill_parallel(a, fp8, h200, ep, 1024, 0, 512, batch).counts, op_kind::all_to_all);
+    CHECK(y.network.value() >= last);
+    last = y.network.value();
+  }
+}

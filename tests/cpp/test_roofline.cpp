@@ -157,3 +157,92 @@ TEST_CASE("at_limit: the fitted efficiencies that ran into their bound of 1") {
   CHECK(default_profile(find_device("m4-max-40c"), "mlx").at_limit().empty());
   CHECK(default_profile(find_device("h100-sxm"), "vllm").at_limit().empty());
 }
+
+TEST_CASE("kernel families: one GEMM, one decode attention call, one MoE call, one all-reduce, by hand") {
+  // H100 SXM under vLLM prices its ops with its own row of src/kernel_fits.inc
+  // (scripts/fit_kernels.py on AIConfigurator 0.12.0's kernel database).
+  const device h100 = find_device("h100-sxm");
+  const efficiency_profile e = default_profile(h100, "vllm");
+  REQUIRE(kernel_fitted(e));
+  CHECK(e.compute == doctest::Approx(0.786537));
+  CHECK(e.compute_half_rows == doctest::Approx(10.1747));
+  CHECK(e.memory == doctest::Approx(0.820662));
+  CHECK(e.per_launch.value() == doctest::Approx(3.08064e-06));
+  CHECK(e.low_precision == doctest::Approx(0.530639));
+  CHECK(e.low_precision_memory == doctest::Approx(0.775652));
+  CHECK(e.kv_stream == doctest::Approx(0.55811));
+  CHECK(e.attention_floor.value() == doctest::Approx(1.39495e-05));
+  CHECK(e.expert_floor.value() == doctest::Approx(5.59282e-05));
+  CHECK(e.link == doctest::Approx(0.667234));
+  CHECK(e.collective_latency.value() == doctest::Approx(4.75286e-06));
+  const roofline r(h100, e);
+
+  SUBCASE("a bf16 GEMM of M = 4,096 rows, N = K = 8,192: compute-bound, M / (M + M_half) of eta_c") {
+    op g;
+    g.klass = op_class::gemm;
+    g.flop = make_flops(2.0 * 4096 * 8192 * 8192);  // 5.4976e11 FLOP
+    g.weights = make_bytes(2.0 * 8192 * 8192);      // 134.2 MB of bf16 weights
+    g.gemm_rows = 4096;
+    const op_time t = r.time(g);
+    // Bound: 5.4976e11 / 989.5e12 = 555.59 us. Share: 0.786537 x 4096 / (4096 + 10.1747) = 0.783588.
+    // Estimate 555.59 / 0.783588 = 709.03 us, plus one launch of 3.08 us.
+    CHECK(t.compute_bound.value() == doctest::Approx(5.49756e11 / 989.5e12).epsilon(1e-5));
+    CHECK(t.compute_est.value() == doctest::Approx(709.03e-6).epsilon(1e-4));
+    CHECK(t.overhead.value() == doctest::Approx(3.08064e-06).epsilon(1e-6));
+    CHECK(t.estimate().value() == doctest::Approx(712.11e-6).epsilon(1e-4));
+    // One row, FP8: the weights stream at eta_m x low_precision_memory = 0.820662 x 0.775652 = 0.636550
+    // of 3.35 TB/s; 67.1 MB of FP8 weights: 67.1089e6 / (3.35e12 x 0.636550) = 31.470 us; two
+    // launches (the GEMM and its activation quantizer): 6.16 us.
+    g.gemm_rows = 1;
+    g.flop = make_flops(2.0 * 8192 * 8192);
+    g.weights = make_bytes(8192.0 * 8192);
+    g.math = math_format::fp8;
+    g.quantized_gemms = 1;
+    const op_time f = r.time(g);
+    CHECK(f.memory_est.value() == doctest::Approx(31.470e-6).epsilon(1e-4));
+    CHECK(f.overhead.value() == doctest::Approx(2 * 3.08064e-06).epsilon(1e-6));
+  }
+  SUBCASE("a decode attention call over 32 sequences of 4k: the KV at kv_stream, never under the floor") {
+    op a;
+    a.klass = op_class::attention;
+    a.kind = op_kind::attention_global;
+    // Llama-3.1-8B's GQA cache: 8 KV heads x 128 x 2 (K and V) x 2 B = 4,096 B per token per layer;
+    // 32 x 4,096 tokens: 536.9 MB. At 0.55811 x 3.35 TB/s: 287.16 us.
+    a.kv_read = make_bytes(4096.0 * 32 * 4096);
+    a.flop = make_flops(4.0 * 32 * 32 * 128 * 4096);  // 2.1 GFLOP: far under the ridge
+    const op_time t = r.time(a);
+    CHECK(t.memory_est.value() == doctest::Approx(536.871e6 / (3.35e12 * 0.55811)).epsilon(1e-5));
+    CHECK(t.memory_est.value() == doctest::Approx(287.16e-6).epsilon(1e-4));
+    CHECK(t.overhead.value() == doctest::Approx(1.39495e-05).epsilon(1e-6));  // max(1 launch, the floor)
+    // One short sequence: 4,096 B x 64 tokens at the same share is 0.14 us: the 13.95 us floor is the call.
+    a.kv_read = make_bytes(4096.0 * 64);
+    a.flop = make_flops(0);
+    CHECK(r.time(a).estimate().value() == doctest::Approx(1.39495e-05 + 262144.0 / (3.35e12 * 0.55811)).epsilon(1e-6));
+  }
+  SUBCASE("an MoE call at one token: its 55.9 us floor, not one launch") {
+    op m;
+    m.klass = op_class::gemm;
+    m.kind = op_kind::experts;
+    m.count = 48;  // 48 layers
+    m.launches = 4;
+    // 4 launches x 3.08 us = 12.3 us < 55.93 us: 48 x 55.9282 us = 2.6846 ms.
+    CHECK(r.time(m).overhead.value() == doctest::Approx(48 * 5.59282e-05).epsilon(1e-6));
+  }
+  SUBCASE("an all-reduce within a node: the one-shot latency, not the ring's") {
+    op c;
+    c.klass = op_class::communication;
+    c.kind = op_kind::all_reduce;
+    c.count = 2;
+    c.network = make_bytes(1e6);
+    c.latency = make_seconds(20e-6);
+    c.within_node = true;
+    // 1 MB over NVLink 4's 450 GB/s each way (900 GB/s bidirectional) at eta_link 0.667234:
+    // 3.33050 us; plus 2 x 4.75286 us: 12.8362 us.
+    CHECK(r.link().bandwidth.value() == doctest::Approx(450e9));
+    CHECK(r.time(c).memory_est.value() == doctest::Approx(1e6 / (450e9 * 0.667234) + 2 * 4.75286e-06).epsilon(1e-6));
+    CHECK(r.time(c).memory_est.value() == doctest::Approx(12.8362e-6).epsilon(1e-4));
+    // Across nodes the op's own latency stands: 3.33050 + 2 x 20 = 43.3305 us.
+    c.within_node = false;
+    CHECK(r.time(c).memory_est.value() == doctest::Approx(43.3305e-6).epsilon(1e-4));
+  }
+}

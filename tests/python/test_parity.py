@@ -284,6 +284,16 @@ def test_tokens_as_text_and_profile_points() -> None:
     # database (src/kernel_fits.inc row "h100-sxm", "vllm": 3.08064e-06 s over 35,742 shapes).
     assert p["name"] == "kernel-fitted vllm" and p["points"] == 35742
     assert p["per_launch_s"] == pytest.approx(3.08064e-6)
+    # The kernel families' fields read back and are taken in: a faster KV
+    # stream speeds a long-context step; a bad one names the field.
+    assert p["kv_stream"] == pytest.approx(0.55811) and p["collective_latency_s"] == pytest.approx(4.75286e-6)
+    own = {k: v for k, v in p.items() if k != "at_limit"}
+    assert llmroof.decode(model="qwen3-8b", device="h100-sxm", context=32000, efficiency={**own, "kv_stream": 0.9}).estimate_s \
+        < llmroof.decode(model="qwen3-8b", device="h100-sxm", context=32000, efficiency=own).estimate_s
+    assert llmroof.decode(model="qwen3-8b", device="h100-sxm", context=32000, efficiency=own).estimate_s == \
+        pytest.approx(llmroof.decode(model="qwen3-8b", device="h100-sxm", context=32000).estimate_s, rel=1e-9)
+    with pytest.raises(ValueError, match=r"efficiency\.attention_floor must be in \[0, 1\]"):
+        llmroof.decode(model="qwen3-8b", device="h100-sxm", efficiency={"attention_floor_s": -1.0})
     fast = llmroof.decode(model="qwen3-8b", device="h100-sxm", efficiency={"per_launch_s": 0.0})
     assert fast.estimate_s < llmroof.decode(model="qwen3-8b", device="h100-sxm").estimate_s
     assert llmroof.plan(model="qwen3-8b", device="arc-b580", engine="llama.cpp").to_dict()["efficiency"]["points"] == 0
