@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what llmroof needs and is missing: Debian packages (compiler, CMake,
-# Ninja, Boost, Eigen, doctest, nlohmann-json, Google Benchmark) and, with
+# Ninja, Boost, Eigen, doctest, nlohmann-json, Google Benchmark, GNU time for
+# benchmarks/validate_limits.sh) and, with
 # --python, the Python build and test tools from PyPI. Idempotent and quiet
 # when everything is there.
 set -euo pipefail
 
 debs=(g++ cmake ninja-build python3 libboost-dev libeigen3-dev doctest-dev
-      nlohmann-json3-dev libbenchmark-dev clang libclang-rt-14-dev)
+      nlohmann-json3-dev libbenchmark-dev clang libclang-rt-14-dev time)
 missing=()
 for p in "${debs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
