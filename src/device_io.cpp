@@ -226,7 +226,11 @@ device parse_custom_device(std::string_view spec) {
     else if (key == "fp8") rate(math_format::fp8);
     else if (key == "int8") rate(math_format::int8);
     else if (key == "fp4") rate(math_format::fp4);
-    else if (key == "tdp") d.tdp_w = parse_quantity(where, key, value, measure::power);
+    else if (key == "tdp") {
+      d.tdp_w = parse_quantity(where, key, value, measure::power);
+      // 0 is a device file's "unknown"; a spec that names its TDP gives one.
+      if (d.tdp_w == 0) throw std::invalid_argument(where + ": tdp must be > 0 (leave it out when unknown)");
+    }
     else if (key == "link") d.link_bandwidth = make_bytes_per_second(parse_quantity(where, key, value, measure::bandwidth));
     else if (key == "class") d.klass = parse_class(where, value);
     else if (key == "vendor") d.vendor = value;

@@ -132,9 +132,17 @@ inline std::vector<alternative> plan_alternatives(const deployment& d, const wor
       q.tp *= more;
     }
     q.devices_per_node = std::max(q.devices_per_node, q.devices());
-    // More devices drop an offload (it needs a single device): the devices
-    // hold all the weights. The other changes keep it.
-    const deployment x(d.model, d.pr, d.roof(), {q, std::nullopt}, d.engine, d.stored);
+    // A layout the model cannot take is no alternative (phi-4's 10 KV heads
+    // split over 2 devices, not 4): left out, as recommend's search skips it.
+    std::optional<deployment> built;
+    try {
+      // More devices drop an offload (it needs a single device): the devices
+      // hold all the weights. The other changes keep it.
+      built.emplace(d.model, d.pr, d.roof(), placement{q, std::nullopt}, d.engine, d.stored);
+    } catch (const std::invalid_argument&) {
+      continue;
+    }
+    const deployment& x = *built;
     const std::string how = q.ep > 1 || q.dp_attention_tp() ? layout_name(q)
                             : q.tp == 1 ? "layer split"
                                         : "TP " + std::to_string(q.tp) + (q.pp > 1 ? " x PP " + std::to_string(q.pp) : "");

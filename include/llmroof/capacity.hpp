@@ -95,6 +95,9 @@ inline served_load serve_load(const deployment& d, const workload& s, std::optio
   if (burst && s.arrivals == arrival_pattern::lockstep) {
     throw std::invalid_argument("arrivals: lockstep is a closed loop; a burst sends every request at once");
   }
+  if (!burst && !rate && s.arrivals == arrival_pattern::lockstep && !loop_concurrency(s, concurrency, false)) {
+    throw std::invalid_argument("arrivals: lockstep shapes a closed loop, and none runs: give users > 1 or concurrency");
+  }
   served_load out;
   out.ttft_target = ttft_target;
   if (burst) {
@@ -154,6 +157,7 @@ struct users_result {
 
 inline users_result max_users(const deployment& d, const workload& s, tokens_per_second min_tokens_per_s, seconds ttft_target = make_seconds(0)) {
   validate(s);
+  if (const std::string why = d.context_refusal(s.context); !why.empty()) throw std::invalid_argument(why);
   detail::require_non_negative("min_tokens_per_s", min_tokens_per_s.value());
   const auto check = [&](double n, serving_limit* why) {
     const auto no = [&](serving_limit l) {

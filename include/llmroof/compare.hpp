@@ -88,6 +88,15 @@ inline deployment compared_side(const deployment& a, const deployment& b) {
 /// any machine, so it has no bytes crossover. Throws as compare_decode.
 inline model_comparison compare_deployments(const deployment& a, const deployment& b, double context,
                                             double max_batch = 1024) {
+  // Two names of one deployment compare nothing: every row would tie.
+  if (a.model.id == b.model.id && a.dev().id == b.dev().id && a.devices() == b.devices() &&
+      a.engine.qualified_name() == b.engine.qualified_name() && a.pr.weights.name == b.pr.weights.name &&
+      a.pr.experts_format().name == b.pr.experts_format().name && a.pr.kv.name == b.pr.kv.name &&
+      a.parallel().tp == b.parallel().tp && a.parallel().pp == b.parallel().pp && a.parallel().ep == b.parallel().ep) {
+    throw std::invalid_argument("compare: both sides are the same deployment (" + a.model.id + " on " +
+                                std::to_string(a.devices()) + " x " + a.dev().id + "): change the model, device, "
+                                "engine or a format");
+  }
   model_comparison c = compare_decode(a, compared_side(a, b), context, max_batch);
   if (a.model.id == b.model.id && a.pr.weights.name == b.pr.weights.name && a.pr.kv.name == b.pr.kv.name &&
       a.pr.lm_head.name == b.pr.lm_head.name) {

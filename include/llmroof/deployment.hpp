@@ -232,6 +232,19 @@ class deployment {
                                             : drafter_load{});
   }
   /// The weights' fit, and the sequences of `context` tokens the KV budget holds.
+  /// Why the engine would refuse sequences of `context` tokens (its
+  /// max_model_len, which defaults to the context, beyond the model's
+  /// positions where the engine refuses that: vLLM, SGLang), or empty. The
+  /// one rule behind max_model_len's check and a workload's context.
+  [[nodiscard]] std::string context_refusal(double context) const {
+    const double len = engine.max_model_len.value_or(context);
+    if (model.max_context > 0 && len > model.max_context && engine_row_of(engine.id).refuses_context_beyond_positions) {
+      return (engine.max_model_len ? "max_model_len (" : "context (") + detail::show(len) + ") is beyond the " +
+             detail::show(model.max_context) + " positions of '" + model.id + "' (max_position_embeddings): " +
+             std::string(engine.name()) + " refuses to start";
+    }
+    return {};
+  }
   [[nodiscard]] weights_fit fit(double context) const {
     const memory_plan m = memory(1, context);
     return {m.weights_fit, m.weights, m.usable, m.weights_fit ? make_bytes(0) : make_bytes(-m.kv_budget.value()),
@@ -259,11 +272,8 @@ inline deployment::deployment(architecture a, precision p, const roofline& r, pl
 inline void deployment::check() const {
   validate(engine);
   validate_kv_format(engine, pr.kv);
-  if (engine.max_model_len && model.max_context > 0 && *engine.max_model_len > model.max_context &&
-      engine_row_of(engine.id).refuses_context_beyond_positions) {
-    throw std::invalid_argument("max_model_len (" + detail::show(*engine.max_model_len) + ") is beyond the " +
-                                detail::show(model.max_context) + " positions of '" + model.id +
-                                "' (max_position_embeddings): " + std::string(engine.name()) + " refuses to start");
+  if (engine.max_model_len) {
+    if (const std::string why = context_refusal(*engine.max_model_len); !why.empty()) throw std::invalid_argument(why);
   }
   if (stored) detail::require_non_negative("stored weights", stored->value());
   if (speculative) detail::check_speculation(*speculative, model, where.parallel, where.offload.has_value(), engine);

@@ -35,7 +35,8 @@ struct kv_transfer {
 
 /// Throws std::invalid_argument naming the field.
 inline void validate(const kv_transfer& t) {
-  detail::require_in_open_closed("kv_link.efficiency", t.efficiency, 0, 1);
+  // Below 1% no real transfer engine runs (Mooncake reaches 87%, NIXL/UCX more).
+  detail::require_in("kv_link.efficiency", t.efficiency, 0.01, 1);
   detail::require_positive("kv_link.bandwidth", t.link.bandwidth.value());
   detail::require_non_negative("kv_link.latency", t.link.latency.value());
 }
@@ -354,7 +355,10 @@ inline pd_row pd_split::operate(std::optional<double> at_rate, double held) cons
   const double decode_cap = n_max_ >= 1 ? y_ * n_max_ / (steps_ * cap_step_) : 0;  // decode_rate(n_max)
   if (!(decode_cap > 0)) return r;
   if (!(ttft_at(0) <= t_.ttft.value())) {
-    r.limit = serving_limit::ttft;
+    // No rate meets the target: the TTFT a lone request waits, and the link
+    // as the limit when the hand-over is most of it.
+    r.ttft = make_seconds(ttft_at(0));
+    r.limit = r.transfer.value() > 0.5 * r.ttft.value() ? serving_limit::link : serving_limit::ttft;
     return r;
   }
   // The decode pool's rate when the prefill pool and the link meet the TTFT
@@ -636,8 +640,15 @@ inline pd_comparison compare_disaggregation(const deployment& instance, int inst
       out.why += ": aggregated, every prompt's chunks run inside the decode steps (prefill " +
                  pct(o.prefill_utilisation) + " of the time)" +
                  (t.tpot.value() > 0 ? ", and the TPOT target pays for them" : "");
-    } else if (o.limit == serving_limit::ttft || o.limit == serving_limit::prefill || o.limit == serving_limit::link) {
-      out.why += ": its prefill pool saturates while its decode devices wait";
+    } else if (o.limit == serving_limit::link) {
+      const double move = o.transfer.value();
+      const std::string took = move < 1 ? rate(1e3 * move) + " ms" : rate(move) + " s";
+      out.why += o.requests_per_s > 0 ? ": its KV hand-over link saturates (" + took +
+                                            " a request) while its prefill pool is busy " +
+                                            pct(o.prefill_utilisation) + " of the time"
+                                      : ": its KV hand-over alone takes " + took + " a request, beyond the TTFT target";
+    } else if (o.limit == serving_limit::ttft || o.limit == serving_limit::prefill) {
+      out.why += ": its prefill pool saturates (busy " + pct(o.prefill_utilisation) + " of the time) while its decode devices wait";
     } else if (o.limit == serving_limit::memory) {
       out.why += ": its instances of " + std::to_string(o.devices / (o.prefill_instances + o.decode_instances)) +
                  (o.devices == o.prefill_instances + o.decode_instances ? " device" : " devices") +

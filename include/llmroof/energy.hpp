@@ -53,18 +53,25 @@ inline double step_power_w(const device& dev, const phase_timing& step, const po
 struct price {
   std::optional<double> per_device_hour;  ///< USD per device-hour
   std::optional<double> purchase;         ///< USD per device
-  double years = 3;                       ///< amortisation of a purchase
+  std::optional<double> years;            ///< amortisation of a purchase (unset: 3)
   std::optional<double> electricity_kwh;  ///< USD per kWh
-  double pue = 1.0;                       ///< facility power / IT power
+  std::optional<double> pue;              ///< facility power / IT power, of the electricity (unset: 1.0)
+  [[nodiscard]] double amortisation_years() const { return years.value_or(3.0); }
+  [[nodiscard]] double facility_pue() const { return pue.value_or(1.0); }
 };
 
 /// Throws std::invalid_argument naming the field.
 inline void validate(const price& p) {
   if (p.per_device_hour) detail::require_in("price_per_hour", *p.per_device_hour, 0, 1e6);
   if (p.purchase) detail::require_in("purchase", *p.purchase, 0, 1e9);
-  detail::require_in("years", p.years, 0.01, 100);
+  if (p.years) detail::require_in("years", *p.years, 0.01, 100);
   if (p.electricity_kwh) detail::require_in("electricity", *p.electricity_kwh, 0, 100);
-  detail::require_in("pue", p.pue, 1, 5);
+  if (p.pue) detail::require_in("pue", *p.pue, 1, 5);
+  // An option that changes nothing is refused, not ignored.
+  if (p.years && !p.purchase) {
+    throw std::invalid_argument("years amortises a purchase price: give purchase (an hourly price has no years)");
+  }
+  if (p.pue && !p.electricity_kwh) throw std::invalid_argument("pue scales the electricity price: give electricity");
   if (p.per_device_hour && p.purchase) {
     throw std::invalid_argument("price_per_hour and purchase are two prices of the same device: give one");
   }
@@ -73,7 +80,7 @@ inline void validate(const price& p) {
 /// USD per device-hour of the hardware alone: the hourly rate, or the
 /// purchase price over `years` of continuous use, or 0 (electricity only).
 inline double hardware_per_device_hour(const price& p) {
-  return p.per_device_hour ? *p.per_device_hour : p.purchase ? *p.purchase / (p.years * 365.25 * 24) : 0.0;
+  return p.per_device_hour ? *p.per_device_hour : p.purchase ? *p.purchase / (p.amortisation_years() * 365.25 * 24) : 0.0;
 }
 
 /// Energy and cost of a deployment producing `tokens_per_s` output tokens
@@ -114,7 +121,7 @@ inline energy_cost energy_and_cost(const deployment& d, const phase_timing& step
     double per_hour = out.devices * hardware_per_device_hour(p);
     if (p.electricity_kwh) {
       if (!out.power_w) step_power_w(d.dev(), step, m, d.parallel().pp);  // throws: the electricity needs the power
-      per_hour += *out.power_w / 1e3 * p.pue * *p.electricity_kwh;
+      per_hour += *out.power_w / 1e3 * p.facility_pue() * *p.electricity_kwh;
     }
     out.cost_per_hour = per_hour;
     if (tokens_per_s > 0) out.cost_per_million = per_hour / (3600 * tokens_per_s / 1e6);
@@ -150,7 +157,7 @@ inline energy_cost with_prefill_energy(energy_cost e, const deployment& d, doubl
     double usd = e.devices * hardware_per_device_hour(p) * seconds_per_prompt / 3600;
     if (p.electricity_kwh) {
       if (!joules) step_power_w(d.dev(), miss, m);  // throws: the electricity needs the power
-      usd += *joules / 3.6e6 * p.pue * *p.electricity_kwh;
+      usd += *joules / 3.6e6 * p.facility_pue() * *p.electricity_kwh;
     }
     e.cost_per_million_input = usd / prompt * 1e6;
   }

@@ -58,8 +58,11 @@ inline std::vector<double> curve_contexts(double context) {
 }
 
 /// Throws std::invalid_argument on invalid workload fields (see validate).
+/// Throws also when the engine refuses sequences of the context (beyond the
+/// model's positions: deployment::context_refusal).
 inline plan_result plan(const deployment& d, const workload& w) {
   validate(w);
+  if (const std::string why = d.context_refusal(w.context); !why.empty()) throw std::invalid_argument(why);
   plan_result out;
   out.prefix = reuse_of(d, w);
   out.memory = d.memory(w.users, w.context, out.prefix.shared);

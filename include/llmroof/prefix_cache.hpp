@@ -21,9 +21,9 @@ struct prefix_reuse {
   /// recomputes it to sample the first output token). 0 without caching.
   double cached = 0;
   double hit = 0;     ///< share of requests that find it cached (0 when nothing is cached)
-  /// Tokens every running sequence shares, one copy in memory: `cached` on
-  /// block-sharing engines while any request hits (the saving assumes all
-  /// running sequences start with it), 0 where each slot keeps its own
+  /// Tokens a running sequence shares on average, one copy in memory: hit x
+  /// `cached` on block-sharing engines (the sequences that found the prefix
+  /// hold it once, those that missed their own), 0 where each slot keeps its own
   /// (llama.cpp). Hybrid linear-attention models are assumed to keep their
   /// recurrent state at block boundaries, as vLLM's and SGLang's hybrid
   /// caches do.
@@ -53,9 +53,11 @@ inline prefix_reuse reuse_of(const deployment& d, const workload& w) {
     return r;
   }
   r.hit = w.prefix_hit.value_or(1.0);
-  // One copy for every running sequence while any request finds it (the
-  // running ones hold it); a prefix no request finds is no one's to share.
-  r.shared = blocks && r.hit > 0 ? r.cached : 0;
+  // The requests that find it share one copy; a request that misses (its
+  // prefix another one: a system prompt of another tenant) holds its own.
+  // Running sequences share hit x cached tokens apiece on average: all of
+  // the prefix at hit 1, nothing at hit 0, and no cliff between.
+  r.shared = blocks ? r.hit * r.cached : 0;
   r.computed = prompt - r.hit * r.cached;
   return r;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <exception>
 #include <mutex>
@@ -65,8 +66,13 @@ struct search_space {
   bool offload = true;        ///< llama.cpp on one device: the fewest layers in host RAM that fit
   bool disaggregated = true;  ///< x prefill + y decode instances (needs a TTFT target)
   bool speculation = true;    ///< the model's own MTP layers where the engine runs them
-  int max_count = 64;         ///< devices per kind tried at most (powers of two and the count)
+  int max_count = 65536;      ///< devices per kind tried at most (powers of two and the count); default: the pool's
   int threads = 0;            ///< threads of the search (0: one per hardware thread)
+  /// Candidates kept whole: a search that scores more keeps, of each
+  /// (model, device kind) part, only those its answer can use (the best of
+  /// each status and cost, the fronts, the closest misses, the published
+  /// start) and counts the rest, so memory stays bounded.
+  std::size_t keep = 100000;
 };
 
 /// A search's inputs. `models` are device-free deployments (resolve without
@@ -161,7 +167,10 @@ struct published_start {
 /// meeting the SLOs at their estimate, or of every served one when none
 /// does), the best per device kind, and the closest misses.
 struct recommendation {
-  std::vector<candidate> candidates;
+  std::vector<candidate> candidates;     ///< every one scored, or (pruned) those the answer uses
+  std::size_t searched = 0;              ///< candidates scored, kept or not
+  std::array<std::size_t, 4> counts{};   ///< of them, per verdict
+  bool pruned = false;                   ///< more than search_space::keep were scored: see candidates
   std::optional<std::size_t> best;       ///< cheapest meeting every SLO at its slow edge (else at its estimate: at risk)
   std::vector<std::size_t> front;        ///< by cost
   std::vector<std::size_t> per_device;   ///< the best per pool entry (none when it has no candidate)
@@ -212,6 +221,11 @@ inline std::vector<std::pair<std::string, int>> parse_pool(std::string_view text
   };
   for (std::string_view item : detail::list_items(text)) {
     if (item.empty()) throw bad("must list devices like 'h100-sxm:8,rtx-4090:2'");
+    // custom:memory=...,bandwidth=... holds commas and colons of its own.
+    if (item.substr(0, 7) == "custom:" || item.find('=') != std::string_view::npos) {
+      throw bad("takes catalog ids or device files, not 'custom:' specs (their commas split the list): write the "
+                "device to a .json file");
+    }
     int n = 1;
     if (const auto colon = item.rfind(':'); colon != std::string_view::npos) {
       const std::string count(item.substr(colon + 1));
@@ -220,6 +234,7 @@ inline std::vector<std::pair<std::string, int>> parse_pool(std::string_view text
       if (count.empty() || *stop != '\0' || v < 1 || v > 65536) throw bad("needs a whole count in [1, 65536] after ':'");
       n = static_cast<int>(v);
       item = item.substr(0, colon);
+      if (item.empty()) throw bad("needs a device before ':'");
     }
     for (const auto& [name, c] : out) {
       if (name == item) throw bad("names '" + name + "' twice");
@@ -249,7 +264,11 @@ inline std::vector<std::pair<std::string, price>> parse_prices(std::string_view 
     price p;
     (hourly ? p.per_device_hour : p.purchase) = v;
     validate(p);
-    out.emplace_back(std::string(item.substr(0, eq)), p);
+    const std::string name(item.substr(0, eq));
+    for (const auto& [seen, q] : out) {
+      if (seen == name) throw bad("names '" + name + "' twice");
+    }
+    out.emplace_back(name, p);
   }
   return out;
 }
@@ -449,7 +468,8 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
     const load_result l = serve_at_rate(d, w, each);
     const engine_slots slots = slots_for(d, w);
     c.users_per_instance = l.users;
-    const memory_plan m = d.memory(std::max(1.0, std::ceil(l.users)), w.prompt_tokens() + w.output, shared);
+    // Past a billion requests in flight no engine holds them: one request's memory says whether it fits at all.
+    const memory_plan m = d.memory(l.users <= 1e9 ? std::max(1.0, std::ceil(l.users)) : 1.0, w.prompt_tokens() + w.output, shared);
     c.max_users = m.max_sequences;
     c.max_context = m.max_context;
     if (!m.weights_fit || slots.slots < 1) {
@@ -457,7 +477,7 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
       c.reason = !m.weights_fit ? "weights do not fit" : "not one request of prompt + output fits";
       return;
     }
-    if (!l.keeps_up || !l.stable || std::ceil(l.users) > slots.slots) {
+    if (!l.keeps_up || !l.stable || l.users > 1e9 || std::ceil(l.users) > slots.slots) {
       c.status = verdict::misses;
       c.reason = !l.keeps_up ? "cannot keep up with " + show_tps(each) + " requests/s per instance"
                              : "the KV cache holds " + thousands_plain(slots.slots) + " requests, " +
@@ -488,6 +508,11 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
   }
   const double u = std::ceil(w.users / c.replicas);
   c.users_per_instance = u;
+  if (std::string why = d.context_refusal(w.context); !why.empty()) {
+    c.status = verdict::no_fit;
+    c.reason = std::move(why);
+    return;
+  }
   const memory_plan m = d.memory(u, w.context, shared);
   c.max_users = m.max_sequences;
   c.max_context = m.max_context;
@@ -608,7 +633,7 @@ inline void score_disaggregated(candidate& c, const pd_split& pair, const memory
   const price& p = in.pool[c.pool].cost;
   if (p.per_device_hour || p.purchase || p.electricity_kwh) {
     double per_hour = c.devices * hardware_per_device_hour(p);
-    if (p.electricity_kwh && r.power_w) per_hour += *r.power_w / 1e3 * p.pue * *p.electricity_kwh;
+    if (p.electricity_kwh && r.power_w) per_hour += *r.power_w / 1e3 * p.facility_pue() * *p.electricity_kwh;
     c.cost_per_hour = per_hour;
     if (c.output_tokens_per_s > 0) c.cost_per_million = per_hour / (3600 * c.output_tokens_per_s / 1e6);
   }
@@ -664,6 +689,34 @@ inline void validate(const recommend_input& in) {
     throw std::invalid_argument("labels: one per model (got " + std::to_string(in.labels.size()) + " for " +
                                 std::to_string(in.models.size()) + ")");
   }
+  // One of each: a kind, engine or model named twice would be searched twice.
+  for (std::size_t i = 0; i < in.pool.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (in.pool[i].dev && in.pool[j].dev && in.pool[i].dev->id == in.pool[j].dev->id) {
+        throw std::invalid_argument("pool names '" + in.pool[i].dev->id + "' twice");
+      }
+    }
+  }
+  for (std::size_t i = 0; i < in.space.engines.size(); ++i) {
+    const std::string name = find_engine(in.space.engines[i]).qualified_name();
+    for (std::size_t j = 0; j < i; ++j) {
+      if (find_engine(in.space.engines[j]).qualified_name() == name) {
+        throw std::invalid_argument("engines names '" + name + "' twice");
+      }
+    }
+  }
+  for (std::size_t i = 0; i < in.models.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      const deployment &a = in.models[i], &b = in.models[j];
+      if (a.model.id == b.model.id && a.pr.weights.name == b.pr.weights.name && a.pr.kv.name == b.pr.kv.name &&
+          a.stored.has_value() == b.stored.has_value() && (!a.stored || a.stored->value() == b.stored->value())) {
+        throw std::invalid_argument("models names '" + a.model.id + "' twice" +
+                                    (in.labels.size() == in.models.size() && in.labels[i] != in.labels[j]
+                                         ? " (as '" + in.labels[j] + "' and '" + in.labels[i] + "')"
+                                         : std::string()));
+      }
+    }
+  }
   int priced = 0;
   for (const pool_entry& e : in.pool) {
     if (e.dev == nullptr) throw std::invalid_argument("pool: an entry without a device");
@@ -682,6 +735,17 @@ inline void validate(const recommend_input& in) {
   detail::require_non_negative("max_cost_per_million", in.target.max_cost_per_million);
   detail::require_non_negative("max_joules_per_token", in.target.max_joules_per_token);
   detail::require_in("max_count", in.space.max_count, 1, 65536);
+  // A target no candidate can be measured against is refused, not met.
+  for (const pool_entry& e : in.pool) {
+    if (in.target.max_joules_per_token > 0 && !(e.dev->tdp_w > 0)) {
+      throw std::invalid_argument("max_joules_per_token needs each device's power figure: '" + e.dev->id +
+                                  "' has none (give its TDP in a device file)");
+    }
+    if (in.target.max_cost_per_million > 0 && !e.cost.per_device_hour && !e.cost.purchase && !e.cost.electricity_kwh) {
+      throw std::invalid_argument("max_cost_per_million needs a price for every device kind ('" + e.dev->id +
+                                  "' has none: give price_per_hour, purchase or electricity)");
+    }
+  }
   // An engine named for the search runs on some device of the pool (a
   // backend of one vendor's GPUs beside another's is skipped per device).
   for (const std::string& name : in.space.engines) {
@@ -845,6 +909,7 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
           q.devices_per_node = s;
           try {
             deployment d(base.model, pr, roof, placement{q, std::nullopt}, e, stored);
+            if (!in.rate && !d.context_refusal(w.context).empty()) break;  // the aggregated ones say why
             if (memory_of(d, w, 1, w.prompt_tokens() + w.output).fits) sizes.push_back(std::move(d));
           } catch (const std::invalid_argument&) {
           }
@@ -888,6 +953,77 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
   }
   }
   return part;
+}
+
+/// Keeps of `part` only the candidates rank() can use, whichever parts
+/// join it: per status and cost, the best (the recommendation, the best per
+/// kind, "cheaper" and why) and, for meets and at_risk at the part's lowest
+/// cost, all of them (the peers counted in `why`); the 5 best misses (the
+/// closest); the Pareto fronts over the part's meeting and its served
+/// missing candidates (a point dominated here is dominated in the union);
+/// the published start. Order is kept, so the merge ranks as it would whole.
+inline void prune(search_part& part) {
+  std::vector<candidate>& cs = part.candidates;
+  const std::size_t n = cs.size();
+  if (n == 0) return;
+  std::vector<char> keep(n, 0);
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return better(cs[a], cs[b]); });
+  std::vector<std::pair<verdict, double>> seen;  // (status, cost) of a best kept
+  double lowest[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  for (const candidate& c : cs) {
+    if (c.status <= verdict::at_risk) lowest[int(c.status)] = std::min(lowest[int(c.status)], c.cost());
+  }
+  int misses = 0;
+  for (std::size_t i : order) {
+    const candidate& c = cs[i];
+    const std::pair<verdict, double> key{c.status, c.cost()};
+    if (std::find(seen.begin(), seen.end(), key) == seen.end()) {
+      seen.push_back(key);
+      keep[i] = 1;
+    }
+    if (c.status <= verdict::at_risk && c.cost() == lowest[int(c.status)]) keep[i] = 1;
+    if (c.status == verdict::misses && misses < 5) {
+      keep[i] = 1;
+      ++misses;
+    }
+  }
+  // The fronts, as rank() draws them (sorted by cost, then speed).
+  for (const bool ok : {true, false}) {
+    std::vector<std::size_t> pool;
+    for (std::size_t i = 0; i < n; ++i) {
+      const candidate& c = cs[i];
+      if (ok ? c.status <= verdict::at_risk : (c.status == verdict::misses && c.tokens_per_s_per_user > 0)) pool.push_back(i);
+    }
+    std::stable_sort(pool.begin(), pool.end(), [&](std::size_t a, std::size_t b) {
+      const candidate &x = cs[a], &y = cs[b];
+      if (x.cost() != y.cost()) return x.cost() < y.cost();
+      if (x.tokens_per_s_per_user != y.tokens_per_s_per_user) return x.tokens_per_s_per_user > y.tokens_per_s_per_user;
+      return x.tokens_per_s_per_device() > y.tokens_per_s_per_device();
+    });
+    std::vector<std::size_t> front;
+    for (std::size_t i : pool) {
+      const candidate& b = cs[i];
+      const bool dominated = std::any_of(front.begin(), front.end(), [&](std::size_t f) {
+        const candidate& a = cs[f];
+        return dominates(a, b) || (a.tokens_per_s_per_user == b.tokens_per_s_per_user &&
+                                   a.tokens_per_s_per_device() == b.tokens_per_s_per_device() && a.cost() == b.cost() &&
+                                   a.weight_bits == b.weight_bits && a.kv_bits == b.kv_bits);
+      });
+      if (!dominated) front.push_back(i);
+    }
+    for (std::size_t f : front) keep[f] = 1;
+  }
+  if (part.published) keep[part.published->candidate] = 1;
+  std::vector<candidate> kept;
+  std::size_t published_at = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (part.published && i == part.published->candidate) published_at = kept.size();
+    if (keep[i]) kept.push_back(std::move(cs[i]));
+  }
+  if (part.published) part.published->candidate = published_at;
+  cs = std::move(kept);
 }
 
 }  // namespace detail
@@ -995,19 +1131,31 @@ inline recommendation recommend(const recommend_input& in,
   const std::size_t parts = in.models.size() * in.pool.size();
   std::vector<detail::search_part> done(parts);
   std::vector<std::exception_ptr> failed(parts);
+  std::vector<std::size_t> scored(parts, 0);
+  std::vector<std::array<std::size_t, 4>> tally(parts);
+  std::vector<char> pruned(parts, 0);
   std::atomic<std::size_t> next{0};
+  std::atomic<std::size_t> held{0};  // candidates of finished parts, all scored
   std::mutex report;
   std::size_t searched = 0;
   const auto work = [&] {
     for (std::size_t i = next++; i < parts; i = next++) {
       try {
         done[i] = detail::search_one(in, i / in.pool.size(), i % in.pool.size());
+        scored[i] = done[i].candidates.size();
+        for (const candidate& c : done[i].candidates) ++tally[i][std::size_t(c.status)];
+        // Past the limit every part is pruned (those before it at the end):
+        // the answer is the same whichever thread saw the limit first.
+        if ((held += scored[i]) > in.space.keep) {
+          detail::prune(done[i]);
+          pruned[i] = 1;
+        }
       } catch (...) {
         failed[i] = std::current_exception();
       }
       if (progress) {
         const std::lock_guard<std::mutex> hold(report);
-        searched += done[i].candidates.size();
+        searched += scored[i];
         progress(searched);
       }
     }
@@ -1018,11 +1166,19 @@ inline recommendation recommend(const recommend_input& in,
   for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
   work();
   for (std::thread& t : helpers) t.join();
-  std::size_t total = 0;
-  for (const detail::search_part& p : done) total += p.candidates.size();
-  out.candidates.reserve(total);
   for (std::size_t i = 0; i < parts; ++i) {
     if (failed[i]) std::rethrow_exception(failed[i]);
+    out.searched += scored[i];
+    for (std::size_t k = 0; k < 4; ++k) out.counts[k] += tally[i][k];
+  }
+  out.pruned = out.searched > in.space.keep;
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < parts; ++i) {
+    if (out.pruned && !pruned[i]) detail::prune(done[i]);
+    total += done[i].candidates.size();
+  }
+  out.candidates.reserve(total);
+  for (std::size_t i = 0; i < parts; ++i) {
     const std::size_t offset = out.candidates.size();
     if (done[i].published) {
       published_start p = std::move(*done[i].published);

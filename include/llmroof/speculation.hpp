@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -120,6 +121,32 @@ inline double accepted_tokens(const speculation& s) {
 
 namespace detail {
 
+/// Whether engine `e` is a release from before 2025: a "2023"/"2024" row or
+/// vLLM before 0.8.
+inline bool released_before_2025(const engine_settings& e) {
+  if (e.version == "2023" || e.version == "2024") return true;
+  const auto dot = e.version.find('.');
+  if (e.id != engine_id::vllm || dot == std::string::npos || e.version[0] < '0' || e.version[0] > '9') return false;
+  return std::atoi(e.version.substr(0, dot).c_str()) == 0 && std::atoi(e.version.substr(dot + 1).c_str()) < 8;
+}
+
+/// The tokenizer lineage of a model family (an HF model_type or a GGUF
+/// general.architecture): models of one lineage share a vocabulary (Qwen2.5
+/// to Qwen3.5, DeepSeek-V2 to V3.2, GLM-4 to GLM-5, Mistral and Mixtral,
+/// Gemma 3 and 4); empty for a custom model. Different lineages never verify
+/// each other's drafts.
+inline std::string_view tokenizer_family(std::string_view family) {
+  static constexpr std::pair<std::string_view, std::string_view> lineages[] = {
+      {"qwen", "qwen"},       {"deepseek", "deepseek"}, {"glm", "glm"},     {"chatglm", "glm"},
+      {"gemma", "gemma"},     {"mistral", "mistral"},   {"mixtral", "mistral"}, {"minimax", "minimax"},
+      {"llama4", "llama4"},   {"llama", "llama"},       {"phi", "phi"},     {"gpt_oss", "gpt-oss"},
+      {"gpt-oss", "gpt-oss"}, {"kimi", "kimi"}};
+  for (const auto& [prefix, lineage] : lineages) {
+    if (family.substr(0, prefix.size()) == prefix) return lineage;
+  }
+  return family;
+}
+
 /// A setup a deployment can run: its acceptance, the engine running the
 /// method, the model's MTP layers, the draft's vocabulary, one device or
 /// tensor/expert parallel without offload. Throws std::invalid_argument
@@ -138,6 +165,14 @@ inline void check_speculation(const speculation& s, const architecture& target, 
     throw std::invalid_argument(std::string(e.name()) + " does not run " + std::string(to_string(s.method)) +
                                 " speculation (" + (list.empty() ? "it runs none" : "it runs " + list) + ")");
   }
+  // EAGLE-3 heads (2025) and MTP drafting (DeepSeek-V3's, vLLM 0.7.3 and
+  // SGLang 0.4.3 of early 2025) are not in the releases before: TensorRT-LLM
+  // and SGLang's 2023/2024 rows, vLLM before 0.8.
+  if ((s.method == spec_method::eagle || s.method == spec_method::mtp) && released_before_2025(e)) {
+    throw std::invalid_argument(std::string(e.name()) + "@" + e.version + " predates " +
+                                (s.method == spec_method::eagle ? "EAGLE-3 heads" : "MTP drafting") +
+                                " (2025): give a current release");
+  }
   if (s.method == spec_method::mtp && target.moe.mtp_layers < 1) {
     throw std::invalid_argument("model '" + target.id +
                                 "' has no multi-token-prediction layers (num_nextn_predict_layers): use a draft model "
@@ -153,6 +188,17 @@ inline void check_speculation(const speculation& s, const architecture& target, 
     throw std::invalid_argument("draft model '" + s.draft->id + "' has another vocabulary (" +
                                 std::to_string(s.draft->vocab_size) + " tokens, the target " +
                                 std::to_string(target.vocab_size) + "): its drafts cannot be verified");
+  }
+  // Sizes alone do not make one tokenizer: Llama 3's 128,256 tokens are 0.8%
+  // from DeepSeek-V3's 129,280, GLM-4.5's 151,552 0.25% from Qwen's 151,936,
+  // Mistral 7B's 32,000 are Llama 2's count. Each lineage trains its own.
+  if (s.draft) {
+    const std::string_view a = tokenizer_family(s.draft->family), b = tokenizer_family(target.family);
+    if (!a.empty() && !b.empty() && a != b) {
+      throw std::invalid_argument("draft model '" + s.draft->id + "' has another tokenizer (the " + std::string(a) +
+                                  " family's; '" + target.id + "' has the " + std::string(b) +
+                                  " family's): its drafts cannot be verified");
+    }
   }
 }
 

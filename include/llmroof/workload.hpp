@@ -89,6 +89,12 @@ inline double parse_token_count(std::string_view field, std::string_view text, s
   char* end = nullptr;
   const double n = num.empty() || std::isspace(static_cast<unsigned char>(num[0])) ? NAN : std::strtod(num.c_str(), &end);
   if (end == nullptr || *end != '\0' || !std::isfinite(n)) throw bad();
+  // A plain count is whole, as users are ("1.5" tokens is no count); a
+  // suffixed one rounds to the token ("0.1k" = 102).
+  if (mult == 1 && n != std::floor(n)) {
+    throw std::invalid_argument(std::string(label.empty() ? field : label) + " must be a whole number of tokens (got '" +
+                                s + "')");
+  }
   const double v = n * mult;
   detail::require_tokens(field, v);
   return std::round(v);

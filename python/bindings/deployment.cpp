@@ -188,9 +188,9 @@ price price_from(const py::object& per_hour, const py::object& purchase, const p
   price p;
   p.per_device_hour = number(per_hour);
   p.purchase = number(purchase);
-  p.years = number(years).value_or(p.years);
+  p.years = number(years);
   p.electricity_kwh = number(electricity);
-  p.pue = number(pue).value_or(p.pue);
+  p.pue = number(pue);
   return p;
 }
 

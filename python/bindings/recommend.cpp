@@ -42,9 +42,9 @@ void register_recommend(py::module_& m) {
           e.per_node = t[2].cast<int>();
           e.cost.per_device_hour = maybe(t[3]);
           e.cost.purchase = maybe(t[4]);
-          e.cost.years = t[5].cast<double>();
+          e.cost.years = maybe(t[5]);
           e.cost.electricity_kwh = maybe(t[6]);
-          e.cost.pue = t[7].cast<double>();
+          e.cost.pue = maybe(t[7]);
           in.pool.push_back(e);
         }
         if (!users.is_none() && !rate.is_none()) throw std::invalid_argument("users and rate are two loads; give one");

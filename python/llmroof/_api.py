@@ -10,6 +10,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, NoReturn, Sequence, TypeVar, Union, cast
 
 import numpy as np
@@ -112,7 +113,8 @@ def _integer(name: str, value: object, *, minimum: int | None = None, maximum: i
 
 def _floats(name: str, values: object) -> list[float]:
     """A sequence of finite numbers, or TypeError/ValueError naming the field."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+    # An unordered collection (set, dict keys) has no positions to keep.
+    if isinstance(values, (str, bytes, AbstractSet, Mapping)) or not isinstance(values, Iterable):
         raise TypeError(f"{name} must be a sequence of numbers (got {type(values).__name__})")
     out: list[float] = []
     for i, v in enumerate(values):
@@ -648,7 +650,7 @@ def _plan_args(
         *_prefix_args(prefix, prefix_hit),
         _text("arrivals", arrivals),
         _pd(pd),
-        None if min_tokens_per_s is None else _number("min_tokens_per_s", min_tokens_per_s, minimum=0),
+        None if min_tokens_per_s is None else _number("min_tokens_per_s", min_tokens_per_s),
         None if kv_link is None else _text("kv_link", kv_link),
         None if kv_link_efficiency is None else _number("kv_link_efficiency", kv_link_efficiency, minimum=0),
         _flag("kv_overlap", kv_overlap),
@@ -992,9 +994,11 @@ _SEARCH_PARTS = ("formats", "replicas", "offload", "pd", "mtp")
 
 def _pool(pool: object) -> list[tuple[Device, int]]:
     """The command's ``--pool`` string, or ``{device: count}``, or ``[(device, count)]``."""
+    items: Iterable[object]
     if isinstance(pool, str):
-        return [(_device(name), count) for name, count in _core.recommend.parse_pool(pool)]
-    items = pool.items() if isinstance(pool, Mapping) else pool
+        items = [(name, count) for name, count in _core.recommend.parse_pool(pool)]
+    else:
+        items = pool.items() if isinstance(pool, Mapping) else pool  # type: ignore[assignment]
     if not isinstance(items, Iterable):
         raise TypeError(f"pool must be 'id:n,...', a mapping of devices to counts or (device, count) pairs "
                         f"(got {type(pool).__name__})")
@@ -1002,7 +1006,11 @@ def _pool(pool: object) -> list[tuple[Device, int]]:
     for entry in items:
         if not isinstance(entry, tuple) or len(entry) != 2:
             raise TypeError(f"pool entries must be (device, count) pairs (got {entry!r})")
-        out.append((_device(entry[0]), _integer("pool count", entry[1], minimum=1, maximum=65536)))
+        dev = _device(entry[0])
+        for seen, _ in out:
+            if seen.id == dev.id:
+                raise ValueError(f"pool names '{dev.id}' twice")
+        out.append((dev, _integer("pool count", entry[1], minimum=1, maximum=65536)))
     if not out:
         raise ValueError("pool: give at least one device kind")
     return out
@@ -1025,7 +1033,13 @@ def _prices(price: object) -> dict[str, tuple[str, float | None, float | None]]:
                 pairs.append((name, (_number("price", value, minimum=0), None)))
     else:
         raise TypeError(f"price must be 'id=USD/h,...' or a mapping of devices to prices (got {type(price).__name__})")
-    return {_device(name).id: (str(name), *value) for name, value in pairs}
+    out: dict[str, tuple[str, float | None, float | None]] = {}
+    for name, value in pairs:
+        key = _device(name).id
+        if key in out:
+            raise ValueError(f"price names '{key}' twice (as '{out[key][0]}' and '{name}')")
+        out[key] = (str(name), *value)
+    return out
 
 
 def recommend(
@@ -1137,12 +1151,14 @@ def recommend(
         _, h, b = prices.get(dev.id, ("", None, None))
         seen.add(dev.id)
         entries.append((dict(dev.fields), count, 0 if per_node is None else _integer("per_node", per_node, minimum=1, maximum=1024),
-                        h, b, 3.0 if years is None else _number("years", years, minimum=0),
+                        h, b, None if years is None or b is None else _number("years", years, minimum=0),
                         None if electricity is None else _number("electricity", electricity, minimum=0),
-                        1.0 if pue is None else _number("pue", pue, minimum=0)))
+                        None if pue is None else _number("pue", pue, minimum=0)))
     for key, (name, _, _) in prices.items():
         if key not in seen:
             raise ValueError(f"price names '{name}', which is not in pool")
+    if years is not None and all(e[4] is None for e in entries):
+        raise ValueError("years amortises a purchase price: give one in price (like {'rtx-4090': 1800})")
     if users is not None and rate is not None:
         raise ValueError("users and rate are two loads; give one")
     parts = [_text("skip", s) for s in ([skip] if isinstance(skip, str) else skip)]

@@ -1,4 +1,5 @@
 // moe and compare: a MoE model, or two deployments, against batch.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -171,7 +172,7 @@ int cmd_compare(const options& o) {
     std::printf("  %6.0f | %8.1f (%7.1f) %9.2f GB | %8.1f (%7.1f) %9.2f GB | %s\n", c.batches[i], ta,
                 1.0 / c.first[i].bound.value(), c.first[i].counts.total_bytes().value() / 1e9, tb,
                 1.0 / c.second[i].bound.value(), c.second[i].counts.total_bytes().value() / 1e9,
-                ta > tb ? na.c_str() : nb.c_str());
+                std::abs(ta - tb) <= 1e-9 * std::max(ta, tb) ? "tie" : ta > tb ? na.c_str() : nb.c_str());
   }
   if (!c.speed_crossover) {
     std::printf("\n  %s stays faster per user up to batch %s\n", na.c_str(), thousands(max_batch).c_str());

@@ -393,7 +393,7 @@ double parse_number(const std::string& field, const std::string& s, double lo, d
     throw usage_error("--" + field + " must be " + (open_low ? "> " : ">= ") + detail::show(lo) +
                       (hi < 1e300 ? " and <= " + detail::show(hi) : std::string()) + " (got " + s + ")");
   }
-  return v;
+  return v == 0 ? 0.0 : v;  // "-0" is 0: never echoed with its sign
 }
 
 bool looks_like_path(const std::string& m) {

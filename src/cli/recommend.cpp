@@ -2,6 +2,7 @@
 // cheapest that meets the targets, the front and the best per device kind.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -82,18 +83,36 @@ int cmd_recommend(const options& o) {
   const int per_node = o.get("per-node") ? static_cast<int>(parse_count("per-node", *o.get("per-node"), 1024)) : 0;
   std::vector<std::pair<std::string, price>> prices;
   if (auto p = o.get("price")) prices = parse_prices(*p, "--price");
+  for (std::size_t i = 0; i < prices.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (device_of(prices[i].first).id == device_of(prices[j].first).id) {
+        throw usage_error("--price names '" + device_of(prices[i].first).id + "' twice (as '" + prices[j].first +
+                          "' and '" + prices[i].first + "')");
+      }
+    }
+  }
+  std::vector<std::string> pool_names;
   for (const auto& [name, count] : parse_pool(o.require("pool"), "--pool")) {
     pool_entry e;
     e.dev = &device_of(name);
+    for (std::size_t i = 0; i < in.pool.size(); ++i) {
+      if (in.pool[i].dev->id == e.dev->id) {
+        throw usage_error("--pool names '" + e.dev->id + "' twice (as '" + pool_names[i] + "' and '" + name + "')");
+      }
+    }
+    pool_names.push_back(name);
     e.count = count;
     e.per_node = per_node;
     for (const auto& [pname, pp] : prices) {
       if (pname == name || &device_of(pname) == e.dev) e.cost = pp;
     }
-    if (auto y = o.get("years")) e.cost.years = parse_number("years", *y);
+    if (auto y = o.get("years"); y && e.cost.purchase) e.cost.years = parse_number("years", *y);  // hourly kinds have none
     if (auto el = o.get("electricity")) e.cost.electricity_kwh = parse_number("electricity", *el);
     if (auto pue = o.get("pue")) e.cost.pue = parse_number("pue", *pue);
     in.pool.push_back(e);
+  }
+  if (o.get("years") && std::none_of(in.pool.begin(), in.pool.end(), [](const pool_entry& e) { return e.cost.purchase.has_value(); })) {
+    throw usage_error("--years amortises a purchase price: give one in --price (like rtx-4090=1800)");
   }
   for (const auto& [pname, pp] : prices) {
     bool used = false;
@@ -144,10 +163,8 @@ int cmd_recommend(const options& o) {
   if (in.target.ttft.value() > 0) std::printf(", TTFT at most %s", secs(in.target.ttft.value()).c_str());
   if (in.target.max_cost_per_million > 0) std::printf(", at most $%.2f per million tokens", in.target.max_cost_per_million);
   if (in.target.max_joules_per_token > 0) std::printf(", at most %.2f J per token", in.target.max_joules_per_token);
-  int counts[4] = {0, 0, 0, 0};
-  for (const candidate& c : r.candidates) ++counts[static_cast<int>(c.status)];
-  std::printf("\n  searched %zu candidates: %d meet the targets, %d at risk (only at their estimate), %d miss, %d do not fit\n",
-              r.candidates.size(), counts[0], counts[1], counts[2], counts[3]);
+  std::printf("\n  searched %zu candidates: %zu meet the targets, %zu at risk (only at their estimate), %zu miss, %zu do not fit\n",
+              r.searched, r.counts[0], r.counts[1], r.counts[2], r.counts[3]);
   // The model as published on one device of each kind: where a search starts.
   std::printf("\n  as published, on one device:\n");
   for (const published_start& p : r.published) {
@@ -185,7 +202,12 @@ int cmd_recommend(const options& o) {
     std::printf("\n  closest misses:\n");
     print_rows(in, r, r.closest, top, priced);
   }
-  std::printf("\n  every candidate and its first reason: --json\n");
+  if (r.pruned) {
+    std::printf("\n  the %zu candidates the answer draws on (of %zu searched) and their first reasons: --json\n",
+                r.candidates.size(), r.searched);
+  } else {
+    std::printf("\n  every candidate and its first reason: --json\n");
+  }
   return r.met() ? 0 : 1;
 }
 

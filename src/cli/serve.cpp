@@ -38,7 +38,7 @@ void print_energy(const setup& s, const energy_cost& energy, double users, doubl
 speculation speculation_of(const options& o, std::optional<setup>& draft) {
   speculation spec;
   spec.method = parse_spec_method(o.get("spec").value_or("mtp"), "--spec");
-  if (auto k = o.get("draft-tokens")) spec.draft_tokens = static_cast<int>(parse_count("draft-tokens", *k));
+  if (auto k = o.get("draft-tokens")) spec.draft_tokens = static_cast<int>(parse_count("draft-tokens", *k, 16));
   if (auto a = o.get("accept")) {
     std::size_t at = 0;
     while (at <= a->size()) {
@@ -95,7 +95,7 @@ std::optional<pd_comparison> pd_of(const options& o, const setup& s, const workl
   if (*v != "auto") devices = static_cast<int>(parse_count("pd", *v, 65536));
   const kv_transfer link = kv_transfer_for(
       s, o.get("kv-link") ? std::optional<link_spec>(find_link(*o.get("kv-link"))) : std::nullopt,
-      o.get("kv-link-efficiency") ? std::optional<double>(parse_number("kv-link-efficiency", *o.get("kv-link-efficiency"), 0, 1, true))
+      o.get("kv-link-efficiency") ? std::optional<double>(parse_number("kv-link-efficiency", *o.get("kv-link-efficiency"), 0.01, 1))
                                   : std::nullopt,
       o.flag("kv-overlap"));
   // users: each layout's closed loop of that many beside its goodput.
@@ -133,7 +133,7 @@ void print_pd(const pd_comparison& c) {
     const pd_row& r = c.rows[i];
     const auto j = r.joules_per_output_token();
     std::printf("  %-24s %8.3g %10.0f %10.1f %10s %9s %9s %8.1f %7.0f%% %8s  %s%s\n", r.label.c_str(), r.requests_per_s,
-                r.output_tokens_per_s, r.output_tokens_per_s_per_device(), ms(r.ttft).c_str(), ms(r.tpot).c_str(),
+                r.output_tokens_per_s, r.output_tokens_per_s_per_device(), ms(r.ttft).c_str(), r.requests_per_s > 0 ? ms(r.tpot).c_str() : "-",
                 r.disaggregated ? ms(r.transfer).c_str() : "-", r.decode_users, 100 * r.prefill_utilisation,
                 j ? fmt("%.3g", *j).c_str() : "-", std::string(to_string(r.limit)).c_str(),
                 i == c.best ? "   <- best" : "");
@@ -272,8 +272,8 @@ int cmd_plan(const options& o) {
   std::printf("  %-34s %12s B  (%.1f KiB)\n", "KV cache per token", thousands(m.kv_per_token.value()).c_str(), m.kv_per_token.value() / 1024);
   std::printf("  %-34s %12s\n", ("KV per user at " + thousands(sc.context) + " tokens").c_str(), gib(m.kv_per_sequence).c_str());
   if (m.shared_tokens > 0) {
-    std::printf("  %-34s %12s  (%s prompt tokens every user shares, held once)\n", "KV of the shared prefix",
-                gib(m.kv_shared).c_str(), thousands(m.shared_tokens).c_str());
+    std::printf("  %-34s %12s  (%s prompt tokens per user held once: the requests that find the prefix share it)\n",
+                "KV of the shared prefix", gib(m.kv_shared).c_str(), thousands(m.shared_tokens).c_str());
   }
   std::printf("  %-34s %12s\n", ("KV for " + users_label(users)).c_str(), gib(m.kv_needed).c_str());
   if (!m.weights_fit) {

@@ -567,7 +567,7 @@ json pd_json(const pd_comparison& c) {
                     {"output_tokens_per_s", r.output_tokens_per_s},
                     {"output_tokens_per_s_per_device", r.output_tokens_per_s_per_device()},
                     {"ttft_s", r.ttft.value()},
-                    {"tpot_s", r.tpot.value()},
+                    {"tpot_s", r.requests_per_s > 0 ? json(r.tpot.value()) : json(nullptr)},  // no rate, no step
                     {"kv_transfer_s", r.transfer.value()},
                     {"decode_users", r.decode_users},
                     {"prefill_utilisation", r.prefill_utilisation},
@@ -1101,7 +1101,7 @@ constexpr std::string_view candidate_keys =
 
 const field_table<recommend_view>& recommend_fields() {
   using V = recommend_view;
-  static const std::string rows_doc = std::string("Every candidate searched, one row each: ") + std::string(candidate_keys) + ".";
+  static const std::string rows_doc = std::string("Every candidate searched (pruned: those the answer draws on), one row each: ") + std::string(candidate_keys) + ".";
   static const field_table<V> t = {
       {"schema", "str", "The report's schema (docs/cli-json.md).", [](const V&) { return json("llmroof.recommend/1"); }},
       {"models", "list[str]", "The models searched, as named.",
@@ -1145,12 +1145,16 @@ const field_table<recommend_view>& recommend_fields() {
                      {"max_cost_per_million", v.in.target.max_cost_per_million},
                      {"max_joules_per_token", v.in.target.max_joules_per_token}};
        }},
-      {"searched", "int", "Candidates searched.", [](const V& v) { return json(v.r.candidates.size()); }},
+      {"searched", "int", "Candidates searched (scored), kept or not.", [](const V& v) { return json(v.r.searched); }},
+      {"pruned", "bool",
+       "Whether the search scored more candidates than it keeps whole (100,000): candidates then holds those the "
+       "answer draws on (per model and device kind the best of each status and cost, the fronts, the closest "
+       "misses, the published start), counts all of them.",
+       [](const V& v) { return json(v.r.pruned); }},
       {"counts", object_t, "Candidates per status: meets, at_risk, misses, no_fit.",
        [](const V& v) {
          json j = json::object();
-         for (std::string_view n : verdict_names) j[std::string(n)] = 0;
-         for (const candidate& c : v.r.candidates) j[std::string(to_string(c.status))] = j[std::string(to_string(c.status))].get<int>() + 1;
+         for (std::size_t k = 0; k < verdict_names.size(); ++k) j[std::string(verdict_names[k])] = v.r.counts[k];
          return j;
        }},
       {"met", "bool",

@@ -8,6 +8,21 @@
 using namespace llmroof;
 using llmroof::test::on;
 
+TEST_CASE("compare refuses two sides that are one deployment (issue 60: every row a tie, called 'second')") {
+  const auto make = [](const char* dev) {
+    request q;
+    q.model = &find_model("llama-3.1-8b");
+    q.dev = &find_device(dev);
+    return resolve(q);
+  };
+  const deployment a = make("h100-sxm");
+  CHECK_THROWS_WITH_AS(compare_deployments(a, a, 4096),
+                       "compare: both sides are the same deployment (llama-3.1-8b on 1 x h100-sxm): change the model, "
+                       "device, engine or a format",
+                       std::invalid_argument);
+  CHECK_NOTHROW(compare_deployments(a, make("h200"), 4096));
+}
+
 TEST_CASE("DeepSeek-V3: 671B total and 37B active at the published precision") {
   const auto p = count_parameters(find_model("deepseek-v3"));
   CHECK(p.total() / 1e9 == doctest::Approx(671).epsilon(0.001));

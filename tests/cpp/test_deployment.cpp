@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "llmroof/alternatives.hpp"
+#include "llmroof/plan.hpp"
 #include "llmroof/deployment.hpp"
 
 using namespace llmroof;
@@ -187,6 +188,30 @@ TEST_CASE("what would make it fit: formats the engine runs and a larger memory s
   }
   CHECK_FALSE(share_offered);
   CHECK(q4);
+}
+
+TEST_CASE("what would make it fit leaves out the layouts the model cannot take (issue 60)") {
+  // Phi-4 (40 heads, 10 KV heads) in bf16 (29.3 GB) on a 24 GB RTX 4090:
+  // TP 2 splits its KV heads, TP 4 neither divides nor is a multiple of 10.
+  request q;
+  q.dev = &find_device("rtx-4090");
+  q.model = &find_model("phi-4");
+  const deployment d = resolve(q);
+  workload w;
+  const std::vector<alternative> alts = plan_alternatives(d, w, d.memory(w.users, w.context));
+  bool two = false;
+  for (const alternative& a : alts) {
+    CHECK(a.devices != 4);
+    two = two || a.change == "2 devices (TP 2)";
+  }
+  CHECK(two);
+  CHECK_NOTHROW(plan(d, w));
+  // Qwen2.5-0.5B (14 heads) and SmolLM2-360M (15) with more users than fit: no TP 4 / TP 2 either.
+  q.model = &find_model("smollm2-360m");
+  q.dev = &find_device("h100-sxm");
+  w.users = 2000;
+  const deployment s = resolve(q);
+  for (const alternative& a : plan(s, w).alternatives) CHECK(a.devices == 1);
 }
 
 TEST_CASE("resolve: a quantized checkpoint's name selects its weights and refuses others") {

@@ -46,7 +46,7 @@ TEST_CASE("KV transfer of a 4k Llama-3.1-70B prompt over NVLink, 400 Gb/s Infini
   CHECK(kv_transfer_time(t, kv).value() == doctest::Approx(123.42860e-3));
   CHECK(kv_transfer_time(t, kv, 4).value() == doctest::Approx(30.864650e-3));
   t.efficiency = 0;
-  CHECK_THROWS_WITH_AS(kv_transfer_time(t, kv), "kv_link.efficiency must be in (0, 1] (got 0)", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(kv_transfer_time(t, kv), "kv_link.efficiency must be in [0.01, 1] (got 0)", std::invalid_argument);
 }
 
 TEST_CASE("disaggregated goodput: the decode pool's rate, or less where the prefill queue and the link break TTFT") {
@@ -311,6 +311,31 @@ TEST_CASE("the comparison: P/D wins a strict TPOT target on a large fleet, loses
   const pd_comparison small = compare_disaggregation(two, w, {make_seconds(1.0), make_seconds(1.0 / 60)});
   CHECK_FALSE(small.rows[small.best].disaggregated);
   CHECK(small.why.find("1P1D") != std::string::npos);
+}
+
+TEST_CASE("a split no rate serves: a lone request's TTFT, the link named when the hand-over is most of it") {
+  // Llama-3.1-8B's 4k prompt (128 KiB a token: 537 MB) over 10 GbE at 1% of
+  // its 1.25 GB/s: 537e6 / 12.5e6 = 43 s, beyond a 1 s TTFT at any rate.
+  const workload w = test::requests(4096, 500);
+  const deployment eight = fleet_of("llama-3.1-8b", "bf16", 8);
+  kv_transfer slow;
+  slow.link = find_link("eth-10g");
+  slow.efficiency = 0.01;
+  const pd_comparison c = compare_disaggregation(eight, w, {make_seconds(1.0), make_seconds(0)}, 1, slow);
+  bool split = false;
+  for (const pd_row& r : c.rows) {
+    if (!r.disaggregated) continue;
+    split = true;
+    CHECK(r.requests_per_s == 0);
+    CHECK(r.limit == serving_limit::link);
+    CHECK(r.ttft.value() >= r.transfer.value());  // not the 0 it printed
+    CHECK(r.transfer.value() == doctest::Approx(4096 * 131072.0 / 12.5e6).epsilon(0.02));
+  }
+  CHECK(split);
+  CHECK(c.why.find("its KV hand-over alone takes") != std::string::npos);
+  slow.efficiency = 1e-9;
+  CHECK_THROWS_WITH_AS(kv_transfer_time(slow, make_bytes(1e9)), "kv_link.efficiency must be in [0.01, 1] (got 1e-09)",
+                       std::invalid_argument);
 }
 
 TEST_CASE("disaggregation is refused where the engine or the fleet cannot do it") {

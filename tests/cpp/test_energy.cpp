@@ -72,7 +72,26 @@ TEST_CASE("energy per output token and cost per million tokens of a deployment's
                        "price_per_hour and purchase are two prices of the same device: give one", std::invalid_argument);
   price bad_pue;
   bad_pue.pue = 0.5;
+  bad_pue.electricity_kwh = 0.2;
   CHECK_THROWS_AS(energy_and_cost(d, step, 3200, bad_pue), std::invalid_argument);
+  // An option that changes nothing is refused (issue 60): years without a
+  // purchase, beside an hourly price, a PUE without electricity.
+  price years;
+  years.years = 5;
+  CHECK_THROWS_WITH_AS(energy_and_cost(d, step, 3200, years),
+                       "years amortises a purchase price: give purchase (an hourly price has no years)",
+                       std::invalid_argument);
+  years.per_device_hour = 2;
+  CHECK_THROWS_AS(energy_and_cost(d, step, 3200, years), std::invalid_argument);
+  price pue;
+  pue.pue = 2;
+  CHECK_THROWS_WITH_AS(energy_and_cost(d, step, 3200, pue), "pue scales the electricity price: give electricity",
+                       std::invalid_argument);
+  // Given with what they scale, they apply: $30,000 over 5 years = 30,000 / 43,830 h = $0.68447/h.
+  price five;
+  five.purchase = 30000;
+  five.years = 5;
+  CHECK(*energy_and_cost(d, step, 3200, five).cost_per_hour == doctest::Approx(30000.0 / (5 * 365.25 * 24)));
 }
 
 TEST_CASE("a plan's energy is its users' decode step at its context") {

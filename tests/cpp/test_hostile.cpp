@@ -48,6 +48,19 @@ TEST_CASE("max_model_len beyond the model's positions: refused where the engine 
   q.engine = "vllm";
   q.engine_options.max_model_len = 131072;  // the model's own length starts
   CHECK_NOTHROW(resolve(q));
+  // One rule for the default too (issue 60): max_model_len defaults to the
+  // context, so a 1m context on vLLM is refused by plan and users alike.
+  q.engine_options.max_model_len.reset();
+  const deployment d = resolve(q);
+  workload w;
+  w.context = 1048576;
+  CHECK_THROWS_WITH_AS(plan(d, w),
+                       "context (1048576) is beyond the 131072 positions of 'llama-3.1-8b' "
+                       "(max_position_embeddings): vllm refuses to start",
+                       std::invalid_argument);
+  CHECK_THROWS_AS(max_users(d, w, make_tokens_per_second(10)), std::invalid_argument);
+  w.context = 131072;
+  CHECK_NOTHROW(plan(d, w));
 }
 
 TEST_CASE("tensor parallel layouts must split the heads") {

@@ -43,7 +43,18 @@ TEST_CASE("a cache hit skips the prefix in whole blocks, never the prompt's last
   // A quarter of the requests hit: 4,096 - 0.25 x 992 = 3,848 tokens computed on average.
   r = reuse_of(vllm, shaped(4096, 1000, 0.25));
   CHECK(r.computed == doctest::Approx(3848));
-  CHECK(r.shared == 992);  // the running sequences that share it still hold one copy
+  // The quarter that hit share one copy, the rest hold their own: 0.25 x 992 = 248 tokens apiece.
+  CHECK(r.shared == doctest::Approx(248));
+  // Property: no cliff at 0 (issue 60's 1e-300 took all of full sharing's
+  // memory); the shared tokens grow with the hit rate, from 0 to the prefix.
+  double last = -1;
+  for (double h : {0.0, 1e-300, 0.01, 0.5, 0.99, 1.0}) {
+    const double now = reuse_of(vllm, shaped(4096, 1000, h)).shared;
+    CHECK(now >= last);
+    CHECK(now <= h * 992 + 1e-9);
+    last = now;
+  }
+  CHECK(reuse_of(vllm, shaped(4096, 1000, 1e-300)).shared < 1e-200);
   // Shorter than a block: nothing to reuse.
   r = reuse_of(vllm, shaped(4096, 10));
   CHECK(r.cached == 0);

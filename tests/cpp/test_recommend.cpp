@@ -360,3 +360,110 @@ TEST_CASE("recommend: data-parallel attention for an MLA model, where the engine
   CHECK(sglang_dp > 0);
   CHECK(vllm_dp == 0);
 }
+
+TEST_CASE("a pruned search keeps what its answer draws on: the same best, front, kinds, misses and why") {
+  // Two models on two kinds, one that meets and one that misses (issue 60:
+  // a whole-catalog search kept 1.4 million candidates and ran out of memory).
+  recommend_input in = seed();
+  in.models.push_back(published("llama-3.1-8b"));
+  in.labels = {"devstral-small-2-24b", "llama-3.1-8b"};
+  pool_entry h;
+  h.dev = &find_device("h100-sxm");
+  h.count = 4;
+  h.cost.per_device_hour = 2.5;
+  in.pool[0].cost.purchase = 8500;
+  in.pool.push_back(h);
+  const recommendation whole = recommend(in);
+  REQUIRE_FALSE(whole.pruned);
+  in.space.keep = 0;  // every part pruned
+  const recommendation pruned = recommend(in);
+  CHECK(pruned.pruned);
+  CHECK(pruned.searched == whole.searched);
+  CHECK(pruned.counts == whole.counts);
+  CHECK(whole.searched == whole.candidates.size());
+  CHECK(pruned.candidates.size() < whole.candidates.size() / 2);
+  REQUIRE(pruned.best.has_value());
+  CHECK(describe(in, pruned.candidates[*pruned.best]) == describe(in, whole.candidates[*whole.best]));
+  CHECK(pruned.why == whole.why);
+  const auto same = [&](const std::vector<std::size_t>& a, const std::vector<std::size_t>& b) {
+    REQUIRE(a.size() == b.size());
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      CHECK(describe(in, pruned.candidates[a[i]]) == describe(in, whole.candidates[b[i]]));
+      CHECK(pruned.candidates[a[i]].tokens_per_s_per_user == whole.candidates[b[i]].tokens_per_s_per_user);
+    }
+  };
+  same(pruned.front, whole.front);
+  same(pruned.per_device, whole.per_device);
+  same(pruned.closest, whole.closest);
+  REQUIRE(pruned.published.size() == whole.published.size());
+  for (std::size_t i = 0; i < pruned.published.size(); ++i) {
+    CHECK(describe(in, pruned.candidates[pruned.published[i].candidate]) ==
+          describe(in, whole.candidates[whole.published[i].candidate]));
+  }
+  // Nothing meets: the closest misses survive pruning too.
+  in.target.min_tokens_per_s = 5000;
+  const recommendation none = recommend(in);
+  in.space.keep = 100000;
+  const recommendation none_whole = recommend(in);
+  CHECK_FALSE(none.met());
+  CHECK(none.why == none_whole.why);
+  REQUIRE(none.closest.size() == none_whole.closest.size());
+  for (std::size_t i = 0; i < none.closest.size(); ++i) {
+    CHECK(describe(in, none.candidates[none.closest[i]]) == describe(in, none_whole.candidates[none_whole.closest[i]]));
+  }
+}
+
+TEST_CASE("recommend refuses what it cannot search or judge (issue 60)") {
+  recommend_input in = search_of("llama-3.1-8b", "h100-sxm", 2, 4096, 0, 512, 10, 0);
+  // A kind named twice, also under its vendor name (the command resolves names; here one device twice).
+  recommend_input twice = in;
+  twice.pool.push_back(twice.pool[0]);
+  CHECK_THROWS_WITH_AS(recommend(twice), "pool names 'h100-sxm' twice", std::invalid_argument);
+  twice = in;
+  twice.space.engines = {"vllm", "vLLM"};
+  CHECK_THROWS_WITH_AS(recommend(twice), "engines names 'vllm' twice", std::invalid_argument);
+  twice = in;
+  twice.models.push_back(twice.models[0]);
+  CHECK_THROWS_WITH_AS(recommend(twice), "models names 'llama-3.1-8b' twice", std::invalid_argument);
+  // Targets no candidate can be measured against.
+  recommend_input cost = in;
+  cost.target.max_cost_per_million = 1;
+  CHECK_THROWS_WITH_AS(recommend(cost),
+                       "max_cost_per_million needs a price for every device kind ('h100-sxm' has none: give "
+                       "price_per_hour, purchase or electricity)",
+                       std::invalid_argument);
+  recommend_input joules = search_of("llama-3.1-8b", "a10g", 1, 4096, 0, 512, 10, 0);
+  joules.target.max_joules_per_token = 1e-9;
+  CHECK_THROWS_WITH_AS(recommend(joules),
+                       "max_joules_per_token needs each device's power figure: 'a10g' has none (give its TDP in a "
+                       "device file)",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_pool(":8", "--pool"), "--pool needs a device before ':' (got ':8')", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(parse_prices("rtx-4090=1800,rtx-4090=900", "--price"),
+                       "--price names 'rtx-4090' twice (got 'rtx-4090=1800,rtx-4090=900')", std::invalid_argument);
+}
+
+TEST_CASE("recommend searches the counts the pool allows, and a model whose TP 4 does not exist") {
+  // 100,000 users on up to 2,048 H100s: more than 64 devices per kind (the old silent cap).
+  recommend_input in = search_of("llama-3.1-8b", "h100-sxm", 2048, 4096, 0, 512, 10, 0);
+  in.pool[0].per_node = 8;
+  in.w.users = 100000;
+  const recommendation r = recommend(in);
+  REQUIRE(r.met());
+  CHECK(r.candidates[*r.best].devices > 64);
+  // phi-4's 10 KV heads split over 2 devices, not 4: the alternatives leave TP 4 out (it ended the search).
+  recommend_input phi = search_of("phi-4", "rtx-4090", 2, 4096, 0, 512, 10, 0);
+  phi.w.users = 8;
+  CHECK_NOTHROW(recommend(phi));
+  // A context beyond the model's positions: vLLM refuses to start, llama.cpp runs.
+  recommend_input longer = search_of("llama-3.1-8b", "h100-sxm", 8, 1048576, 0, 512, 1, 0);
+  longer.w.users = 1;
+  const recommendation lr = recommend(longer);
+  for (const candidate& c : lr.candidates) {
+    if (c.engine.rfind("vllm", 0) == 0) {
+      CHECK(c.status == verdict::no_fit);
+      CHECK(c.reason ==
+            "context (1048576) is beyond the 131072 positions of 'llama-3.1-8b' (max_position_embeddings): vllm refuses to start");
+    }
+  }
+}

@@ -802,6 +802,13 @@ TEST_CASE("lockstep: identical requests or a clear error") {
   CHECK_THROWS_WITH_AS(serve_load(dep, s, 2.0, std::nullopt),
                        "arrivals: lockstep is a closed loop of identical requests; a rate is an open loop",
                        std::invalid_argument);
+  // One user and no concurrency: no loop for lockstep to shape (issue 60).
+  workload alone = s;
+  alone.users = 1;
+  CHECK_THROWS_WITH_AS(serve_load(dep, alone, std::nullopt, std::nullopt),
+                       "arrivals: lockstep shapes a closed loop, and none runs: give users > 1 or concurrency",
+                       std::invalid_argument);
+  CHECK_NOTHROW(serve_load(dep, alone, std::nullopt, 4.0));
   // Not one request fits: nothing is served, and the result still says which loop was asked.
   const device& h100 = find_device("h100-sxm");
   const deployment too_big(find_model("llama-3.1-70b"), precision{}, roofline(h100), {}, configure_engine("vllm", h100));

@@ -212,6 +212,37 @@ TEST_CASE("a draft model shares the target's tokenizer: embedding tables padded 
                        "draft model 'llama-3.2-1b' has another vocabulary (128256 tokens, the target 152064): its "
                        "drafts cannot be verified",
                        std::invalid_argument);
+  // Sizes within 1% are not one tokenizer (issue 60): Llama 3's 128,256 tokens
+  // against DeepSeek-V3's 129,280 (0.8%), Qwen3's 151,936 against GLM-4.5's 151,552 (0.25%).
+  const deployment ds = on("deepseek-v3", "h200", 8);
+  CHECK(std::abs(double(find_model("llama-3.2-1b").vocab_size) - ds.model.vocab_size) < 0.01 * ds.model.vocab_size);
+  CHECK_THROWS_WITH_AS(speculate(ds, s, 1, 4096),
+                       "draft model 'llama-3.2-1b' has another tokenizer (the llama family's; 'deepseek-v3' has the "
+                       "deepseek family's): its drafts cannot be verified",
+                       std::invalid_argument);
+  s.draft = find_model("qwen3-0.6b");
+  CHECK_THROWS_AS(speculate(on("glm-4.5-air", "h200", 2), s, 1, 4096), std::invalid_argument);
+  CHECK(detail::tokenizer_family("qwen3_moe") == detail::tokenizer_family("qwen2"));
+  CHECK(detail::tokenizer_family("mixtral") == "mistral");
+  CHECK(detail::tokenizer_family("llama4_text") != detail::tokenizer_family("llama"));
+  CHECK(detail::tokenizer_family("").empty());  // a custom model: sizes alone decide
+}
+
+TEST_CASE("EAGLE-3 and MTP need a 2025 release of the engine") {
+  speculation s;
+  s.method = spec_method::eagle;
+  s.draft_tokens = 3;
+  s.acceptance = {0.6};
+  const architecture& a = find_model("llama-3.1-8b");
+  const parallel_plan one;
+  CHECK_THROWS_WITH_AS(detail::check_speculation(s, a, one, false, find_engine("tensorrt-llm@2023")),
+                       "tensorrt-llm@2023 predates EAGLE-3 heads (2025): give a current release", std::invalid_argument);
+  CHECK_THROWS_AS(detail::check_speculation(s, a, one, false, find_engine("vllm@0.6")), std::invalid_argument);
+  CHECK_NOTHROW(detail::check_speculation(s, a, one, false, find_engine("vllm@0.10")));
+  CHECK_NOTHROW(detail::check_speculation(s, a, one, false, find_engine("tensorrt-llm")));
+  s.method = spec_method::draft;  // draft-target speculation is older
+  s.draft = find_model("llama-3.2-1b");
+  CHECK_NOTHROW(detail::check_speculation(s, a, one, false, find_engine("tensorrt-llm@2023")));
 }
 
 TEST_CASE("EAGLE-3 heads: a published default, one layer and a 32,000-token lm_head per draft, engines that run it") {
