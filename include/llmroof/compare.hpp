@@ -89,7 +89,7 @@ inline deployment compared_side(const deployment& a, const deployment& b) {
 inline model_comparison compare_deployments(const deployment& a, const deployment& b, double context,
                                             double max_batch = 1024) {
   // Two names of one deployment compare nothing: every row would tie.
-  if (a.model.id == b.model.id && a.dev().id == b.dev().id && a.devices() == b.devices() &&
+  if (a.model.id == b.model.id && same_devices(a, b) &&
       a.engine.qualified_name() == b.engine.qualified_name() && a.pr.weights.name == b.pr.weights.name &&
       a.pr.experts_format().name == b.pr.experts_format().name && a.pr.kv.name == b.pr.kv.name &&
       a.parallel().tp == b.parallel().tp && a.parallel().pp == b.parallel().pp && a.parallel().ep == b.parallel().ep) {

@@ -686,6 +686,31 @@ check("plan --pd --users 16: the plan's own loop of 16 on every layout",
       all(x["loop"]["users"] == 16 for x in uj["disaggregation"]["rows"]) and uj["load"]["concurrency"] == 16,
       uj["disaggregation"]["rows"][0])
 
+# Issue 60: plans that must not fail, answers that must not mislead.
+r = run("plan", "--model", "phi-4", "--device", "rtx-4090")
+check("plan phi-4 on one 4090: answered, no TP 4 alternative", r.returncode == 0 and "2 devices (TP 2)" in r.stdout
+      and "TP 4" not in r.stdout, r.stderr)
+r = run("recommend", "--model", "phi-4", "--pool", "rtx-4090:2", "--users", "8")
+check("recommend phi-4: the search survives its alternatives", r.returncode in (0, 1) and "searched" in r.stdout, r.stderr)
+r = run("compare", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--kv", "bf16", "--kv", "fp16")
+check("compare: equal rows are a tie, not 'second'", r.returncode == 0 and r.stdout.count("| tie") == 11, r.stdout)
+r = run("users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "-0")
+check("users --tps -0: no signed zero echoed", r.returncode == 0 and "-0.0" not in r.stdout, r.stdout)
+hit = {h: json.loads(run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--prefix", "2k", "--prefix-hit", h,
+                         "--users", "100", "--json").stdout)["memory"]["max_users_at_context"] for h in ("0", "1e-300", "0.5", "1")}
+check("prefix hit 1e-300 holds what hit 0 holds (no cliff), 0.5 between", hit["1e-300"] == hit["0"] < hit["0.5"] < hit["1"], hit)
+r = run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm:8", "--pd", "1", "--kv-link", "eth-10g",
+        "--kv-link-efficiency", "0.01")
+check("P/D rows that serve nothing: a lone request's TTFT, TPOT '-', the link named",
+      r.returncode == 0 and "its KV hand-over alone takes" in r.stdout and " 0.00 ms" not in r.stdout, r.stdout[-1500:])
+r = run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm:8", "--pd", "1", "--kv-link", "eth-10g")
+check("P/D summary names the link, not the prefill pool", r.returncode == 0 and "its KV hand-over link saturates" in r.stdout
+      and "its prefill pool saturates" not in r.stdout, r.stdout[-800:])
+rj = json.loads(run("recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm:2048", "--per-node", "8", "--users",
+                    "100000", "--json").stdout)
+check("recommend searches past 64 devices a kind", rj["met"] and rj["best"]["devices"] > 64 and rj["pruned"] is False,
+      rj.get("why"))
+
 for f in failures:
     print("FAIL", f[:2000])
 print(f"{passed} passed, {len(failures)} failed")

@@ -669,7 +669,13 @@ class Recommendation:
         """
     @property
     def searched(self) -> int:
-        """Candidates searched."""
+        """Candidates searched (scored), kept or not."""
+    @property
+    def pruned(self) -> bool:
+        """Whether the search scored more candidates than it keeps whole (100,000): candidates then
+        holds those the answer draws on (per model and device kind the best of each status and cost,
+        the fronts, the closest misses, the published start), counts all of them.
+        """
     @property
     def counts(self) -> dict[str, Any]:
         """Candidates per status: meets, at_risk, misses, no_fit."""
@@ -706,13 +712,13 @@ class Recommendation:
         """When nothing meets the targets: the nearest misses, nearest first (miss: by how much)."""
     @property
     def candidates(self) -> list[dict[str, Any]]:
-        """Every candidate searched, one row each: index, model, device, devices, engine, weights, kv,
-        weight_bits, kv_bits, layout ("2 x TP 1", "1P3D of TP 2"), tp, pp, ep, dp_attention,
-        replicas, prefill_instances, decode_instances, offload, mtp, users_per_instance,
-        tokens_per_s_per_user and its _slow edge, ttft_s and ttft_slow_s, output_tokens_per_s,
-        tokens_per_s_per_device, power_w, joules_per_token, cost_per_hour, cost_per_million (None
-        where unknown), max_users, max_context, status (meets, at_risk, misses, no_fit), reason,
-        miss, on_front.
+        """Every candidate searched (pruned: those the answer draws on), one row each: index, model,
+        device, devices, engine, weights, kv, weight_bits, kv_bits, layout ("2 x TP 1", "1P3D of TP
+        2"), tp, pp, ep, dp_attention, replicas, prefill_instances, decode_instances, offload, mtp,
+        users_per_instance, tokens_per_s_per_user and its _slow edge, ttft_s and ttft_slow_s,
+        output_tokens_per_s, tokens_per_s_per_device, power_w, joules_per_token, cost_per_hour,
+        cost_per_million (None where unknown), max_users, max_context, status (meets, at_risk,
+        misses, no_fit), reason, miss, on_front.
         """
     def pool_frame(self) -> pd.DataFrame: ...
     def published_frame(self) -> pd.DataFrame: ...
