@@ -54,7 +54,7 @@ inline saturation_result saturation(const deployment& d, const workload& s) {
     return out;
   }
   // What bounds the step that runs (a speculative deployment's verify).
-  const phase_timing step = power_step(d, std::max(1.0, out.users), s.prompt_tokens() + s.output / 2);
+  const phase_timing step = power_step(d, std::max(1.0, out.users), s.mean_decode_context());
   switch (step.limit()) {
     case bottleneck::memory: out.limit = serving_limit::bandwidth; break;
     case bottleneck::compute: out.limit = serving_limit::compute; break;
@@ -173,7 +173,7 @@ inline users_result max_users(const deployment& d, const workload& s, tokens_per
     }
     if (loop.tokens_per_s_per_user() < min_tokens_per_s) {
       // Fast enough alone, too slow beside the others' prefills: interference.
-      const bool alone = 1.0 / step_of(d, n, s.prompt_tokens() + s.output / 2).per_token() >= min_tokens_per_s.value();
+      const bool alone = 1.0 / step_of(d, n, s.mean_decode_context()).per_token() >= min_tokens_per_s.value();
       return no(alone ? serving_limit::prefill : serving_limit::tokens_per_s);
     }
     if (ttft_target.value() > 0 && loop.ttft > ttft_target) return no(serving_limit::ttft);

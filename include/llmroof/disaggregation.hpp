@@ -183,7 +183,7 @@ inline pd_row serve_aggregated(const deployment& d, int replicas, const workload
   r.decode_users = l.decoding;
   r.prefill_utilisation = l.prefill_share;
   r.power_w = detail::pool_power(d, r.devices, l.prefill_share, d.prefill(w.prompt_tokens()),
-                                 power_step(d, std::max(1.0, l.decoding), w.prompt_tokens() + w.output / 2));
+                                 power_step(d, std::max(1.0, l.decoding), w.mean_decode_context()));
   r.limit = why_not(past).value_or(serving_limit::ttft);
   return r;
 }
@@ -552,8 +552,8 @@ inline deployment pd_instance(const deployment& fleet, const workload& w, std::o
     } catch (const std::invalid_argument&) {
       continue;  // the model does not split into t
     }
-    if (!memory_of(*d, w, 1, w.prompt_tokens() + w.output).fits) continue;
-    if (detail::meets(make_seconds(step_of(*d, 1, w.prompt_tokens() + w.output / 2).per_token()), tpot_target)) return *d;
+    if (!memory_of(*d, w, 1, w.request_end()).fits) continue;
+    if (detail::meets(make_seconds(step_of(*d, 1, w.mean_decode_context()).per_token()), tpot_target)) return *d;
     if (!holds) holds = d;
   }
   if (holds) return *holds;

@@ -54,6 +54,16 @@ struct load_result {
 
 namespace detail {
 
+/// Whether a turn finds its conversation's earlier turns cached
+/// (workload::history): under a prefix cache of shared blocks (vLLM, SGLang,
+/// TensorRT-LLM) always; under llama.cpp's per-slot prompt cache when every
+/// user has a slot of its own (llama-server picks the slot whose last prompt
+/// matches), not when users take turns in fewer slots.
+inline bool keeps_history(const deployment& d, const llmroof::workload& s) {
+  return d.engine.prefix_caching &&
+         (engine_row_of(d.engine.id).shares_prefix_blocks || s.users <= d.engine.max_sequences);
+}
+
 /// What serve_at_rate computes of a workload on a deployment before any
 /// rate: the prompt's mean prefill S over cache hits and misses, E[S^2],
 /// its chunks of max_num_batched_tokens, the per-request handling;
@@ -63,7 +73,7 @@ namespace detail {
 /// prefill pool of pd_split).
 struct open_loop {
   double prompt = 0;
-  double mean_context = 0;  ///< prompt + output / 2: where the decodes run
+  double mean_context = 0;  ///< history + prompt + output / 2: where the decodes run
   double handling = 0;      ///< the engine's per-request time, s
   double S = 0;             ///< mean prefill, s
   double S_compute = 0;     ///< of S, the time its compute-limited ops take
@@ -74,8 +84,23 @@ struct open_loop {
   double alone = 0;         ///< s per output token of one sequence decoding at mean_context (step_of)
 
   open_loop(const deployment& d, const llmroof::workload& s)
-      : prompt(s.prompt_tokens()), mean_context(prompt + s.output / 2), handling(d.efficiency().per_request.value()),
+      : prompt(s.prompt_tokens()), mean_context(s.mean_decode_context()), handling(d.efficiency().per_request.value()),
         mbt(d.engine.max_batched_tokens) {
+    alone = step_of(d, 1, mean_context).per_token();
+    if (const double past = s.history(); past > 0) {
+      // A turn of a longer conversation (workload::history): its history is
+      // in the engine's prefix cache, its prompt prefilled over it; without
+      // a cache the whole conversation is prefilled again. The shared prefix
+      // lies inside the history.
+      const bool kept = keeps_history(d, s);
+      const phase_timing turn = kept ? d.prefill(prompt, past) : d.prefill(past + prompt);
+      S = turn.estimate.value();
+      S_compute = turn.compute_time.value();
+      S2 = S * S;
+      residual = S;
+      chunks = std::ceil((kept ? prompt : past + prompt) / mbt);
+      return;
+    }
     const prefix_reuse reuse = reuse_of(d, s);
     const phase_timing on_miss = d.prefill(prompt);
     const phase_timing on_hit = reuse.hit > 0 ? prefill_on_hit(d, s, reuse) : on_miss;
@@ -86,7 +111,6 @@ struct open_loop {
     S2 = h * hit * hit + (1 - h) * miss * miss;
     residual = h > 0 ? S2 / S : S;
     chunks = h * std::ceil((prompt - reuse.cached) / mbt) + (1 - h) * std::ceil(prompt / mbt);
-    alone = step_of(d, 1, mean_context).per_token();
   }
 
   struct times {
@@ -174,7 +198,7 @@ inline load_result serve_at_rate(const deployment& d, const llmroof::workload& s
   out.ttft_wait = make_seconds(wait);
   out.ttft = make_seconds(ttft);
   const bool fits =
-      converged && (!memory || memory_of(d, s, std::max(1.0, std::ceil(n)), terms.prompt + s.output).fits);
+      converged && (!memory || memory_of(d, s, std::max(1.0, std::ceil(n)), s.request_end()).fits);
   out.keeps_up = ok && converged;
   out.stable = out.keeps_up && fits;
   return out;
@@ -293,7 +317,7 @@ struct engine_slots {
 };
 
 inline engine_slots slots_for(const deployment& d, const workload& s) {
-  const memory_plan m = memory_of(d, s, 1, s.prompt_tokens() + s.output);
+  const memory_plan m = memory_of(d, s, 1, s.request_end());
   return {std::min(m.max_sequences, d.engine.max_sequences),
           m.max_sequences <= d.engine.max_sequences ? serving_limit::kv_cache : serving_limit::max_num_seqs};
 }
@@ -352,11 +376,13 @@ inline std::optional<std::pair<double, load_result>> closed_loop_rate(const depl
 inline closed_loop_result serve_lockstep(const deployment& d, const llmroof::workload& s, closed_loop_result out) {
   out.active = std::floor(out.active);
   const prefix_reuse reuse = reuse_of(d, s);
-  const double cached = reuse.cached_by_all();
+  // A turn of a longer conversation: its history cached where the engine caches (workload::history).
+  const double past = s.history();
+  const double cached = past > 0 ? (keeps_history(d, s) ? past : 0) : reuse.cached_by_all();
   const double handling = d.efficiency().per_request.value();
   const bool queued = out.concurrency > out.active;
   const lockstep_run run =
-      run_lockstep(d, s.prompt_tokens(), cached, s.output, queued ? 0 : handling, out.active);
+      run_lockstep(d, past + s.prompt_tokens(), cached, s.output, queued ? 0 : handling, out.active);
   out.requests_per_s = run.requests_per_s;
   out.queue_wait = make_seconds((out.concurrency - out.active) / run.requests_per_s);
   out.ttft = make_seconds(run.ttft) + out.queue_wait;
@@ -368,7 +394,7 @@ inline closed_loop_result serve_lockstep(const deployment& d, const llmroof::wor
   l.users = out.active;
   l.decoding = std::min(out.active, run.requests_per_s * s.decode_steps() * run.tpot);
   l.prefill_share = run.prefill_share;
-  l.prefill = d.prefill(s.prompt_tokens() - cached, cached).estimate;
+  l.prefill = d.prefill(past + s.prompt_tokens() - cached, cached).estimate;
   l.ttft = make_seconds(run.ttft);
   l.tpot = out.tpot;
   return out;
@@ -613,7 +639,10 @@ inline burst_result serve_burst(const deployment& d, const workload& s, double r
   burst_result out;
   out.requests = requests;
   out.lengths = spread;
-  const engine_slots held = slots_for(d, s);
+  // A burst is new requests, each its own conversation: slots of prompt + output, no earlier turns.
+  llmroof::workload fresh = s;
+  fresh.context = std::min(s.context, s.prompt_tokens() + s.output);
+  const engine_slots held = slots_for(d, fresh);
   out.slots = std::floor(std::min(held.slots, 1e6));
   if (out.slots < 1) {
     out.limit = serving_limit::kv_cache;

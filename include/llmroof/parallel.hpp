@@ -595,7 +595,7 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
   const double replicas_of_budget = p.attention_data_parallel() ? p.devices() : 1;
   const double sh = m.kv_shared.value();
   m.max_sequences = m.weights_fit && per_seq > 0
-                        ? replicas_of_budget * (per_seq > sh ? std::floor((m.kv_budget.value() - sh) / (per_seq - sh))
+                        ? replicas_of_budget * (per_seq > sh ? std::max(0.0, std::floor((m.kv_budget.value() - sh) / (per_seq - sh)))
                                                              : (m.kv_budget.value() >= per_seq ? 1e9 : 0.0))
                         : 0;
   if (m.weights_fit) {

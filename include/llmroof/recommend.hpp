@@ -459,7 +459,7 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
                              layout_loops* layout = nullptr) {
   const llmroof::workload& w = in.w;
   const double shared = reuse_of(d, w).shared;
-  const double mean_ctx = w.prompt_tokens() + w.output / 2;
+  const double mean_ctx = w.mean_decode_context();
   const double tps_width = band_width(metric::decode_tps_per_seq);
   const double ttft_width = band_width(metric::ttft_ms);
   const price& p = in.pool[c.pool].cost;
@@ -469,7 +469,7 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
     const engine_slots slots = slots_for(d, w);
     c.users_per_instance = l.users;
     // Past a billion requests in flight no engine holds them: one request's memory says whether it fits at all.
-    const memory_plan m = d.memory(l.users <= 1e9 ? std::max(1.0, std::ceil(l.users)) : 1.0, w.prompt_tokens() + w.output, shared);
+    const memory_plan m = d.memory(l.users <= 1e9 ? std::max(1.0, std::ceil(l.users)) : 1.0, w.request_end(), shared);
     c.max_users = m.max_sequences;
     c.max_context = m.max_context;
     if (!m.weights_fit || slots.slots < 1) {
@@ -563,7 +563,7 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
 /// loop's users at the context, or one request of the open loop's shape.
 inline memory_plan memory_for_decode(const deployment& dec, const recommend_input& in, int y) {
   const llmroof::workload& w = in.w;
-  return in.rate ? memory_of(dec, w, 1, w.prompt_tokens() + w.output) : memory_of(dec, w, std::ceil(w.users / y), w.context);
+  return in.rate ? memory_of(dec, w, 1, w.request_end()) : memory_of(dec, w, std::ceil(w.users / y), w.context);
 }
 
 /// The candidate's x prefill instances for y decode ones (`pair`: the two
@@ -910,7 +910,7 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
           try {
             deployment d(base.model, pr, roof, placement{q, std::nullopt}, e, stored);
             if (!in.rate && !d.context_refusal(w.context).empty()) break;  // the aggregated ones say why
-            if (memory_of(d, w, 1, w.prompt_tokens() + w.output).fits) sizes.push_back(std::move(d));
+            if (memory_of(d, w, 1, w.request_end()).fits) sizes.push_back(std::move(d));
           } catch (const std::invalid_argument&) {
           }
         }

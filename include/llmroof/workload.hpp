@@ -45,7 +45,7 @@ inline arrival_pattern parse_arrival_pattern(std::string_view name) {
 /// context budget. Holds nothing the deployment holds.
 struct workload {
   double users = 1;        ///< concurrent sequences
-  double context = 4096;   ///< tokens each user may hold (prompt + answer)
+  double context = 4096;   ///< tokens each user holds: its conversation (history + prompt + answer)
   double prompt = 0;       ///< prompt tokens of a new request; 0 = min(context, 2048)
   double output = 512;     ///< tokens generated per request (load model)
   /// Tokens at the start of every prompt that all requests share (a system
@@ -68,6 +68,20 @@ struct workload {
   /// server is TTFT + decode_steps() x TPOT, as vLLM's benchmark defines TPOT
   /// ((e2e - TTFT) / (output - 1)).
   [[nodiscard]] double decode_steps() const { return std::max(0.0, output - 1); }
+  /// What a context longer than one request means, decided here once: the
+  /// users' conversations grow to it. Each request is a turn that finds
+  /// context - prompt - output tokens of its conversation already in its
+  /// sequence (kept by the engine's prefix cache; recomputed without one),
+  /// prefills its prompt over them and decodes its answer up to the context,
+  /// so every speed of a loop is at the context asked for. 0 when one
+  /// request's prompt and answer fill the context.
+  [[nodiscard]] double history() const { return std::max(0.0, context - prompt_tokens() - output); }
+  /// Tokens a sequence holds when its request completes: history + prompt +
+  /// output (the context, or one request's prompt and answer beyond it).
+  [[nodiscard]] double request_end() const { return history() + prompt_tokens() + output; }
+  /// The mean context a request's decode steps read: history + prompt +
+  /// output / 2.
+  [[nodiscard]] double mean_decode_context() const { return history() + prompt_tokens() + output / 2; }
 };
 
 /// A token count as people write it: "131072", "128k" (x 1024), "1m"

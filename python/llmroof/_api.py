@@ -695,8 +695,10 @@ def _price_args(*, price_per_hour: float | None = None, purchase: float | None =
 # of the keywords a function takes where its docstring says {options}.
 _OPTION_DOCS = (
     ("users", "Concurrent sequences (>= 1)."),
-    ("context", "Tokens each user holds (>= 0)."),
-    ("prompt", "Prompt of the time-to-first-token estimate; default min(context, 2048)."),
+    ("context", """Tokens each user holds (>= 0). Longer than one request's prompt and output, it is a
+conversation that grows to it: each request a turn over its earlier turns (cached by the
+engine's prefix cache), decoding up to the context."""),
+    ("prompt", "New prompt tokens of a request (a turn); default min(context, 2048)."),
     ("prefix, prefix_hit", """Prompt tokens every request shares (a system prompt, tool definitions;
 at most ``prompt``), and the share of requests that find them in the
 engine's prefix cache (default 1): a hit prefills only the rest of the
@@ -1002,7 +1004,7 @@ def _pool(pool: object) -> list[tuple[Device, int]]:
     if not isinstance(items, Iterable):
         raise TypeError(f"pool must be 'id:n,...', a mapping of devices to counts or (device, count) pairs "
                         f"(got {type(pool).__name__})")
-    out = []
+    out: list[tuple[Device, int]] = []
     for entry in items:
         if not isinstance(entry, tuple) or len(entry) != 2:
             raise TypeError(f"pool entries must be (device, count) pairs (got {entry!r})")
@@ -1099,7 +1101,8 @@ def recommend(
         A closed loop of ``users`` (default 1), each holding ``context``
         tokens, or an open loop of ``rate`` requests/s; one of them.
     context, prompt, output, prefix, prefix_hit
-        Tokens each user holds; prompt (default min(context, 2048)) and
+        Tokens each user holds (a conversation that grows to it when longer
+        than one request); prompt (default min(context, 2048)) and
         output tokens per request; the shared prompt prefix and its hit
         rate (as :func:`plan`'s).
     min_tokens_per_s, ttft_target_s, max_cost_per_million, max_joules_per_token

@@ -112,6 +112,9 @@ std::string ctx_label(double c);
 std::string device_label(const setup& s);
 /// "1 user", "4 users".
 std::string users_label(double n);
+/// ", each a turn of a conversation grown to 131,072 tokens (120,832 of them cached)" where the
+/// context holds more than one request (workload::history), else empty.
+std::string history_label(const workload& w);
 /// The weight format with the modules stored otherwise: "mxfp4 (attention
 /// bf16)"; with `bits`, "mxfp4 (4.25 bits; attention bf16)".
 std::string weights_label(const precision& pr, bool bits = false);

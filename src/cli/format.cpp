@@ -57,6 +57,12 @@ std::string formats_note(const setup& s) {
 
 std::string users_label(double n) { return thousands(n) + (n == 1 ? " user" : " users"); }
 
+std::string history_label(const workload& w) {
+  if (w.history() <= 0) return {};
+  return ", each a turn of a conversation that grows to " + thousands(w.context) + " tokens (" +
+         thousands(w.history()) + " of them from earlier turns)";
+}
+
 std::string device_label(const setup& s) {
   std::string out = std::to_string(s.devices()) + " x " + s.dev().name;
   const auto& p = s.parallel();

@@ -30,7 +30,9 @@ constexpr option_doc option_docs[] = {
     {"lm-head", "FMT", "format of lm_head and embeddings (default: bf16 for quantized checkpoints)"},
     {"users", "N", "concurrent users (default 1)"},
     {"batch", "N", "sequences decoded together (default 1)"},
-    {"context", "C", "tokens per user: 4096, 128k (= 131072), 1m (default 4096; prefill: cached tokens, default 0)"},
+    {"context", "C", "tokens per user: 4096, 128k (= 131072), 1m (default 4096; longer than --prompt + --output: a "
+                     "conversation growing to it, each request a turn over the cached earlier ones; prefill: cached "
+                     "tokens, default 0)"},
     {"prompt", "P", "prompt tokens (default 2048, or the context if smaller)"},
     {"prefix", "P", "prompt tokens every request shares (a system prompt, tools): a prefix-cache hit prefills only the "
                     "rest; block-sharing engines (vLLM, SGLang) hold it once"},

@@ -158,7 +158,8 @@ int cmd_recommend(const options& o) {
   } else {
     std::printf("  load: %s at %s tokens each in a closed loop", users_label(w.users).c_str(), thousands(w.context).c_str());
   }
-  std::printf(" (%s-token prompts, %s-token answers)\n", thousands(w.prompt_tokens()).c_str(), thousands(w.output).c_str());
+  std::printf(" (%s-token prompts, %s-token answers%s)\n", thousands(w.prompt_tokens()).c_str(), thousands(w.output).c_str(),
+              history_label(w).c_str());
   std::printf("  targets: at least %.1f tokens/s per user", in.target.min_tokens_per_s);
   if (in.target.ttft.value() > 0) std::printf(", TTFT at most %s", secs(in.target.ttft.value()).c_str());
   if (in.target.max_cost_per_million > 0) std::printf(", at most $%.2f per million tokens", in.target.max_cost_per_million);

@@ -354,17 +354,16 @@ int cmd_plan(const options& o) {
   }
   if (load.closed) {
     const closed_loop_result& c = *load.closed;
-    std::printf("\nClosed loop: %s, each sending its next request (%s prompt + %s output tokens) when the last "
+    std::printf("\nClosed loop: %s, each sending its next request (%s prompt + %s output tokens%s) when the last "
                 "completes%s%s\n", users_label(c.concurrency).c_str(), thousands(sc.prompt_tokens()).c_str(),
-                thousands(sc.output).c_str(),
+                thousands(sc.output).c_str(), history_label(sc).c_str(),
                 c.arrivals == arrival_pattern::lockstep ? ", in lockstep (identical requests, started together)" : "",
                 spec_label(s).c_str());
     std::printf("  %s in the engine (%s %s: KV for %s tokens each, max_num_seqs %s), limit: %s\n",
-                fmt("%.1f", c.active).c_str(), thousands(c.slots).c_str(), c.slots == 1 ? "slot" : "slots", thousands(sc.prompt_tokens() + sc.output).c_str(),
+                fmt("%.1f", c.active).c_str(), thousands(c.slots).c_str(), c.slots == 1 ? "slot" : "slots", thousands(sc.request_end()).c_str(),
                 thousands(s.engine.max_sequences).c_str(), std::string(to_string(c.limit)).c_str());
     if (c.slots < 1) {
-      std::printf("  not one request of %s tokens fits: nothing is served\n",
-                  thousands(sc.prompt_tokens() + sc.output).c_str());
+      std::printf("  not one request of %s tokens fits: nothing is served\n", thousands(sc.request_end()).c_str());
     } else {
       std::printf("  TTFT %s (waiting for a slot %s), TPOT %s = %.1f tokens/s per user; %.3g requests/s, %.0f output "
                   "tokens/s total\n", ms(c.ttft).c_str(), ms(c.queue_wait).c_str(), ms(c.tpot).c_str(),
@@ -579,10 +578,10 @@ int cmd_users(const options& o) {
   std::printf("  most users: %s (one more breaks: %s)\n", thousands(u.users).c_str(), std::string(to_string(u.limit)).c_str());
   // One answer: those users in a closed loop of the stated requests.
   std::printf("  each gets %.1f tokens/s, %.0f output tokens/s in total, TTFT %s (a closed loop%s: %s-token prompts, "
-              "%s-token answers, the next sent when one completes%s)\n",
+              "%s-token answers%s, the next sent when one completes%s)\n",
               u.tokens_per_s_per_user(), u.tokens_per_s_total(), ms(u.ttft).c_str(),
               sc.arrivals == arrival_pattern::lockstep ? " in lockstep" : "", thousands(sc.prompt_tokens()).c_str(),
-              thousands(sc.output).c_str(), spec_label(s).c_str());
+              thousands(sc.output).c_str(), history_label(sc).c_str(), spec_label(s).c_str());
   print_prefix(s, u.prefix, sc.prompt_tokens(), std::nullopt);
   // The curve against users: what each user and the server get.
   std::printf("\n  %8s %16s %16s %10s %8s\n", "users", "t/s per user", "t/s total", "TTFT", "fits");

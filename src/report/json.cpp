@@ -1125,13 +1125,15 @@ const field_table<recommend_view>& recommend_fields() {
          return rows;
        }},
       {"workload", object_t,
-       "users (closed loop) or rate (requests/s, open loop), context, prompt, output, prefix, prefix_hit.",
+       "users (closed loop) or rate (requests/s, open loop), context, prompt, history (tokens of the conversation a "
+       "request finds in its sequence: context - prompt - output, or 0), output, prefix, prefix_hit.",
        [](const V& v) {
          const workload& w = v.in.w;
          json j = {{"users", v.in.rate ? json(nullptr) : json(w.users)},
                    {"rate", v.in.rate ? json(*v.in.rate) : json(nullptr)},
                    {"context", w.context},
                    {"prompt", w.prompt_tokens()},
+                   {"history", w.history()},
                    {"output", w.output},
                    {"prefix", w.prefix},
                    {"prefix_hit", w.prefix_hit ? json(*w.prefix_hit) : json(nullptr)}};

@@ -18,7 +18,7 @@ deployment on_engine(const std::string& engine, const char* model = "llama-3.1-8
 
 workload shaped(double prompt, double prefix, std::optional<double> hit = std::nullopt) {
   workload w;
-  w.context = 8192;
+  w.context = prompt + 200;  // one request fills it (no earlier turns: workload::history)
   w.prompt = prompt;
   w.output = 200;
   w.prefix = prefix;

@@ -265,7 +265,9 @@ TEST_CASE("open loop: the fixed point search never passes the smallest fixed poi
   const device& d = find_device("mi300x");
   const deployment dep(a, precision{}, roofline(d, default_profile(d, "vllm")), {}, configure_engine("vllm", d));
   const double S = dep.prefill(2048).estimate.value();
-  const load_result l = serve_at_rate(dep, workload{}, 0.69 / S);
+  workload one;
+  one.context = 2048 + 512;  // each request a conversation of its own (no earlier turns)
+  const load_result l = serve_at_rate(dep, one, 0.69 / S);
   CHECK(l.stable);
   CHECK(l.users == doctest::Approx(362.253).epsilon(1e-4));
 }
@@ -847,4 +849,38 @@ TEST_CASE("closed loop: the fixed point just below a step that jumps with the ba
   // loop stops at 32 users, never past the jump.
   const load_result at = detail::serve_at_rate(d, w, exact.requests_per_s, 31.0 / 32, false);
   CHECK(at.users <= 32 * (1 + 1e-6));
+}
+
+TEST_CASE("a context longer than one request is a conversation that grows to it (issue 55)") {
+  // 8,192 tokens a user, 2,048-token prompts and 512-token answers: each
+  // request a turn over 8,192 - 2,048 - 512 = 5,632 tokens of earlier turns,
+  // its decode steps reading 5,632 + 2,048 + 256 = 7,936 tokens on average.
+  workload w;
+  w.context = 8192;
+  CHECK(w.history() == 5632);
+  CHECK(w.request_end() == 8192);
+  CHECK(w.mean_decode_context() == 7936);
+  workload one = w;
+  one.context = 2048 + 512;  // one request fills it
+  CHECK(one.history() == 0);
+  CHECK(one.mean_decode_context() == 2048 + 256);
+  const device& h100 = find_device("h100-sxm");
+  const deployment d(find_model("llama-3.1-8b"), precision{}, roofline(h100), {}, configure_engine("vllm", h100));
+  const detail::open_loop t(d, w);
+  CHECK(t.mean_context == 7936);
+  CHECK(t.alone == doctest::Approx(step_of(d, 1, 7936).per_token()));
+  // vLLM's prefix cache holds the earlier turns: the prompt prefilled over them.
+  CHECK(t.S == doctest::Approx(d.prefill(2048, 5632).estimate.value()));
+  CHECK(t.chunks == std::ceil(2048 / d.engine.max_batched_tokens));
+  // Without a prefix cache the whole conversation is prefilled again.
+  deployment plain = d;
+  plain.engine.prefix_caching = false;
+  CHECK(detail::open_loop(plain, w).S == doctest::Approx(d.prefill(7680).estimate.value()));
+  // The loop's speed is at the context: slower than the same users' one-request loop.
+  const double at_context = serve_closed_loop(d, w, 8).tokens_per_s_per_user().value();
+  CHECK(at_context < serve_closed_loop(d, one, 8).tokens_per_s_per_user().value());
+  // And no faster than the plain decode step of 8 users at the context's mean.
+  CHECK(at_context <= 1.0 / d.decode(8, 7936).estimate.value() * (1 + 1e-9));
+  // The slots are sequences of the whole context.
+  CHECK(slots_for(d, w).slots == std::min(d.memory(1, 8192).max_sequences, d.engine.max_sequences));
 }

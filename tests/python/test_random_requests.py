@@ -42,6 +42,29 @@ def request(rng: random.Random) -> dict[str, Any]:
         kw["output"] = rng.choice([1, 64, 512])
     elif load < 0.5:
         kw["concurrency"] = rng.choice([1, 8, 64])
+    # Issue 60: the newer options, each on a share of the requests.
+    if rng.random() < 0.2:
+        kw["prefix"] = rng.choice([16, 512, 2048, rng.randint(1, 10**6)])
+        kw["prefix_hit"] = rng.choice([None, 0.0, 1e-300, 0.01, 0.5, 1.0])
+    if rng.random() < 0.15:
+        method = rng.choice(["ngram", "draft", "eagle", "mtp"])
+        k = rng.randint(1, 4)
+        kw["speculative"] = llmroof.Speculative(
+            method=method, draft_tokens=k, acceptance=[round(rng.uniform(0, 1), 3) for _ in range(rng.choice([1, k]))],
+            draft_model=rng.choice(["qwen3-0.6b", "llama-3.2-1b"]) if method == "draft" else None)
+    price = rng.random()
+    if price < 0.1:
+        kw["price_per_hour"] = rng.choice([0.0, 0.5, 2.5, 1e4])
+    elif price < 0.2:
+        kw["purchase"] = rng.choice([0.0, 1800.0, 30000.0])
+        kw["years"] = rng.choice([0.5, 3.0, 5.0])
+    if rng.random() < 0.1:
+        kw["electricity"] = rng.choice([0.0, 0.15, 0.4])
+        kw["pue"] = rng.choice([1.0, 1.3])
+    if rng.random() < 0.04 and "rate" not in kw:
+        kw["devices"] = rng.choice([2, 4, 8])
+        kw["pd"] = rng.choice(["auto", 1, 2])
+        kw["min_tokens_per_s"] = rng.choice([10.0, 50.0])
     return kw
 
 
@@ -75,6 +98,21 @@ def test_ten_thousand_random_requests_print_finite_consistent_numbers() -> None:
                 assert load["tokens_per_s_total"] == pytest.approx(kw["rate"] * kw["output"], rel=1e-9), (kw, load)
             if kw["rate"] == 0:
                 assert load["users"] == 0 and load["tokens_per_s_total"] == 0, (kw, load)
+        # Conservation laws of the newer options.
+        e = d["energy"]
+        if e.get("cost_per_hour") is not None and e.get("cost_per_million_output_tokens") is not None:
+            assert e["cost_per_million_output_tokens"] == pytest.approx(
+                e["cost_per_hour"] / (3600 * e["output_tokens_per_s"] / 1e6), rel=1e-9), (kw, e)
+        pre = d.get("prefix")
+        if pre is not None:
+            prompt = d["workload"]["prompt"] if "workload" in d else None
+            assert 0 <= pre["shared_tokens"] <= pre["hit_rate"] * pre["cached_tokens"] * (1 + 1e-12), (kw, pre)
+            if prompt is not None:
+                assert pre["computed_tokens"] == pytest.approx(prompt - pre["hit_rate"] * pre["cached_tokens"]), (kw, pre)
+        spec = d.get("speculation")
+        if spec is not None:
+            for row in spec.get("rows", []):
+                assert row.get("accepted_tokens", 1) >= 1, (kw, row)
     assert planned > N // 2 and planned + refused == N, (planned, refused)
 
 

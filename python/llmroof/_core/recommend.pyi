@@ -6,7 +6,7 @@ from .reports import Recommendation
 def report(
     models: list[Deployment],
     labels: list[str],
-    pool: list[tuple[dict[str, Any], int, int, float | None, float | None, float, float | None, float]],
+    pool: list[tuple[dict[str, Any], int, int, float | None, float | None, float | None, float | None, float | None]],
     users: float | None,
     rate: float | None,
     context: float,

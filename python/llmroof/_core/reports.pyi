@@ -659,8 +659,9 @@ class Recommendation:
         """
     @property
     def workload(self) -> dict[str, Any]:
-        """users (closed loop) or rate (requests/s, open loop), context, prompt, output, prefix,
-        prefix_hit.
+        """users (closed loop) or rate (requests/s, open loop), context, prompt, history (tokens of the
+        conversation a request finds in its sequence: context - prompt - output, or 0), output,
+        prefix, prefix_hit.
         """
     @property
     def targets(self) -> dict[str, Any]:
