@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 
@@ -842,7 +843,7 @@ validation_scope summarize(std::string name, std::vector<cv_prediction> p) {
     if (single_stream_decode(*x.row)) single.push_back(x.error());
   }
   s.decode = median_ape(s.predictions, true);
-  s.single = median(single);
+  s.single = single.empty() ? std::numeric_limits<double>::quiet_NaN() : median(single);
   s.prefill = median_ape(s.predictions, false);
   return s;
 }

@@ -55,7 +55,7 @@ std::vector<engine_row> build() {
       .defaults = {.id = engine_id::sglang, .model = memory_model::static_fraction, .memory_utilization = 0.88,
                    .runtime_reserve = gib, .mxfp4_expert_pad = 1, .block_tokens = 1, .max_batched_tokens = 8192,
                    .max_sequences = 4096, .sampler_copies = 0, .device_sized_batches = false,
-                   .source = "SGLang server arguments (mem_fraction_static, page_size, chunked_prefill_size)"},
+                   .mixed_prefill = false, .source = "SGLang server arguments (mem_fraction_static, page_size, chunked_prefill_size)"},
       .kv_formats = vllm_kv,
       .weight_formats = {"fp8", "awq-int4"},
       .versions = {"2024"},

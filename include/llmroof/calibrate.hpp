@@ -336,7 +336,7 @@ struct validation_scope {
   std::vector<cv_prediction> predictions;
   std::vector<metric_summary> metrics;  ///< summarize_by_metric(predictions)
   double decode = 0;   ///< MdAPE over decode-decided metrics
-  double single = 0;   ///< MdAPE of single-stream decode tokens/s
+  double single = 0;   ///< MdAPE of single-stream decode tokens/s (NaN: none)
   double prefill = 0;  ///< MdAPE over prefill-decided metrics (NaN: none)
 };
 

@@ -95,6 +95,12 @@ struct engine_settings {
   std::optional<double> max_model_len = std::nullopt;
   /// vLLM picks max_num_seqs and max_num_batched_tokens by GPU (configure_engine).
   bool device_sized_batches = true;
+  /// Whether a step runs prompt chunks beside the running decodes (vLLM V1's
+  /// and TensorRT-LLM's token budget). SGLang's scheduler runs a prefill-only
+  /// step whenever a prompt waits ("Run prefill first if possible",
+  /// get_next_batch_to_run; --enable-mixed-chunk off by default), so the
+  /// decodes stall while it runs and requests started together stay together.
+  bool mixed_prefill = true;
   /// Whether a prompt's prefix already in the KV cache is skipped by prefill:
   /// vLLM V1's automatic prefix caching (enable_prefix_caching, on by default
   /// from 0.8; V0 releases had it off), SGLang's radix cache (on unless

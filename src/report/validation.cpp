@@ -2,6 +2,7 @@
 // what `llmroof validate --report DIR` writes and Python's
 // llmroof.validate(report=DIR) writes, from the same functions.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,7 @@ namespace llmroof::report {
 namespace {
 
 std::string fmt(const char* f, double v) {
+  if (std::isnan(v)) return "-";  // no points to take a median of
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;

@@ -474,6 +474,56 @@ TEST_CASE("lockstep: the token budget splits a wave, first come first prefilled"
   CHECK(c.ttft.value() > 0);
 }
 
+TEST_CASE("lockstep: a prefill-first engine (SGLang) runs prompts in steps of their own and keeps the wave together") {
+  // The budget-split case above with mixed_prefill off. 4 users, 100-token
+  // prompts, 2 output tokens, a 250-token budget:
+  // Step 1 (at h): the same 250 tokens, tau1 = prefill(83, 0, 3); the first
+  //   two get their first token at h + tau1.
+  // Step 2: prompts wait, so the step is theirs alone: the third's last 50
+  //   and the fourth's 100, tau2 = prefill(75, 25, 2); the two first ones do
+  //   not decode (their second token waits), the last two get their first
+  //   token at h + tau1 + tau2.
+  // Step 3: one decode step of 4 at the mean context 101: all four finish
+  //   together, so every later wave repeats the first.
+  // TTFT = h + tau1 + tau2 / 2; TPOT (last - first) / 1: (tau2 + delta) for
+  //   the first two, delta for the last two: delta + tau2 / 2.
+  auto [dep, s] = small_lockstep(250, 100, 2);
+  engine_settings e = dep.engine;
+  e.mixed_prefill = false;
+  dep = deployment(find_model("llama-3.1-8b"), precision{}, roofline(find_device("rtx-4090")), {}, e);
+  const double h = dep.efficiency().per_request.value();
+  const double tau1 = dep.prefill(83, 0, 3).estimate.value();
+  const double tau2 = dep.prefill(75, 25, 2).estimate.value();
+  const double delta = dep.decode(4, 101).estimate.value();
+  const closed_loop_result c = serve_closed_loop(dep, s, 4);
+  CHECK(c.first_wave_ttft.value() == doctest::Approx(h + tau1 + tau2 / 2).epsilon(1e-12));
+  CHECK(c.ttft.value() == doctest::Approx(h + tau1 + tau2 / 2).epsilon(1e-12));
+  CHECK(c.tpot.value() == doctest::Approx(delta + tau2 / 2).epsilon(1e-12));
+  CHECK(c.requests_per_s == doctest::Approx(4 / (h + tau1 + tau2 + delta)).epsilon(1e-9));
+  // SGLang's own settings say so; vLLM's and TensorRT-LLM's mix.
+  CHECK_FALSE(configure_engine("sglang", find_device("h100-sxm")).mixed_prefill);
+  CHECK(configure_engine("vllm", find_device("h100-sxm")).mixed_prefill);
+  CHECK(configure_engine("tensorrt-llm", find_device("h100-sxm")).mixed_prefill);
+}
+
+TEST_CASE("lockstep: under a prefill-first engine, users who start together wait for the whole wave's prompts") {
+  // Property: a mixed-step engine lets a synchronised wave drift apart (its
+  // settled TTFT falls below the first wave's); a prefill-first one keeps it
+  // together (the settled TTFT equals the first wave's), for any wave size.
+  for (const double users : {8.0, 16.0, 32.0}) {
+    auto [dep, s] = small_lockstep(2048, 1000, 64);
+    const closed_loop_result mixed = serve_closed_loop(dep, s, users);
+    engine_settings e = dep.engine;
+    e.mixed_prefill = false;
+    dep = deployment(find_model("llama-3.1-8b"), precision{}, roofline(find_device("rtx-4090")), {}, e);
+    const closed_loop_result first = serve_closed_loop(dep, s, users);
+    CAPTURE(users);
+    CHECK(mixed.ttft < mixed.first_wave_ttft);
+    CHECK(first.ttft.value() == doctest::Approx(first.first_wave_ttft.value()).epsilon(1e-9));
+    CHECK(first.ttft > mixed.ttft);
+  }
+}
+
 TEST_CASE("lockstep: one user is the mixed loop's one user; beyond the slots requests queue") {
   const auto [dep, s] = small_lockstep(2048, 1000, 200);
   workload mixed = s;

@@ -30,11 +30,13 @@ struct cohort {
   double output = 0;       ///< tokens to generate, each
 };
 
-/// The engine's scheduler as vLLM V1, SGLang and TensorRT-LLM run it: each
+/// The engine's scheduler as vLLM V1 and TensorRT-LLM run it: each
 /// step first takes the tokens of every decoding sequence (one, or k + 1 to
 /// verify when speculative), then fills the rest of `max_batched_tokens`
 /// with prompt tokens in arrival order (the last prompt it reaches runs
-/// partly: chunked prefill). A step lasts mixed_step_seconds of its decodes
+/// partly: chunked prefill). SGLang (engine_settings::mixed_prefill false)
+/// runs a step of prompt tokens alone, up to the whole budget, whenever one
+/// waits, and its decodes wait for it. A step lasts mixed_step_seconds of its decodes
 /// (step_of the batch at its mean context: draft passes, then the verify)
 /// and its prompt chunks (deployment::prefill of their mean chunk after their
 /// mean cached tokens, all of them in one batch): the longer of the two, or
@@ -105,8 +107,10 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> sent,
     // speculative: the expected accepted drafts) and puts st.width through it.
     const token_step st = b > 0 ? step_of(d, b, ctx) : token_step{};
     const double decode_s = st.seconds;
+    // A prefill-first engine (SGLang) gives a waiting prompt a step of its own.
+    const bool mixed = d.engine.mixed_prefill;
     // The decodes fill the whole budget: no prompt token runs until one finishes.
-    const bool starved = waiting > 0 && budget_per_step - b * st.width <= 0;
+    const bool starved = mixed && waiting > 0 && budget_per_step - b * st.width <= 0;
     if (waiting == 0 || starved) {
       // Pure decode steps until a request finishes or (when a prompt could
       // run) a new one arrives.
@@ -123,8 +127,9 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> sent,
       }
       t += k * (k > 1 ? step_of(d, b, ctx + (k - 1) * st.tokens / 2).seconds : decode_s);
     } else {
-      // One mixed step: the decodes, then prompt tokens in arrival order.
-      double budget = budget_per_step - b * st.width, chunks = 0, tokens = 0, before = 0;
+      // One mixed step: the decodes, then prompt tokens in arrival order (a
+      // prefill-only step: the prompt tokens alone, the decodes waiting).
+      double budget = budget_per_step - (mixed ? b * st.width : 0.0), chunks = 0, tokens = 0, before = 0;
       next.clear();
       for (cohort& c : live) {
         if (c.done >= todo(c) || budget <= 0) {
@@ -163,14 +168,14 @@ double run_cohorts(const deployment& d, double cached, std::vector<cohort> sent,
       const auto [prefill_part, prefill_compute] =
           chunks > 0 ? prefill_s(tokens / chunks, before / chunks, chunks) : std::pair{0.0, 0.0};
       // The chunks ride with the decodes' verify, not their draft passes.
-      const double step = mixed_step_seconds(st, prefill_part, prefill_compute);
+      const double step = mixed ? mixed_step_seconds(st, prefill_part, prefill_compute) : prefill_part;
       policy.prefilled(prefill_part);
       t += step;
       for (cohort& c : live) {
         if (c.done >= todo(c) && c.generated == 0) {
           c.generated = 1;  // the prompt's last chunk samples the first token
           c.first = t;
-        } else if (c.done >= todo(c)) {
+        } else if (c.done >= todo(c) && mixed) {
           c.generated += st.tokens;
         }
       }
