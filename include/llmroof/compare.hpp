@@ -4,6 +4,7 @@
 // model's advantage away.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <vector>
@@ -29,6 +30,29 @@ struct model_comparison {
   std::optional<double> bytes_crossover;
   /// First batch at which a's estimated per-user tokens/s drop to b's or below.
   std::optional<double> speed_crossover;
+  weights_fit first_fit;   ///< a's weights and KV room at `context`
+  weights_fit second_fit;  ///< b's
+  /// Whether side a (`side_a` true) or b holds batch `n` at `context`: its
+  /// weights fit and its KV room takes n sequences (weights_fit::holds).
+  [[nodiscard]] bool holds(bool side_a, double n) const { return (side_a ? first_fit : second_fit).holds(n); }
+  /// Largest whole batch up to the table's last that both sides hold; 0
+  /// when one side's weights do not fit or its KV room takes no sequence (the
+  /// table's speeds are then what it would run at with the memory, never an
+  /// answer).
+  [[nodiscard]] double held_batch() const {
+    if (batches.empty() || !first_fit.fits || !second_fit.fits) return 0;
+    double out = batches.back();
+    for (const weights_fit* f : {&first_fit, &second_fit}) {
+      if (f->context > 0) out = std::min(out, std::floor(f->max_users));
+    }
+    return std::max(0.0, out);
+  }
+  /// speed_crossover where both sides hold it: a conclusion drawn only from
+  /// batches that run (none when the crossover lies past what both hold).
+  [[nodiscard]] std::optional<double> held_speed_crossover() const {
+    if (!speed_crossover || !holds(true, *speed_crossover) || !holds(false, *speed_crossover)) return std::nullopt;
+    return speed_crossover;
+  }
 };
 
 /// Decode of deployments a and b at batches 1, 2, 4, ... max_batch, every
@@ -60,6 +84,8 @@ inline model_comparison compare_decode(const deployment& a, const deployment& b,
       max_batch);
   out.speed_crossover = detail::first_batch(
       [&](double n) { return a.decode(n, context).estimate >= b.decode(n, context).estimate; }, max_batch);
+  out.first_fit = a.fit(context);
+  out.second_fit = b.fit(context);
   return out;
 }
 

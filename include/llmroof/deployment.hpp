@@ -305,7 +305,7 @@ struct request {
   std::optional<numeric_format> weights;  ///< unset: the file's formats, else the published checkpoint's, else bf16
   std::optional<numeric_format> kv;       ///< unset: the file's KV format, else bf16
   std::optional<numeric_format> lm_head;  ///< also the embedding table's
-  std::string engine{to_string(default_engine)};  ///< name[-backend][@version] (find_engine)
+  std::string engine;  ///< name[-backend][@version] (find_engine); empty: default_engine_for(device)
   engine_overrides engine_options;
   /// Unset: default_profile(device, engine), the engine's fitted or class profile.
   std::optional<efficiency_profile> efficiency;
@@ -350,8 +350,11 @@ inline deployment resolve(const request& r) {
     if (named && !r.weights) d.checkpoint = r.name;
     return d;
   };
-  if (r.dev == nullptr) return with_source(deployment(*r.model, pr, configure_engine(r.engine, r.engine_options)));
-  engine_settings e = configure_engine(r.engine, *r.dev, r.engine_options);
+  if (r.dev == nullptr) {
+    const std::string name = r.engine.empty() ? std::string(to_string(default_engine)) : r.engine;
+    return with_source(deployment(*r.model, pr, configure_engine(name, r.engine_options)));
+  }
+  engine_settings e = configure_engine(r.engine.empty() ? default_engine_for(*r.dev) : r.engine, *r.dev, r.engine_options);
   // Several devices and no degree: the engine's own split (llama.cpp: by layers).
   layout_request lr = r.layout;
   const bool by_layers = !lr.tp && !lr.pp && !lr.ep && engine_row_of(e.id).splits_layers;

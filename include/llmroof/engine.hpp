@@ -28,8 +28,9 @@ inline constexpr std::array<std::string_view, 6> engine_id_names{"vllm",      "s
 
 constexpr std::string_view to_string(engine_id e) { return detail::enum_name(e, engine_id_names); }
 
-/// The engine a deployment runs when none is named: vLLM, the most deployed
-/// open serving engine (and the one the memory data were measured on).
+/// The engine a question without a device runs when none is named (a KV
+/// cache's size): vLLM, the most deployed open serving engine (and the one
+/// the memory data were measured on). With a device: default_engine_for.
 inline constexpr engine_id default_engine = engine_id::vllm;
 
 /// How an engine turns device memory into a KV-cache budget.

@@ -67,6 +67,29 @@ std::string_view native_backend(const device& d);
 bool backend_runs_on(std::string_view backend, const device& d);
 /// Whether the backend `e` names (if any) runs on `d` (backend_runs_on).
 bool runs_on(const engine_settings& e, const device& d);
+
+/// Engines people run on a device, its default first: vLLM and llama.cpp on
+/// NVIDIA GPUs and on datacenter GPUs of other vendors (ROCm builds of
+/// vLLM); llama.cpp and mlx-lm on Apple (vLLM has no Metal backend);
+/// llama.cpp elsewhere (CPUs, consumer AMD and Intel GPUs, where people run
+/// its Vulkan/HIP/SYCL builds); vLLM alone on Gaudi and TPUs (its plugins
+/// vllm-gaudi and tpu-inference; llama.cpp has no backend there).
+inline std::vector<std::string> engines_for(const device& d) {
+  if (d.vendor == "Apple") return {"llama.cpp", "mlx"};
+  if (d.klass == device_class::cpu) return {"llama.cpp"};
+  if (d.klass == device_class::datacenter && native_backend(d).empty()) return {"vllm"};
+  if (d.vendor == "NVIDIA" || d.klass == device_class::datacenter) return {"vllm", "llama.cpp"};
+  return {"llama.cpp"};
+}
+
+/// The engine a plan on `d` runs when none is named: engines_for(d)'s
+/// first. On Apple llama.cpp rather than mlx-lm: it runs every format a
+/// Mac user downloads (GGUF's k-quants; mlx-lm's own 4/8-bit formats are not
+/// in the format table), and it is the engine of most Apple rows in data
+/// release 3 (64 llama.cpp, 50 MLX and 8 Rapid-MLX single-stream rows; on
+/// the one Mac and model both measured, an M3 Max with Qwen3-30B-A3B, MLX
+/// 68.0 and llama.cpp 57.3 t/s: recommend tries both).
+inline std::string default_engine_for(const device& d) { return engines_for(d).front(); }
 /// The class an engine runs on a device (its named backend, else the
 /// device's own), or null: llama.cpp on a CPU, an engine without the
 /// device's backend (Ollama on Intel GPUs). Throws std::invalid_argument when

@@ -180,19 +180,6 @@ struct recommendation {
   [[nodiscard]] bool met() const { return best.has_value(); }
 };
 
-/// Engines a search tries on a device by default: vLLM and llama.cpp on
-/// NVIDIA GPUs and on datacenter GPUs of other vendors (ROCm builds of
-/// vLLM); llama.cpp and mlx-lm on Apple; llama.cpp elsewhere (CPUs,
-/// consumer AMD and Intel GPUs, where people run its Vulkan/HIP/SYCL builds).
-inline std::vector<std::string> engines_for(const device& d) {
-  if (d.vendor == "Apple") return {"llama.cpp", "mlx"};
-  if (d.klass == device_class::cpu) return {"llama.cpp"};
-  // Gaudi and TPUs: vLLM's plugins (vllm-gaudi, tpu-inference); llama.cpp has no backend there.
-  if (d.klass == device_class::datacenter && native_backend(d).empty()) return {"vllm"};
-  if (d.vendor == "NVIDIA" || d.klass == device_class::datacenter) return {"vllm", "llama.cpp"};
-  return {"llama.cpp"};
-}
-
 namespace detail {
 
 /// The items of a comma-separated list, spaces trimmed (empty ones kept).

@@ -193,6 +193,9 @@ struct speculative_table {
   std::vector<speculative_step> rows;   ///< one per batch
   std::optional<double> stops_paying;   ///< first batch with speedup <= 1
   speculative_memory memory;            ///< at `context`
+  /// Whether `n` sequences of `context` tokens fit with the drafter's
+  /// weights, KV and lookahead slots (memory.max_users).
+  [[nodiscard]] bool holds(double n) const { return n <= memory.max_users; }
 };
 
 /// `shared` as speculation_memory's. Throws std::invalid_argument as

@@ -139,7 +139,7 @@ std::unique_ptr<context> make(const py::dict& model, const py::object& dev, cons
   if (!lm_head.is_none()) q.lm_head = find_format(lm_head.cast<std::string>());
   q.engine = engine;
   q.engine_options = overrides_from(engine_options);
-  if (!profile.is_none() && d) q.efficiency = profile_from_dict(*d, profile, engine);
+  if (!profile.is_none() && d) q.efficiency = profile_from_dict(*d, profile, engine.empty() ? default_engine_for(*d) : engine);
   deployment resolved = resolve(q);
   const auto copy = [](const py::object& o) { return o.is_none() ? o : o.attr("copy")(); };
   return std::make_unique<context>(context{
@@ -427,8 +427,7 @@ void register_deployment(py::module_& m) {
           [](const context& a, const context& b, double context_tokens, double max_batch) {
             const deployment second = compared_side(a.setup, b.setup);
             const model_comparison cmp = compare_deployments(a.setup, second, context_tokens, max_batch);
-            return comparison_report{report::compare_json(a.setup, second, cmp, a.setup.fit(context_tokens),
-                                                          second.fit(context_tokens))};
+            return comparison_report{report::compare_json(a.setup, second, cmp)};
           },
           py::arg("other"), py::arg("context"), py::arg("max_batch"));
 }

@@ -550,7 +550,7 @@ def _compile(
     weights: str | None = None,
     kv: str | None = None,
     lm_head: str | None = None,
-    engine: str = "vllm",
+    engine: str | None = None,
     devices: int = 1,
     tp: int | None = None,
     pp: int = 1,
@@ -582,7 +582,8 @@ def _compile(
     settings = _engine_settings(memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens, max_model_len,
                                 prefix_caching)
     return _core.deployment.Deployment(m.fields, None if device is None else _device(device).fields, w, k,
-                                       _lm_head(lm_head), dev_n, efficiency, mods, par, _text("engine", engine),
+                                       _lm_head(lm_head), dev_n, efficiency, mods, par,
+                                       "" if engine is None else _text("engine", engine),
                                        settings, m.source or None, m.asked)
 
 
@@ -775,7 +776,9 @@ experts, DeepSeek-V3 FP8, Kimi K2.5 INT4 experts), else bf16; the KV cache bf16.
 its efficiency profile and kernel traits, and how device memory becomes KV
 cache; ``vllm@0.10`` or ``llama.cpp@2024`` for an older release; ``llama.cpp-vulkan``,
 ``llama.cpp-hip``, ``llama.cpp-sycl`` for a backend other than the device's own
-(Metal on Apple, CUDA on NVIDIA, HIP on AMD, SYCL on Intel GPUs)."""),
+(Metal on Apple, CUDA on NVIDIA, HIP on AMD, SYCL on Intel GPUs). None: the
+device's own (vLLM on NVIDIA and datacenter GPUs, llama.cpp on Apple, CPUs and
+other GPUs), as the command's default."""),
     ("devices, tp, pp, ep, dp_attention, nodes", """Devices per node and nodes; tensor parallel over all unless ``tp``,
 ``pp`` or ``ep`` say otherwise (llama.cpp and Ollama: split by layers, ``pp`` = the
 devices, unless ``tp`` asks for its row split; ``ep`` > 1 alone: data-parallel attention and
@@ -1395,12 +1398,12 @@ def kv_cache(
     kv: str | None = None,
     context: Tokens = 4096,
     users: float = 1,
-    engine: str = "vllm",
+    engine: str | None = None,
     block_tokens: int | None = None,
 ) -> KvCache:
     """KV-cache bytes per token, per sequence at ``context`` and for ``users``
     (``llmroof kv --json``). ``kv`` defaults to the model file's KV format,
-    else bf16; ``engine`` refuses formats it cannot hold and sets the block
+    else bf16; ``engine`` (None: vLLM) refuses formats it cannot hold and sets the block
     size (``block_tokens`` overrides it), as ``llmroof kv --engine`` does."""
     m = _model(model)
     kv_name = None if kv is None else _format_name("kv", kv)
@@ -1552,7 +1555,7 @@ def compare(
         them gives two. ``models``: catalog ids or :class:`Model` objects;
         ``device``: catalog ids (``"h100-sxm:4"``) or :class:`Device` objects;
         formats default to the model file's own, else the published
-        checkpoint's, else bf16; ``engine`` to vLLM. Two models on the same
+        checkpoint's, else bf16; ``engine`` to the device's own. Two models on the same
         devices under one engine share the first's device plan (a dense model
         beside an expert-parallel one takes TP).
     context, max_batch

@@ -227,7 +227,7 @@ class _LmHead(TypedDict, total=False):
 
 
 class _Engine(TypedDict, total=False):
-    engine: str
+    engine: str | None
 
 
 class _Devices(TypedDict, total=False):

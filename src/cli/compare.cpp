@@ -123,9 +123,9 @@ int cmd_compare(const options& o) {
   const double context = parse_tokens("context", o.get("context").value_or("4096"));
   const double max_batch = parse_count("max-batch", o.get("max-batch").value_or("1024"));
   const model_comparison c = compare_deployments(a, b, context, max_batch);
-  const weights_fit fit_a = a.fit(context), fit_b = b.fit(context);
+  const weights_fit &fit_a = c.first_fit, &fit_b = c.second_fit;
   if (o.json) {
-    std::cout << report::compare_json(a, b, c, fit_a, fit_b).dump(2) << "\n";
+    std::cout << report::compare_json(a, b, c).dump(2) << "\n";
     return 0;
   }
   const bool one_machine = same_devices(a, b);
@@ -166,24 +166,50 @@ int cmd_compare(const options& o) {
   }
   std::printf("\n  %6s | %-30s | %-30s | %s\n", "batch", (na + " t/s/user (bnd), GB").c_str(),
               (nb + " t/s/user (bnd), GB").c_str(), "faster");
+  // A batch a side cannot hold (its weights do not fit, or its KV room
+  // takes fewer sequences of this context) is marked, and decides nothing.
+  bool marked = false;
   for (std::size_t i = 0; i < c.batches.size(); ++i) {
+    const double n = c.batches[i];
     const double ta = 1.0 / c.first[i].estimate.value();
     const double tb = 1.0 / c.second[i].estimate.value();
-    std::printf("  %6.0f | %8.1f (%7.1f) %9.2f GB | %8.1f (%7.1f) %9.2f GB | %s\n", c.batches[i], ta,
-                1.0 / c.first[i].bound.value(), c.first[i].counts.total_bytes().value() / 1e9, tb,
-                1.0 / c.second[i].bound.value(), c.second[i].counts.total_bytes().value() / 1e9,
-                std::abs(ta - tb) <= 1e-9 * std::max(ta, tb) ? "tie" : ta > tb ? na.c_str() : nb.c_str());
+    const bool ha = c.holds(true, n), hb = c.holds(false, n);
+    marked = marked || !ha || !hb;
+    const char* faster = !ha || !hb ? "-" : std::abs(ta - tb) <= 1e-9 * std::max(ta, tb) ? "tie" : ta > tb ? na.c_str() : nb.c_str();
+    std::printf("  %6.0f | %8.1f (%7.1f) %9.2f GB%s| %8.1f (%7.1f) %9.2f GB%s| %s\n", n, ta,
+                1.0 / c.first[i].bound.value(), c.first[i].counts.total_bytes().value() / 1e9, ha ? " " : "*", tb,
+                1.0 / c.second[i].bound.value(), c.second[i].counts.total_bytes().value() / 1e9, hb ? " " : "*", faster);
   }
-  if (!c.speed_crossover) {
-    std::printf("\n  %s stays faster per user up to batch %s\n", na.c_str(), thousands(max_batch).c_str());
+  if (marked) {
+    std::printf("  * a batch this side does not hold at %s tokens (%s): a speed it cannot reach, compared with nothing\n",
+                thousands(context).c_str(), [&] {
+                  std::string why;
+                  for (const auto& [nm, fit] : {std::pair{&na, &fit_a}, std::pair{&nb, &fit_b}}) {
+                    if (!why.empty()) why += "; ";
+                    why += *nm + (fit->fits ? " holds " + thousands(fit->max_users) + " sequences"
+                                            : " does not fit, short by " + gib(fit->short_by));
+                  }
+                  return why;
+                }().c_str());
+  }
+  const double held = c.held_batch();
+  const std::optional<double> x = c.held_speed_crossover();
+  if (held == 0) {
+    const std::string why = !fit_a.fits && !fit_b.fits ? "neither side fits"
+                            : !fit_a.fits ? na + " does not fit, short by " + gib(fit_a.short_by)
+                            : !fit_b.fits ? nb + " does not fit, short by " + gib(fit_b.short_by)
+                                          : "one side holds no sequence of " + thousands(context) + " tokens";
+    std::printf("\n  no conclusion: %s\n", why.c_str());
+  } else if (x && *x <= 1) {
+    std::printf("\n  %s is not faster than %s even at batch 1\n", na.c_str(), nb.c_str());
+  } else if (x) {
+    std::printf("\n  %s decodes faster per user up to batch %s; from batch %s on, %s is as fast or faster\n",
+                na.c_str(), thousands(*x - 1).c_str(), thousands(*x).c_str(), nb.c_str());
+  } else if (c.speed_crossover || held < c.batches.back()) {
+    std::printf("\n  %s stays faster per user up to batch %s, the most both hold at %s tokens\n", na.c_str(),
+                thousands(held).c_str(), thousands(context).c_str());
   } else {
-    const double x = *c.speed_crossover;
-    if (x <= 1) {
-      std::printf("\n  %s is not faster than %s even at batch 1\n", na.c_str(), nb.c_str());
-    } else {
-      std::printf("\n  %s decodes faster per user up to batch %s; from batch %s on, %s is as fast or faster\n",
-                  na.c_str(), thousands(x - 1).c_str(), thousands(x).c_str(), nb.c_str());
-    }
+    std::printf("\n  %s stays faster per user up to batch %s\n", na.c_str(), thousands(max_batch).c_str());
   }
   if (c.bytes_crossover) {
     std::printf("  from batch %s on, a %s step reads as many bytes as a %s step\n",

@@ -56,7 +56,7 @@ constexpr option_doc option_docs[] = {
     {"link", "ID", "override the intra-node link (nvlink4, pcie4, ...; llmroof list links)"},
     {"inter-link", "ID", "cross-node link (default ib-ndr)"},
     {"engine", "NAME[-BACKEND][@VER]",
-     "vllm (default), sglang, tensorrt-llm, llama.cpp, ollama, mlx; vllm@0.10, llama.cpp@2024 for older releases; llama.cpp-vulkan, -hip (-rocm), -sycl, -cuda, -metal (ollama: -cuda, -hip, -metal) for a backend (default: the device's own)"},
+     "vllm, sglang, tensorrt-llm, llama.cpp, ollama, mlx (default: vllm on NVIDIA and datacenter GPUs, llama.cpp on Apple, CPUs and other GPUs); vllm@0.10, llama.cpp@2024 for older releases; llama.cpp-vulkan, -hip (-rocm), -sycl, -cuda, -metal (ollama: -cuda, -hip, -metal) for a backend (default: the device's own)"},
     {"offload", "F|experts|auto", "share F of the layers, or the routed experts, in host RAM (llama.cpp); auto: the "
                                   "fewest whole layers that make the users fit"},
     {"host", "ID", "the host CPU for --offload (default ryzen-9-7950x; llmroof list devices)"},

@@ -444,6 +444,16 @@ int cmd_decode(const options& o) {
               1.0 / p.estimate.value(), 1.0 / p.bound.value(), p.tokens_per_s_estimate().value());
   std::printf("  ridge point (%s): %.1f FLOP/B\n", std::string(to_string(s.dev().effective_math(s.pr.weights.math))).c_str(),
               r.ridge(s.pr.weights.math).value());
+  // A batch the deployment cannot hold is a speed it cannot reach: said, not left to the reader.
+  const weights_fit fit = s.fit(context);
+  if (!fit.fits) {
+    std::printf("  does NOT fit on %s: weights %s, short by %s: a speed this deployment cannot reach\n",
+                device_label(s).c_str(), gib(fit.weights).c_str(), gib(fit.short_by).c_str());
+  } else if (!fit.holds(batch)) {
+    std::printf("  batch %s does NOT fit: the KV room holds %s sequences of %s tokens; a speed this deployment "
+                "cannot reach\n",
+                thousands(batch).c_str(), thousands(fit.max_users).c_str(), thousands(context).c_str());
+  }
   print_energy(s, energy, batch, context);
   return 0;
 }
@@ -470,18 +480,31 @@ int cmd_speculate(const options& o) {
   std::printf("  batch %s at %s tokens: %.2f tokens kept per step; draft %s + verify %s = %s per step\n",
               thousands(batch).c_str(), thousands(context).c_str(), a.tokens_per_step, ms(a.draft).c_str(),
               ms(a.verify).c_str(), ms(a.step()).c_str());
-  std::printf("  per user %.1f tokens/s with speculation, %.1f without: x%.2f\n\n", a.tokens_per_s_per_user(),
-              1.0 / a.plain.estimate.value(), a.speedup());
+  std::printf("  per user %.1f tokens/s with speculation, %.1f without: x%.2f%s\n\n", a.tokens_per_s_per_user(),
+              1.0 / a.plain.estimate.value(), a.speedup(),
+              t.holds(batch) ? "" : " (does NOT fit: a speed this deployment cannot reach)");
   std::printf("  %9s %14s %14s %8s %14s\n", "batch", "per user spec", "per user plain", "speedup", "total spec");
+  bool marked = false;
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     const speculative_step& r = t.rows[i];
-    std::printf("  %9s %14.1f %14.1f %7.2fx %14.1f\n", thousands(t.batches[i]).c_str(), r.tokens_per_s_per_user(),
-                1.0 / r.plain.estimate.value(), r.speedup(), t.batches[i] * r.tokens_per_s_per_user());
+    const bool held = t.holds(t.batches[i]);
+    marked = marked || !held;
+    std::printf("  %9s %14.1f %14.1f %7.2fx %14.1f%s\n", thousands(t.batches[i]).c_str(), r.tokens_per_s_per_user(),
+                1.0 / r.plain.estimate.value(), r.speedup(), t.batches[i] * r.tokens_per_s_per_user(), held ? "" : "  *");
   }
-  if (t.stops_paying) {
+  if (marked) {
+    std::printf("  * more sequences than fit at %s tokens with the drafter (%s): speeds this deployment cannot reach\n",
+                thousands(context).c_str(), thousands(std::max(0.0, t.memory.max_users)).c_str());
+  }
+  if (!t.holds(1)) {
+    std::printf("\n  no conclusion: not one sequence of %s tokens fits with the drafter\n", thousands(context).c_str());
+  } else if (t.stops_paying && t.holds(*t.stops_paying)) {
     std::printf("\n  speculation stops paying at batch %s: the draft passes and the verify step of width %d cost more "
                 "than the tokens they keep\n",
                 thousands(*t.stops_paying).c_str(), spec.draft_tokens + 1);
+  } else if (marked) {
+    std::printf("\n  speculation pays at every batch that fits (up to %s sequences)\n",
+                thousands(std::floor(t.memory.max_users)).c_str());
   } else {
     std::printf("\n  speculation pays at every batch up to %s\n", thousands(t.batches.back()).c_str());
   }

@@ -380,6 +380,14 @@ const field_table<plan_view>& plan_fields() {
   return t;
 }
 
+json fit_json(const weights_fit& f) {
+  return {{"weights_fit", f.fits},
+          {"weight_bytes", f.weights.value()},
+          {"usable_bytes", f.usable.value()},
+          {"short_bytes", f.short_by.value()},
+          {"max_users_at_context", f.max_users}};
+}
+
 struct decode_view {
   const setup& s;
   const roofline& r;
@@ -387,6 +395,7 @@ struct decode_view {
   double context;
   const phase_timing& p;
   const energy_cost& energy;
+  weights_fit fit;  ///< at the context
 };
 
 const field_table<decode_view>& decode_fields() {
@@ -398,6 +407,15 @@ const field_table<decode_view>& decode_fields() {
           {"context", "float", "Tokens each sequence holds (their mean).", [](const V& v) { return json(v.context); }},
           {"efficiency", object_t, "The efficiency profile the estimate uses.",
            [](const V& v) { return efficiency_json(v.r.efficiency()); }},
+          {"fit", object_t,
+           "Whether the batch fits at the context: weights_fit, weight_bytes, usable_bytes, short_bytes, "
+           "max_users_at_context, and fits (the weights fit and the KV room holds the batch; false: a speed this "
+           "deployment cannot reach).",
+           [](const V& v) {
+             json f = fit_json(v.fit);
+             f["fits"] = v.fit.holds(v.batch);
+             return f;
+           }},
           {"step", "Phase", "The decode step, op by op.", [](const V& v) { return phase_json(v.p); }},
           {"per_user_tokens_per_s_estimate", "float", "1 / the step's estimate.",
            [](const V& v) { return json(1.0 / v.p.estimate.value()); }},
@@ -419,8 +437,9 @@ struct speculative_view {
   const speculative_table& t;
 };
 
-json spec_row(double batch, const speculative_step& r) {
+json spec_row(double batch, const speculative_step& r, bool fits) {
   return {{"batch", batch},
+          {"fits", fits},
           {"tokens_per_s_per_user", r.tokens_per_s_per_user()},
           {"plain_tokens_per_s_per_user", 1.0 / r.plain.estimate.value()},
           {"speedup", r.speedup()},
@@ -447,6 +466,8 @@ const field_table<speculative_view>& speculative_fields() {
            [](const V& v) { return v.spec.draft ? json(v.spec.draft->id) : json(nullptr); }},
           {"batch", "float", "Sequences decoding together.", [](const V& v) { return json(v.t.batch); }},
           {"context", "float", "Tokens each sequence holds.", [](const V& v) { return json(v.t.context); }},
+          {"fits", "bool", "Whether the batch's sequences fit at the context with the drafter (memory.max_users).",
+           [](const V& v) { return json(v.t.holds(v.t.batch)); }},
           {"tokens_per_step", "float", "Tokens kept per sequence and step: 1 + the expected accepted drafts.",
            [](const V& v) { return json(v.t.at.tokens_per_step); }},
           {"draft_s", "float", "The k draft passes, s.", [](const V& v) { return json(v.t.at.draft.value()); }},
@@ -476,10 +497,13 @@ const field_table<speculative_view>& speculative_fields() {
            }},
           {"batches", rows_t,
            "Per batch: tokens_per_s_per_user and plain_tokens_per_s_per_user, speedup, total_tokens_per_s and "
-           "plain_total_tokens_per_s, draft_s, verify_s.",
+           "plain_total_tokens_per_s, draft_s, verify_s; fits (the batch's sequences fit at the context with the "
+           "drafter: a row that does not is a speed this deployment cannot reach).",
            [](const V& v) {
              json out = json::array();
-             for (std::size_t i = 0; i < v.t.rows.size(); ++i) out.push_back(spec_row(v.t.batches[i], v.t.rows[i]));
+             for (std::size_t i = 0; i < v.t.rows.size(); ++i) {
+               out.push_back(spec_row(v.t.batches[i], v.t.rows[i], v.t.holds(v.t.batches[i])));
+             }
              return out;
            }},
       });
@@ -609,7 +633,7 @@ json energy_json(const energy_cost& e) {
 
 json decode_json(const setup& s, const roofline& r, double batch, double context, const phase_timing& p,
                  const energy_cost& energy) {
-  return object_json(decode_fields(), decode_view{s, r, batch, context, p, energy});
+  return object_json(decode_fields(), decode_view{s, r, batch, context, p, energy, s.fit(context)});
 }
 
 json speculative_json(const setup& s, const speculation& spec, const speculative_table& t) {
@@ -626,13 +650,6 @@ json kv_json(const setup& s, double context, double users, const kv_breakdown& k
 
 namespace {
 
-json fit_json(const weights_fit& f) {
-  return {{"weights_fit", f.fits},
-          {"weight_bytes", f.weights.value()},
-          {"usable_bytes", f.usable.value()},
-          {"short_bytes", f.short_by.value()},
-          {"max_users_at_context", f.max_users}};
-}
 
 json params_json(const architecture& a, const param_counts& p) {
   return {{"total", p.total()},
@@ -974,8 +991,6 @@ struct compare_view {
   const setup& a;
   const setup& b;
   const model_comparison& c;
-  const weights_fit& fit_a;
-  const weights_fit& fit_b;
 };
 
 json side_json(const setup& s, const param_counts& p, const weights_fit& fit) {
@@ -996,16 +1011,24 @@ const field_table<compare_view>& compare_fields() {
        [](const V& v) { return json(same_devices(v.a, v.b)); }},
       {"context", "float", "Tokens every sequence holds.", [](const V& v) { return json(v.c.context); }},
       {"first", object_t, "The first side's deployment (as a plan's), parameters and fit.",
-       [](const V& v) { return side_json(v.a, v.c.first_params, v.fit_a); }},
+       [](const V& v) { return side_json(v.a, v.c.first_params, v.c.first_fit); }},
       {"second", object_t, "The second side's deployment, parameters and fit.",
-       [](const V& v) { return side_json(v.b, v.c.second_params, v.fit_b); }},
+       [](const V& v) { return side_json(v.b, v.c.second_params, v.c.second_fit); }},
       {"bytes_crossover_batch", maybe_float_t, "First batch where the first model's step reads as many bytes, or None.",
        [](const V& v) { return optional(v.c.bytes_crossover); }},
       {"speed_crossover_batch", maybe_float_t, "First batch where the first model is no faster per user, or None.",
        [](const V& v) { return optional(v.c.speed_crossover); }},
+      {"held_batch", "float",
+       "Largest batch up to the table's last that both sides hold at the context (0: one side does not fit); the "
+       "conclusion reads only batches up to it.",
+       [](const V& v) { return json(v.c.held_batch()); }},
+      {"held_speed_crossover_batch", maybe_float_t,
+       "speed_crossover_batch where both sides hold it, else None (the conclusion the command prints).",
+       [](const V& v) { return optional(v.c.held_speed_crossover()); }},
       {"batches", rows_t,
        "Per batch: first_/second_bytes_per_step, first_/second_per_user_tokens_per_s_estimate and _bound, "
-       "first_/second_total_tokens_per_s_estimate.",
+       "first_/second_total_tokens_per_s_estimate, first_/second_holds (the side's weights fit and its KV room "
+       "takes the batch: a batch one side does not hold decides nothing).",
        [](const V& v) {
          const model_comparison& c = v.c;
          json out = json::array();
@@ -1018,7 +1041,9 @@ const field_table<compare_view>& compare_fields() {
                           {"first_per_user_tokens_per_s_bound", 1.0 / c.first[i].bound.value()},
                           {"second_per_user_tokens_per_s_bound", 1.0 / c.second[i].bound.value()},
                           {"first_total_tokens_per_s_estimate", c.batches[i] / c.first[i].estimate.value()},
-                          {"second_total_tokens_per_s_estimate", c.batches[i] / c.second[i].estimate.value()}});
+                          {"second_total_tokens_per_s_estimate", c.batches[i] / c.second[i].estimate.value()},
+                          {"first_holds", c.holds(true, c.batches[i])},
+                          {"second_holds", c.holds(false, c.batches[i])}});
          }
          return out;
        }},
@@ -1032,9 +1057,8 @@ json moe_json(const setup& s, const moe_analysis& m, const weights_fit& fit) {
   return object_json(moe_fields(), moe_view{s, m, fit});
 }
 
-json compare_json(const setup& a, const setup& b, const model_comparison& c, const weights_fit& fit_a,
-                  const weights_fit& fit_b) {
-  return object_json(compare_fields(), compare_view{a, b, c, fit_a, fit_b});
+json compare_json(const setup& a, const setup& b, const model_comparison& c) {
+  return object_json(compare_fields(), compare_view{a, b, c});
 }
 
 namespace {

@@ -118,8 +118,7 @@ json moe_json(const setup& s, const moe_analysis& m, const weights_fit& fit);
 /// "llmroof.moe_table/1": total and active parameters of every catalog MoE model.
 json moe_table_json(const std::vector<moe_model_row>& rows);
 /// "llmroof.compare/1": two models side by side against batch.
-json compare_json(const setup& a, const setup& b, const model_comparison& c, const weights_fit& fit_a,
-                  const weights_fit& fit_b);
+json compare_json(const setup& a, const setup& b, const model_comparison& c);
 /// The load section of a plan (null without load): the open loop's steady
 /// state at a rate and its capacity (utilisation = rate / the highest stable
 /// rate), or the closed loop of N users; either with `saturation`.

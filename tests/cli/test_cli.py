@@ -650,6 +650,21 @@ pl = json.loads(run("plan", "--model", "devstral-small-2-24b", "--device", "rtx-
                     "--users", "4", "--context", "128k", "--prompt", "8k", "--output", "1k", "--json").stdout)
 check("recommend seed: the plan at 128k agrees", abs(pl["load"]["output_tokens_per_s_per_user"] - rj["best"]["tokens_per_s_per_user"])
       < 1e-3 * rj["best"]["tokens_per_s_per_user"] and rj["workload"]["history"] == 131072 - 8192 - 1024, (pl["load"], rj["best"]))
+# Issue 55's team of developers at 64k: users answers at the 64k asked for, the
+# plan's closed loop for that many users to 1e-3; the plan's decode-only 64k row
+# (no prompts between the steps) is its upper edge, the other users' prompts
+# (2,048 tokens after ~63k cached, each turn) taking the rest.
+uj = json.loads(run("users", "--model", "qwen3-coder-30b-a3b", "--device", "a100-sxm-80gb:2", "--tps", "30",
+                    "--context", "64k", "--json").stdout)
+pj = json.loads(run("plan", "--model", "qwen3-coder-30b-a3b", "--device", "a100-sxm-80gb:2", "--users",
+                    str(int(uj["max_users"])), "--context", "64k", "--json").stdout)
+row64 = pj["decode_curve"][-1]
+check("users at 64k: the plan's loop at 64k", uj["context"] == 65536 and row64["context"] == 65536
+      and abs(uj["per_user_tokens_per_s_estimate"] - pj["load"]["output_tokens_per_s_per_user"])
+      < 1e-3 * uj["per_user_tokens_per_s_estimate"], (uj["per_user_tokens_per_s_estimate"], pj["load"]))
+check("users at 64k: below the decode-only 64k row by the prompts' share",
+      0.85 * row64["per_user_tokens_per_s_estimate"] < uj["per_user_tokens_per_s_estimate"]
+      < row64["per_user_tokens_per_s_estimate"], (uj["per_user_tokens_per_s_estimate"], row64))
 check("recommend json counts", sum(rj["counts"].values()) == rj["searched"] == len(rj["candidates"]), rj["counts"])
 check("recommend json: the best is on the front", rj["best"]["index"] in [c["index"] for c in rj["front"]], rj["front"][:2])
 check("recommend json: every rejection says why",
@@ -698,7 +713,42 @@ check("plan phi-4 on one 4090: answered, no TP 4 alternative", r.returncode == 0
 r = run("recommend", "--model", "phi-4", "--pool", "rtx-4090:2", "--users", "8")
 check("recommend phi-4: the search survives its alternatives", r.returncode in (0, 1) and "searched" in r.stdout, r.stderr)
 r = run("compare", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--kv", "bf16", "--kv", "fp16")
-check("compare: equal rows are a tie, not 'second'", r.returncode == 0 and r.stdout.count("| tie") == 11, r.stdout)
+# 102 sequences of 4,096 tokens fit: batches 1-64 tie, 128-1,024 decide nothing.
+check("compare: equal rows are a tie, not 'second'", r.returncode == 0 and r.stdout.count("| tie") == 7
+      and r.stdout.count("GB*| -") == 4, r.stdout)
+# Issue 55 item 3: what does not fit is marked and concludes nothing, in text and JSON.
+r = run("compare", "--model", "glm-4.5-air", "--model", "qwen3-32b", "--device", "rtx-pro-6000-blackwell")
+check("compare: a side that does not fit concludes nothing", r.returncode == 0
+      and "no conclusion: glm-4.5-air does not fit, short by 119.23 GiB" in r.stdout
+      and "decodes faster" not in r.stdout and r.stdout.count("GB*| ") == 11 + 6
+      and not any(line.endswith("| glm-4.5-air") for line in r.stdout.splitlines()), r.stdout)
+cj = json.loads(run("compare", "--model", "glm-4.5-air", "--model", "qwen3-32b", "--device", "rtx-pro-6000-blackwell",
+                    "--json").stdout)
+check("compare json: holds per side and batch", cj["held_batch"] == 0 and cj["held_speed_crossover_batch"] is None
+      and not any(b["first_holds"] for b in cj["batches"])
+      and [b["second_holds"] for b in cj["batches"]] == [b["batch"] <= 18 for b in cj["batches"]], cj["batches"][:3])
+r = run("compare", "--model", "qwen3-30b-a3b", "--model", "qwen3-32b", "--device", "rtx-pro-6000-blackwell", "--context", "32k")
+check("compare: the conclusion stops at what both hold",
+      "qwen3-30b-a3b stays faster per user up to batch 2, the most both hold at 32,768 tokens" in r.stdout
+      and "|     44.3 (   62.7)     28.57 GB |" in r.stdout and "98.40 GB*| -" in r.stdout, r.stdout)
+r = run("decode", "--model", "qwen3-32b", "--device", "rtx-pro-6000-blackwell", "--batch", "64")
+check("decode: a batch beyond the KV room is marked",
+      "batch 64 does NOT fit: the KV room holds 18 sequences of 4,096 tokens" in r.stdout, r.stdout)
+dj = json.loads(run("decode", "--model", "qwen3-32b", "--device", "rtx-pro-6000-blackwell", "--batch", "64", "--json").stdout)
+check("decode json: fit", dj["fit"]["weights_fit"] and not dj["fit"]["fits"] and dj["fit"]["max_users_at_context"] == 18,
+      dj["fit"])
+dj = json.loads(run("decode", "--model", "qwen3-32b", "--device", "rtx-pro-6000-blackwell", "--batch", "16", "--json").stdout)
+check("decode json: a batch that fits", dj["fit"]["fits"], dj["fit"])
+r = run("decode", "--model", "qwen3-32b", "--device", "rtx-4090")
+check("decode: weights that do not fit are said", "does NOT fit on 1 x NVIDIA GeForce RTX 4090: weights 61.02 GiB, short by"
+      in r.stdout, r.stdout)
+r = run("speculate", "--model", "qwen3-32b", "--device", "rtx-pro-6000-blackwell", "--spec", "ngram", "--accept", "0.5")
+check("speculate: rows beyond the room are marked, the conclusion stops there",
+      r.stdout.count("  *\n") == 6 and "speculation pays at every batch that fits (up to 18 sequences)" in r.stdout, r.stdout)
+sj = json.loads(run("speculate", "--model", "qwen3-32b", "--device", "rtx-pro-6000-blackwell", "--spec", "ngram",
+                    "--accept", "0.5", "--json").stdout)
+check("speculate json: fits per row", sj["fits"] and [b["fits"] for b in sj["batches"]] ==
+      [b["batch"] <= sj["memory"]["max_users"] for b in sj["batches"]] and not sj["batches"][-1]["fits"], sj["batches"][-1])
 r = run("users", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--tps", "-0")
 check("users --tps -0: no signed zero echoed", r.returncode == 0 and "-0.0" not in r.stdout, r.stdout)
 hit = {h: json.loads(run("plan", "--model", "llama-3.1-8b", "--device", "h100-sxm", "--prefix", "2k", "--prefix-hit", h,

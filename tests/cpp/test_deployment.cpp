@@ -78,6 +78,38 @@ TEST_CASE("resolve: formats, engine profile and layout decided once") {
   CHECK_THROWS_WITH_AS(resolve(q), "model is required", std::invalid_argument);
 }
 
+TEST_CASE("resolve: no engine named is the device's own, never vLLM where it does not run") {
+  request q;
+  q.model = &find_model("qwen3-30b-a3b");
+  const auto engine_on = [&q](const char* dev) {
+    q.dev = &find_device(dev);
+    return resolve(q).engine.id;
+  };
+  // vLLM has no Metal or CPU path that people serve from: llama.cpp there.
+  CHECK(engine_on("m4-max-40c") == engine_id::llama_cpp);
+  CHECK(engine_on("m3-ultra-80c") == engine_id::llama_cpp);
+  CHECK(engine_on("ryzen-9-7950x") == engine_id::llama_cpp);
+  CHECK(engine_on("arc-b580") == engine_id::llama_cpp);
+  CHECK(engine_on("h100-sxm") == engine_id::vllm);
+  CHECK(engine_on("rtx-4090") == engine_id::vllm);
+  CHECK(engine_on("gaudi-3") == engine_id::vllm);
+  // One rule: the first engine a search tries there, and its Metal kernels on a Mac.
+  for (const device& d : devices()) {
+    CAPTURE(d.id);
+    CHECK(default_engine_for(d) == engines_for(d).front());
+  }
+  q.dev = &find_device("m4-max-40c");
+  CHECK(resolve(q).engine.qualified_name() == "llama.cpp");
+  CHECK(resolve(q).efficiency().quantized_path == default_profile(*q.dev, "llama.cpp").quantized_path);
+  // A named engine is taken as named (mlx-lm on the same Mac).
+  q.engine = "mlx";
+  CHECK(resolve(q).engine.id == engine_id::mlx);
+  // Without a device (a KV cache's size): vLLM's blocks.
+  q.dev = nullptr;
+  q.engine.clear();
+  CHECK(resolve(q).engine.id == engine_id::vllm);
+}
+
 TEST_CASE("resolve: an engine that runs prompts in passes runs them in passes of its token budget") {
   request q;
   q.model = &find_model("llama-3.1-8b");

@@ -28,8 +28,8 @@ TAKERS: list[tuple[Callable[..., Any], list[str]]] = [
     (llmroof.compare, list(llmroof.CompareOptions.__annotations__)),
 ]
 # The command's defaults (src/cli/options.cpp): no format named = the file's or
-# bf16, TP over every device, vLLM.
-DEFAULTS = dict(weights=None, kv=None, lm_head=None, engine="vllm", devices=1, tp=None, pp=1, ep=1, dp_attention=False, nodes=1,
+# bf16, TP over every device, the device's own engine (None: default_engine_for).
+DEFAULTS = dict(weights=None, kv=None, lm_head=None, engine=None, devices=1, tp=None, pp=1, ep=1, dp_attention=False, nodes=1,
                 link=None, inter_link=None,
                 efficiency=None, memory_utilization=None, block_tokens=None, max_num_seqs=None,
                 max_num_batched_tokens=None, max_model_len=None, prefix_caching=None,
@@ -86,7 +86,7 @@ def test_type_hints_are_the_shown_keywords() -> None:
     hints = typing.get_type_hints(llmroof.plan)
     assert "options" not in hints
     assert set(LOAD + ENGINE) <= set(hints)
-    assert hints["engine"] is str and hints["return"] is llmroof.Plan
+    assert hints["engine"] == (str | None) and hints["return"] is llmroof.Plan
     assert set(DEPLOYMENT) <= set(typing.get_type_hints(llmroof.Estimator.__init__))
     # Functions that return frames resolve too (pandas is imported for the hint).
     for fn in (llmroof.sweep_decode, llmroof.sweep_prefill, llmroof.validate, llmroof.moe_table):

@@ -681,3 +681,21 @@ def test_dp_attention_beside_tp(cli: str) -> None:
         llmroof.plan(model="deepseek-v3", device="h200:8", dp_attention=True)
     with pytest.raises(TypeError, match="dp_attention must be True or False"):
         llmroof.plan(model="deepseek-v3", device="h200:8", dp_attention="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("device,engine", [("m4-max-40c", "llama.cpp"), ("ryzen-9-7950x", "llama.cpp"),
+                                           ("h100-sxm", "vllm")])
+def test_no_engine_named_is_the_devices_own_alike(cli: str, device: str, engine: str) -> None:
+    # Issue 55 item 2: vLLM is never planned where it does not run (a Mac, a
+    # CPU); the command, the C++ default (default_engine_for) and Python agree.
+    f = ["--model", "qwen3-30b-a3b", "--device", device, "--weights", "q4_k_m"]
+    k = dict(model="qwen3-30b-a3b", device=device, weights="q4_k_m")
+    p = run(cli, "plan", *f, "--users", "2")
+    assert p["engine"] == engine
+    assert p == llmroof.plan(**k, users=2).to_dict()
+    assert p == run(cli, "plan", *f, "--users", "2", "--engine", engine)
+    u = run(cli, "users", *f, "--tps", "10")
+    assert u["engine"] == engine and u == llmroof.users(**k, min_tokens_per_s=10).to_dict()
+    c = run(cli, "compare", *f, "--weights", "q8_0", "--max-batch", "8")
+    assert c == llmroof.compare(models="qwen3-30b-a3b", device=device, weights=["q4_k_m", "q8_0"], max_batch=8).to_dict()
+    assert run(cli, "decode", *f)["step"] == llmroof.decode(**k).to_dict()

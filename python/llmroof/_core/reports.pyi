@@ -489,9 +489,20 @@ class Comparison:
     def speed_crossover_batch(self) -> float | None:
         """First batch where the first model is no faster per user, or None."""
     @property
+    def held_batch(self) -> float:
+        """Largest batch up to the table's last that both sides hold at the context (0: one side does
+        not fit); the conclusion reads only batches up to it.
+        """
+    @property
+    def held_speed_crossover_batch(self) -> float | None:
+        """speed_crossover_batch where both sides hold it, else None (the conclusion the command
+        prints).
+        """
+    @property
     def batches(self) -> list[dict[str, Any]]:
         """Per batch: first_/second_bytes_per_step, first_/second_per_user_tokens_per_s_estimate and
-        _bound, first_/second_total_tokens_per_s_estimate.
+        _bound, first_/second_total_tokens_per_s_estimate, first_/second_holds (the side's weights
+        fit and its KV room takes the batch: a batch one side does not hold decides nothing).
         """
     def batches_frame(self) -> pd.DataFrame: ...
     def to_dict(self) -> dict[str, Any]: ...
@@ -603,6 +614,9 @@ class Speculation:
     def context(self) -> float:
         """Tokens each sequence holds."""
     @property
+    def fits(self) -> bool:
+        """Whether the batch's sequences fit at the context with the drafter (memory.max_users)."""
+    @property
     def tokens_per_step(self) -> float:
         """Tokens kept per sequence and step: 1 + the expected accepted drafts."""
     @property
@@ -633,7 +647,9 @@ class Speculation:
     @property
     def batches(self) -> list[dict[str, Any]]:
         """Per batch: tokens_per_s_per_user and plain_tokens_per_s_per_user, speedup,
-        total_tokens_per_s and plain_total_tokens_per_s, draft_s, verify_s.
+        total_tokens_per_s and plain_total_tokens_per_s, draft_s, verify_s; fits (the batch's
+        sequences fit at the context with the drafter: a row that does not is a speed this
+        deployment cannot reach).
         """
     def batches_frame(self) -> pd.DataFrame: ...
     def to_dict(self) -> dict[str, Any]: ...
