@@ -209,7 +209,8 @@ inline users_result max_users(const deployment& d, const workload& s, tokens_per
 inline energy_cost users_energy(const deployment& d, const users_result& u, const workload& w, const price& p = {}) {
   if (!(u.users >= 1)) return energy_and_cost(d, phase_timing{}, 0, p);
   // The step that runs (a speculative deployment's verify) sets the power.
-  const energy_cost e = energy_and_cost(d, power_step(d, u.users, w.context), u.tokens_per_s_total(), p);
+  energy_cost e = energy_and_cost(d, power_step(d, u.users, w.context), u.tokens_per_s_total(), p);
+  e.basis = "closed loop";
   const double prompt = w.prompt_tokens();
   const std::optional<phase_timing> hit =
       u.prefix.hit > 0 ? std::optional<phase_timing>(prefill_on_hit(d, w, u.prefix)) : std::nullopt;

@@ -93,6 +93,18 @@ struct energy_cost {
   std::optional<double> tokens_per_s_per_kw;
   std::optional<double> cost_per_hour;       ///< USD, all devices (hardware + electricity)
   std::optional<double> cost_per_million;    ///< USD per million output tokens
+  /// What `tokens_per_s` is: "decoding" (every user decoding at once, a
+  /// step's rate) or the load served ("closed loop", "open loop", "burst":
+  /// prompts' prefill and waits included, what a bill divides by).
+  std::string basis = "decoding";
+  /// Whether the users it is for fit; false: what the deployment would draw
+  /// and cost if they did (a plan that does not fit runs nothing).
+  bool fits = true;
+  /// USD per month of continuous use: cost_per_hour x 730.5 (365.25 x 24 / 12 h).
+  [[nodiscard]] std::optional<double> cost_per_month() const {
+    return cost_per_hour ? std::optional<double>(*cost_per_hour * hours_per_month) : std::nullopt;
+  }
+  static constexpr double hours_per_month = 365.25 * 24 / 12;
   /// Prompt tokens (a plan's; prefill_energy): J per input token, all
   /// devices, and USD per million input tokens, blended over prefix-cache
   /// hits and misses. Unset where unknown (no TDP, no price, no prompt).

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "llmroof/alternatives.hpp"
+#include "llmroof/capacity.hpp"
 #include "llmroof/deployment.hpp"
 #include "llmroof/energy.hpp"
 #include "llmroof/metric.hpp"
@@ -87,18 +89,42 @@ inline plan_result plan(const deployment& d, const workload& w) {
   return out;
 }
 
-/// Power, energy per output token and cost of the plan's users decoding
-/// together at its context (the decode curve's last point, steady state:
-/// prefills not counted), and per input token of its prompt (with_prefill_energy). Throws std::invalid_argument for an invalid price.
+/// Power, energy per output token and cost of the plan's users at its
+/// context: per output token of the load served when `load` runs one
+/// (closed loop: requests/s x `output`; a stable open loop: rate x
+/// `output`; a burst: its output over its duration), else of every user
+/// decoding at once (the decode curve's last point); the power is their
+/// decode step's. Per input token of its prompt: with_prefill_energy.
+/// Marked `fits` false when no load runs and the users do not fit. Throws
+/// std::invalid_argument for an invalid price.
 /// Speculative: the verify step's power (power_step) over draft + verify,
 /// each sequence keeping accepted_tokens per step.
-inline energy_cost plan_energy(const deployment& d, const plan_result& r, const price& p = {}) {
+inline energy_cost plan_energy(const deployment& d, const plan_result& r, const price& p = {},
+                               const served_load* load = nullptr, double output = 0) {
   if (r.curve.empty()) return energy_and_cost(d, phase_timing{}, 0, p);
   const phase_timing& step = r.curve.back().all;
   const double users = r.memory.users, context = r.curve.back().context;
-  const energy_cost e =
-      d.speculative ? energy_and_cost(d, power_step(d, users, context), users / step_of(d, users, context).per_token(), p)
-                    : energy_and_cost(d, step, step.tokens_per_s_estimate().value(), p);
+  // The output rate a bill divides by: the load served when one runs (its
+  // prompts' prefill and waits in it), else every user decoding at once.
+  double served = d.speculative ? users / step_of(d, users, context).per_token() : step.tokens_per_s_estimate().value();
+  std::string basis = "decoding";
+  if (load && load->closed && load->closed->requests_per_s > 0) {
+    served = load->closed->output_tokens_per_s(output);
+    basis = "closed loop";
+  } else if (load && load->open && load->open->stable) {
+    served = load->open->rate * output;
+    basis = "open loop";
+  } else if (load && load->burst) {
+    served = load->burst->output_tokens_per_s();
+    basis = "burst";
+  }
+  // The power of the users' decode steps at the context (prefill draws about
+  // as much: both run near the roofs).
+  energy_cost e = energy_and_cost(d, d.speculative ? power_step(d, users, context) : step, served, p);
+  e.basis = basis;
+  // A load that runs is served (users past the slots wait their turn); all
+  // users decoding at once run only when they fit.
+  e.fits = r.memory.fits || basis != "decoding";
   // The prompt side: the plan's TTFT prefill, blended with its cache hits.
   return with_prefill_energy(e, d, r.prompt, r.ttft, r.ttft_cached ? &*r.ttft_cached : nullptr, r.prefix.hit, p);
 }

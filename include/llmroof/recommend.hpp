@@ -46,12 +46,14 @@ struct pool_entry {
 };
 
 /// Service-level objectives, each 0 for none: mean TTFT, tokens/s each
-/// user decodes, USD per million output tokens, joules per output token.
+/// user decodes, USD per million output tokens, joules per output token,
+/// and a capital budget: USD the devices cost to buy (their purchase prices).
 struct slo {
   seconds ttft = make_seconds(0);
   double min_tokens_per_s = 0;
   double max_cost_per_million = 0;
   double max_joules_per_token = 0;
+  double max_purchase = 0;
 };
 
 /// What a search may change. Engines empty: engines_for(device).
@@ -124,6 +126,7 @@ struct candidate {
   std::optional<double> joules_per_token;
   std::optional<double> cost_per_hour;    ///< USD, with a price
   std::optional<double> cost_per_million; ///< USD per million output tokens
+  std::optional<double> purchase;         ///< USD to buy its devices, with purchase prices
   double max_users = 0;     ///< sequences of the context one instance holds
   double max_context = 0;   ///< tokens each of users_per_instance can hold
   verdict status = verdict::no_fit;
@@ -385,6 +388,12 @@ inline std::optional<std::pair<std::string, double>> first_miss(const candidate&
     if (!out) out.emplace(std::move(what), by);
     worst = std::max(worst, by);
   };
+  // The budget first: a deployment one cannot buy is out, however fast.
+  if (t.max_purchase > 0 && c.purchase && *c.purchase > t.max_purchase) {
+    miss("USD " + thousands_plain(std::round(*c.purchase)) + " to buy > budget " +
+             thousands_plain(std::round(t.max_purchase)),
+         *c.purchase / t.max_purchase - 1);
+  }
   if (t.ttft.value() > 0 && ttft > t.ttft.value()) {
     miss("TTFT " + show_s(ttft) + " > " + show_s(t.ttft.value()) + edge, ttft / t.ttft.value() - 1);
   }
@@ -450,6 +459,7 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
   const double tps_width = band_width(metric::decode_tps_per_seq);
   const double ttft_width = band_width(metric::ttft_ms);
   const price& p = in.pool[c.pool].cost;
+  if (p.purchase) c.purchase = c.devices * *p.purchase;
   if (in.rate) {
     const double each = *in.rate / c.replicas;
     const load_result l = serve_at_rate(d, w, each);
@@ -618,6 +628,7 @@ inline void score_disaggregated(candidate& c, const pd_split& pair, const memory
     c.joules_per_token = *r.power_w / c.output_tokens_per_s;
   }
   const price& p = in.pool[c.pool].cost;
+  if (p.purchase) c.purchase = c.devices * *p.purchase;
   if (p.per_device_hour || p.purchase || p.electricity_kwh) {
     double per_hour = c.devices * hardware_per_device_hour(p);
     if (p.electricity_kwh && r.power_w) per_hour += *r.power_w / 1e3 * p.facility_pue() * *p.electricity_kwh;
@@ -721,12 +732,17 @@ inline void validate(const recommend_input& in) {
   detail::require_non_negative("tokens_per_s", in.target.min_tokens_per_s);
   detail::require_non_negative("max_cost_per_million", in.target.max_cost_per_million);
   detail::require_non_negative("max_joules_per_token", in.target.max_joules_per_token);
+  detail::require_non_negative("budget", in.target.max_purchase);
   detail::require_in("max_count", in.space.max_count, 1, 65536);
   // A target no candidate can be measured against is refused, not met.
   for (const pool_entry& e : in.pool) {
     if (in.target.max_joules_per_token > 0 && !(e.dev->tdp_w > 0)) {
       throw std::invalid_argument("max_joules_per_token needs each device's power figure: '" + e.dev->id +
                                   "' has none (give its TDP in a device file)");
+    }
+    if (in.target.max_purchase > 0 && !e.cost.purchase) {
+      throw std::invalid_argument("budget needs a purchase price for every device kind ('" + e.dev->id +
+                                  "' has none: give its price as a purchase, e.g. " + e.dev->id + "=30000)");
     }
     if (in.target.max_cost_per_million > 0 && !e.cost.per_device_hour && !e.cost.purchase && !e.cost.electricity_kwh) {
       throw std::invalid_argument("max_cost_per_million needs a price for every device kind ('" + e.dev->id +

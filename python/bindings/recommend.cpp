@@ -24,7 +24,7 @@ void register_recommend(py::module_& m) {
       "report",
       [](const py::list& models, const std::vector<std::string>& labels, const py::list& pool, const py::object& users,
          const py::object& rate, double context, double prompt, double output, double prefix, const py::object& prefix_hit,
-         double ttft, double tps, double max_cost, double max_joules, const std::vector<std::string>& engines,
+         double ttft, double tps, double max_cost, double max_joules, double budget, const std::vector<std::string>& engines,
          const py::object& engine_options, const std::vector<std::string>& kv, bool formats, bool replicas, bool offload,
          bool disaggregated, bool speculation, int threads) {
         recommend_input in;
@@ -59,6 +59,7 @@ void register_recommend(py::module_& m) {
         in.target.min_tokens_per_s = tps;
         in.target.max_cost_per_million = max_cost;
         in.target.max_joules_per_token = max_joules;
+        in.target.max_purchase = budget;
         in.space.engines = engines;
         for (const std::string& e : engines) (void)find_engine(e);
         in.space.engine_options = overrides_from(engine_options);
@@ -77,7 +78,7 @@ void register_recommend(py::module_& m) {
       },
       py::arg("models"), py::arg("labels"), py::arg("pool"), py::arg("users"), py::arg("rate"), py::arg("context"),
       py::arg("prompt"), py::arg("output"), py::arg("prefix"), py::arg("prefix_hit"), py::arg("ttft"), py::arg("tps"),
-      py::arg("max_cost"), py::arg("max_joules"), py::arg("engines"), py::arg("engine_options"), py::arg("kv"),
+      py::arg("max_cost"), py::arg("max_joules"), py::arg("budget"), py::arg("engines"), py::arg("engine_options"), py::arg("kv"),
       py::arg("formats"), py::arg("replicas"), py::arg("offload"), py::arg("disaggregated"), py::arg("speculation"),
       py::arg("threads"),
       "The command's `recommend --json` as a compiled Recommendation (recommend.hpp).");

@@ -6,6 +6,8 @@
 // from the same tables (scripts/gen_report_stubs.py; a test checks them).
 #include <pybind11/stl.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -158,6 +160,54 @@ std::string plan_text(const json& j) {
   return out;
 }
 
+/// A comparison as the package prints it: both sides, the table with what a
+/// side cannot hold marked, and the conclusion drawn from what both hold
+/// (the command's, from the same fields).
+std::string compare_text(const json& j) {
+  const json &a = j["first"], &b = j["second"];
+  const auto label = [&](const json& s) {
+    for (const char* k : {"model", "device", "engine", "weights", "kv"}) {
+      if (a[k] != b[k]) return k == std::string("device") ? report::thousands(number(s, "devices")) + " x " + text(s, k)
+                                                          : k == std::string("kv") ? "KV " + text(s, k) : text(s, k);
+    }
+    return text(s, "model");
+  };
+  const std::string na = label(a), nb = label(b);
+  std::string out = "llmroof compare: " + na + " vs " + nb + ", every sequence at " +
+                    report::thousands(number(j, "context")) + " tokens\n";
+  for (const json* s : {&a, &b}) {
+    const json& f = (*s)["fit"];
+    out += "  " + setup_text(*s) + ": " +
+           (f["weights_fit"].get<bool>() ? "fits, KV room for " + report::thousands(number(f, "max_users_at_context")) +
+                                               " sequences"
+                                         : fixed("does NOT fit, short by %.2f GiB", number(f, "short_bytes") / 1073741824.0)) +
+           "\n";
+  }
+  out += "   batch   " + na + " t/s/user   " + nb + " t/s/user   faster";
+  for (const json& r : j["batches"]) {
+    const bool ha = r["first_holds"].get<bool>(), hb = r["second_holds"].get<bool>();
+    const double ta = number(r, "first_per_user_tokens_per_s_estimate"), tb = number(r, "second_per_user_tokens_per_s_estimate");
+    out += fixed("\n  %6g", number(r, "batch")) + fixed("   %9.1f", ta) + (ha ? " " : "*") + fixed("   %9.1f", tb) +
+           (hb ? " " : "*") + "   " + (!ha || !hb ? "-" : std::abs(ta - tb) <= 1e-9 * std::max(ta, tb) ? "tie" : ta > tb ? na : nb);
+  }
+  out += "\n  (* a batch that side does not hold at this context)\n";
+  const double held = number(j, "held_batch");
+  const json& x = j["held_speed_crossover_batch"];
+  if (held == 0) {
+    out += "  no conclusion: a side does not fit";
+  } else if (!x.is_null() && x.get<double>() <= 1) {
+    out += "  " + na + " is not faster than " + nb + " even at batch 1";
+  } else if (!x.is_null()) {
+    out += "  " + na + " decodes faster per user up to batch " + report::thousands(x.get<double>() - 1) + "; from batch " +
+           report::thousands(x.get<double>()) + " on, " + nb + " is as fast or faster";
+  } else if (j["speed_crossover_batch"].is_null() && held == number(j["batches"].back(), "batch")) {
+    out += "  " + na + " stays faster per user up to batch " + report::thousands(held);
+  } else {
+    out += "  " + na + " stays faster per user up to batch " + report::thousands(held) + ", the most both hold";
+  }
+  return out;
+}
+
 }  // namespace
 
 void register_reports(py::module_& m) {
@@ -206,7 +256,8 @@ void register_reports(py::module_& m) {
       .def("__repr__", [](const moe_report& r) { return against_batch_repr("MoeReport", r.j); });
   bind_report<comparison_report>(m, "Comparison", "llmroof.compare/1",
                                  "Two models decoding side by side against batch (`llmroof compare --json`).")
-      .def("__repr__", [](const comparison_report& r) { return against_batch_repr("Comparison", r.j); });
+      .def("__repr__", [](const comparison_report& r) { return against_batch_repr("Comparison", r.j); })
+      .def("__str__", [](const comparison_report& r) { return compare_text(r.j); });
   bind_report<speculative_report>(m, "Speculation", "llmroof.speculative/1",
                                   "Speculative decoding of one deployment (`llmroof speculate --json`): tokens kept "
                                   "per step, draft and verify time, and the speed-up against batch.")

@@ -431,7 +431,7 @@ class Model:
         return f"Model({self.id!r}, {p.total / 1e9:.2f}B total, {p.active / 1e9:.2f}B active)"
 
 
-ModelLike = Union[str, Model]
+ModelLike = Union[str, "os.PathLike[str]", Model]
 # PlanLoad's host is a Device too: its forward reference resolves here (the
 # rows module cannot import this one).
 setattr(_rows_module, "Device", Device)
@@ -439,12 +439,24 @@ setattr(_rows_module, "Device", Device)
 DeviceLike = Union[str, Device]
 
 
+def _names_a_file(m: str) -> bool:
+    """Whether ``model=`` names a file, by the command's rule for ``--model``
+    (src/cli/options.cpp looks_like_path): an existing path, a name with
+    .json, .gguf or .safetensors in it, or one with a '/' that names no
+    catalog model (``Qwen/Qwen3-32B`` is the catalog's)."""
+    if os.path.exists(m) or any(ext in m for ext in (".json", ".gguf", ".safetensors")):
+        return True
+    return "/" in m and not _core.catalog.match_models(m)
+
+
 def _model(m: ModelLike) -> Model:
     if isinstance(m, Model):
         return m
+    if isinstance(m, os.PathLike):
+        return Model.from_file(m)
     if isinstance(m, str):
-        return Model.get(m)
-    raise TypeError(f"model must be a catalog id or a Model (got {type(m).__name__})")
+        return Model.from_file(m) if _names_a_file(m) else Model.get(m)
+    raise TypeError(f"model must be a catalog id, a path or a Model (got {type(m).__name__})")
 
 
 def _device_count(spec: DeviceLike) -> tuple[DeviceLike, int | None]:
@@ -907,7 +919,9 @@ def plan(*, model: ModelLike, device: DeviceLike, **options: Unpack[PlanOptions]
     ----------
     model, device
         Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
-        of them, as the command's ``--device ID:N``.
+        of them, as the command's ``--device ID:N``. ``model`` may also be a path (``str`` or
+        ``pathlib.Path``) to a config.json, a folder, a .gguf or a .safetensors file, as
+        ``--model PATH``.
     {options}
 
     Returns
@@ -951,7 +965,9 @@ def users(
     ----------
     model, device
         Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
-        of them, as the command's ``--device ID:N``.
+        of them, as the command's ``--device ID:N``. ``model`` may also be a path (``str`` or
+        ``pathlib.Path``) to a config.json, a folder, a .gguf or a .safetensors file, as
+        ``--model PATH``.
     min_tokens_per_s, ttft_target_s
         The per-user decode speed each user gets, and the TTFT a new arrival
         waits at most (seconds; 0 = no target).
@@ -1062,6 +1078,7 @@ def recommend(
     ttft_target_s: float = 0,
     max_cost_per_million: float = 0,
     max_joules_per_token: float = 0,
+    budget: float = 0,
     price: str | Mapping[str, str | float] | None = None,
     years: float | None = None,
     electricity: float | None = None,
@@ -1112,6 +1129,9 @@ def recommend(
         The targets (0: none): tokens/s each user decodes (default 10), mean
         TTFT in seconds, USD per million output tokens (needs ``price``),
         joules per output token.
+    budget
+        USD the devices may cost to buy (0: none; needs ``price`` as purchase
+        prices for every kind): a deployment over it misses, as ``--budget``.
     price, years, electricity, pue
         Per device kind: ``"h100-sxm=2.5/h,rtx-4090=1800"`` (as ``--price``) or
         ``{"h100-sxm": "2.5/h"}`` (a number: USD per hour); a purchase is
@@ -1183,6 +1203,7 @@ def recommend(
         _number("ttft_target_s", ttft_target_s, minimum=0), _number("min_tokens_per_s", min_tokens_per_s, minimum=0),
         _number("max_cost_per_million", max_cost_per_million, minimum=0),
         _number("max_joules_per_token", max_joules_per_token, minimum=0),
+        _number("budget", budget, minimum=0),
         [] if engines is None else [_text("engines", e) for e in ([engines] if isinstance(engines, str) else engines)],
         settings, [] if kv is None else [_format_name("kv", kv)],
         weights is None and "formats" not in parts, "replicas" not in parts, "offload" not in parts,
@@ -1206,7 +1227,9 @@ class Estimator:
     ----------
     model, device
         Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
-        of them, as the command's ``--device ID:N``.
+        of them, as the command's ``--device ID:N``. ``model`` may also be a path (``str`` or
+        ``pathlib.Path``) to a config.json, a folder, a .gguf or a .safetensors file, as
+        ``--model PATH``.
     {options}
 
     Examples
@@ -1281,7 +1304,7 @@ def _cacheable(x: object, kind: type) -> bool:
     """A catalog name, or a Model/Device object that is all fields (a model
     read from a file also carries its formats, which its fields do not say)."""
     if isinstance(x, str):
-        return not os.path.exists(x)
+        return not (_names_a_file(x) if kind is Model else os.path.exists(x))
     return isinstance(x, kind) and not getattr(x, "source", None)
 
 
@@ -1323,7 +1346,9 @@ def decode(
     ----------
     model, device
         Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
-        of them, as the command's ``--device ID:N``.
+        of them, as the command's ``--device ID:N``. ``model`` may also be a path (``str`` or
+        ``pathlib.Path``) to a config.json, a folder, a .gguf or a .safetensors file, as
+        ``--model PATH``.
     batch
         Sequences decoded together (>= 1).
     context
@@ -1379,7 +1404,9 @@ def prefill(
     ----------
     model, device
         Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
-        of them, as the command's ``--device ID:N``.
+        of them, as the command's ``--device ID:N``. ``model`` may also be a path (``str`` or
+        ``pathlib.Path``) to a config.json, a folder, a .gguf or a .safetensors file, as
+        ``--model PATH``.
     prompt, cached, batch
         New tokens per sequence, tokens already cached before them, sequences.
     {options}
@@ -1449,7 +1476,9 @@ def moe(
     ----------
     model, device
         Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
-        of them, as the command's ``--device ID:N``.
+        of them, as the command's ``--device ID:N``. ``model`` may also be a path (``str`` or
+        ``pathlib.Path``) to a config.json, a folder, a .gguf or a .safetensors file, as
+        ``--model PATH``.
     context, max_batch
         Cached tokens per sequence; the largest batch of the table.
     {options}
@@ -1492,7 +1521,9 @@ def speculate(
     ----------
     model, device
         Catalog ids or :class:`Model` / :class:`Device` objects; ``"h100-sxm:4"`` is four
-        of them, as the command's ``--device ID:N``.
+        of them, as the command's ``--device ID:N``. ``model`` may also be a path (``str`` or
+        ``pathlib.Path``) to a config.json, a folder, a .gguf or a .safetensors file, as
+        ``--model PATH``.
     method
         ``"mtp"`` (the model's own multi-token-prediction layers), ``"draft"``
         (``draft_model``), ``"eagle"`` (an EAGLE-3 head: one decoder layer and a

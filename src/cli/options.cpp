@@ -97,6 +97,7 @@ constexpr option_doc option_docs[] = {
     {"price", "ID=USD/h|ID=USD,...", "recommend: a price per device kind, hourly (2.5/h) or a purchase (8500, over --years)"},
     {"max-cost", "USD", "recommend: most USD per million output tokens (needs --price)"},
     {"max-joules", "J", "recommend: most joules per output token"},
+    {"budget", "USD", "recommend: most USD to buy the devices (needs --price with purchase prices)"},
     {"engines", "NAME,...", "recommend: the engines to try (default: vllm and llama.cpp on NVIDIA and datacenter GPUs, "
                             "llama.cpp and mlx on Apple, llama.cpp elsewhere)"},
     {"skip", "WHAT,...", "recommend: parts of the search to leave out: formats, replicas, offload, pd, mtp"},
@@ -158,7 +159,7 @@ const std::vector<command_spec>& commands() {
        "against the targets; the cheapest that meets them at its band's slow edge, the front, the best per device",
        join({{"model", "weights", "kv", "lm-head", "engines"}, memory_opts,
              {"pool", "per-node", "users", "rate", "context", "prompt", "prefix", "prefix-hit", "output", "tps", "ttft",
-              "max-cost", "max-joules", "price", "years", "electricity", "pue", "skip", "top"}}),
+              "max-cost", "max-joules", "budget", "price", "years", "electricity", "pue", "skip", "top"}}),
        cmd_recommend},
       {"calibrate", "POINTS.csv [POINTS2.csv ...] [--scope global|engine|engine-kind] [--write-profiles FILE]",
        "fit efficiency profiles to measured points", {"scope", "write-profiles"}, cmd_calibrate},

@@ -132,6 +132,7 @@ int cmd_recommend(const options& o) {
   if (auto t = o.get("ttft")) in.target.ttft = make_seconds(parse_seconds("ttft", *t));
   if (auto c = o.get("max-cost")) in.target.max_cost_per_million = parse_number("max-cost", *c, 0, 1e12, true);
   if (auto j = o.get("max-joules")) in.target.max_joules_per_token = parse_number("max-joules", *j, 0, 1e12, true);
+  if (auto b = o.get("budget")) in.target.max_purchase = parse_number("budget", *b, 0, 1e15, true);
   const std::size_t top = o.get("top") ? static_cast<std::size_t>(parse_count("top", *o.get("top"), 1e6)) : 8;
 
   // Progress on a terminal for long searches.
@@ -164,6 +165,7 @@ int cmd_recommend(const options& o) {
   if (in.target.ttft.value() > 0) std::printf(", TTFT at most %s", secs(in.target.ttft.value()).c_str());
   if (in.target.max_cost_per_million > 0) std::printf(", at most $%.2f per million tokens", in.target.max_cost_per_million);
   if (in.target.max_joules_per_token > 0) std::printf(", at most %.2f J per token", in.target.max_joules_per_token);
+  if (in.target.max_purchase > 0) std::printf(", bought for at most $%s", thousands(in.target.max_purchase).c_str());
   std::printf("\n  searched %zu candidates: %zu meet the targets, %zu at risk (only at their estimate), %zu miss, %zu do not fit\n",
               r.searched, r.counts[0], r.counts[1], r.counts[2], r.counts[3]);
   // The model as published on one device of each kind: where a search starts.

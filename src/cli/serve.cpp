@@ -14,8 +14,11 @@ namespace {
 
 /// The energy lines of plan and users.
 void print_energy(const setup& s, const energy_cost& energy, double users, double context) {
-  std::printf("\nEnergy, %s decoding at %s tokens (%.0f output tokens/s): ", users_label(users).c_str(),
-              thousands(context).c_str(), energy.tokens_per_s);
+  // The rate it divides by: the load served (the closed loop above) or every user decoding at once.
+  const std::string basis = energy.basis == "decoding" ? "decoding" : "served in the " + energy.basis + " above";
+  std::printf("\nEnergy, %s %s at %s tokens (%.0f output tokens/s)%s: ", users_label(users).c_str(), basis.c_str(),
+              thousands(context).c_str(), energy.tokens_per_s,
+              energy.fits ? "" : ", if they fitted (they do NOT: nothing runs)");
   if (energy.power_w) {
     std::printf("%.0f W for %s, %.3g J per output token, %.0f tokens/s per kW\n", *energy.power_w,
                 s.devices() > 1 ? (std::to_string(s.devices()) + " devices").c_str() : "the device",
@@ -24,8 +27,8 @@ void print_energy(const setup& s, const energy_cost& energy, double users, doubl
     std::printf("no power figure for %s (a custom device takes tdp=...)\n", s.dev().id.c_str());
   }
   if (energy.cost_per_hour) {
-    std::printf("  cost: $%.2f per hour, $%.3g per million output tokens", *energy.cost_per_hour,
-                energy.cost_per_million.value_or(0));
+    std::printf("  cost: $%.2f per hour ($%s per month), $%.3g per million output tokens", *energy.cost_per_hour,
+                thousands(std::round(*energy.cost_per_month())).c_str(), energy.cost_per_million.value_or(0));
     if (energy.cost_per_million_input) std::printf(", $%.3g per million input tokens", *energy.cost_per_million_input);
     std::printf("\n");
   }
@@ -412,7 +415,7 @@ int cmd_plan(const options& o) {
     std::printf("  saturation: %.3g requests/s, %.0f output tokens/s with %s requests in the engine; limit: %s\n",
                 most->requests_per_s, most->output_tokens_per_s, fmt("%.1f", most->users).c_str(), std::string(to_string(most->limit)).c_str());
   }
-  const energy_cost energy = plan_energy(s, res, pr);
+  const energy_cost energy = plan_energy(s, res, pr, &load, sc.output);
   const phase_timing& empty = res.curve.front().single;
   std::printf("\nAn empty-context decode step reads %s per token (weights %s); at %s tokens the KV cache adds %s.\n",
               gb(empty.counts.total_bytes()).c_str(), gb(empty.counts.weight_bytes()).c_str(),

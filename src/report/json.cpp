@@ -348,11 +348,14 @@ const field_table<plan_view>& plan_fields() {
            "max_users_at_context, per_user_tokens_per_s_estimate, total_tokens_per_s_estimate); else empty.",
            [](const V& v) { return alternatives_json(v.res.alternatives); }},
           {"energy", object_t,
-           "The plan's users decoding at its context, steady state: devices, power_w (all devices, from the "
+           "The plan's users at its context: devices, power_w (all devices, their decode step's, from the "
            "roofline's compute- and memory-bound time between idle and TDP; null without a TDP), "
-           "output_tokens_per_s, joules_per_output_token, output_tokens_per_s_per_kw, and with a price "
-           "cost_per_hour and cost_per_million_output_tokens (USD; null without one); the prompt's prefill: "
-           "joules_per_input_token and cost_per_million_input_tokens, blended over prefix-cache hits.",
+           "output_tokens_per_s (basis: the load served, 'closed loop', 'open loop' or 'burst', when one runs, "
+           "else 'decoding', every user decoding at once), joules_per_output_token, output_tokens_per_s_per_kw, "
+           "and with a price cost_per_hour, cost_per_month (x 730.5 h) and cost_per_million_output_tokens "
+           "(cost_per_hour / output tokens per hour; USD; null without one); fits (false: the users do not fit, "
+           "the figures are what it would draw if they did); the prompt's prefill: joules_per_input_token and "
+           "cost_per_million_input_tokens, blended over prefix-cache hits (its share of the same hours, not added).",
            [](const V& v) { return energy_json(v.energy); }},
           {"disaggregation", maybe_object_t,
            "With pd: the plan's devices as aggregated replicas, as one instance, and split into x prefill and y "
@@ -576,7 +579,7 @@ const field_table<kv_view>& kv_fields() {
 
 json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load, double output,
                const price& p, const pd_comparison* pd, const plan_speculation* spec) {
-  return object_json(plan_fields(), plan_view{s, r, res, load, output, plan_energy(s, res, p), pd, spec});
+  return object_json(plan_fields(), plan_view{s, r, res, load, output, plan_energy(s, res, p, &load, output), pd, spec});
 }
 
 json pd_json(const pd_comparison& c) {
@@ -627,6 +630,9 @@ json energy_json(const energy_cost& e) {
           {"output_tokens_per_s_per_kw", num(e.tokens_per_s_per_kw)},
           {"cost_per_hour", num(e.cost_per_hour)},
           {"cost_per_million_output_tokens", num(e.cost_per_million)},
+          {"cost_per_month", num(e.cost_per_month())},
+          {"basis", e.basis},
+          {"fits", e.fits},
           {"joules_per_input_token", num(e.joules_per_input_token)},
           {"cost_per_million_input_tokens", num(e.cost_per_million_input)}};
 }
@@ -1097,6 +1103,7 @@ json candidate_json(const recommend_input& in, const recommendation& r, std::siz
           {"joules_per_token", opt(c.joules_per_token)},
           {"cost_per_hour", opt(c.cost_per_hour)},
           {"cost_per_million", opt(c.cost_per_million)},
+          {"purchase", opt(c.purchase)},
           {"max_users", c.max_users},
           {"max_context", c.max_context},
           {"status", to_string(c.status)},
@@ -1164,12 +1171,14 @@ const field_table<recommend_view>& recommend_fields() {
          return j;
        }},
       {"targets", object_t,
-       "The SLOs (0: none): ttft_s, min_tokens_per_s_per_user, max_cost_per_million, max_joules_per_token.",
+       "The SLOs (0: none): ttft_s, min_tokens_per_s_per_user, max_cost_per_million, max_joules_per_token, "
+       "budget (USD to buy the devices).",
        [](const V& v) {
          return json{{"ttft_s", v.in.target.ttft.value()},
                      {"min_tokens_per_s_per_user", v.in.target.min_tokens_per_s},
                      {"max_cost_per_million", v.in.target.max_cost_per_million},
-                     {"max_joules_per_token", v.in.target.max_joules_per_token}};
+                     {"max_joules_per_token", v.in.target.max_joules_per_token},
+                     {"budget", v.in.target.max_purchase}};
        }},
       {"searched", "int", "Candidates searched (scored), kept or not.", [](const V& v) { return json(v.r.searched); }},
       {"pruned", "bool",

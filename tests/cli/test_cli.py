@@ -665,6 +665,31 @@ check("users at 64k: the plan's loop at 64k", uj["context"] == 65536 and row64["
 check("users at 64k: below the decode-only 64k row by the prompts' share",
       0.85 * row64["per_user_tokens_per_s_estimate"] < uj["per_user_tokens_per_s_estimate"]
       < row64["per_user_tokens_per_s_estimate"], (uj["per_user_tokens_per_s_estimate"], row64))
+# Issue 55 item 4: cost from the load served, by hand: $2 x 2 devices per hour over
+# the closed loop's output tokens per hour; a month is 730.5 hours.
+cj = json.loads(run("plan", "--model", "qwen3-coder-30b-a3b", "--device", "a100-sxm-80gb:2", "--users", "6",
+                    "--context", "64k", "--price-per-hour", "2", "--json").stdout)
+served = cj["load"]["output_tokens_per_s"]
+check("plan cost: price / served tokens per hour", cj["energy"]["basis"] == "closed loop"
+      and cj["energy"]["output_tokens_per_s"] == served
+      and abs(cj["energy"]["cost_per_million_output_tokens"] - 4.0 / (served * 3600 / 1e6)) < 1e-9
+      and cj["energy"]["cost_per_month"] == 4.0 * 730.5, cj["energy"])
+r = run("plan", "--model", "qwen3-coder-30b-a3b", "--device", "a100-sxm-80gb:2", "--users", "6", "--context", "64k",
+        "--price-per-hour", "2")
+check("plan cost text: served, per month", "6 users served in the closed loop above at 65,536 tokens" in r.stdout
+      and "$4.00 per hour ($2,922 per month)" in r.stdout, r.stdout)
+r = run("plan", "--model", "qwen3-32b", "--device", "rtx-4090", "--users", "4")
+check("plan energy of users that do not fit is marked", "if they fitted (they do NOT: nothing runs)" in r.stdout
+      and json.loads(run("plan", "--model", "qwen3-32b", "--device", "rtx-4090", "--users", "4", "--json").stdout)[
+          "energy"]["fits"] is False, r.stdout)
+r = run("recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm:4", "--users", "4", "--budget", "50000")
+check("recommend --budget without purchase prices", r.returncode == 2 and r.stderr.strip() ==
+      "llmroof: error: budget needs a purchase price for every device kind ('h100-sxm' has none: give its price as a "
+      "purchase, e.g. h100-sxm=30000)", r.stderr)
+r = run("recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm:4", "--users", "4", "--price", "h100-sxm=30000",
+        "--budget", "50000")
+check("recommend --budget: said and applied", "bought for at most $50,000" in r.stdout
+      and "recommended: 1 x h100-sxm" in r.stdout, r.stdout)
 check("recommend json counts", sum(rj["counts"].values()) == rj["searched"] == len(rj["candidates"]), rj["counts"])
 check("recommend json: the best is on the front", rj["best"]["index"] in [c["index"] for c in rj["front"]], rj["front"][:2])
 check("recommend json: every rejection says why",

@@ -117,6 +117,44 @@ TEST_CASE("a plan's energy is its users' decode step at its context") {
   CHECK(*e.power_w < 4 * 700);
 }
 
+TEST_CASE("a plan's cost divides by the load it serves: price / served output tokens per hour") {
+  // Issue 55 item 4. 8 users of Llama-3.1-8B on one H100 at $2.00 per hour in
+  // a closed loop (2,048 + 512 tokens): the loop serves R requests/s, so
+  // R x 512 output tokens/s and cost per million = 2.00 / (R x 512 x 3600 / 1e6).
+  // All 8 decoding at once run faster (8 / step) than the loop, whose steps
+  // also carry the prompts: the old figure was optimistic.
+  const architecture& a = find_model("llama-3.1-8b");
+  const device& h100 = find_device("h100-sxm");
+  const deployment d(a, precision::of(find_format("bf16"), find_format("bf16")), roofline(h100), {parallel_plan{}, {}},
+                     configure_engine("vllm", h100));
+  workload w;
+  w.users = 8;
+  const plan_result r = plan(d, w);
+  price p;
+  p.per_device_hour = 2.0;
+  const served_load load = serve_load(d, w, std::nullopt, 8.0);
+  REQUIRE(load.closed);
+  const double served = load.closed->requests_per_s * 512;
+  const energy_cost e = plan_energy(d, r, p, &load, 512);
+  CHECK(e.basis == "closed loop");
+  CHECK(e.fits);
+  CHECK(e.tokens_per_s == doctest::Approx(served).epsilon(1e-12));
+  CHECK(*e.cost_per_million == doctest::Approx(2.0 / (served * 3600 / 1e6)).epsilon(1e-12));
+  CHECK(*e.cost_per_month() == doctest::Approx(2.0 * 730.5).epsilon(1e-12));  // 365.25 x 24 / 12 hours
+  const energy_cost all = plan_energy(d, r, p);
+  CHECK(all.basis == "decoding");
+  CHECK(all.tokens_per_s > e.tokens_per_s);
+  CHECK(*all.cost_per_million < *e.cost_per_million);
+  // An open loop serves its rate x output; a plan whose users do not fit says so.
+  const served_load open = serve_load(d, w, 0.5, std::nullopt);
+  REQUIRE(open.open);
+  REQUIRE(open.open->stable);
+  CHECK(plan_energy(d, r, p, &open, 512).tokens_per_s == doctest::Approx(0.5 * 512).epsilon(1e-12));
+  workload many = w;
+  many.users = 4000;
+  CHECK_FALSE(plan_energy(d, plan(d, many), p).fits);
+}
+
 TEST_CASE("input tokens: the prompt's prefill energy and device time, blended over prefix-cache hits") {
   const architecture& a = find_model("llama-3.1-8b");
   const deployment d(a, precision::of(find_format("bf16"), find_format("bf16")), roofline(find_device("h100-sxm")),

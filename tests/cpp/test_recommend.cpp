@@ -108,6 +108,46 @@ TEST_CASE("recommend refuses inputs it cannot search, naming the field") {
   CHECK_THROWS_AS(recommend(in), std::invalid_argument);
 }
 
+TEST_CASE("a capital budget: what costs more to buy misses, whatever its speed") {
+  // Issue 55 item 4. Llama-3.1-8B for 4 users on up to 4 H100 bought at
+  // $30,000 each, budget $50,000: one device ($30,000) is within it, two
+  // ($60,000) miss by 60,000 / 50,000 - 1 = 20%, four ($120,000) by 140%.
+  recommend_input in = search_of("llama-3.1-8b", "h100-sxm", 4, 4096, 1024, 256, 10, 0);
+  in.pool[0].cost.purchase = 30000;
+  in.target.max_purchase = 50000;
+  const recommendation r = recommend(in);
+  REQUIRE(r.best);
+  const candidate& best = r.candidates[*r.best];
+  CHECK(best.devices == 1);
+  CHECK(*best.purchase == 30000);
+  bool saw_two = false, saw_four = false;
+  for (const candidate& c : r.candidates) {
+    REQUIRE(c.purchase);
+    CHECK(*c.purchase == doctest::Approx(30000.0 * c.devices));
+    if (c.status == verdict::no_fit) continue;
+    if (c.devices == 1) continue;
+    CHECK(c.status == verdict::misses);
+    if (c.devices == 2) {
+      saw_two = true;
+      CHECK(c.reason == "USD 60,000 to buy > budget 50,000");
+      CHECK(c.miss == doctest::Approx(0.2));
+    }
+    if (c.devices == 4) {
+      saw_four = true;
+      CHECK(c.miss >= doctest::Approx(1.4));
+    }
+  }
+  CHECK(saw_two);
+  CHECK(saw_four);
+  // A budget without purchase prices is refused, naming the device.
+  in.pool[0].cost.purchase.reset();
+  in.pool[0].cost.per_device_hour = 2.5;
+  CHECK_THROWS_WITH(recommend(in), "budget needs a purchase price for every device kind ('h100-sxm' has none: give "
+                                   "its price as a purchase, e.g. h100-sxm=30000)");
+  in.target.max_purchase = -1;
+  CHECK_THROWS_AS(recommend(in), std::invalid_argument);
+}
+
 TEST_CASE("the ranking of four hand-scored candidates on two device kinds") {
   // Device A at 2 USD/h, device B at 1 USD/h; targets: 20 tokens/s per user,
   // TTFT 2 s. Each candidate's verdict by judge():

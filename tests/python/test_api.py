@@ -89,7 +89,7 @@ def test_catalog_objects() -> None:
         (dict(context=math.nan), ValueError, "context must be finite (got nan)"),
         (dict(context=-1), ValueError, "context must be >= 0 (got -1)"),
         (dict(devices=0), ValueError, "devices must be >= 1 (got 0)"),
-        (dict(model=3), TypeError, "model must be a catalog id or a Model (got int)"),
+        (dict(model=3), TypeError, "model must be a catalog id, a path or a Model (got int)"),
         (dict(memory_utilization=1.5), ValueError, "engine.memory_utilization must be in (0, 1] (got 1.5)"),
         (dict(efficiency={"memory": 0}), ValueError, "efficiency.memory must be in (0, 1] (got 0)"),
     ],

@@ -590,6 +590,15 @@ def test_recommend_parity_and_refusals(cli: str) -> None:
     got = llmroof.recommend(models="llama-3.1-8b", pool=[("h100-sxm", 4)], rate=8, kv="fp8-e4m3", engines=["vllm"],
                             skip=["replicas", "pd"], min_tokens_per_s=20, ttft_target_s=1)
     assert got.to_dict() == want and all(c["kv"] == "fp8-e4m3" and c["replicas"] == 1 for c in want["candidates"])
+    # A capital budget (issue 55 item 4): the same misses both ways.
+    status, want = run_status(cli, "recommend", "--model", "llama-3.1-8b", "--pool", "h100-sxm:4", "--users", "4",
+                              "--price", "h100-sxm=30000", "--budget", "50000", "--skip", "pd,offload")
+    got = llmroof.recommend(models="llama-3.1-8b", pool=[("h100-sxm", 4)], users=4, price="h100-sxm=30000",
+                            budget=50000, skip=["pd", "offload"])
+    assert got.to_dict() == want and want["targets"]["budget"] == 50000
+    assert any(c["reason"] == "USD 60,000 to buy > budget 50,000" for c in want["candidates"])
+    with pytest.raises(ValueError, match="budget needs a purchase price for every device kind"):
+        llmroof.recommend(models="llama-3.1-8b", pool=[("h100-sxm", 4)], users=4, price="h100-sxm=2/h", budget=1)
     # Nothing meets: the command exits 1, Python returns the same report.
     status, want = run_status(cli, "recommend", "--model", "llama-3.1-8b", "--pool", "rtx-4090", "--users", "64",
                               "--tps", "500")
@@ -699,3 +708,36 @@ def test_no_engine_named_is_the_devices_own_alike(cli: str, device: str, engine:
     c = run(cli, "compare", *f, "--weights", "q8_0", "--max-batch", "8")
     assert c == llmroof.compare(models="qwen3-30b-a3b", device=device, weights=["q4_k_m", "q8_0"], max_batch=8).to_dict()
     assert run(cli, "decode", *f)["step"] == llmroof.decode(**k).to_dict()
+
+
+def test_model_paths_as_the_command_takes_them(cli: str, tmp_path: Path) -> None:
+    # Issue 55 item 6: model= takes what --model takes: a config.json path as
+    # str or pathlib.Path, or the folder holding it; the same plan both ways.
+    want = run(cli, "plan", "--model", FILE_MODEL, "--device", "h100-sxm", "--users", "2")
+    assert llmroof.plan(model=FILE_MODEL, device="h100-sxm", users=2).to_dict() == want
+    assert llmroof.plan(model=Path(FILE_MODEL), device="h100-sxm", users=2).to_dict() == want
+    folder = tmp_path / "Qwen3-8B"
+    folder.mkdir()
+    (folder / "config.json").write_text(Path(FILE_MODEL).read_text())
+    assert run(cli, "plan", "--model", str(folder), "--device", "h100-sxm")["memory"] == \
+        llmroof.plan(model=folder, device="h100-sxm").to_dict()["memory"]
+    assert llmroof.decode(model=str(folder), device="h100-sxm").to_dict() == \
+        run(cli, "decode", "--model", str(folder), "--device", "h100-sxm")["step"]
+    # A catalog name with a '/' is the catalog's; a missing file names itself.
+    assert llmroof.plan(model="Qwen/Qwen3-8B", device="h100-sxm").to_dict()["model"] == "qwen3-8b"
+    with pytest.raises(ValueError, match="nowhere.gguf"):
+        llmroof.plan(model="nowhere.gguf", device="h100-sxm")
+
+
+def test_print_compare_prints_its_table() -> None:
+    # print(compare(...)) is a table with its conclusion, as print(plan(...)) is.
+    c = llmroof.compare(models=["qwen3-30b-a3b", "qwen3-32b"], device="rtx-pro-6000-blackwell", context=32768)
+    text = str(c)
+    lines = text.splitlines()
+    assert lines[0] == "llmroof compare: qwen3-30b-a3b vs qwen3-32b, every sequence at 32,768 tokens"
+    assert "qwen3-32b on 1 x rtx-pro-6000-blackwell, weights bf16, KV bf16: fits, KV room for 2 sequences" in text
+    assert lines[-1] == "  qwen3-30b-a3b stays faster per user up to batch 2, the most both hold"
+    assert sum(1 for line in lines if line.rstrip().endswith("-")) == 9  # batches 4-1,024: one side cannot hold them
+    assert repr(c).startswith("Comparison(llmroof.compare/1")
+    glm = str(llmroof.compare(models=["glm-4.5-air", "qwen3-32b"], device="rtx-pro-6000-blackwell", max_batch=8))
+    assert glm.splitlines()[-1] == "  no conclusion: a side does not fit" and "does NOT fit, short by 119.23 GiB" in glm

@@ -18,6 +18,7 @@ def report(
     tps: float,
     max_cost: float,
     max_joules: float,
+    budget: float,
     engines: list[str],
     engine_options: dict[str, float | bool] | None,
     kv: list[str],

@@ -144,12 +144,15 @@ class Plan:
         """
     @property
     def energy(self) -> dict[str, Any]:
-        """The plan's users decoding at its context, steady state: devices, power_w (all devices, from
+        """The plan's users at its context: devices, power_w (all devices, their decode step's, from
         the roofline's compute- and memory-bound time between idle and TDP; null without a TDP),
-        output_tokens_per_s, joules_per_output_token, output_tokens_per_s_per_kw, and with a price
-        cost_per_hour and cost_per_million_output_tokens (USD; null without one); the prompt's
-        prefill: joules_per_input_token and cost_per_million_input_tokens, blended over prefix-cache
-        hits.
+        output_tokens_per_s (basis: the load served, 'closed loop', 'open loop' or 'burst', when one
+        runs, else 'decoding', every user decoding at once), joules_per_output_token,
+        output_tokens_per_s_per_kw, and with a price cost_per_hour, cost_per_month (x 730.5 h) and
+        cost_per_million_output_tokens (cost_per_hour / output tokens per hour; USD; null without
+        one); fits (false: the users do not fit, the figures are what it would draw if they did);
+        the prompt's prefill: joules_per_input_token and cost_per_million_input_tokens, blended over
+        prefix-cache hits (its share of the same hours, not added).
         """
     @property
     def disaggregation(self) -> dict[str, Any] | None:
@@ -682,7 +685,7 @@ class Recommendation:
     @property
     def targets(self) -> dict[str, Any]:
         """The SLOs (0: none): ttft_s, min_tokens_per_s_per_user, max_cost_per_million,
-        max_joules_per_token.
+        max_joules_per_token, budget (USD to buy the devices).
         """
     @property
     def searched(self) -> int:
