@@ -1,4 +1,4 @@
-// The seed scenario of DESIGN.md from C++: Devstral-Small-2-24B, FP8 weights,
+// The seed scenario (the README's first command) from C++: Devstral-Small-2-24B, FP8 weights,
 // BF16 KV cache, four users on one RTX Pro 6000 Blackwell.
 #include <cstdio>
 

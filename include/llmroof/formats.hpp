@@ -145,6 +145,26 @@ inline const numeric_format& find_format(std::string_view name) {
   detail::fail_unknown("format", name, names);
 }
 
+/// When `name` is a shorthand for one of several formats ("q4": q4_0,
+/// q4_1, q4_k_m; "int4": AWQ or GPTQ; "fp4": NVFP4 or MXFP4), the sentence
+/// that says which it reads as: "q4 reads as q4_0 (also: q4_1, q4_k_m)";
+/// empty for a format's own name or an alias of one format.
+inline std::string shorthand_note(std::string_view name) {
+  struct family {
+    std::string_view alias, others;
+  };
+  static constexpr std::array<family, 3> families{{
+      {"q4", "q4_1, q4_k, q4_k_m, q4_k_s, iq4_xs, iq4_nl"}, {"int4", "gptq-int4, int4-g32"}, {"fp4", "mxfp4"}}};
+  const std::string key = detail::to_lower(name);
+  for (const family& f : families) {
+    if (f.alias == key) {
+      return std::string(name) + " reads as " + std::string(find_format(key).name) + " (also: " + std::string(f.others) +
+             "; name one to plan it)";
+    }
+  }
+  return {};
+}
+
 /// A format that is not in the catalog, such as the measured average of one
 /// component of a GGUF file. The name is kept for the life of the program.
 /// Throws std::invalid_argument unless 0 < bits <= 64 and the name is not empty.

@@ -371,6 +371,8 @@ void register_catalog(py::module_& m) {
   m.def("parse_tokens", [](const std::string& field, const std::string& text) { return parse_token_count(field, text); },
         py::arg("field"), py::arg("text"));
   m.def("format_names", [] { return names_of(formats(), [](const numeric_format& f) { return f.name; }); });
+  m.def("shorthand_note", [](const std::string& s) { return shorthand_note(s); }, py::arg("name"),
+        "Which format a shorthand for several reads as (formats.hpp shorthand_note); empty otherwise.");
   m.def("device_ids", [] { return names_of(devices(), [](const device& d) { return d.id; }); });
   m.def("model_ids", [] { return names_of(models(), [](const architecture& a) { return a.id; }); });
   static constexpr string_lookup lookups[] = {

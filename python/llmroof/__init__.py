@@ -94,3 +94,13 @@ __all__ = [
     "zipf_popularity",
 ]
 __all__ += _rows.__all__
+
+
+def __getattr__(name: str) -> object:
+    # llmroof.plot after a plain `import llmroof`, without importing matplotlib
+    # until a plot is asked for.
+    if name == "plot":
+        import importlib
+
+        return importlib.import_module(".plot", __name__)
+    raise AttributeError(f"module 'llmroof' has no attribute {name!r}")

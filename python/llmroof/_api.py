@@ -8,6 +8,7 @@ import json
 import math
 import os
 import sys
+import warnings
 from dataclasses import dataclass, field
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
@@ -536,7 +537,11 @@ def _lm_head(lm_head: str | None) -> str | None:
 
 
 def _format_name(name: str, value: object) -> str:
-    return Format.get(_text(name, value)).name
+    text = _text(name, value)
+    note = _core.catalog.shorthand_note(text)
+    if note:  # the command's stderr note, as a warning
+        warnings.warn(f"{name}: {note}", stacklevel=3)
+    return Format.get(text).name
 
 
 def _formats(m: Model, weights: str | None, kv: str | None) -> tuple[str, str, ModuleFormats | None]:
@@ -1165,11 +1170,11 @@ def recommend(
     TypeError
         An argument of the wrong type.
     """
-    many = [models] if isinstance(models, (str, Model)) else list(models)
+    many: list[ModelLike] = [models] if isinstance(models, (str, os.PathLike, Model)) else list(models)
     if not many:
         raise ValueError("models: give at least one model")
     compiled = [_compile(_model(m), None, weights=weights, lm_head=lm_head) for m in many]
-    labels = [m if isinstance(m, str) else m.id for m in many]
+    labels = [os.fspath(m) if isinstance(m, (str, os.PathLike)) else m.id for m in many]  # as the command's --model
     prices = _prices(price)
     entries = []
     seen: set[str] = set()
@@ -1325,7 +1330,8 @@ def _cached(model: ModelLike, device: DeviceLike, options: DeploymentOptions,
         return None
     try:
         # The key holds each value's type: True and 1 are equal, but only 1 is a valid pp.
-        return question(_resolved(model, device, tuple(sorted((k, type(v).__name__, v) for k, v in options.items()))))
+        key = cast(Union[str, Model], model)  # _cacheable: a catalog name or a built Model, never a path
+        return question(_resolved(key, device, tuple(sorted((k, type(v).__name__, v) for k, v in options.items()))))
     except (ValueError, TypeError):
         return None
 

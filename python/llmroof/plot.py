@@ -139,9 +139,12 @@ def decode_curve(plan: Plan, *, ax: Axes | None = None) -> Axes:
         ax.plot(fit_ctx, [p["per_user_tokens_per_s_estimate"] for p, f in zip(curve, ok) if f], "-s",
                 color="tab:green", label=f"per user, {users:g} users")
     if not all(ok):
-        bad = [(c, e) for c, e, f in zip(ctx, est, ok) if not f]
+        # Where they do not fit, the speed the plan's users would get (each of
+        # them, not one user alone), greyed: a speed the deployment cannot reach.
+        bad = [(c, p["per_user_tokens_per_s_estimate"] if users > 1 else e)
+               for c, e, f, p in zip(ctx, est, ok, curve) if not f]
         ax.plot([c for c, _ in bad], [e for _, e in bad], "x", color="grey",
-                label=f"{users:g} user{'s' if users != 1 else ''} do not fit")
+                label=f"{users:g} user{'s' if users != 1 else ''} do not fit (each would get)")
         limit = m.max_context_for_users
         if limit > 0:
             ax.axvline(limit, color="red", ls=":", label=f"longest context that fits: {_tokens_label(limit)}")
@@ -155,6 +158,7 @@ def decode_curve(plan: Plan, *, ax: Axes | None = None) -> Axes:
     ax.xaxis.set_major_formatter(FuncFormatter(_tokens_label))
     ax.set_xlabel("context (tokens)")
     ax.set_ylabel("tokens/s")
+    ax.set_ylim(bottom=0)
     ax.set_title(_plan_title(plan), fontsize=9)
     ax.legend(fontsize=7)
     return ax
@@ -192,10 +196,15 @@ def users_curve(frame: Any, *, ax: Axes | None = None, max_num_seqs: float | Non
     ax.set_xlabel("users (sequences decoding together)")
     ax.set_ylabel("tokens/s per user (solid)")
     twin.set_ylabel("tokens/s total (dashed)")
-    ax.set_title("Per-user and total tokens/s", fontsize=10)
+    contexts = sorted({float(c) for c in frame["context"]}) if "context" in frame else []
+    at = (" at " + ", ".join(f"{_tokens_label(c)} tokens" for c in contexts)) if contexts else ""
+    ax.set_title(f"Per-user and total tokens/s{at}", fontsize=10)
+    ax.set_ylim(bottom=0)
+    twin.set_ylim(bottom=0)
     lines = ax.get_legend_handles_labels()
     more = twin.get_legend_handles_labels()
-    ax.legend(lines[0] + more[0], lines[1] + more[1], fontsize=7, loc="upper center")
+    # Below the axes, off the data.
+    ax.legend(lines[0] + more[0], lines[1] + more[1], fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18))
     return ax
 
 
@@ -255,34 +264,59 @@ def front(rec: Recommendation, *, ax: Axes | None = None) -> Axes:
     colours = {"meets": "tab:green", "at_risk": "tab:orange", "misses": "tab:grey"}
     names = {"meets": "meets the targets", "at_risk": "at risk (meets them at its estimate only)",
              "misses": "misses a target"}
+    # Colour: the verdict; marker: the (model, device kind), in a legend of its own.
+    kinds = list(dict.fromkeys((c["model"], c["device"]) for c in rows))
+    shapes = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
+    marker = {k: shapes[i % len(shapes)] for i, k in enumerate(kinds)}
+    many_models = len({m for m, _ in kinds}) > 1
+
+    def kind_label(k: tuple[str, str]) -> str:
+        return f"{k[0]} on {k[1]}" if many_models else k[1]
+
     for status in ("misses", "at_risk", "meets"):
-        group = [c for c in rows if c["status"] == status]
-        if not group:
-            continue
-        x = [cost(c) for c in group]
-        y = [c["tokens_per_s_per_user"] for c in group]
-        low = [max(c["tokens_per_s_per_user"] - c["tokens_per_s_per_user_slow"], 0.0) if c["tokens_per_s_per_user_slow"] > 0
-               else 0.0 for c in group]
-        ax.errorbar(x, y, yerr=[low, [0.0] * len(group)], fmt="o", ms=4, color=colours[status], alpha=0.6,
-                    elinewidth=0.8, capsize=0, label=f"{names[status]} ({len(group)})")
+        for k in kinds:
+            group = [c for c in rows if c["status"] == status and (c["model"], c["device"]) == k]
+            if not group:
+                continue
+            x = [cost(c) for c in group]
+            y = [c["tokens_per_s_per_user"] for c in group]
+            low = [max(c["tokens_per_s_per_user"] - c["tokens_per_s_per_user_slow"], 0.0)
+                   if c["tokens_per_s_per_user_slow"] > 0 else 0.0 for c in group]
+            ax.errorbar(x, y, yerr=[low, [0.0] * len(group)], fmt=marker[k], ms=4, color=colours[status], alpha=0.6,
+                        elinewidth=0.8, capsize=0)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], ls="", marker="o", color=colours[st],
+                      label=f"{names[st]} ({sum(c['status'] == st for c in rows)})")
+               for st in ("meets", "at_risk", "misses") if any(c["status"] == st for c in rows)]
+    handles += [Line2D([], [], ls="", marker=marker[k], color="black", mfc="none", label=kind_label(k)) for k in kinds]
     f = rec.front
     if f:
-        ax.plot([cost(c) for c in f], [c["tokens_per_s_per_user"] for c in f], "o", ms=7, mfc="none", mec="black",
-                mew=0.8, label=f"on the front ({len(f)})")
+        handles.append(ax.plot([cost(c) for c in f], [c["tokens_per_s_per_user"] for c in f], "o", ms=9, mfc="none",
+                               mec="black", mew=0.8, label=f"on the front ({len(f)})")[0])
         # The fastest per user at each cost or less: what more money buys.
         steps: list[tuple[float, float]] = []
+        corners: list[dict[str, Any]] = []
         for c in sorted(f, key=cost):
             if not steps or c["tokens_per_s_per_user"] > steps[-1][1]:
                 steps.append((cost(c), c["tokens_per_s_per_user"]))
-        ax.step([x for x, _ in steps], [y for _, y in steps], where="post", color="black", lw=1,
-                label="fastest per user at that cost")
+                corners.append(c)
+        # Each corner of that step says what it is (the recommended one has its box).
+        for c in corners:
+            if rec.best is not None and c["index"] == rec.best["index"]:
+                continue
+            model = f"{c['model']}: " if many_models else ""
+            ax.annotate(f"{model}{c['devices']} x {c['device']} {c['weights']}", (cost(c), c["tokens_per_s_per_user"]),
+                        xytext=(4, -9), textcoords="offset points", fontsize=5.5, color="dimgrey")
+        handles.append(ax.step([x for x, _ in steps], [y for _, y in steps], where="post", color="black", lw=1,
+                               label="fastest per user at that cost")[0])
     target = float(rec.targets["min_tokens_per_s_per_user"])
     if target > 0:
-        ax.axhline(target, color="red", ls="--", lw=1, label=f"target {target:g} tokens/s per user")
+        handles.append(ax.axhline(target, color="red", ls="--", lw=1, label=f"target {target:g} tokens/s per user"))
     best = rec.best
     if best is not None:
-        ax.plot([cost(best)], [best["tokens_per_s_per_user"]], "*", ms=14, color="gold", mec="black",
-                label="recommended")
+        handles.append(ax.plot([cost(best)], [best["tokens_per_s_per_user"]], "*", ms=14, color="gold", mec="black",
+                               label="recommended")[0])
         model = f"{best['model']} on " if len(rec.models) > 1 else ""
         ax.annotate(f"{model}{best['devices']} x {best['device']}\n{best['layout']}, {best['engine']}\n"
                     f"{best['weights']} / KV {best['kv']}",
@@ -298,5 +332,6 @@ def front(rec: Recommendation, *, ax: Axes | None = None) -> Axes:
     what = f"{load['users']:g} users" if load["users"] is not None else f"{load['rate']:g} requests/s"
     ax.set_title(f"{', '.join(rec.models)}\n{what} at {load['context']:,.0f} tokens, {rec.searched} candidates",
                  fontsize=9)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=3)
+    ax.set_ylim(bottom=0)
+    ax.legend(handles=handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=3)
     return ax

@@ -1,4 +1,5 @@
 // list: the catalogs.
+#include <cctype>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -12,14 +13,29 @@ namespace llmroof::cli {
 
 namespace {
 
+// Every word of the filter begins a word of some field: "m4" finds the
+// M4 Max and m4-max-40c, not an A100 SXM4; "m3 ultra" not HBM3e's B300.
 bool matches_filter(const std::string& filter, const std::vector<std::string>& fields) {
   std::string hay;
   for (const auto& f : fields) hay += detail::to_lower(f) + "\n";
+  const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
   std::istringstream words(detail::to_lower(filter));
   for (std::string w; words >> w;) {
-    if (hay.find(w) == std::string::npos) return false;
+    bool found = false;
+    for (std::size_t at = hay.find(w); at != std::string::npos && !found; at = hay.find(w, at + 1)) {
+      found = at == 0 || !alnum(hay[at - 1]) || !alnum(w.front());
+    }
+    if (!found) return false;
   }
   return true;
+}
+
+// A rate the device's sources do not give: "-", never 0.0.
+std::string rate_cell(double tflops) {
+  char b[32];
+  if (!(tflops > 0)) return "-";
+  std::snprintf(b, sizeof b, "%.1f", tflops);
+  return b;
 }
 
 
@@ -62,11 +78,16 @@ int cmd_list(const options& o) {
     std::printf("%-28s %-11s %7s %8s %8s %8s %8s  %-48s  %s\n", "id", "class", "GiB", "GB/s", "fp32 TF", "bf16 TF",
                 "int8 TOP", "name", "source (first document; all in --json)");
     for (const auto* d : shown) {
-      std::printf("%-28s %-11s %7.0f %8.0f %8.1f %8.1f %8.1f  %-48s  %s\n", d->id.c_str(),
+      // bf16 is what 16-bit kernels run at: the fp32 rate, starred, on a device without 16-bit matrix units.
+      const bool fp32_only = !(d->published_peak(math_format::bf16).value() > 0) && d->peak(math_format::bf16).value() > 0;
+      std::printf("%-28s %-11s %7.0f %8.0f %8s %8s %8s  %-48s  %s\n", d->id.c_str(),
                   std::string(to_string(d->klass)).c_str(), in_GiB(d->memory), in_GBps(d->bandwidth),
-                  in_TFLOPS(d->published_peak(math_format::fp32)), in_TFLOPS(d->peak(math_format::bf16)),
-                  in_TFLOPS(d->published_peak(math_format::int8)), d->name.c_str(), short_source(d->source).c_str());
+                  rate_cell(in_TFLOPS(d->published_peak(math_format::fp32))).c_str(),
+                  (rate_cell(in_TFLOPS(d->peak(math_format::bf16))) + (fp32_only ? "*" : "")).c_str(),
+                  rate_cell(in_TFLOPS(d->published_peak(math_format::int8))).c_str(), d->name.c_str(),
+                  short_source(d->source).c_str());
     }
+    std::printf("(-: a rate the device's sources do not give; *: no 16-bit matrix units, 16-bit kernels run at fp32)\n");
     print_count(shown.size(), devices().size(), "devices", filter);
     return 0;
   }

@@ -493,6 +493,12 @@ setup make_setup(const options& o, bool need_device, std::optional<std::string> 
     if (auto l = o.get("link")) q.layout.intra = find_link(*l);
     if (auto l = o.get("inter-link")) q.layout.inter = find_link(*l);
   }
+  // A shorthand for several formats is read as one, and said so (stderr: the output stays the plan's).
+  for (const char* key : {"weights", "kv", "lm-head"}) {
+    if (auto v = o.get(key); v && !shorthand_note(*v).empty()) {
+      std::fprintf(stderr, "llmroof: note: --%s %s\n", key, shorthand_note(*v).c_str());
+    }
+  }
   if (auto w = o.get("weights")) q.weights = find_format(*w);
   if (auto k = o.get("kv")) q.kv = find_format(*k);
   if (auto h = o.get("lm-head")) q.lm_head = find_format(*h);

@@ -193,7 +193,7 @@ int cmd_recommend(const options& o) {
     if (b.joules_per_token) std::printf(", %.2f J per token", *b.joules_per_token);
     std::printf("\n    why: %s\n", r.why.c_str());
   } else {
-    std::printf("\n  nothing meets the targets: %s\n", r.why.c_str());
+    std::printf("\n  %s\n", r.why.c_str());  // why says it: "nothing meets the targets; closest: ..." or "nothing fits: ..."
   }
   if (!r.front.empty()) {
     std::printf("\n  front (tokens/s per user, tokens/s per device, %s, weight and KV bits), cheapest first:\n", priced ? "USD per hour" : "devices");

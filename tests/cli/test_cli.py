@@ -619,6 +619,25 @@ r = run("decode", "--model", "qwen3-8b", "--device", "h100-sxm", "--weights", "f
 check("fp4 on an H100 says which roof it runs on",
       "note: NVIDIA H100 SXM5 has no fp4 math: nvfp4 weights are read at 4.5 bits and computed on its bf16 roof"
       in r.stdout.splitlines()[1], r.stdout[:400])
+# Issue 55 item 8: a shorthand for several formats is read as one and says so; a name is taken as named.
+r = run("plan", "--model", "llama-3.1-8b", "--device", "rtx-4090", "--weights", "q4")
+check("--weights q4: read as q4_0, said", r.returncode == 0 and r.stderr.strip() ==
+      "llmroof: note: --weights q4 reads as q4_0 (also: q4_1, q4_k, q4_k_m, q4_k_s, iq4_xs, iq4_nl; name one to plan it)"
+      and "weights q4_0" in r.stdout, r.stderr)
+r = run("plan", "--model", "llama-3.1-8b", "--device", "rtx-4090", "--weights", "int4")
+check("--weights int4: read as awq-int4, said", "--weights int4 reads as awq-int4 (also: gptq-int4, int4-g32" in r.stderr,
+      r.stderr)
+r = run("plan", "--model", "llama-3.1-8b", "--device", "rtx-4090", "--weights", "q4_k_m")
+check("--weights q4_k_m: no note", r.returncode == 0 and r.stderr == "", r.stderr)
+# list devices --filter matches whole words; a rate no source gives is '-'.
+r = run("list", "devices", "--filter", "m4")
+check("list --filter m4: the M4s, not an SXM4", "a100" not in r.stdout and "m4-max-40c" in r.stdout, r.stdout)
+r = run("list", "devices", "--filter", "m3 ultra")
+check("list --filter 'm3 ultra': not HBM3e's B300", "b300" not in r.stdout and "m3-ultra-80c" in r.stdout, r.stdout)
+r = run("list", "devices", "--filter", "h800")
+h800 = {line.split()[0]: line.split() for line in r.stdout.splitlines() if line.startswith("h800")}
+check("list: H800 PCIe's tensor rate, H800 SXM5's unknown fp32 as '-'",
+      h800["h800-pcie-80gb"][5] == "756.5" and h800["h800-sxm5"][4] == "-", r.stdout)
 r = run("decode", "--model", "qwen3-8b", "--device", "b200", "--weights", "fp4")
 check("fp4 on a B200 runs on its fp4 roof, no note", "has no fp4 math" not in r.stdout, r.stdout[:400])
 

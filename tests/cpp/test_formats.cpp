@@ -58,3 +58,18 @@ TEST_CASE("unknown format names the closest valid ones") {
   CHECK_THROWS_WITH_AS(find_format("q4km"), "unknown format 'q4km'; closest: q4_k_m, q4_k, q4_k_s",
                        std::invalid_argument);
 }
+
+TEST_CASE("a shorthand for several formats says which one it reads as") {
+  CHECK(shorthand_note("q4") == "q4 reads as q4_0 (also: q4_1, q4_k, q4_k_m, q4_k_s, iq4_xs, iq4_nl; name one to plan it)");
+  CHECK(shorthand_note("INT4") == "INT4 reads as awq-int4 (also: gptq-int4, int4-g32; name one to plan it)");
+  CHECK(shorthand_note("fp4") == "fp4 reads as nvfp4 (also: mxfp4; name one to plan it)");
+  // A format's own name, and an alias of one format, need no note.
+  for (const char* name : {"q4_k_m", "awq", "bf16", "bfloat16", "q8", "nvfp4"}) {
+    CAPTURE(name);
+    CHECK(shorthand_note(name).empty());
+  }
+  // Every format a note names exists.
+  for (const char* name : {"q4_1", "q4_k", "q4_k_m", "q4_k_s", "iq4_xs", "iq4_nl", "gptq-int4", "int4-g32", "mxfp4"}) {
+    CHECK_NOTHROW(find_format(name));
+  }
+}

@@ -366,3 +366,15 @@ def test_efficiency_enums_and_scheduler_steps_are_checked_by_name() -> None:
     serial = llmroof.decode(**kw, efficiency={"host_overlap": "serial"})
     overlapped = llmroof.decode(**kw, efficiency={"host_overlap": "overlapped"})
     assert overlapped.estimate_s == pytest.approx(serial.estimate_s - 0.3e-3, rel=1e-9)
+
+
+def test_a_shorthand_for_several_formats_warns_which_it_reads_as() -> None:
+    # The command's stderr note, as a warning; the plan is q4_0's.
+    with pytest.warns(UserWarning, match=r"weights: q4 reads as q4_0 \(also: q4_1"):
+        p = llmroof.plan(model="llama-3.1-8b", device="rtx-4090", weights="q4")
+    assert p.weights == "q4_0"
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        llmroof.plan(model="llama-3.1-8b", device="rtx-4090", weights="q4_k_m")

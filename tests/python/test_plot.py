@@ -23,12 +23,23 @@ def test_every_plot_draws() -> None:
     # Does it fit: 4 users at 128k do not; the curve stops at the longest context that fits.
     ax = plot.decode_curve(p)
     labels = ax.get_legend_handles_labels()[1]
-    assert "4 users do not fit" in labels
+    assert "4 users do not fit (each would get)" in labels
     assert "longest context that fits: 93,952" in labels
+    # Issue 55 item 7: where they do not fit, the users' own speed (each of 4 at 128k), not one user's; from 0.
+    grey = next(line for line in ax.lines if line.get_label() == "4 users do not fit (each would get)")
+    last = p.decode_curve[-1]
+    assert grey.get_ydata()[-1] == last["per_user_tokens_per_s_estimate"] < last["single_user_tokens_per_s_estimate"]
+    assert ax.get_ylim()[0] == 0
     assert [t.get_text() for t in ax.get_xticklabels()][-1] == "128k"
     sweep = llmroof.sweep_decode(model="devstral-small-2-24b", device=dev, weights="fp8",
                                  batch=[1, 2, 4, 8], context=4096)
-    assert len(plot.users_curve(sweep).lines) == 1
+    ax = plot.users_curve(sweep)
+    assert len(ax.lines) == 1
+    # The users curve says its context and keeps its legend below the axes, off the data.
+    assert ax.get_title() == "Per-user and total tokens/s at 4k tokens"
+    assert ax.get_legend().get_bbox_to_anchor().y0 < ax.get_window_extent().y0
+    # llmroof.plot is reachable after a plain `import llmroof`.
+    assert llmroof.plot is plot
     assert len(plot.memory_bar(p).patches) == 5
     import matplotlib.pyplot as plt
 
@@ -92,9 +103,13 @@ def test_front_draws_the_search(tmp_path: object) -> None:
     rec = llmroof.recommend(models="devstral-small-2-24b", pool="rtx-pro-6000-blackwell:2", users=4, context="128k",
                             prompt="8k", output=1024, min_tokens_per_s=20, ttft_target_s=10)
     ax = plot.front(rec)
-    labels = ax.get_legend_handles_labels()[1]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert "recommended" in labels and "target 20 tokens/s per user" in labels
     assert any(label.startswith("on the front (") for label in labels) and any(label.startswith("meets") for label in labels)
+    # Device kinds have a marker each, in the legend; the corners of the front's step say what they are.
+    assert "rtx-pro-6000-blackwell" in labels
+    assert any(t.get_text().startswith("1 x rtx-pro-6000-blackwell") for t in ax.texts)
+    assert ax.get_ylim()[0] == 0
     assert ax.get_xlabel() == "devices"
     assert ax.get_title() == "devstral-small-2-24b\n4 users at 131,072 tokens, 62 candidates"
     out = Path(str(tmp_path)) / "front.png"
