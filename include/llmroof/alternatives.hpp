@@ -119,6 +119,22 @@ inline std::vector<alternative> plan_alternatives(const deployment& d, const wor
     const deployment x(d.model, d.pr, d.roof(), d.where, e, d.stored);
     entry("memory utilisation 0.95", x, w.users, w.context);
   }
+  // A smaller max_num_seqs, where the activation peak it profiles is what
+  // leaves no KV cache: vLLM profiles its sampler with max_num_seqs
+  // sequences of vocabulary-wide fp32 logits (gpt-oss-120b on one H100: 7.44
+  // GiB at 1,024, 0.93 at 128). The largest power of two below it that fits,
+  // never fewer sequences than the users.
+  if (!now.fits && d.engine.sampler_copies > 0 && d.engine.max_sequences > w.users) {
+    for (double seqs = std::exp2(std::ceil(std::log2(d.engine.max_sequences)) - 1); seqs >= std::max(1.0, w.users);
+         seqs /= 2) {
+      engine_settings e = d.engine;
+      e.max_sequences = seqs;
+      const deployment x(d.model, d.pr, d.roof(), d.where, e, d.stored);
+      if (!drafted(x).memory(w.users, w.context, shared).fits) continue;
+      entry("max_num_seqs " + std::to_string(static_cast<long long>(seqs)), x, w.users, w.context);
+      break;
+    }
+  }
   for (int more : {2, 4}) {
     parallel_plan q = d.parallel();
     if (q.ep > 1) {

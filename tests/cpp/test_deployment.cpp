@@ -222,6 +222,38 @@ TEST_CASE("what would make it fit: formats the engine runs and a larger memory s
   CHECK(q4);
 }
 
+TEST_CASE("what would make it fit: a smaller max_num_seqs where the sampler's profiled peak leaves no KV cache") {
+  // Issue 55 item 5. gpt-oss-120b on one H100 under vLLM: weights 64.50 GiB
+  // and the activation peak at 1,024 profiled sequences 7.44 GiB overrun the
+  // 71.28 GiB usable. The peak's sampler part scales with max_num_seqs, so
+  // 512 sequences profile 3.72 GiB (half) and leave room for the one user:
+  // the largest power of two below 1,024 that fits.
+  request q;
+  q.dev = &find_device("h100-sxm");
+  q.model = &find_model("gpt-oss-120b");
+  const deployment d = resolve(q);
+  workload w;
+  const plan_result r = plan(d, w);
+  REQUIRE_FALSE(r.memory.fits);
+  const auto it = std::find_if(r.alternatives.begin(), r.alternatives.end(),
+                               [](const alternative& a) { return a.change.rfind("max_num_seqs", 0) == 0; });
+  REQUIRE(it != r.alternatives.end());
+  CHECK(it->change == "max_num_seqs 512");
+  CHECK(it->fits);
+  engine_settings e = d.engine;
+  e.max_sequences = 512;
+  const deployment half(d.model, d.pr, d.roof(), d.where, e, d.stored);
+  CHECK(half.memory(1, w.context).activations.value() ==
+        doctest::Approx(r.memory.activations.value() / 2).epsilon(0.01));
+  e.max_sequences = 1024;  // the default: the same plan
+  CHECK_FALSE(deployment(d.model, d.pr, d.roof(), d.where, e, d.stored).memory(1, w.context).fits);
+  // llama.cpp profiles no sampler batch (one sequence): no such change.
+  q.engine = "llama.cpp";
+  const plan_result l = plan(resolve(q), w);
+  CHECK(std::none_of(l.alternatives.begin(), l.alternatives.end(),
+                     [](const alternative& a) { return a.change.rfind("max_num_seqs", 0) == 0; }));
+}
+
 TEST_CASE("what would make it fit leaves out the layouts the model cannot take (issue 60)") {
   // Phi-4 (40 heads, 10 KV heads) in bf16 (29.3 GB) on a 24 GB RTX 4090:
   // TP 2 splits its KV heads, TP 4 neither divides nor is a multiple of 10.
