@@ -314,9 +314,12 @@ int cmd_plan(const options& o) {
     std::printf("\n");
   }
 
-  std::printf("\nTime to first token, prompt of %s tokens: estimate %s, bound %s (%s-bound, %.0f tokens/s)\n",
-              thousands(res.prompt).c_str(), ms(res.ttft.estimate).c_str(), ms(res.ttft.bound).c_str(),
-              std::string(to_string(res.ttft.limit())).c_str(), res.ttft.tokens_per_s_estimate().value());
+  // Each rate beside the time it is of.
+  std::printf("\nTime to first token, prompt of %s tokens: estimate %s (%s tokens/s), bound %s (%s tokens/s, %s-bound)\n",
+              thousands(res.prompt).c_str(), ms(res.ttft.estimate).c_str(),
+              thousands(std::round(res.ttft.tokens_per_s_estimate().value())).c_str(), ms(res.ttft.bound).c_str(),
+              thousands(std::round(res.ttft.tokens_per_s_bound().value())).c_str(),
+              std::string(to_string(res.ttft.limit())).c_str());
   print_prefix(s, res.prefix, res.prompt, res.ttft_cached);
 
   std::printf("\nDecode tokens/s against context (bound = peak roofs; estimate = profile %s, eta_m %.2f)\n",

@@ -619,6 +619,14 @@ r = run("decode", "--model", "qwen3-8b", "--device", "h100-sxm", "--weights", "f
 check("fp4 on an H100 says which roof it runs on",
       "note: NVIDIA H100 SXM5 has no fp4 math: nvfp4 weights are read at 4.5 bits and computed on its bf16 roof"
       in r.stdout.splitlines()[1], r.stdout[:400])
+# Issue 55 item 8: the TTFT line puts each rate beside the time it is of (2,048 / estimate, 2,048 / bound).
+r = run("plan", "--model", "gpt-oss-120b", "--device", "h100-sxm", "--json")
+tj = json.loads(r.stdout)["ttft"]
+r = run("plan", "--model", "gpt-oss-120b", "--device", "h100-sxm")
+line = next(l for l in r.stdout.splitlines() if l.startswith("Time to first token"))
+check("TTFT line: the estimate's rate by the estimate, the bound's by the bound",
+      f"({2048 / tj['estimate_s']:,.0f} tokens/s), bound" in line and f"({2048 / tj['bound_s']:,.0f} tokens/s, " in line,
+      line)
 # Issue 55 item 8: a shorthand for several formats is read as one and says so; a name is taken as named.
 r = run("plan", "--model", "llama-3.1-8b", "--device", "rtx-4090", "--weights", "q4")
 check("--weights q4: read as q4_0, said", r.returncode == 0 and r.stderr.strip() ==
