@@ -295,8 +295,6 @@ void validate_kv_format(const engine_settings& e, const numeric_format& kv) {
   }
 }
 
-bool vllm_v0(const std::string& version);
-
 const std::vector<kernel_class>& kernel_classes() {
   static const std::vector<kernel_class> table = build_classes();
   return table;
@@ -395,7 +393,7 @@ double vllm_sampler_copies(const std::string& version) {
   return 9.7;
 }
 
-// vLLM before 0.8 ran the V0 engine by default, prefix caching off.
+// vLLM before 0.8 ran the V0 engine by default, prefix caching off (engine.hpp).
 bool vllm_v0(const std::string& version) {
   const auto dot = version.find('.');
   if (dot == std::string::npos) return false;

@@ -200,6 +200,11 @@ struct engine_row {
 
 /// Every engine, in engine_id order.
 const std::vector<engine_row>& engine_table();
+
+/// Whether a vLLM version ("0.6.3") is a release before 0.8: the V0 engine,
+/// prefix caching off, the V0 kernel class. "current" and other engines'
+/// version words are not.
+bool vllm_v0(const std::string& version);
 /// The row of `e`.
 const engine_row& engine_row_of(engine_id e);
 /// Where a measured backend string first names engine `e` (one of its

@@ -7,7 +7,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -125,9 +124,8 @@ namespace detail {
 /// vLLM before 0.8.
 inline bool released_before_2025(const engine_settings& e) {
   if (e.version == "2023" || e.version == "2024") return true;
-  const auto dot = e.version.find('.');
-  if (e.id != engine_id::vllm || dot == std::string::npos || e.version[0] < '0' || e.version[0] > '9') return false;
-  return std::atoi(e.version.substr(0, dot).c_str()) == 0 && std::atoi(e.version.substr(dot + 1).c_str()) < 8;
+  // vLLM's numbered releases before 0.8 (2024's): the one version rule of engine.hpp.
+  return e.id == engine_id::vllm && vllm_v0(e.version);
 }
 
 /// The tokenizer lineage of a model family (an HF model_type or a GGUF
