@@ -175,4 +175,10 @@ std::optional<std::string> format_in_name(std::string_view name);
 /// index, a config.json, or a folder (config.json plus safetensors if any).
 model_source read_model(const std::string& path);
 
+/// Whether a model name is a file to read_model rather than a catalog id:
+/// an existing path, a name with .json, .gguf or .safetensors in it, or one
+/// with a '/' that names no catalog model ("Qwen/Qwen3-32B" is the
+/// catalog's). The command's --model and Python's model= both ask it.
+bool names_a_model_file(const std::string& name);
+
 }  // namespace llmroof

@@ -371,6 +371,8 @@ void register_catalog(py::module_& m) {
   m.def("parse_tokens", [](const std::string& field, const std::string& text) { return parse_token_count(field, text); },
         py::arg("field"), py::arg("text"));
   m.def("format_names", [] { return names_of(formats(), [](const numeric_format& f) { return f.name; }); });
+  m.def("names_a_model_file", [](const std::string& s) { return names_a_model_file(s); }, py::arg("name"),
+        "Whether a model name is a file to read rather than a catalog id (readers.hpp), as --model decides.");
   m.def("shorthand_note", [](const std::string& s) { return shorthand_note(s); }, py::arg("name"),
         "Which format a shorthand for several reads as (formats.hpp shorthand_note); empty otherwise.");
   m.def("device_ids", [] { return names_of(devices(), [](const device& d) { return d.id; }); });

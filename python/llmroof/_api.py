@@ -441,13 +441,9 @@ DeviceLike = Union[str, Device]
 
 
 def _names_a_file(m: str) -> bool:
-    """Whether ``model=`` names a file, by the command's rule for ``--model``
-    (src/cli/options.cpp looks_like_path): an existing path, a name with
-    .json, .gguf or .safetensors in it, or one with a '/' that names no
-    catalog model (``Qwen/Qwen3-32B`` is the catalog's)."""
-    if os.path.exists(m) or any(ext in m for ext in (".json", ".gguf", ".safetensors")):
-        return True
-    return "/" in m and not _core.catalog.match_models(m)
+    """Whether ``model=`` names a file: the command's one rule for ``--model``
+    (readers.hpp names_a_model_file)."""
+    return bool(_core.catalog.names_a_model_file(m))
 
 
 def _model(m: ModelLike) -> Model:

@@ -92,7 +92,6 @@ double parse_seconds(const std::string& field, const std::string& s);
 double parse_count(const std::string& field, const std::string& s, double hi = 1e9);
 double parse_number(const std::string& field, const std::string& s, double lo = -1e300, double hi = 1e300,
                     bool open_low = false);
-bool looks_like_path(const std::string& m);
 const device& device_of(const std::string& spec);
 /// --memory-utilization, --block-tokens, --max-num-batched-tokens,
 /// --max-num-seqs, --max-model-len and --prefix-caching.

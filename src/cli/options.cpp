@@ -399,17 +399,6 @@ double parse_number(const std::string& field, const std::string& s, double lo, d
   return v == 0 ? 0.0 : v;  // "-0" is 0: never echoed with its sign
 }
 
-bool looks_like_path(const std::string& m) {
-  std::error_code ec;
-  if (std::filesystem::exists(m, ec)) return true;
-  if (m.find(".json") != std::string::npos || m.find(".gguf") != std::string::npos ||
-      m.find(".safetensors") != std::string::npos) {
-    return true;
-  }
-  // "org/Model-Name" that names a catalog model is not a path.
-  return m.find('/') != std::string::npos && match_models(m).empty();
-}
-
 /// Models read from files live here for the whole run (compare reads two).
 std::vector<std::unique_ptr<model_source>> file_models;
 /// Devices the user brings (`custom:...`, a JSON file), for the whole run.
@@ -458,7 +447,7 @@ engine_overrides engine_options_of(const options& o) {
 setup make_setup(const options& o, bool need_device, std::optional<std::string> which) {
   request q;
   const std::string model = which ? *which : o.require("model");
-  if (looks_like_path(model) && !model.empty()) {
+  if (names_a_model_file(model) && !model.empty()) {
     file_models.push_back(std::make_unique<model_source>(read_model(model)));
     q.source = file_models.back().get();
     q.model = &q.source->arch;

@@ -268,6 +268,16 @@ model_source read_safetensors_model(const std::string& path) {
   return m;
 }
 
+bool names_a_model_file(const std::string& name) {
+  std::error_code ec;
+  if (std::filesystem::exists(name, ec)) return true;
+  if (name.find(".json") != std::string::npos || name.find(".gguf") != std::string::npos ||
+      name.find(".safetensors") != std::string::npos) {
+    return true;
+  }
+  return name.find('/') != std::string::npos && match_models(name).empty();
+}
+
 model_source read_model(const std::string& path) {
   namespace fs = std::filesystem;
   const fs::path p(path);

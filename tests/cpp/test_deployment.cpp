@@ -235,8 +235,8 @@ TEST_CASE("what would make it fit: a smaller max_num_seqs where the sampler's pr
   workload w;
   const plan_result r = plan(d, w);
   REQUIRE_FALSE(r.memory.fits);
-  const auto it = std::find_if(r.alternatives.begin(), r.alternatives.end(),
-                               [](const alternative& a) { return a.change.rfind("max_num_seqs", 0) == 0; });
+  const auto fewer_seqs = [](const alternative& a) { return a.change.rfind("max_num_seqs", 0) == 0; };
+  const auto it = std::find_if(r.alternatives.begin(), r.alternatives.end(), fewer_seqs);
   REQUIRE(it != r.alternatives.end());
   CHECK(it->change == "max_num_seqs 512");
   CHECK(it->fits);
@@ -250,8 +250,7 @@ TEST_CASE("what would make it fit: a smaller max_num_seqs where the sampler's pr
   // llama.cpp profiles no sampler batch (one sequence): no such change.
   q.engine = "llama.cpp";
   const plan_result l = plan(resolve(q), w);
-  CHECK(std::none_of(l.alternatives.begin(), l.alternatives.end(),
-                     [](const alternative& a) { return a.change.rfind("max_num_seqs", 0) == 0; }));
+  CHECK(std::none_of(l.alternatives.begin(), l.alternatives.end(), fewer_seqs));
 }
 
 TEST_CASE("what would make it fit leaves out the layouts the model cannot take (issue 60)") {
