@@ -360,7 +360,7 @@ device device_from_spec(std::string_view spec) {
   const std::string s = trim(spec);
   if (s.rfind("custom:", 0) == 0) return parse_custom_device(s);
   if (s.size() > 5 && s.ends_with(".json")) return read_device_json(s);
-  return find_device(s);
+  return configured_device(s);
 }
 
 }  // namespace llmroof

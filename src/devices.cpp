@@ -144,6 +144,17 @@ parsed_name parse_name(std::string_view text) {
       out.memory_type = w;
       continue;
     }
+    // The computer around an Apple chip ("MacBook Pro M4 Max", "Mac Studio
+    // M3 Ultra", "Mac mini M4 Pro") and its screen size say nothing of it;
+    // "pro" after "macbook" or "mac" is the computer's, not the chip's.
+    if (w == "macbook" || w == "mac" || w == "imac") {
+      if (next == "pro" || next == "air" || next == "studio" || next == "mini") ++i;
+      continue;
+    }
+    if (is_number(w) && (next == "inch" || next == "in")) {
+      ++i;
+      continue;
+    }
     // A lone "core" (not Intel's "Core i7" / "Core Ultra") says nothing.
     if (w == "core" && !(next.size() == 2 && next[0] == 'i') && next != "ultra") continue;
     if (w == "mobile") w = "laptop";
@@ -285,6 +296,19 @@ const device& find_device(std::string_view name) {
   ids.reserve(all.size());
   for (const auto& d : all) ids.push_back(d.id);
   detail::fail_unknown("device", name, ids);
+}
+
+device configured_device(std::string_view name) {
+  device d = find_device(name);
+  const parsed_name q = parse_name(name);
+  // A unified-memory row is its largest configuration (narrow); a smaller
+  // size in the name is the machine asked about: "M4 Max 48GB" has 48 GiB.
+  if (q.memory_gb && d.klass == device_class::unified && *q.memory_gb + 0.5 < in_GiB(d.memory)) {
+    if (!(*q.memory_gb >= 1)) detail::fail("device", "a memory size of at least 1 GB", *q.memory_gb);
+    d.memory = make_bytes(*q.memory_gb * 1024.0 * 1024.0 * 1024.0);
+    d.name += " with " + detail::show(*q.memory_gb) + " GB";
+  }
+  return d;
 }
 
 void validate(const device& d) {

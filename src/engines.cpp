@@ -100,6 +100,7 @@ std::vector<engine_row> build() {
       .kernels = engine_id::llama_cpp,
       .spellings = {"llama.cpp"},
       .splits_layers = true,
+      .row_split = true,
       .shares_prefix_blocks = false,
       .disaggregates = false,
       .speculation = {"mtp", "draft", "ngram"},
@@ -111,6 +112,7 @@ std::vector<engine_row> build() {
   // Ollama's bundled runners: CUDA, ROCm and Metal (its GPU docs).
   ollama.backends = {"cuda", "hip", "metal"};
   ollama.speculation = {};
+  ollama.row_split = false;
   // mlx-lm: unified memory, the GPU share set by gpu_visible_fraction (Metal's
   // working-set limit); prefills in steps of 2048 tokens; grows its KV cache in
   // steps of 256; 16-bit caches or its quantized cache (close to q8_0/q4_0).

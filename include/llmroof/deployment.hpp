@@ -165,6 +165,7 @@ class deployment {
   [[nodiscard]] deployment with_layout(const parallel_plan& p) const {
     deployment d = *this;
     d.where.parallel = p;
+    d.where.parallel.row_split = d.row_split_of(p);
     d.check();
     return d;
   }
@@ -253,6 +254,11 @@ class deployment {
 
  private:
   void check() const;
+  /// Tensor parallelism on an engine that splits by layers is its row split
+  /// (llama.cpp --split-mode row): the one place that is decided.
+  [[nodiscard]] bool row_split_of(const parallel_plan& p) const {
+    return p.tp > 1 && engine_row_of(engine.id).splits_layers;
+  }
   std::optional<roofline> roof_;
 };
 
@@ -266,6 +272,7 @@ inline deployment::deployment(architecture a, precision p, const roofline& r, pl
     : model(std::move(a)), pr(std::move(p)), where(std::move(w)), engine(std::move(e)), stored(stored_weights) {
   if (where.parallel.devices() == 1 && r.devices() > 1) where.parallel.tp = r.devices();
   roof_.emplace(r.devices() == 1 ? r : roofline(r.dev(), r.efficiency()));
+  where.parallel.row_split = row_split_of(where.parallel);
   check();
 }
 
@@ -278,6 +285,12 @@ inline void deployment::check() const {
   if (stored) detail::require_non_negative("stored weights", stored->value());
   if (speculative) detail::check_speculation(*speculative, model, where.parallel, where.offload.has_value(), engine);
   if (!roof_) return;
+  const engine_row& row = engine_row_of(engine.id);
+  if (where.parallel.tp > 1 && row.splits_layers && !row.row_split) {
+    throw std::invalid_argument("tp: " + std::string(engine.name()) +
+                                " splits a model over devices by layers only (it exposes no --split-mode row); "
+                                "give pp or no degree");
+  }
   validate(where.parallel, model);
   if (where.parallel.dp_attention_tp() && !engine_row_of(engine.id).dp_attention_beside_tp) {
     throw std::invalid_argument("dp_attention beside tp: " + std::string(engine.name()) +

@@ -152,6 +152,13 @@ const std::vector<device>& devices();
 /// ("h100-sxmx" is refused, not read as an H100 SXM).
 const device& find_device(std::string_view name);
 
+/// The catalog device `name` resolves to (find_device), in the memory
+/// configuration the name states: a unified-memory row (Apple, Jetson, Strix
+/// Halo: the largest configuration) takes a smaller size the name gives
+/// ("MacBook Pro M4 Max 48GB": 48 GiB, Apple's GB), named with it. Throws
+/// as find_device.
+device configured_device(std::string_view name);
+
 /// Ids of the catalog devices `name` matches: one when it resolves, several
 /// when it is ambiguous, none when nothing matches. Lenient as a dataset's
 /// names need: words no catalog name uses ("Server Edition") are dropped

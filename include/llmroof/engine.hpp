@@ -170,6 +170,10 @@ struct engine_row {
   /// LLAMA_SPLIT_MODE_LAYER); `--tp` asks for its row split. vLLM, SGLang and
   /// TensorRT-LLM take tensor parallel over the devices.
   bool splits_layers = false;
+  /// Whether an engine that splits by layers also runs `--tp` as a row split
+  /// (llama.cpp's --split-mode row, dense models only); Ollama exposes no
+  /// split mode (ollama/ollama#5458, "Enable Row Split Support", open).
+  bool row_split = false;
   /// Whether cached prefixes are KV blocks every sequence shares, held once
   /// (vLLM's hashed full blocks, SGLang's radix tree, TensorRT-LLM's reused
   /// blocks), or each slot's own last prompt, matched token by token

@@ -39,6 +39,14 @@ constexpr bytes kv_bytes_per_token(const architecture& a, const numeric_format& 
              kv_bytes_per_token(a, layer_kind::sliding, kv);
 }
 
+/// Bytes one more cached token costs once the context is past every sliding
+/// window: the global layers' alone (the slope the cache keeps growing at).
+/// Equal to kv_bytes_per_token(a, kv) for a model without windows.
+constexpr bytes kv_bytes_per_token_past_windows(const architecture& a, const numeric_format& kv) {
+  if (a.sliding_window <= 0) return kv_bytes_per_token(a, kv);
+  return double(a.count_layers(layer_kind::global)) * kv_bytes_per_token(a, layer_kind::global, kv);
+}
+
 /// Tokens a layer of kind k holds for a sequence of `context` tokens.
 constexpr double tokens_held(const architecture& a, layer_kind k, double context) {
   switch (k) {

@@ -103,6 +103,7 @@ struct memory_plan {
   bytes activations = make_bytes(0);
   bytes kv_budget = make_bytes(0);    ///< usable - weights - reserve - activations (may be < 0)
   bytes kv_per_token = make_bytes(0); ///< per token below every window
+  bytes kv_per_token_past_window = make_bytes(0);  ///< per token past every window (global layers only)
   bytes kv_per_sequence = make_bytes(0);  ///< one sequence at `context`, block-rounded
   bytes kv_needed = make_bytes(0);    ///< users x kv_per_sequence, less the shared prefix's copies
   double shared_tokens = 0;           ///< prompt-prefix tokens every sequence shares (held once)
@@ -225,6 +226,7 @@ inline memory_plan plan_memory(const architecture& a, const precision& pr, const
         rank_split{devices, 1});
   });
   m.kv_per_token = kv_bytes_per_token(a, pr.kv);
+  m.kv_per_token_past_window = kv_bytes_per_token_past_windows(a, pr.kv);
   const auto per_sequence = [&](double c) { return kv_bytes_per_sequence(a, pr.kv, c, e.block_tokens).value(); };
   m.kv_per_sequence = make_bytes(per_sequence(context));
   m.kv_needed = users * m.kv_per_sequence;

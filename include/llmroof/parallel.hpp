@@ -53,6 +53,12 @@ struct parallel_plan {
   std::optional<link_spec> intra;  ///< default: the device's own (intra_node_link)
   std::optional<link_spec> inter;  ///< default: default_inter_node_link() (a plan copies none)
   bool dp_attention = false;  ///< with tp > 1: data-parallel attention, tensor-parallel FFN
+  /// With tp > 1 (llama.cpp's --split-mode row, dense models): each matrix's
+  /// rows split over the devices, attention, the KV cache and intermediate
+  /// results on the main device (llama.cpp's --main-gpu: "for intermediate
+  /// results and KV (with split-mode = row)"); each split matrix product
+  /// sends its input out and gathers its output back, no all-reduce.
+  bool row_split = false;
 
   /// Expert parallelism alone: data-parallel attention, experts split by ep.
   [[nodiscard]] bool ep_only() const { return ep > 1 && tp == 1; }
@@ -71,6 +77,7 @@ inline std::string layout_name(const parallel_plan& p) {
   if (p.ep_only()) return "EP " + std::to_string(p.ep);
   if (p.dp_attention_tp()) return "TP " + std::to_string(p.tp) + " with DP attention";
   if (p.ep > 1) return "TP " + std::to_string(p.tp) + " x EP " + std::to_string(p.ep);
+  if (p.tp > 1 && p.row_split) return "TP " + std::to_string(p.tp) + " (row split)";
   if (p.tp > 1 && p.pp > 1) return "TP " + std::to_string(p.tp) + " x PP " + std::to_string(p.pp);
   if (p.tp > 1) return "TP " + std::to_string(p.tp);
   if (p.pp > 1) return "PP " + std::to_string(p.pp);
@@ -166,6 +173,20 @@ inline void validate(const parallel_plan& p, const architecture& a) {
   }
   if (p.dp_attention && p.tp == 1 && p.ep == 1) {
     throw std::invalid_argument("dp_attention needs tp > 1: the devices whose attention it splits by users");
+  }
+  if (p.row_split) {
+    // llama.cpp's row split: matrices by rows, attention on the main device.
+    if (p.tp < 2 || p.pp != 1 || p.ep != 1 || p.dp_attention) {
+      throw std::invalid_argument("row_split needs tp > 1 alone (no pp, ep or dp_attention beside it)");
+    }
+    // Its split buffers do not take the MoE kernels' expert tensors
+    // (mul_mat_id): ik_llama.cpp#254, "no support for MoE models with split
+    // tensors ... inherited from upstream"; abetlen/llama-cpp-python#1454.
+    if (a.is_moe()) {
+      throw std::invalid_argument("tp: llama.cpp's row split (--split-mode row) does not split a Mixture-of-Experts "
+                                  "model's experts; split '" + a.id + "' by layers (pp, the default)");
+    }
+    return;  // rows of any matrix split: no heads to divide
   }
   if (!splits_attention(a, p.tp)) {
     if (a.num_heads % p.tp != 0) {
@@ -265,6 +286,24 @@ inline op comm_op(op_kind kind, std::string_view name, double count, double byte
   return o;
 }
 
+/// The transfers of llama.cpp's row split per forward pass of `tokens`:
+/// four split products per layer (QKV, output, gate and up, down), each
+/// sending its input from the main device to the t - 1 others and their
+/// output rows back, (t - 1) / t of both; two hops of latency each, the
+/// copy out and the synchronised copy back. `passes` divide the tokens.
+inline op row_split_op(const architecture& a, const parallel_plan& p, const device& d, double tokens, double act,
+                       double passes) {
+  const double t = p.tp, dim = a.hidden_size;
+  const double qkv = double(a.num_heads + 2 * a.num_kv_heads) * a.head_dim;
+  const double ffn = a.ffn_size;
+  // In + out widths of the four products: QKV dim -> qkv, output dim -> dim,
+  // gate and up dim -> 2 ffn, down ffn -> dim.
+  const double widths = (dim + qkv) + (dim + dim) + (dim + 2 * ffn) + (ffn + dim);
+  return comm_op(op_kind::all_reduce, "comm.row_split", 4.0 * a.num_layers * passes,
+                 (t - 1) / t * tokens / passes * widths * act / 4.0, speed_for(p, d, p.tp), 2.0,
+                 p.tp <= p.devices_per_node);
+}
+
 }  // namespace detail
 
 /// Per-device ops of one decode step of `batch` sequences at `context` under
@@ -348,6 +387,7 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
       case op_kind::router: split = 1; break;  // replicated
       case op_kind::attention_global:
       case op_kind::attention_sliding: {
+        if (p.row_split) continue;  // the main device attends over every head
         // Heads split; K/V heads replicate when g < tp (each kind of layer
         // its own g); MLA latents replicate.
         const double gk =
@@ -361,7 +401,9 @@ inline op_counts count_decode_parallel(const architecture& a, const precision& p
     }
     detail::share(o, split);
   }
-  if (p.tp > 1) {
+  if (p.tp > 1 && p.row_split) {
+    c.add(detail::row_split_op(a, p, d, step_tokens, act, 1), op_kind::all_reduce);
+  } else if (p.tp > 1) {
     // Two all-reduces per layer (after attention and after the FFN) of the
     // hidden states; a ring sends 2(t-1)/t of the message per device.
     const double msg = step_tokens * dim * act;
@@ -440,8 +482,10 @@ inline pipelined_counts count_prefill_parallel(const architecture& a, const prec
   }
   for (std::size_t i = 0; i < c.ops.size(); ++i) {
     op& o = c.ops[i];
+    const bool attends = o.kind == op_kind::attention_global || o.kind == op_kind::attention_sliding;
     const bool split = p.ep_only()          ? o.kind == op_kind::experts
                        : p.dp_attention_tp() ? !detail::own_sequences_op(o.kind) && o.kind != op_kind::router
+                       : p.row_split         ? o.kind != op_kind::norms && o.kind != op_kind::router && !attends
                                              : (o.kind != op_kind::norms && o.kind != op_kind::router);
     if (!split) {
       // The router of DP attention beside TP runs on every token after the gather.
@@ -468,6 +512,8 @@ inline pipelined_counts count_prefill_parallel(const architecture& a, const prec
                           all_to_all_bytes(rank_tokens, a.moe.experts_per_token, p.ep, a.hidden_size, act) / 2 / passes,
                           detail::all_to_all_speed(p, d, p.ep), 1),
           op_kind::all_to_all);
+  } else if (p.tp > 1 && p.row_split) {
+    c.add(detail::row_split_op(a, p, d, all_tokens, act, passes), op_kind::all_reduce);
   } else if (p.tp > 1) {
     const double t = p.tp;
     const double per_layer = p.dp_attention_tp() ? 1.0 : 2.0;  // gather + scatter: one all-reduce's bytes
@@ -541,7 +587,9 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
     // Each kind of layer keeps 1 / min(tp, its KV heads) of its cache on a
     // device (heads replicate past their count); MLA latents replicate whole.
     kv_share = 1.0 / p.pp;
-    if (a.attention == attention_kind::gqa) {
+    if (p.row_split) {
+      // The main device holds every layer's whole KV cache.
+    } else if (a.attention == attention_kind::gqa) {
       const int g = std::min(p.tp, a.num_kv_heads), global = std::min(p.tp, kv_heads_of(a, layer_kind::global));
       if (g == global) {
         kv_share /= g;
@@ -586,6 +634,8 @@ inline memory_plan plan_memory_parallel(const architecture& a, const precision& 
     return n <= 0 ? 0.0 : n * per_sequence(c) - (n - 1) * held_once(c);
   };
   m.kv_per_token = make_bytes(with_drafter * token);
+  m.kv_per_token_past_window =
+      make_bytes(with_drafter * kv_share * kv_bytes_per_token_past_windows(kv_arch, pr.kv).value());
   m.kv_per_sequence = make_bytes(per_seq);
   m.shared_tokens = shared;
   m.kv_shared = make_bytes(held_once(context));

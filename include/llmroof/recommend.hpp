@@ -290,9 +290,10 @@ inline std::vector<int> instance_sizes(int count) {
 /// Layouts of one instance of `s` devices (`per_node` a node): tensor
 /// parallel within a node and pipeline stages across nodes, all pipeline,
 /// expert parallel for a MoE model, data-parallel attention beside TP for an
-/// MLA model within a node; llama.cpp splits by layers (its default) or by
-/// rows (--split-mode row, tensor parallel).
-inline std::vector<parallel_plan> layouts_of(const architecture& a, bool splits_layers, int s, int per_node) {
+/// MLA model within a node; llama.cpp splits by layers (its default) or, a
+/// dense model, by rows (--split-mode row, tensor parallel).
+inline std::vector<parallel_plan> layouts_of(const architecture& a, bool splits_layers, bool row_split, int s,
+                                             int per_node) {
   std::vector<parallel_plan> out;
   const auto add = [&](int tp, int pp, int ep, bool dp_attention = false) {
     parallel_plan p;
@@ -312,7 +313,8 @@ inline std::vector<parallel_plan> layouts_of(const architecture& a, bool splits_
   }
   if (splits_layers) {
     add(1, s, 1);
-    if (s <= per_node) add(s, 1, 1);
+    // The row split: dense models only (deployment::check says why).
+    if (row_split && s <= per_node && !a.is_moe()) add(s, 1, 1);
     return out;
   }
   if (s <= per_node) {
@@ -528,7 +530,14 @@ inline void score_aggregated(candidate& c, const deployment& d, const recommend_
   const closed_loop_result loop = detail::serve_closed_loop(d, w, u, search_tolerance, slots, &*loops.terms);
   if (loop.active < u - 1e-9) {
     c.status = verdict::misses;
-    c.reason = "only " + thousands_plain(loop.active) + " of " + thousands_plain(u) + " users inside the engine (" +
+    // 199.6 of 200 is no whole user: say the fraction rather than "200 of 200".
+    std::string inside = thousands_plain(std::floor(loop.active));
+    if (loop.active > u - 1) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.2f", std::floor(loop.active * 100) / 100);
+      inside = b;
+    }
+    c.reason = "only " + inside + " of " + thousands_plain(u) + " users inside the engine (" +
                std::string(to_string(loop.limit)) + ")";
     c.miss = u / std::max(loop.active, 1e-9) - 1;
     c.tokens_per_s_per_user = loop.tokens_per_s_per_user().value();
@@ -812,7 +821,7 @@ inline search_part search_one(const recommend_input& in, std::size_t mi, std::si
         named.weight_bits = bulk.bits;
         named.kv_bits = kv.bits;
         for (int s : detail::instance_sizes(count)) {
-          for (const parallel_plan& lay : detail::layouts_of(base.model, row.splits_layers, s, per_node)) {
+          for (const parallel_plan& lay : detail::layouts_of(base.model, row.splits_layers, row.row_split, s, per_node)) {
             std::optional<deployment> d;
             try {
               d.emplace(base.model, pr, roof, placement{lay, std::nullopt}, e, stored);

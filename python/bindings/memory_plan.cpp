@@ -53,6 +53,7 @@ const plan_field plan_fields[] = {
     LLMROOF_PLAN_FIELD("activation_bytes", activations),
     LLMROOF_PLAN_FIELD("kv_budget_bytes", kv_budget),
     LLMROOF_PLAN_FIELD("kv_bytes_per_token", kv_per_token),
+    LLMROOF_PLAN_FIELD("kv_bytes_per_token_past_window", kv_per_token_past_window),
     LLMROOF_PLAN_FIELD("kv_bytes_per_sequence", kv_per_sequence),
     LLMROOF_PLAN_FIELD("kv_bytes_needed", kv_needed),
     LLMROOF_PLAN_FIELD("shared_prefix_tokens", shared_tokens),

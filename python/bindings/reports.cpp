@@ -136,7 +136,9 @@ std::string plan_text(const json& j) {
   const double users = number(m, "users");
   const std::string at = report::thousands(number(m, "context")) + " tokens";
   std::string out = "llmroof plan: " + setup_text(j) + "\n";
-  out += "  KV cache per token: " + report::thousands(number(m, "kv_bytes_per_token")) + " B; per user at " + at + ": " +
+  out += "  KV cache per token: " + report::thousands(number(m, "kv_bytes_per_token")) + " B" +
+         report::kv_past_windows_text(number(m, "kv_bytes_per_token"), number(m, "kv_bytes_per_token_past_window")) +
+         "; per user at " + at + ": " +
          fixed("%.2f GiB\n", number(m, "kv_bytes_per_sequence") / gib);
   out += fixed("  weights %.2f GiB, KV budget %.2f GiB of %.2f GiB usable\n", number(m, "weight_bytes") / gib,
                number(m, "kv_budget_bytes") / gib, number(m, "usable_bytes") / gib);

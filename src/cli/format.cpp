@@ -69,6 +69,7 @@ std::string device_label(const setup& s) {
   if (s.devices() > 1) {
     out += p.ep > 1 || p.dp_attention_tp() ? " (" + layout_name(p) + ")"
            : p.tp == 1 && p.pp > 1 ? " (layer split, PP " + std::to_string(p.pp) + ")"
+           : p.row_split           ? " (row split, TP " + std::to_string(p.tp) + ")"
                                    : " (TP " + std::to_string(p.tp) + (p.pp > 1 ? ", PP " + std::to_string(p.pp) : "") + ")";
     if (p.nodes() > 1) out += ", " + std::to_string(p.nodes()) + " nodes";
     out += "; collectives over " + detail::collective_link(p, s.dev()).name;

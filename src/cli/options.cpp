@@ -415,7 +415,16 @@ const device& device_of(const std::string& spec) {
     }
     return d;
   }
-  return find_device(spec);
+  const device& row = find_device(spec);
+  device asked = configured_device(spec);
+  if (asked.memory.value() == row.memory.value()) return row;
+  // A configuration of the row ("M4 Max 48GB"): one copy per spelling, so
+  // that naming it twice names one device.
+  for (const auto& u : user_devices) {
+    if (u->id == asked.id && u->name == asked.name) return *u;
+  }
+  user_devices.push_back(std::make_unique<device>(std::move(asked)));
+  return *user_devices.back();
 }
 
 price price_of(const options& o) {

@@ -40,9 +40,11 @@ void print_rows(const recommend_input& in, const recommendation& r, const std::v
     const std::string dev = (in.models.size() > 1 ? (in.labels.empty() ? in.models[c.model].model.id : in.labels[c.model]) + " on "
                                                   : std::string()) +
                             in.pool[c.pool].dev->id;
-    std::printf("    %-26s %4d  %-32s %-20s %-9s %-9s %7.1f (%6.1f) %9s %9.1f", dev.c_str(), c.devices,
+    // A candidate that misses at its estimate has no slow edge priced: "-".
+    const std::string slow = c.tokens_per_s_per_user_slow > 0 ? fmt("%6.1f", c.tokens_per_s_per_user_slow) : "     -";
+    std::printf("    %-26s %4d  %-32s %-20s %-9s %-9s %7.1f (%s) %9s %9.1f", dev.c_str(), c.devices,
                 c.layout_label().c_str(), c.engine.c_str(), c.weights.c_str(), c.kv.c_str(), c.tokens_per_s_per_user,
-                c.tokens_per_s_per_user_slow, secs(c.ttft_s).c_str(), c.tokens_per_s_per_device());
+                slow.c_str(), secs(c.ttft_s).c_str(), c.tokens_per_s_per_device());
     if (prices) std::printf(" %8s %8s", money(c.cost_per_hour).c_str(), money(c.cost_per_million).c_str());
     std::printf("  %s%s%s\n", std::string(to_string(c.status)).c_str(), c.reason.empty() ? "" : ": ", c.reason.c_str());
   }

@@ -272,7 +272,9 @@ int cmd_plan(const options& o) {
               (thousands(s.engine.max_sequences) + (s.engine.max_sequences == 1 ? " sequence" : " sequences")).c_str());
   std::printf("  %-34s %12s  (%s tokens in %s blocks of %d)\n", "KV budget", gib(m.kv_budget).c_str(),
               thousands(m.kv_tokens).c_str(), thousands(m.kv_blocks).c_str(), s.engine.block_tokens);
-  std::printf("  %-34s %12s B  (%.1f KiB)\n", "KV cache per token", thousands(m.kv_per_token.value()).c_str(), m.kv_per_token.value() / 1024);
+  std::printf("  %-34s %12s B  (%.1f KiB%s)\n", "KV cache per token", thousands(m.kv_per_token.value()).c_str(),
+              m.kv_per_token.value() / 1024,
+              report::kv_past_windows_text(m.kv_per_token.value(), m.kv_per_token_past_window.value()).c_str());
   std::printf("  %-34s %12s\n", ("KV per user at " + thousands(sc.context) + " tokens").c_str(), gib(m.kv_per_sequence).c_str());
   if (m.shared_tokens > 0) {
     std::printf("  %-34s %12s  (%s prompt tokens per user held once: the requests that find the prefix share it)\n",

@@ -13,6 +13,10 @@ std::string thousands(double v) {
   return (n < 0 ? "-" : "") + s;
 }
 
+std::string kv_past_windows_text(double per_token, double past_windows) {
+  return past_windows < per_token ? ", " + thousands(past_windows) + " B past the sliding windows" : "";
+}
+
 namespace {
 
 // Python types of the keys (the generated stubs' annotations).
@@ -161,13 +165,15 @@ const field_table<setup>& setup_fields() {
        [](const S& s) { return s.has_device() ? json(s.devices()) : absent(); }},
       {"parallel", object_t,
        "The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention beside tp), "
-       "nodes, devices_per_node and the collectives' link.",
+       "row_split (llama.cpp's tp: matrices by rows, attention and KV on the main device), nodes, "
+       "devices_per_node and the collectives' link.",
        [](const S& s) {
          if (!s.has_device()) return absent();
          return json{{"tp", s.parallel().tp},
                      {"pp", s.parallel().pp},
                      {"ep", s.parallel().ep},
                      {"dp_attention", s.parallel().attention_data_parallel()},
+                     {"row_split", s.parallel().row_split},
                      {"nodes", s.parallel().nodes()},
                      {"devices_per_node", s.parallel().devices_per_node},
                      {"link", s.devices() > 1 ? json(detail::collective_link(s.parallel(), s.dev()).id) : json(nullptr)}};
@@ -208,6 +214,7 @@ json memory_json(const memory_plan& m) {
           {"activation_bytes", m.activations.value()},
           {"kv_budget_bytes", m.kv_budget.value()},
           {"kv_bytes_per_token", m.kv_per_token.value()},
+          {"kv_bytes_per_token_past_window", m.kv_per_token_past_window.value()},
           {"kv_bytes_per_sequence", m.kv_per_sequence.value()},
           {"kv_bytes_needed", m.kv_needed.value()},
           {"shared_prefix_tokens", m.shared_tokens},

@@ -22,6 +22,11 @@ using json = nlohmann::ordered_json;
 /// command's text and the Python reprs write numbers alike.
 std::string thousands(double v);
 
+/// What the KV cache's bytes per token leave out where sliding windows make
+/// the slope fall past them: ", 36,864 B past the sliding windows"; empty
+/// when nothing does. The command's and the Python text's one wording.
+std::string kv_past_windows_text(double per_token, double past_windows);
+
 /// What a report was computed for (deployment.hpp).
 using setup = deployment;
 

@@ -77,6 +77,22 @@ check("json not fits", m["fits"] is False and m["shortfall_bytes"] > 0, m)
 check("json max users", m["max_users_at_context"] == 2, m)
 check("json engine starts", m["starts"] is True and m["max_model_len"] == 131072 and m["kv_tokens"] > 131072, m)
 check("json max context", 90000 < m["max_context_for_users"] < 110000, m["max_context_for_users"])
+check("json one KV rate without windows", m["kv_bytes_per_token_past_window"] == 163840, m)
+
+# gpt-oss: half its layers slide over 128 tokens. Its memory says both rates:
+# 36 x 2 x 8 x 64 x 2 B = 73,728 B within the window, the 18 global layers'
+# 36,864 B past it; the per-user figure, 2.25 GiB at 64k, is the second.
+r = run("plan", "--model", "gpt-oss-120b", "--device", "h100-sxm", "--users", "10", "--context", "64k")
+check("gpt-oss both KV rates", "73,728 B  (72.0 KiB, 36,864 B past the sliding windows)" in r.stdout, r.stdout)
+check("gpt-oss per user at the slope past the window", "KV per user at 65,536 tokens           2.25 GiB" in r.stdout, r.stdout)
+
+# A laptop's name with its memory: the configuration asked, not the row's largest.
+r = run("plan", "--model", "qwen3-8b", "--device", "MacBook Pro M4 Max 48GB")
+check("laptop name with memory", r.returncode == 0 and "M4 Max (16-core CPU / 40-core GPU) with 48 GB" in r.stdout
+      and "75% of 48.00 GiB RAM" in r.stdout, r.stdout + r.stderr)
+r = run("plan", "--model", "qwen3-8b", "--device", "MacBook Pro M4 Max 128GB")
+check("laptop name, the row's own memory", r.returncode == 0 and "with 128 GB" not in r.stdout
+      and "of 128.00 GiB RAM" in r.stdout, r.stdout + r.stderr)
 curve = j["decode_curve"]
 check("curve starts at 0", curve[0]["context"] == 0, curve[0])
 check("curve ends at 128k", curve[-1]["context"] == 131072, curve[-1])
@@ -586,6 +602,26 @@ check("validate names engines without decode or prefill points",
 LLAMA = ["--model", "qwen3-32b", "--engine", "llama.cpp", "--weights", "q4_k_m"]
 r = run("plan", *LLAMA, "--device", "rtx-4090:2")
 check("llama.cpp splits two GPUs by layers", "(layer split, PP 2)" in r.stdout.splitlines()[0], r.stdout[:300])
+# --tp on llama.cpp is its row split: the whole KV cache on the main device
+# (2 x 8 x 128 x 2 B x 64 layers = 262,144 B a token where TP 2 holds half),
+# dense models only; Ollama has none.
+r = run("plan", *LLAMA, "--device", "rtx-4090:2", "--tp", "2", "--json")
+j = json.loads(r.stdout)
+check("llama.cpp --tp is the row split", j["parallel"]["row_split"] is True
+      and j["memory"]["kv_bytes_per_token"] == 262144, j["parallel"])
+r = run("plan", *LLAMA, "--device", "rtx-4090:2", "--tp", "2")
+check("row split named", "(row split, TP 2)" in r.stdout.splitlines()[0], r.stdout[:300])
+r = run("plan", "--model", "qwen3-30b-a3b", "--engine", "llama.cpp", "--device", "rtx-4090:2", "--tp", "2")
+check("no row split of experts", r.returncode == 2 and r.stderr.strip() ==
+      "llmroof: error: tp: llama.cpp's row split (--split-mode row) does not split a Mixture-of-Experts model's "
+      "experts; split 'qwen3-30b-a3b' by layers (pp, the default)", r.stderr)
+r = run("plan", "--model", "qwen3-32b", "--engine", "ollama", "--device", "rtx-4090:2", "--tp", "2")
+check("Ollama splits by layers only", r.returncode == 2 and "ollama splits a model over devices by layers only" in r.stderr
+      and len(r.stderr.strip().splitlines()) == 1, r.stderr)
+# A candidate that misses at its estimate has no slow edge priced: "-", not "(0.0)".
+r = run("recommend", "--model", "llama-3.1-8b", "--pool", "rtx-4090:2", "--users", "64", "--tps", "60")
+rows = [l for l in r.stdout.splitlines() if " misses: " in l]
+check("no slow edge for a miss", rows and all("(     -)" in l for l in rows) and "(   0.0)" not in r.stdout, r.stdout)
 r = run("plan", *LLAMA, "--device", "rtx-4090", "--users", "8", "--context", "8k", "--json")
 loop = json.loads(r.stdout)["load"]
 check("llama.cpp: 8 users queue for its one slot", loop["queue_wait_s"] > 60 and loop["limit"] == "max_num_seqs", loop)

@@ -110,6 +110,32 @@ TEST_CASE("resolve: no engine named is the device's own, never vLLM where it doe
   CHECK(resolve(q).engine.id == engine_id::vllm);
 }
 
+TEST_CASE("resolve: llama.cpp row-splits dense models only; Ollama splits by layers only") {
+  request q;
+  q.dev = &find_device("rtx-4090");
+  q.layout.devices_per_node = 2;
+  q.layout.tp = 2;
+  q.engine = "llama.cpp";
+  q.model = &find_model("llama-3.1-8b");
+  CHECK(resolve(q).parallel().tp == 2);
+  CHECK(resolve(q).parallel().row_split);  // llama.cpp's tensor parallelism is its row split
+  CHECK(layout_name(resolve(q).parallel()) == "TP 2 (row split)");
+  q.model = &find_model("qwen3-30b-a3b");
+  CHECK_THROWS_WITH_AS(resolve(q),
+                       "tp: llama.cpp's row split (--split-mode row) does not split a Mixture-of-Experts model's "
+                       "experts; split 'qwen3-30b-a3b' by layers (pp, the default)",
+                       std::invalid_argument);
+  q.layout.tp.reset();
+  CHECK(resolve(q).parallel().pp == 2);  // the layer split, its default
+  q.engine = "ollama";
+  q.layout.tp = 2;
+  q.model = &find_model("llama-3.1-8b");
+  CHECK_THROWS_WITH_AS(resolve(q),
+                       "tp: ollama splits a model over devices by layers only (it exposes no --split-mode row); "
+                       "give pp or no degree",
+                       std::invalid_argument);
+}
+
 TEST_CASE("resolve: an engine that runs prompts in passes runs them in passes of its token budget") {
   request q;
   q.model = &find_model("llama-3.1-8b");

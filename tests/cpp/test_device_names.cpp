@@ -197,3 +197,24 @@ TEST_CASE("device_from_spec takes ids, names, inline forms and files") {
   CHECK(device_from_spec("custom:memory=8GiB,bandwidth=100GB/s,fp32=1TF").id == "custom");
   CHECK_THROWS_AS(device_from_spec("missing.json"), std::invalid_argument);
 }
+
+TEST_CASE("the computer around an Apple chip and its memory size name a configuration") {
+  // "MacBook Pro", "Mac Studio", "Mac mini" and a screen size name no chip;
+  // 128 GB rules out the 32-core M4 Max (36 GB at most).
+  CHECK(find_device("MacBook Pro M4 Max 128GB").id == "m4-max-40c");
+  CHECK(find_device("MacBook Pro 16-inch M4 Max 128GB").id == "m4-max-40c");
+  CHECK(find_device("Mac Studio M3 Ultra 512GB").id == "m3-ultra-80c");
+  CHECK(find_device("Mac mini M4 Pro 20-core").id == "m4-pro-20c");
+  // The chip's own "Pro" still counts after the computer's.
+  CHECK(find_device("MacBook Pro M4 Pro 20-core").id == "m4-pro-20c");
+  // A unified-memory row is its largest configuration; a smaller size is the
+  // machine asked about: 48 GB = 48 x 2^30 B (Apple's GB).
+  const device d = configured_device("MacBook Pro M4 Max 48GB");
+  CHECK(d.id == "m4-max-40c");
+  CHECK(d.memory.value() == 48.0 * 1073741824.0);
+  CHECK(d.name == "Apple M4 Max (16-core CPU / 40-core GPU) with 48 GB");
+  CHECK(configured_device("m4-max-40c").memory.value() == find_device("m4-max-40c").memory.value());
+  // A discrete card's size only chooses among variants: never changed.
+  CHECK(configured_device("GeForce RTX 4090 24GB").memory.value() == find_device("rtx-4090").memory.value());
+  CHECK(device_from_spec("M4 Max 48GB").memory.value() == 48.0 * 1073741824.0);
+}

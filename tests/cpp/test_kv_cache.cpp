@@ -37,6 +37,20 @@ TEST_CASE("sliding window: gpt-oss-120b sliding layers hold at most 128 tokens")
   // 18 global x 1000 x 2048 = 36,864,000 + 18 sliding x 128 x 2048 = 4,718,592
   // = 41,582,592 B.
   CHECK(kv_bytes_per_sequence(a, find_format("bf16"), 1000).value() == 41582592.0);
+  // The slope within the window, 36 x 2,048 = 73,728 B, and past it, the 18
+  // global layers' 18 x 2,048 = 36,864 B: the rate a long context grows at.
+  CHECK(kv_bytes_per_token(a, find_format("bf16")).value() == 73728.0);
+  CHECK(kv_bytes_per_token_past_windows(a, find_format("bf16")).value() == 36864.0);
+  // d/dc of the sequence's bytes past the window is that slope.
+  CHECK(kv_bytes_per_sequence(a, find_format("bf16"), 2000).value() -
+            kv_bytes_per_sequence(a, find_format("bf16"), 1000).value() ==
+        1000 * 36864.0);
+}
+
+TEST_CASE("a model without windows grows at one rate") {
+  const auto& a = find_model("llama-3.1-8b");
+  CHECK(kv_bytes_per_token_past_windows(a, find_format("bf16")).value() ==
+        kv_bytes_per_token(a, find_format("bf16")).value());
 }
 
 TEST_CASE("linear attention: Qwen3-Next holds a constant state") {

@@ -75,6 +75,51 @@ TEST_CASE("tensor parallel: weights split, all-reduces counted by hand") {
   CHECK(find_op(sixteen, op_kind::all_reduce).link_bandwidth.value() == doctest::Approx(50e9));
 }
 
+TEST_CASE("llama.cpp's row split: matrices by rows, attention and KV on the main device") {
+  // Llama-3.1-8B on 2 RTX 4090s, --split-mode row: the main device attends
+  // over every head (the whole KV read) and holds the whole cache; the
+  // matrices' weights split in two.
+  const architecture& a = find_model("llama-3.1-8b");
+  const device& g = find_device("rtx-4090");
+  parallel_plan row = tp(2, 2);
+  row.row_split = true;
+  const op_counts one = count_decode(a, precision{}, 1, 1024);
+  const op_counts two = count_decode_parallel(a, precision{}, g, row, 1, 1024);
+  CHECK(find_op(two, op_kind::attention_global).kv_read.value() ==
+        find_op(one, op_kind::attention_global).kv_read.value());
+  CHECK(find_op(two, op_kind::ffn).weights.value() == doctest::Approx(find_op(one, op_kind::ffn).weights.value() / 2));
+  // Four split products per layer, each its input out and its output back,
+  // half of both cross: widths (4,096 + 48 x 128) + (4,096 + 4,096) + (4,096 +
+  // 2 x 14,336) + (14,336 + 4,096) = 69,632 per token; x 2 B x 1/2 = 69,632 B
+  // per layer, 17,408 B per product, 4 x 32 = 128 products: 2,228,224 B.
+  const op& rs = find_op(two, op_kind::all_reduce);
+  CHECK(rs.name == "comm.row_split");
+  CHECK(rs.count == 128);
+  CHECK(rs.network.value() == doctest::Approx(2228224.0));
+  // Memory: the main device's whole cache, 32 x 2 x 8 x 128 x 2 B = 131,072 B
+  // a token, where TP 2 holds half of it.
+  const memory_plan m = plan_memory_parallel(a, precision{}, g, row, 1, 4096);
+  CHECK(m.kv_per_token.value() == 131072.0);
+  CHECK(plan_memory_parallel(a, precision{}, g, tp(2, 2), 1, 4096).kv_per_token.value() == 65536.0);
+  // Prefill: attention unsplit, the same transfers per token.
+  const pipelined_counts pf = count_prefill_parallel(a, precision{}, g, row, 512);
+  CHECK(find_op(pf.counts, op_kind::all_reduce).network.value() == doctest::Approx(512 * 2228224.0));
+  CHECK(find_op(pf.counts, op_kind::attention_global).flop.value() ==
+        find_op(count_prefill(a, precision{}, 512), op_kind::attention_global).flop.value());
+  // Rows of any matrix split, so no heads to divide; never beside pp, nor on a MoE model.
+  parallel_plan three = tp(3, 4);
+  three.row_split = true;
+  CHECK_NOTHROW(validate(three, a));
+  row.pp = 2;
+  row.tp = 2;
+  CHECK_THROWS_WITH_AS(validate(row, a), "row_split needs tp > 1 alone (no pp, ep or dp_attention beside it)",
+                       std::invalid_argument);
+  parallel_plan moe_rows = tp(2, 2);
+  moe_rows.row_split = true;
+  CHECK_THROWS_WITH_AS(validate(moe_rows, find_model("qwen3-30b-a3b")),
+                       doctest::Contains("does not split a Mixture-of-Experts model's experts"), std::invalid_argument);
+}
+
 TEST_CASE("a parallel step costs link time and is faster than one device when weights dominate") {
   const architecture& a = find_model("llama-3.1-70b");
   const device& h100 = find_device("h100-sxm");

@@ -385,12 +385,25 @@ TEST_CASE("recommend: a named backend is tried where it runs, refused where it r
                        std::invalid_argument);
 }
 
+TEST_CASE("recommend: llama.cpp's row split only for dense models, Ollama's layers only") {
+  // llama.cpp on 2 devices: the layer split (PP 2), and the row split (TP 2)
+  // for a dense model; a MoE model's experts do not row-split; Ollama has no
+  // row split at all.
+  const auto dense = detail::layouts_of(find_model("llama-3.1-8b"), true, true, 2, 8);
+  REQUIRE(dense.size() == 2);
+  CHECK((dense[0].pp == 2 && dense[1].tp == 2));
+  const auto moe = detail::layouts_of(find_model("qwen3-30b-a3b"), true, true, 2, 8);
+  REQUIRE(moe.size() == 1);
+  CHECK(moe[0].pp == 2);
+  CHECK(detail::layouts_of(find_model("llama-3.1-8b"), true, false, 2, 8).size() == 1);
+}
+
 TEST_CASE("recommend: data-parallel attention for an MLA model, where the engine runs it") {
   // DeepSeek-V2-Lite (MLA, 64 experts) on 2 H100s, 64 users at 8k: SGLang and
   // TensorRT-LLM try "TP 2 with DP attention" (each user's latent KV held once,
   // not on both devices); vLLM refuses that layout, so it has no such candidate.
-  CHECK_FALSE(detail::layouts_of(find_model("llama-3.1-8b"), false, 2, 8).back().dp_attention);
-  const auto mla = detail::layouts_of(find_model("deepseek-v2-lite"), false, 2, 8);
+  CHECK_FALSE(detail::layouts_of(find_model("llama-3.1-8b"), false, false, 2, 8).back().dp_attention);
+  const auto mla = detail::layouts_of(find_model("deepseek-v2-lite"), false, false, 2, 8);
   CHECK((mla.back().dp_attention && mla.back().tp == 2 && mla.back().ep == 1));
   recommend_input in = search_of("deepseek-v2-lite", "h100-sxm", 2, 8192, 1024, 256, 10, 10);
   in.w.users = 64;
