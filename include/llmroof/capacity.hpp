@@ -64,6 +64,50 @@ inline saturation_result saturation(const deployment& d, const workload& s) {
   return out;
 }
 
+namespace detail {
+
+/// The closed loop of `users` over the replicas of `d` behind a router that
+/// spreads them as evenly as they go (r - m replicas hold q users, m hold
+/// q + 1; q = floor(users / r)), each its own closed loop: requests/s and the
+/// requests inside summed, the times the means over requests (a fuller
+/// replica sends more of them); slots of all replicas; the fullest replica's
+/// load and limit.
+inline closed_loop_result replicated_loop(const deployment& d, const llmroof::workload& s, double users) {
+  const deployment one = d.instance();
+  const double r = d.replicas(), q = std::floor(users / r), more = users - r * q;
+  std::vector<std::pair<double, closed_loop_result>> groups;
+  if (r - more > 0 && q > 0) groups.emplace_back(r - more, serve_closed_loop(one, s, q));
+  if (more > 0) groups.emplace_back(more, serve_closed_loop(one, s, q + 1));
+  closed_loop_result out = groups.back().second;  // the fullest replica's load, limit and shape
+  out.concurrency = users;
+  out.slots *= r;
+  out.active = out.requests_per_s = 0;
+  for (const auto& [n, c] : groups) {
+    out.active += n * c.active;
+    out.requests_per_s += n * c.requests_per_s;
+  }
+  if (!(out.requests_per_s > 0)) return out;
+  out.ttft = out.tpot = out.queue_wait = out.first_wave_ttft = make_seconds(0);
+  for (const auto& [n, c] : groups) {
+    const double share = n * c.requests_per_s / out.requests_per_s;
+    out.ttft = out.ttft + share * c.ttft;
+    out.tpot = out.tpot + share * c.tpot;
+    out.queue_wait = out.queue_wait + share * c.queue_wait;
+    out.first_wave_ttft = out.first_wave_ttft + share * c.first_wave_ttft;
+  }
+  return out;
+}
+
+/// `s` of one replica scaled to `r` of them: rates and requests r times.
+inline saturation_result replicated(saturation_result s, double r) {
+  s.requests_per_s *= r;
+  s.output_tokens_per_s *= r;
+  s.users *= r;
+  return s;
+}
+
+}  // namespace detail
+
 /// What a plan reports under load: the open loop at a request rate (with the
 /// most requests/s at a TTFT target and without one), or the closed loop of N
 /// users, and the deployment's saturation beside either. Empty without load.
@@ -97,6 +141,33 @@ inline served_load serve_load(const deployment& d, const workload& s, std::optio
   }
   if (!burst && !rate && s.arrivals == arrival_pattern::lockstep && !loop_concurrency(s, concurrency, false)) {
     throw std::invalid_argument("arrivals: lockstep shapes a closed loop, and none runs: give users > 1 or concurrency");
+  }
+  if (d.replicas() > 1) {
+    // Each replica its share: a rate split r ways, a burst as evenly as it
+    // goes (the fullest replica's times), the closed loop by groups.
+    const deployment one = d.instance();
+    const double r = d.replicas();
+    served_load out;
+    out.ttft_target = ttft_target;
+    if (burst) {
+      out.burst = serve_burst(one, s, std::ceil(*burst / r), lengths);
+      out.burst->output_tokens *= *burst / out.burst->requests;
+      out.burst->requests = *burst;
+      out.burst->slots *= r;
+      out.most = detail::replicated(saturation(one, s), r);
+      return out;
+    }
+    if (rate) {
+      out.open = serve_at_rate(one, s, *rate / r);
+      out.open->rate = *rate;
+      out.open->users *= r;
+      out.open->decoding *= r;
+      out.max_rate_at_target = r * max_rate(one, s, ttft_target);
+      out.max_rate = r * max_rate(one, s);
+    }
+    if (auto n = loop_concurrency(s, concurrency, rate.has_value())) out.closed = detail::replicated_loop(d, s, *n);
+    if (out.open || out.closed) out.most = detail::replicated(saturation(one, s), r);
+    return out;
   }
   served_load out;
   out.ttft_target = ttft_target;
@@ -156,6 +227,28 @@ struct users_result {
 };
 
 inline users_result max_users(const deployment& d, const workload& s, tokens_per_second min_tokens_per_s, seconds ttft_target = make_seconds(0)) {
+  if (d.replicas() > 1) {
+    // The most users of one replica, on each: r times them, each user's
+    // speed and TTFT the replica's.
+    const double r = d.replicas();
+    users_result u = max_users(d.instance(), s, min_tokens_per_s, ttft_target);
+    u.users *= r;
+    u.output_tokens_per_s *= r;
+    u.loop.concurrency *= r;
+    u.loop.active *= r;
+    u.loop.slots *= r;
+    u.loop.requests_per_s *= r;
+    u.memory.max_sequences *= r;
+    for (users_point& p : u.curve) {
+      p.users *= r;
+      p.output_tokens_per_s *= r;
+      p.loop.concurrency *= r;
+      p.loop.active *= r;
+      p.loop.slots *= r;
+      p.loop.requests_per_s *= r;
+    }
+    return u;
+  }
   validate(s);
   if (const std::string why = d.context_refusal(s.context); !why.empty()) throw std::invalid_argument(why);
   detail::require_non_negative("min_tokens_per_s", min_tokens_per_s.value());
@@ -208,8 +301,10 @@ inline users_result max_users(const deployment& d, const workload& s, tokens_per
 /// std::invalid_argument for an invalid price.
 inline energy_cost users_energy(const deployment& d, const users_result& u, const workload& w, const price& p = {}) {
   if (!(u.users >= 1)) return energy_and_cost(d, phase_timing{}, 0, p);
-  // The step that runs (a speculative deployment's verify) sets the power.
-  energy_cost e = energy_and_cost(d, power_step(d, u.users, w.context), u.tokens_per_s_total(), p);
+  // The step that runs (a speculative deployment's verify) sets the power:
+  // each replica's, its share of the users.
+  const double each = std::ceil(u.users / d.replicas());
+  energy_cost e = energy_and_cost(d, power_step(d.instance(), each, w.context), u.tokens_per_s_total(), p);
   e.basis = "closed loop";
   const double prompt = w.prompt_tokens();
   const std::optional<phase_timing> hit =

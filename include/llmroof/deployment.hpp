@@ -25,6 +25,11 @@ namespace llmroof {
 struct placement {
   parallel_plan parallel;
   std::optional<offload_plan> offload;
+  /// Data-parallel copies of `parallel`, each on devices of its own behind a
+  /// router that spreads the users evenly (vLLM/SGLang --data-parallel-size,
+  /// or one engine per node): [1, 65536]. Steps and memory are one copy's;
+  /// the serving questions (plan, serve_load, max_users) split the users.
+  int replicas = 1;
 };
 
 /// Whether a model's weights fit a device plan, and with how much room.
@@ -151,7 +156,25 @@ class deployment {
   [[nodiscard]] const efficiency_profile& efficiency() const { return roof().efficiency(); }
   [[nodiscard]] const parallel_plan& parallel() const { return where.parallel; }
   [[nodiscard]] const std::optional<offload_plan>& offload() const { return where.offload; }
-  [[nodiscard]] int devices() const { return where.parallel.devices(); }
+  /// Every device: each replica's parallel plan times the replicas.
+  [[nodiscard]] int devices() const { return where.parallel.devices() * where.replicas; }
+  [[nodiscard]] int replicas() const { return where.replicas; }
+  /// Nodes of all replicas together.
+  [[nodiscard]] int nodes() const { return where.parallel.nodes() * where.replicas; }
+  /// One replica: the deployment whose steps, memory and loops these are.
+  [[nodiscard]] deployment instance() const {
+    deployment d = *this;
+    d.where.replicas = 1;
+    return d;
+  }
+  /// This deployment as `n` replicas of its parallel plan. Throws
+  /// std::invalid_argument outside [1, 65536] or beside an offload.
+  [[nodiscard]] deployment with_replicas(int n) const {
+    deployment d = *this;
+    d.where.replicas = n;
+    d.check();
+    return d;
+  }
 
   /// This deployment under another profile (bands: slower and faster).
   [[nodiscard]] deployment with_efficiency(const efficiency_profile& e) const {
@@ -160,11 +183,13 @@ class deployment {
     return d;
   }
 
-  /// This deployment in another layout. Throws std::invalid_argument when
-  /// the model cannot split into it or an offload meets several devices.
+  /// This deployment in another layout, one instance of it (no replicas).
+  /// Throws std::invalid_argument when the model cannot split into it or an
+  /// offload meets several devices.
   [[nodiscard]] deployment with_layout(const parallel_plan& p) const {
     deployment d = *this;
     d.where.parallel = p;
+    d.where.replicas = 1;
     d.where.parallel.row_split = d.row_split_of(p);
     d.check();
     return d;
@@ -195,7 +220,7 @@ class deployment {
   /// and pipeline parallelism); its weights counted, nothing offloaded.
   [[nodiscard]] deployment with_model(architecture m, precision p) const {
     const parallel_plan q = layout_for(m, where.parallel);
-    return {std::move(m), std::move(p), roof(), {q, std::nullopt}, engine};
+    return {std::move(m), std::move(p), roof(), {q, std::nullopt, where.replicas}, engine};
   }
 
   /// Weight bytes the devices hold: stored (or counted) less what an offload
@@ -297,6 +322,7 @@ inline void deployment::check() const {
                                 " does not run it (SGLang and TensorRT-LLM do; for data-parallel attention "
                                 "give ep alone)");
   }
+  detail::require_in("replicas", where.replicas, 1, 65536);
   if (where.offload) {
     if (devices() > 1) throw std::invalid_argument("offload needs a single device (got " + std::to_string(devices()) + ")");
     validate(*where.offload, model);
@@ -378,6 +404,23 @@ inline deployment resolve(const request& r) {
   // budget: the default (the class's) or the one asked (llama.cpp's -ub).
   if (!r.efficiency && eff.prefill_chunk > 0) eff.prefill_chunk = e.max_batched_tokens;
   validate(eff);
+  // Across nodes with no degree given: one instance per node, as replicas,
+  // when one node holds the model (its weights, and one sequence of
+  // max_model_len when that is set); TP over every node only when the model
+  // needs them. Replicas serve each its share of the users with no
+  // collective crossing a node; TP 16 pays two InfiniBand all-reduces a layer.
+  if (lr.nodes > 1 && !by_layers && !lr.tp && !lr.pp && !lr.ep && !lr.dp_attention && !r.offload) {
+    layout_request node = lr;
+    node.nodes = 1;
+    try {
+      const deployment one(*r.model, pr, roofline(*r.dev, eff), {infer_layout(node), std::nullopt, lr.nodes}, e,
+                           stored);
+      const memory_plan m = one.memory(1, e.max_model_len.value_or(1));
+      if (m.weights_fit && (!e.max_model_len || m.starts)) return with_source(one);
+    } catch (const std::invalid_argument&) {
+      // One node cannot take the model's split: the nodes together may.
+    }
+  }
   try {
     return with_source(deployment(*r.model, pr, roofline(*r.dev, std::move(eff)), {p, r.offload}, std::move(e), stored));
   } catch (const std::invalid_argument& ex) {

@@ -498,7 +498,7 @@ inline pd_loop_result serve_replicated_loop(const deployment& d, int replicas, c
 /// (default 400 Gb/s InfiniBand, one NIC per GPU) across nodes.
 inline link_spec default_kv_link(const deployment& fleet) {
   const parallel_plan& p = fleet.parallel();
-  if (p.nodes() > 1) return p.inter_link();
+  if (fleet.nodes() > 1) return p.inter_link();
   return p.intra ? *p.intra : intra_node_link(fleet.dev(), fleet.devices());
 }
 
@@ -672,7 +672,21 @@ inline pd_comparison compare_disaggregation(const deployment& fleet, const workl
                                             std::optional<kv_transfer> link = std::nullopt,
                                             std::optional<double> users = std::nullopt) {
   const deployment one = pd_instance(fleet, w, instance_devices, t.tpot);
-  return compare_disaggregation(one, fleet.devices() / one.devices(), w, link ? *link : kv_transfer_for(fleet), t, fleet,
+  // The fleet as one instance: itself, or beside replicas, TP over all of
+  // them where the model splits so.
+  std::optional<deployment> whole = fleet;
+  if (fleet.replicas() > 1) {
+    parallel_plan p = fleet.parallel();
+    p.tp = fleet.devices();
+    p.pp = p.ep = 1;
+    p.dp_attention = false;
+    try {
+      whole = fleet.with_layout(p);
+    } catch (const std::invalid_argument&) {
+      whole.reset();
+    }
+  }
+  return compare_disaggregation(one, fleet.devices() / one.devices(), w, link ? *link : kv_transfer_for(fleet), t, whole,
                                 users);
 }
 

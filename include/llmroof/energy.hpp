@@ -144,7 +144,8 @@ inline energy_cost energy_and_cost(const deployment& d, const phase_timing& step
 /// `e` with the prompt side filled in: prefills of `prompt` tokens that take
 /// `miss` on an empty cache and `hit` (when given) for a share `hit_share`
 /// of the requests that find their prefix cached. Energy per prompt =
-/// devices x (h x P(hit) x t_hit + (1 - h) x P(miss) x t_miss); the device
+/// devices x (h x P(hit) x t_hit + (1 - h) x P(miss) x t_miss), the devices
+/// of one replica (the one a prompt goes to); the device
 /// time per prompt is priced at the hourly rate, its energy at the
 /// electricity price x PUE. Throws std::invalid_argument as energy_and_cost.
 inline energy_cost with_prefill_energy(energy_cost e, const deployment& d, double prompt, const phase_timing& miss,
@@ -157,16 +158,17 @@ inline energy_cost with_prefill_energy(energy_cost e, const deployment& d, doubl
   const double t_miss = miss.estimate.value();
   const double t_hit = hit ? hit->estimate.value() : 0.0;
   const double seconds_per_prompt = h * t_hit + (1 - h) * t_miss;
+  const double busy = d.parallel().devices();  // one replica's devices prefill a prompt
   std::optional<double> joules;
   if (d.dev().tdp_w > 0) {
     const double stages = d.parallel().pp;
     const double w_miss = step_power_w(d.dev(), miss, m, stages);
     const double w_hit = hit ? step_power_w(d.dev(), *hit, m, stages) : 0.0;
-    joules = e.devices * (h * w_hit * t_hit + (1 - h) * w_miss * t_miss);
+    joules = busy * (h * w_hit * t_hit + (1 - h) * w_miss * t_miss);
     e.joules_per_input_token = *joules / prompt;
   }
   if (p.per_device_hour || p.purchase || p.electricity_kwh) {
-    double usd = e.devices * hardware_per_device_hour(p) * seconds_per_prompt / 3600;
+    double usd = busy * hardware_per_device_hour(p) * seconds_per_prompt / 3600;
     if (p.electricity_kwh) {
       if (!joules) step_power_w(d.dev(), miss, m);  // throws: the electricity needs the power
       usd += *joules / 3.6e6 * p.facility_pue() * *p.electricity_kwh;

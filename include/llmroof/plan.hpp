@@ -3,6 +3,7 @@
 // whether the KV cache holds them, with what would make it fit.
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,11 +30,15 @@ struct curve_point {
   /// One user's tokens/s under the profile one standard error slower and one
   /// faster, never narrower than band_width(metric::decode_tps_per_seq).
   band single_band;
+  /// Replicas' worth of `all`: users / the fullest replica's users (1 on one
+  /// instance; 2 for 64 users on 2 replicas; 1.5 for 3 on 2, whose fuller
+  /// replica sets the per-user speed).
+  double instances = 1;
   [[nodiscard]] tokens_per_second per_user_estimate() const {
     return make_tokens(1) / all.estimate;
   }
   [[nodiscard]] tokens_per_second per_user_bound() const { return make_tokens(1) / all.bound; }
-  [[nodiscard]] tokens_per_second total_estimate() const { return all.tokens_per_s_estimate(); }
+  [[nodiscard]] tokens_per_second total_estimate() const { return instances * all.tokens_per_s_estimate(); }
 };
 
 struct plan_result {
@@ -49,6 +54,12 @@ struct plan_result {
   /// engine supports, 2 and 4 times the devices, fewer users, a shorter
   /// context); empty when it fits.
   std::vector<alternative> alternatives;
+  /// The deployment's replicas and the users of the fullest: `memory`, the
+  /// TTFT and the curve's steps are of that replica (memory.users of its
+  /// own, max_sequences of all replicas).
+  int replicas = 1;
+  double users = 0;              ///< the workload's, over every replica
+  double users_per_replica = 0;  ///< the fullest replica's: memory.users
 };
 
 /// Contexts of the decode curve: 0, then powers of two from 1024, then `context`.
@@ -65,7 +76,25 @@ inline std::vector<double> curve_contexts(double context) {
 inline plan_result plan(const deployment& d, const workload& w) {
   validate(w);
   if (const std::string why = d.context_refusal(w.context); !why.empty()) throw std::invalid_argument(why);
+  if (d.replicas() > 1) {
+    // Each replica its share of the users; the fullest sets what a user sees.
+    const int r = d.replicas();
+    workload each = w;
+    each.users = std::ceil(w.users / r);
+    plan_result out = plan(d.instance(), each);
+    out.replicas = r;
+    out.users = w.users;
+    out.memory.max_sequences *= r;
+    for (curve_point& pt : out.curve) pt.instances = w.users / each.users;
+    for (alternative& a : out.alternatives) {
+      a.users *= r;
+      a.max_users_at_context *= r;
+      a.devices *= r;
+    }
+    return out;
+  }
   plan_result out;
+  out.users = out.users_per_replica = w.users;
   out.prefix = reuse_of(d, w);
   out.memory = d.memory(w.users, w.context, out.prefix.shared);
   out.prompt = w.prompt_tokens();
@@ -106,7 +135,9 @@ inline energy_cost plan_energy(const deployment& d, const plan_result& r, const 
   const double users = r.memory.users, context = r.curve.back().context;
   // The output rate a bill divides by: the load served when one runs (its
   // prompts' prefill and waits in it), else every user decoding at once.
-  double served = d.speculative ? users / step_of(d, users, context).per_token() : step.tokens_per_s_estimate().value();
+  const double served_by = r.curve.back().instances;  // replicas' worth of the step
+  double served = served_by * (d.speculative ? users / step_of(d.instance(), users, context).per_token()
+                                             : step.tokens_per_s_estimate().value());
   std::string basis = "decoding";
   if (load && load->closed && load->closed->requests_per_s > 0) {
     served = load->closed->output_tokens_per_s(output);
@@ -120,7 +151,7 @@ inline energy_cost plan_energy(const deployment& d, const plan_result& r, const 
   }
   // The power of the users' decode steps at the context (prefill draws about
   // as much: both run near the roofs).
-  energy_cost e = energy_and_cost(d, d.speculative ? power_step(d, users, context) : step, served, p);
+  energy_cost e = energy_and_cost(d, d.speculative ? power_step(d.instance(), users, context) : step, served, p);
   e.basis = basis;
   // A load that runs is served (users past the slots wait their turn); all
   // users decoding at once run only when they fit.

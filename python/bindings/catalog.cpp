@@ -379,7 +379,7 @@ void register_catalog(py::module_& m) {
   m.def("model_ids", [] { return names_of(models(), [](const architecture& a) { return a.id; }); });
   static constexpr string_lookup lookups[] = {
       {"find_format", "name", [](const std::string& s) -> py::object { return format_to_dict(find_format(s)); }},
-      {"find_device", "id", [](const std::string& s) -> py::object { return device_to_dict(find_device(s)); }},
+      {"find_device", "id", [](const std::string& s) -> py::object { return device_to_dict(configured_device(s)); }},
       {"device_from_spec", "spec", [](const std::string& s) -> py::object { return device_to_dict(device_from_spec(s)); }},
       {"parse_custom_device", "spec",
        [](const std::string& s) -> py::object { return device_to_dict(parse_custom_device(s)); }},

@@ -133,9 +133,14 @@ std::string against_batch_repr(const char* name, const json& j) {
 std::string plan_text(const json& j) {
   constexpr double gib = 1073741824.0;
   const json& m = j["memory"];
-  const double users = number(m, "users");
+  const double users = number(j, "users");
   const std::string at = report::thousands(number(m, "context")) + " tokens";
-  std::string out = "llmroof plan: " + setup_text(j) + "\n";
+  const double replicas = number(j["parallel"], "replicas");
+  std::string out = "llmroof plan: " + setup_text(j) +
+                    (replicas > 1 ? fixed(" (%g replicas, ", replicas) +
+                                        report::thousands(number(j, "users_per_replica")) + " users on the fullest)"
+                                  : std::string()) +
+                    "\n";
   out += "  KV cache per token: " + report::thousands(number(m, "kv_bytes_per_token")) + " B" +
          report::kv_past_windows_text(number(m, "kv_bytes_per_token"), number(m, "kv_bytes_per_token_past_window")) +
          "; per user at " + at + ": " +

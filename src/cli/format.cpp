@@ -66,7 +66,12 @@ std::string history_label(const workload& w) {
 std::string device_label(const setup& s) {
   std::string out = std::to_string(s.devices()) + " x " + s.dev().name;
   const auto& p = s.parallel();
-  if (s.devices() > 1) {
+  if (s.replicas() > 1) {
+    // Replicas, one per node or group: each its own layout and share of the users.
+    out += " (" + std::to_string(s.replicas()) + " replicas of " + layout_name(p) +
+           (p.nodes() == 1 && s.nodes() == s.replicas() ? ", one per node" : "") + ")";
+    if (p.devices() > 1) out += "; collectives over " + detail::collective_link(p, s.dev()).name;
+  } else if (s.devices() > 1) {
     out += p.ep > 1 || p.dp_attention_tp() ? " (" + layout_name(p) + ")"
            : p.tp == 1 && p.pp > 1 ? " (layer split, PP " + std::to_string(p.pp) + ")"
            : p.row_split           ? " (row split, TP " + std::to_string(p.tp) + ")"

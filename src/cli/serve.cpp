@@ -280,7 +280,13 @@ int cmd_plan(const options& o) {
     std::printf("  %-34s %12s  (%s prompt tokens per user held once: the requests that find the prefix share it)\n",
                 "KV of the shared prefix", gib(m.kv_shared).c_str(), thousands(m.shared_tokens).c_str());
   }
-  std::printf("  %-34s %12s\n", ("KV for " + users_label(users)).c_str(), gib(m.kv_needed).c_str());
+  if (res.replicas > 1) {
+    std::printf("  %-34s %12s  (each of %d replicas holds at most %s of the %s)\n",
+                ("KV for " + users_label(res.users_per_replica)).c_str(), gib(m.kv_needed).c_str(), res.replicas,
+                thousands(res.users_per_replica).c_str(), users_label(users).c_str());
+  } else {
+    std::printf("  %-34s %12s\n", ("KV for " + users_label(users)).c_str(), gib(m.kv_needed).c_str());
+  }
   if (!m.weights_fit) {
     std::printf("\n  The weights alone do NOT fit: short by %s (%s); %s would refuse to start.\n",
                 gib(make_bytes(-m.kv_budget.value())).c_str(), gb(make_bytes(-m.kv_budget.value())).c_str(),

@@ -165,8 +165,9 @@ const field_table<setup>& setup_fields() {
        [](const S& s) { return s.has_device() ? json(s.devices()) : absent(); }},
       {"parallel", object_t,
        "The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention beside tp), "
-       "row_split (llama.cpp's tp: matrices by rows, attention and KV on the main device), nodes, "
-       "devices_per_node and the collectives' link.",
+       "row_split (llama.cpp's tp: matrices by rows, attention and KV on the main device), replicas (data-parallel "
+       "copies of that layout sharing the users; across nodes the default where one node holds the model), nodes "
+       "(of all replicas), devices_per_node and the collectives' link.",
        [](const S& s) {
          if (!s.has_device()) return absent();
          return json{{"tp", s.parallel().tp},
@@ -174,7 +175,8 @@ const field_table<setup>& setup_fields() {
                      {"ep", s.parallel().ep},
                      {"dp_attention", s.parallel().attention_data_parallel()},
                      {"row_split", s.parallel().row_split},
-                     {"nodes", s.parallel().nodes()},
+                     {"replicas", s.replicas()},
+                     {"nodes", s.nodes()},
                      {"devices_per_node", s.parallel().devices_per_node},
                      {"link", s.devices() > 1 ? json(detail::collective_link(s.parallel(), s.dev()).id) : json(nullptr)}};
        }},
@@ -333,8 +335,13 @@ const field_table<plan_view>& plan_fields() {
       {
           {"efficiency", object_t, "The efficiency profile the estimates use (shares, overheads, its source).",
            [](const V& v) { return efficiency_json(v.r.efficiency()); }},
-          {"memory", "MemoryPlan", "Weights, reserve, activations and every user's KV cache against the memory.",
+          {"memory", "MemoryPlan",
+           "Weights, reserve, activations and every user's KV cache against the memory: one replica's devices "
+           "and users (the fullest's) where parallel.replicas > 1, max_users_at_context of them all.",
            [](const V& v) { return memory_json(v.res.memory); }},
+          {"users", "float", "The plan's users, over every replica.", [](const V& v) { return json(v.res.users); }},
+          {"users_per_replica", "float", "Users of the fullest replica (memory.users); the users on one replica.",
+           [](const V& v) { return json(v.res.users_per_replica); }},
           {"prompt_tokens", "float", "Prompt of the TTFT estimate.", [](const V& v) { return json(v.res.prompt); }},
           {"ttft", "Phase", "Prefill of prompt_tokens for one user on an empty cache: TTFT without queueing.",
            [](const V& v) { return phase_json(v.res.ttft); }},

@@ -618,6 +618,25 @@ check("no row split of experts", r.returncode == 2 and r.stderr.strip() ==
 r = run("plan", "--model", "qwen3-32b", "--engine", "ollama", "--device", "rtx-4090:2", "--tp", "2")
 check("Ollama splits by layers only", r.returncode == 2 and "ollama splits a model over devices by layers only" in r.stderr
       and len(r.stderr.strip().splitlines()) == 1, r.stderr)
+# Across nodes the default is a replica per node where one node holds the
+# model (issue 55 item 5): Llama-3.3-70B on 2 x 8 H100 is 2 x TP 8, and its
+# closed loop is the P/D table's "aggregated 2 x TP 8" row; Kimi K2 in FP8
+# needs both nodes: TP 16.
+r = run("plan", "--model", "llama-3.3-70b", "--device", "h100-sxm:8", "--nodes", "2", "--users", "64", "--pd", "8", "--json")
+j = json.loads(r.stdout)
+row = next(x for x in j["disaggregation"]["rows"] if x["layout"] == "aggregated 2 x TP 8")
+check("nodes: replicas by default", j["parallel"]["replicas"] == 2 and j["parallel"]["tp"] == 8 and j["devices"] == 16
+      and j["users_per_replica"] == 32 and j["memory"]["users"] == 32, j["parallel"])
+check("nodes: the plan's loop is the replicas' row", abs(j["load"]["requests_per_s"] - row["loop"]["requests_per_s"]) < 1e-9
+      and abs(j["load"]["ttft_s"] - row["loop"]["ttft_s"]) < 1e-12, (j["load"], row))
+check("nodes: TP 16 stays a row beside them", any(x["layout"] == "aggregated 1 x TP 16" for x in j["disaggregation"]["rows"]), j["disaggregation"]["rows"])
+r = run("plan", "--model", "llama-3.3-70b", "--device", "h100-sxm:8", "--nodes", "2", "--users", "64")
+check("nodes: replicas named", "(2 replicas of TP 8, one per node)" in r.stdout.splitlines()[0]
+      and "(each of 2 replicas holds at most 32 of the 64 users)" in r.stdout, r.stdout[:2000])
+r = run("plan", "--model", "kimi-k2", "--weights", "fp8", "--device", "h100-sxm:8", "--nodes", "2", "--json")
+check("nodes: a model that needs them spans them", json.loads(r.stdout)["parallel"]["tp"] == 16
+      and json.loads(r.stdout)["parallel"]["replicas"] == 1, r.stdout[:500])
+
 # A candidate that misses at its estimate has no slow edge priced: "-", not "(0.0)".
 r = run("recommend", "--model", "llama-3.1-8b", "--pool", "rtx-4090:2", "--users", "64", "--tps", "60")
 rows = [l for l in r.stdout.splitlines() if " misses: " in l]

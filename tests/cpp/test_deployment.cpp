@@ -366,3 +366,32 @@ TEST_CASE("decode_estimate: decode()'s estimate without its breakdown, to the bi
     }
   }
 }
+
+TEST_CASE("resolve: across nodes, replicas where one node holds the model, TP over the nodes where it needs them") {
+  request q;
+  q.dev = &find_device("h100-sxm");
+  q.layout.devices_per_node = 8;
+  q.layout.nodes = 2;
+  // Llama-3.3-70B in bf16 (141 GB) fits one node of 8 x 80 GB: 2 x TP 8, no
+  // collective over InfiniBand.
+  q.model = &find_model("llama-3.3-70b");
+  const deployment two = resolve(q);
+  CHECK(two.replicas() == 2);
+  CHECK(two.parallel().tp == 8);
+  CHECK(two.devices() == 16);
+  CHECK(two.nodes() == 2);
+  CHECK(two.instance().devices() == 8);
+  // Kimi K2 in FP8 (~1 TB) does not fit 640 GB: TP 16 over both nodes.
+  q.model = &find_model("kimi-k2");
+  q.weights = find_format("fp8");
+  const deployment kimi = resolve(q);
+  CHECK(kimi.replicas() == 1);
+  CHECK(kimi.parallel().tp == 16);
+  // A degree given is the layout asked for.
+  q.model = &find_model("llama-3.3-70b");
+  q.weights.reset();
+  q.layout.tp = 16;
+  CHECK(resolve(q).replicas() == 1);
+  CHECK(resolve(q).parallel().tp == 16);
+  CHECK_THROWS_WITH_AS(two.with_replicas(0), doctest::Contains("replicas"), std::invalid_argument);
+}

@@ -934,3 +934,50 @@ TEST_CASE("a context longer than one request is a conversation that grows to it 
   // The slots are sequences of the whole context.
   CHECK(slots_for(d, w).slots == std::min(d.memory(1, 8192).max_sequences, d.engine.max_sequences));
 }
+
+TEST_CASE("replicas: each its share of the users; the plan's figures are one replica's, its totals all of them") {
+  request q;
+  q.dev = &find_device("h100-sxm");
+  q.layout.devices_per_node = 8;
+  q.model = &find_model("llama-3.3-70b");
+  const deployment one = resolve(q);
+  const deployment two = one.with_replicas(2);
+  workload w;
+  w.context = 4096;
+  w.users = 64;
+  workload half = w;
+  half.users = 32;
+  // 64 users on 2 replicas: each user sees one replica of 32; the total is two of them.
+  const plan_result p2 = plan(two, w), p1 = plan(one, half);
+  CHECK(p2.replicas == 2);
+  CHECK(p2.memory.kv_needed.value() == p1.memory.kv_needed.value());
+  CHECK(p2.memory.max_sequences == 2 * p1.memory.max_sequences);
+  CHECK(p2.curve.back().per_user_estimate().value() == doctest::Approx(p1.curve.back().per_user_estimate().value()));
+  CHECK(p2.curve.back().total_estimate().value() == doctest::Approx(2 * p1.curve.back().total_estimate().value()));
+  // The closed loop: 32 per replica, requests/s twice one replica's.
+  const served_load l2 = serve_load(two, w, std::nullopt, std::nullopt);
+  const closed_loop_result c1 = serve_closed_loop(one, w, 32);
+  REQUIRE(l2.closed);
+  CHECK(l2.closed->requests_per_s == doctest::Approx(2 * c1.requests_per_s));
+  CHECK(l2.closed->ttft.value() == doctest::Approx(c1.ttft.value()));
+  CHECK(l2.closed->tpot.value() == doctest::Approx(c1.tpot.value()));
+  CHECK(l2.closed->active == doctest::Approx(64));
+  // 3 users on 2 replicas: groups of 1 and 2, requests/s summed.
+  workload three = w;
+  three.users = 3;
+  const served_load l3 = serve_load(two, three, std::nullopt, std::nullopt);
+  CHECK(l3.closed->requests_per_s ==
+        doctest::Approx(serve_closed_loop(one, w, 1).requests_per_s + serve_closed_loop(one, w, 2).requests_per_s));
+  // The open loop: half the rate on each.
+  const served_load o2 = serve_load(two, w, 4.0, std::nullopt);
+  CHECK(o2.open->ttft.value() == doctest::Approx(serve_at_rate(one, w, 2.0).ttft.value()));
+  CHECK(o2.max_rate == doctest::Approx(2 * max_rate(one, w)));
+  // Energy: all 16 devices over both replicas' output.
+  const energy_cost e = plan_energy(two, p2, {}, &l2, w.output);
+  CHECK(e.devices == 16);
+  CHECK(e.tokens_per_s == doctest::Approx(l2.closed->output_tokens_per_s(w.output)));
+  // The most users at a target: one replica's, twice.
+  const users_result u1 = max_users(one, w, make_tokens_per_second(30)), u2 = max_users(two, w, make_tokens_per_second(30));
+  CHECK(u2.users == 2 * u1.users);
+  CHECK(u2.tokens_per_s_per_user() == doctest::Approx(u1.tokens_per_s_per_user()));
+}

@@ -82,3 +82,23 @@ def test_models_resolve_by_name() -> None:
     assert llmroof.Model.get("teknium/OpenHermes-2.5-Mistral-7B").id == "mistral-7b-v0.1"
     assert len(llmroof.Model.ids()) >= 80
     assert "Qwen3-30B-A3B-Instruct-2507" in llmroof.Model.get("qwen3-30b-a3b").fields["aliases"]
+
+
+def test_a_laptop_name_with_memory_is_that_configuration() -> None:
+    # The computer's name says nothing of the chip; 48 GB is the machine asked
+    # about (Apple's GB: 48 x 2^30 B), not the row's largest 128.
+    d = llmroof.Device.get("MacBook Pro M4 Max 48GB")
+    assert d.id == "m4-max-40c" and d.memory_bytes == 48 * 2**30
+    assert llmroof.Device.get("MacBook Pro M4 Max 128GB").memory_bytes == 128 * 2**30
+    p = llmroof.plan(model="qwen3-8b", device="MacBook Pro M4 Max 48GB")
+    # The Metal working set: 3/4 of 48 GiB above 32 GiB.
+    assert p.memory.capacity_bytes == pytest.approx(0.75 * 48 * 2**30)
+
+
+def test_both_kv_rates_of_a_windowed_model() -> None:
+    # gpt-oss-120b: 36 layers x 2 x 8 x 64 x 2 B = 73,728 B a token within the
+    # 128-token windows, the 18 global layers' 36,864 B past them.
+    m = llmroof.plan(model="gpt-oss-120b", device="h100-sxm").memory
+    assert m.kv_bytes_per_token == 73728
+    assert m.kv_bytes_per_token_past_window == 36864
+    assert "36,864 B past the sliding windows" in str(llmroof.plan(model="gpt-oss-120b", device="h100-sxm"))

@@ -98,7 +98,8 @@ class Plan:
     @property
     def parallel(self) -> dict[str, Any]:
         """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
-        beside tp), nodes, devices_per_node and the collectives' link.
+        beside tp), row_split (llama.cpp's tp: matrices by rows, attention and KV on the main
+        device), nodes, devices_per_node and the collectives' link.
         """
     @property
     def engine(self) -> str:
@@ -223,7 +224,8 @@ class Users:
     @property
     def parallel(self) -> dict[str, Any]:
         """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
-        beside tp), nodes, devices_per_node and the collectives' link.
+        beside tp), row_split (llama.cpp's tp: matrices by rows, attention and KV on the main
+        device), nodes, devices_per_node and the collectives' link.
         """
     @property
     def engine(self) -> str:
@@ -329,7 +331,8 @@ class KvCache:
     @property
     def parallel(self) -> dict[str, Any]:
         """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
-        beside tp), nodes, devices_per_node and the collectives' link.
+        beside tp), row_split (llama.cpp's tp: matrices by rows, attention and KV on the main
+        device), nodes, devices_per_node and the collectives' link.
         """
     @property
     def engine(self) -> str:
@@ -407,7 +410,8 @@ class MoeReport:
     @property
     def parallel(self) -> dict[str, Any]:
         """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
-        beside tp), nodes, devices_per_node and the collectives' link.
+        beside tp), row_split (llama.cpp's tp: matrices by rows, attention and KV on the main
+        device), nodes, devices_per_node and the collectives' link.
         """
     @property
     def engine(self) -> str:
@@ -582,7 +586,8 @@ class Speculation:
     @property
     def parallel(self) -> dict[str, Any]:
         """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
-        beside tp), nodes, devices_per_node and the collectives' link.
+        beside tp), row_split (llama.cpp's tp: matrices by rows, attention and KV on the main
+        device), nodes, devices_per_node and the collectives' link.
         """
     @property
     def engine(self) -> str:
