@@ -137,8 +137,9 @@ std::string plan_text(const json& j) {
   const std::string at = report::thousands(number(m, "context")) + " tokens";
   const double replicas = number(j["parallel"], "replicas");
   std::string out = "llmroof plan: " + setup_text(j) +
-                    (replicas > 1 ? fixed(" (%g replicas, ", replicas) +
-                                        report::thousands(number(j, "users_per_replica")) + " users on the fullest)"
+                    (replicas > 1 ? fixed(" (%g replicas, the fullest with ", replicas) +
+                                        report::thousands(number(j, "users_per_replica")) +
+                                        (number(j, "users_per_replica") == 1 ? " user)" : " users)")
                                   : std::string()) +
                     "\n";
   out += "  KV cache per token: " + report::thousands(number(m, "kv_bytes_per_token")) + " B" +

@@ -138,8 +138,9 @@ def test_layout_and_lm_head_reach_moe_and_users_as_in_the_command(cli: str) -> N
                         lm_head="fp8", max_batch=16).to_dict()
     # The links of the layout (the command's --link and --inter-link).
     for flags, kw in ((["--device", "rtx-4090:2", "--link", "pcie3"], dict(devices=2, link="pcie3")),
-                      (["--device", "h100-sxm:8", "--nodes", "2", "--inter-link", "ib-hdr"],
-                       dict(devices=8, nodes=2, inter_link="ib-hdr"))):
+                      # TP over both nodes (replicas, the default there, cross no link).
+                      (["--device", "h100-sxm:8", "--nodes", "2", "--tp", "16", "--inter-link", "ib-hdr"],
+                       dict(devices=8, nodes=2, tp=16, inter_link="ib-hdr"))):
         mine = llmroof.plan(model="llama-3.1-70b", device=flags[1].split(":")[0], weights="fp8", **kw)  # type: ignore[arg-type]
         assert run(cli, "plan", "--model", "llama-3.1-70b", "--weights", "fp8", *flags) == mine.to_dict()
         assert mine.to_dict() != llmroof.plan(model="llama-3.1-70b", device=flags[1].split(":")[0], weights="fp8",

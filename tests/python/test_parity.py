@@ -160,6 +160,19 @@ def test_one_layout_rule_for_both_doors(cli: str) -> None:
         llmroof.plan(model="llama-3.1-70b", device="h100-sxm", devices=8, pp=2).to_dict()
 
 
+def test_nodes_default_to_replicas_in_both_doors(cli: str) -> None:
+    # Two nodes of 8 H100s and a model one node holds: a replica per node,
+    # its users split, in the command and in Python alike; a row split of
+    # llama.cpp likewise.
+    f = ["--model", "llama-3.3-70b", "--device", "h100-sxm:8", "--nodes", "2", "--users", "64"]
+    j = run(cli, "plan", *f)
+    p = llmroof.plan(model="llama-3.3-70b", device="h100-sxm", devices=8, nodes=2, users=64)
+    assert j == p.to_dict()
+    assert j["parallel"]["replicas"] == 2 and "2 replicas" in str(p)
+    assert run(cli, "plan", "--model", "llama-3.1-8b", "--device", "rtx-4090:2", "--engine", "llama.cpp", "--tp", "2") == \
+        llmroof.plan(model="llama-3.1-8b", device="rtx-4090", devices=2, engine="llama.cpp", tp=2).to_dict()
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("model", ["gemma-3-27b", FILE_MODEL])
 def test_kv_parity(cli: str, engine: str, model: str) -> None:

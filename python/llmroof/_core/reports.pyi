@@ -99,7 +99,9 @@ class Plan:
     def parallel(self) -> dict[str, Any]:
         """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
         beside tp), row_split (llama.cpp's tp: matrices by rows, attention and KV on the main
-        device), nodes, devices_per_node and the collectives' link.
+        device), replicas (data-parallel copies of that layout sharing the users; across nodes the
+        default where one node holds the model), nodes (of all replicas), devices_per_node and the
+        collectives' link.
         """
     @property
     def engine(self) -> str:
@@ -115,7 +117,16 @@ class Plan:
         """The efficiency profile the estimates use (shares, overheads, its source)."""
     @property
     def memory(self) -> MemoryPlan:
-        """Weights, reserve, activations and every user's KV cache against the memory."""
+        """Weights, reserve, activations and every user's KV cache against the memory: one replica's
+        devices and users (the fullest's) where parallel.replicas > 1, max_users_at_context of them
+        all.
+        """
+    @property
+    def users(self) -> float:
+        """The plan's users, over every replica."""
+    @property
+    def users_per_replica(self) -> float:
+        """Users of the fullest replica (memory.users); the users on one replica."""
     @property
     def prompt_tokens(self) -> float:
         """Prompt of the TTFT estimate."""
@@ -225,7 +236,9 @@ class Users:
     def parallel(self) -> dict[str, Any]:
         """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
         beside tp), row_split (llama.cpp's tp: matrices by rows, attention and KV on the main
-        device), nodes, devices_per_node and the collectives' link.
+        device), replicas (data-parallel copies of that layout sharing the users; across nodes the
+        default where one node holds the model), nodes (of all replicas), devices_per_node and the
+        collectives' link.
         """
     @property
     def engine(self) -> str:
@@ -332,7 +345,9 @@ class KvCache:
     def parallel(self) -> dict[str, Any]:
         """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
         beside tp), row_split (llama.cpp's tp: matrices by rows, attention and KV on the main
-        device), nodes, devices_per_node and the collectives' link.
+        device), replicas (data-parallel copies of that layout sharing the users; across nodes the
+        default where one node holds the model), nodes (of all replicas), devices_per_node and the
+        collectives' link.
         """
     @property
     def engine(self) -> str:
@@ -411,7 +426,9 @@ class MoeReport:
     def parallel(self) -> dict[str, Any]:
         """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
         beside tp), row_split (llama.cpp's tp: matrices by rows, attention and KV on the main
-        device), nodes, devices_per_node and the collectives' link.
+        device), replicas (data-parallel copies of that layout sharing the users; across nodes the
+        default where one node holds the model), nodes (of all replicas), devices_per_node and the
+        collectives' link.
         """
     @property
     def engine(self) -> str:
@@ -587,7 +604,9 @@ class Speculation:
     def parallel(self) -> dict[str, Any]:
         """The layout: tp, pp, ep, dp_attention (attention data-parallel: ep alone, or --dp-attention
         beside tp), row_split (llama.cpp's tp: matrices by rows, attention and KV on the main
-        device), nodes, devices_per_node and the collectives' link.
+        device), replicas (data-parallel copies of that layout sharing the users; across nodes the
+        default where one node holds the model), nodes (of all replicas), devices_per_node and the
+        collectives' link.
         """
     @property
     def engine(self) -> str:
