@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "llmroof/llmroof.hpp"
-#include "llmroof/engine_profile.hpp"
+#include "llmroof/engine/engine_profile.hpp"
 
 namespace {
 
@@ -81,7 +81,7 @@ void plan_load_8_users(benchmark::State& state) {
 }
 BENCHMARK(plan_load_8_users);
 
-// A fixed-length benchmark's closed loop in lockstep (load.hpp): N users of
+// A fixed-length benchmark's closed loop in lockstep (load_model.hpp): N users of
 // 1,000 in / 1,000 out, the engine's steps simulated cohort by cohort over six
 // waves (runs of decode steps timed at once).
 void lockstep_loop(benchmark::State& state) {
@@ -101,7 +101,7 @@ void lockstep_loop(benchmark::State& state) {
 }
 BENCHMARK(lockstep_loop)->Arg(8)->Arg(64)->Arg(256)->Unit(benchmark::kMicrosecond);
 
-// A burst (load.hpp serve_burst): N requests sent at once, the engine's steps
+// A burst (load_model.hpp serve_burst): N requests sent at once, the engine's steps
 // simulated over them; fixed 1,000 in / 1,000 out (arg 0) or ShareGPT-like
 // 220 in / 200 out spread exponentially (arg 1).
 void burst(benchmark::State& state) {

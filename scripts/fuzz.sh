@@ -15,7 +15,7 @@ runs=${1:-200000}
 out=build/fuzz
 mkdir -p "$out"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -Iinclude -Isrc)
-lib_sources=(src/devices.cpp src/device_io.cpp src/models.cpp src/profiles.cpp src/formats.cpp src/links.cpp src/engines.cpp src/readers/*.cpp)
+lib_sources=(src/hardware/devices.cpp src/hardware/device_io.cpp src/model/models.cpp src/engine/profiles.cpp src/units/formats.cpp src/hardware/links.cpp src/engine/engines.cpp src/model/readers/*.cpp)
 # The library is compiled once, on every core, and linked into each target.
 mkdir -p "$out/obj"
 object_of() { echo "$out/obj/$(echo "$1" | tr / _).o"; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate src/catalog_devices.inc from data/accelerators.csv (the project's
+"""Generate src/hardware/catalog_devices.inc from data/accelerators.csv (the project's
 copy of the team's accelerator table, 191 rows; conventions in
 data/ACCELERATORS.md).
 
@@ -8,7 +8,7 @@ and brand words dropped, Apple GPU core counts as `-NNc`); `IDS` pins the ids
 that existed before the generated scheme (tests and calibration use them) and
 a few names the rule would make awkward. Classes come from the family by
 `make_class`, with overrides. `ALIASES` adds other spellings a user may type
-(the resolver in src/devices.cpp also matches normalised names). Derived peaks
+(the resolver in src/hardware/devices.cpp also matches normalised names). Derived peaks
 (for rows whose vendor published only one figure) are the rows of
 data/accelerators_derived.csv, each with its reasoning; Apple GPUs' fp32
 estimates are computed here. Run with --check to fail when the committed file is stale (the test
@@ -22,7 +22,7 @@ import sys
 from generated import cxx, write_or_check
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-OUT = ROOT / "src" / "catalog_devices.inc"
+OUT = ROOT / "src" / "hardware" / "catalog_devices.inc"
 
 # name -> (id, class): ids kept from before the generated scheme, and overrides.
 IDS = {

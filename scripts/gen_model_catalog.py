@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Generate src/catalog_hf_models.inc from the HuggingFace config.json files
+"""Generate src/model/catalog_hf_models.inc from the HuggingFace config.json files
 in tests/data/hf-configs (provenance in SOURCES.md there), and
-src/catalog_recalled_models.inc from data/models_recalled.csv and
-src/catalog_fine_tunes.inc from data/models_fine_tunes.csv.
+src/model/catalog_recalled_models.inc from data/models_recalled.csv and
+src/model/catalog_fine_tunes.inc from data/models_fine_tunes.csv.
 
 Each model family with a config becomes a catalog entry that the library
-parses from the embedded file at start-up (src/models.cpp), so the entry is
+parses from the embedded file at start-up (src/model/models.cpp), so the entry is
 the file. `catalog.csv` there names each file's catalog id; files that repeat a family
 (Instruct, FP8 and NVFP4 re-packs, the Distill copy of Qwen2.5-32B) only add
 their name as an alias. Ids the hand-written catalog already has keep the
@@ -32,11 +32,11 @@ from generated import cxx, write_or_check
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "tests" / "data" / "hf-configs"
-OUT = ROOT / "src" / "catalog_hf_models.inc"
+OUT = ROOT / "src" / "model" / "catalog_hf_models.inc"
 RECALLED = ROOT / "data" / "models_recalled.csv"
-RECALLED_OUT = ROOT / "src" / "catalog_recalled_models.inc"
+RECALLED_OUT = ROOT / "src" / "model" / "catalog_recalled_models.inc"
 FINE_TUNES = ROOT / "data" / "models_fine_tunes.csv"
-FINE_TUNES_OUT = ROOT / "src" / "catalog_fine_tunes.inc"
+FINE_TUNES_OUT = ROOT / "src" / "model" / "catalog_fine_tunes.inc"
 
 # file stem -> (catalog id, display name, other names, note), from
 # catalog.csv beside the configs. A file whose id another file already gave

@@ -10,13 +10,13 @@
 #include <string>
 #include <utility>
 
-#include "llmroof/engine_profile.hpp"
-#include "llmroof/memory_plan.hpp"
-#include "llmroof/offload.hpp"
-#include "llmroof/parallel.hpp"
-#include "llmroof/phases.hpp"
-#include "llmroof/readers.hpp"
-#include "llmroof/speculation.hpp"
+#include "llmroof/engine/engine_profile.hpp"
+#include "llmroof/engine/memory_plan.hpp"
+#include "llmroof/layout/offload.hpp"
+#include "llmroof/layout/parallel.hpp"
+#include "llmroof/step/phases.hpp"
+#include "llmroof/model/readers.hpp"
+#include "llmroof/layout/speculative_setup.hpp"
 
 namespace llmroof {
 
@@ -127,7 +127,7 @@ class deployment {
   std::string formats_from = "default";
   std::string checkpoint;
   /// Speculative decoding as the engine runs it (none: one token per
-  /// sequence per step). The load model's decode steps are speculative.hpp's
+  /// sequence per step). The load model's decode steps are speculative_step.hpp's
   /// step_of: draft + verify, keeping accepted_tokens per sequence.
   std::optional<speculation> speculative;
 
@@ -231,7 +231,7 @@ class deployment {
   }
 
   /// One decode step of `batch` sequences at `context` cached tokens each;
-  /// `width` tokens per sequence in a speculative verify step (speculative.hpp).
+  /// `width` tokens per sequence in a speculative verify step (speculative_step.hpp).
   [[nodiscard]] phase_timing decode(double batch, double context, double width = 1) const {
     return detail::decode_on(model, pr, roof(), where, batch, context, width);
   }

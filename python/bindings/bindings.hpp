@@ -6,7 +6,7 @@
 #include <string>
 
 #include "llmroof/llmroof.hpp"
-#include "llmroof/engine_profile.hpp"
+#include "llmroof/engine/engine_profile.hpp"
 #include "report/json.hpp"
 
 namespace llmroof::python {

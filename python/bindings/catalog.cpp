@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "bindings.hpp"
-#include "llmroof/readers.hpp"
+#include "llmroof/model/readers.hpp"
 #include "report/json.hpp"
 
 namespace llmroof::python {

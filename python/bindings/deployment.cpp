@@ -9,7 +9,7 @@
 #include <string>
 
 #include "bindings.hpp"
-#include "llmroof/readers.hpp"
+#include "llmroof/model/readers.hpp"
 #include "report/json.hpp"
 
 namespace llmroof::python {
@@ -250,7 +250,7 @@ engine_overrides overrides_from(const py::object& spec) {
 }
 
 void register_deployment(py::module_& m) {
-  // The most requests a simulated burst takes (load.hpp), for the Python
+  // The most requests a simulated burst takes (load_model.hpp), for the Python
   // layer's own check of `burst` before the call.
   m.attr("max_burst_requests") = static_cast<long long>(llmroof::max_burst_requests);
   // The deployment, resolved once; every question about it is a method, so

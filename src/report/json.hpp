@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "llmroof/llmroof.hpp"
-#include "llmroof/calibrate.hpp"
+#include "llmroof/calibration/calibrate.hpp"
 #include "llmroof/deployment.hpp"
-#include "llmroof/readers.hpp"
+#include "llmroof/model/readers.hpp"
 
 namespace llmroof::report {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "llmroof/engine_profile.hpp"
+#include "llmroof/engine/engine_profile.hpp"
 #include "report/json.hpp"
 
 namespace llmroof::report {
@@ -95,7 +95,7 @@ std::string validation_markdown(const measurement_set& set, const validation& va
   }
   if (!unmeasured.empty()) {
     md << "\nNo single-stream decode or prefill points for " << unmeasured
-       << ": their estimates of these rest on class defaults (src/profiles.cpp), not on measurements.\n";
+       << ": their estimates of these rest on class defaults (src/engine/profiles.cpp), not on measurements.\n";
   }
   // A group's row: its points, MdAPE and band coverage.
   const auto summary_row = [&](const std::string& key, const std::vector<const cv_prediction*>& ps) {
@@ -134,12 +134,12 @@ std::string validation_markdown(const measurement_set& set, const validation& va
   if (!loads.empty()) {
     md << "\n## Serving benchmarks by load (" << best->name << ")\n\n"
        << "Fixed concurrency: N users in a closed loop (`--max-concurrency N`). Burst: every request sent at once "
-          "(`--request-rate inf`), the engine's scheduler simulated step by step (load.hpp serve_burst); ShareGPT "
+          "(`--request-rate inf`), the engine's scheduler simulated step by step (load_model.hpp serve_burst); ShareGPT "
           "answers spread exponentially about their mean (an assumption: the rows give only means).\n\n";
     const auto fitted_on = std::count_if(best->predictions.begin(), best->predictions.end(),
                                          [](const cv_prediction& p) { return class_default_point(*p.row); });
     if (best->name != "shipped" && fitted_on > 0) {
-      md << "A row whose engine has no fit in its fold takes the engine's class default (src/profiles.cpp). vLLM's, "
+      md << "A row whose engine has no fit in its fold takes the engine's class default (src/engine/profiles.cpp). vLLM's, "
             "SGLang's and TensorRT-LLM's (eta_m 0.81 with each launched kernel priced) was fitted by hand to "
          << fitted_on
          << " of these points (class_default_points): a fold holding one of them predicts with the device class's "

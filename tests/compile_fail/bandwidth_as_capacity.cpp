@@ -1,5 +1,5 @@
 // Must not compile: a bandwidth (B/s) is not a capacity (B).
-#include "llmroof/units.hpp"
+#include "llmroof/units/units.hpp"
 
 int main() {
   using namespace llmroof::literals;

@@ -1,5 +1,5 @@
 // Must not compile: bytes and seconds are different dimensions.
-#include "llmroof/units.hpp"
+#include "llmroof/units/units.hpp"
 
 int main() {
   using namespace llmroof::literals;

@@ -1,5 +1,5 @@
 // Must not compile: FLOP/s and tokens/s are different dimensions.
-#include "llmroof/units.hpp"
+#include "llmroof/units/units.hpp"
 
 int main() {
   using namespace llmroof::literals;

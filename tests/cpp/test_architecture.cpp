@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "llmroof/architecture.hpp"
-#include "llmroof/ops.hpp"
+#include "llmroof/model/architecture.hpp"
+#include "llmroof/step/ops.hpp"
 
 using namespace llmroof;
 

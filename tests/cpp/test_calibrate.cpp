@@ -8,9 +8,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "llmroof/calibrate.hpp"
-#include "llmroof/disaggregation.hpp"
-#include "llmroof/detail/fitted_row.hpp"
+#include "llmroof/calibration/calibrate.hpp"
+#include "llmroof/serving/disaggregation.hpp"
+#include "llmroof/engine/detail/fitted_row.hpp"
 
 using namespace llmroof;
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "llmroof/compare.hpp"
+#include "llmroof/search/compare.hpp"
 #include "setup.hpp"
 
 using namespace llmroof;

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "llmroof/alternatives.hpp"
-#include "llmroof/plan.hpp"
+#include "llmroof/serving/alternatives.hpp"
+#include "llmroof/serving/plan.hpp"
 #include "llmroof/deployment.hpp"
 
 using namespace llmroof;

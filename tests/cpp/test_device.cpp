@@ -6,7 +6,7 @@
 #include <string>
 
 #include "catalog_checks.hpp"
-#include "llmroof/device.hpp"
+#include "llmroof/hardware/device.hpp"
 
 using namespace llmroof;
 

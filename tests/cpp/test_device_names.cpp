@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "llmroof/device.hpp"
+#include "llmroof/hardware/device.hpp"
 
 using namespace llmroof;
 

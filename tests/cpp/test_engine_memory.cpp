@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "llmroof/parallel.hpp"
-#include "llmroof/readers.hpp"
+#include "llmroof/layout/parallel.hpp"
+#include "llmroof/model/readers.hpp"
 
 using namespace llmroof;
 

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "llmroof/formats.hpp"
+#include "llmroof/units/formats.hpp"
 
 using namespace llmroof;
 

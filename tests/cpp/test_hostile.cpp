@@ -8,8 +8,8 @@
 #include <string>
 
 #include "llmroof/llmroof.hpp"
-#include "llmroof/readers.hpp"
-#include "llmroof/engine_profile.hpp"
+#include "llmroof/model/readers.hpp"
+#include "llmroof/engine/engine_profile.hpp"
 #include "setup.hpp"
 
 using namespace llmroof;

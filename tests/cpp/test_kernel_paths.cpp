@@ -2,9 +2,9 @@
 // trait of the engine and its version, applied per op.
 #include <doctest/doctest.h>
 
-#include "llmroof/phases.hpp"
-#include "llmroof/engine_profile.hpp"
-#include "llmroof/recommend.hpp"
+#include "llmroof/step/phases.hpp"
+#include "llmroof/engine/engine_profile.hpp"
+#include "llmroof/search/recommend.hpp"
 
 using namespace llmroof;
 

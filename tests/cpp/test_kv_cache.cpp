@@ -4,7 +4,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "llmroof/kv_cache.hpp"
+#include "llmroof/model/kv_cache.hpp"
 
 using namespace llmroof;
 

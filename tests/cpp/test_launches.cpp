@@ -4,8 +4,8 @@
 #include <doctest/doctest.h>
 
 #include "llmroof/deployment.hpp"
-#include "llmroof/engine_profile.hpp"
-#include "llmroof/phases.hpp"
+#include "llmroof/engine/engine_profile.hpp"
+#include "llmroof/step/phases.hpp"
 
 using namespace llmroof;
 
@@ -82,7 +82,7 @@ TEST_CASE("launches: a dense GQA layer in BF16 launches 10 kernels, in FP8 14") 
 TEST_CASE("launches: SGLang v0.4.1 DeepSeek-V3 FP8 on 8 x H200 within 30% of its measured batches 1/8/32") {
   // sgl-project/sglang PR #2643 (v0.4.1.post2, TP 8, 128 in / 256 out):
   // 30.3 / 206.3 / 760.5 output tokens/s at batch 1 / 8 / 32. per_launch of
-  // the 2024 class is derived from batch 1 alone (src/engines.cpp); batch 8
+  // the 2024 class is derived from batch 1 alone (src/engine/engines.cpp); batch 8
   // and 32 test the physics: launches fixed per step, expert reads growing
   // with the distinct experts the batch touches.
   const deployment dep = sglang_2024_dsv3();

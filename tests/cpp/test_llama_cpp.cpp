@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "llmroof/alternatives.hpp"
-#include "llmroof/load.hpp"
+#include "llmroof/serving/alternatives.hpp"
+#include "llmroof/serving/load_model.hpp"
 
 using namespace llmroof;
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "llmroof/memory_plan.hpp"
+#include "llmroof/engine/memory_plan.hpp"
 
 using namespace llmroof;
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "catalog_checks.hpp"
-#include "llmroof/architecture.hpp"
-#include "llmroof/readers.hpp"
+#include "llmroof/model/architecture.hpp"
+#include "llmroof/model/readers.hpp"
 
 using namespace llmroof;
 namespace fs = std::filesystem;

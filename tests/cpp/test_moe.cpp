@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "llmroof/moe.hpp"
+#include "llmroof/model/moe.hpp"
 
 using namespace llmroof;
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "llmroof/memory_plan.hpp"
-#include "llmroof/ops.hpp"
+#include "llmroof/engine/memory_plan.hpp"
+#include "llmroof/step/ops.hpp"
 
 using namespace llmroof;
 

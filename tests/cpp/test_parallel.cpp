@@ -2,10 +2,10 @@
 
 #include <stdexcept>
 
-#include "llmroof/offload.hpp"
-#include "llmroof/parallel.hpp"
-#include "llmroof/serving.hpp"
-#include "llmroof/engine_profile.hpp"
+#include "llmroof/layout/offload.hpp"
+#include "llmroof/layout/parallel.hpp"
+#include "llmroof/serving/serving.hpp"
+#include "llmroof/engine/engine_profile.hpp"
 
 using namespace llmroof;
 

@@ -2,8 +2,8 @@
 
 #include <random>
 
-#include "llmroof/phases.hpp"
-#include "llmroof/engine_profile.hpp"
+#include "llmroof/step/phases.hpp"
+#include "llmroof/engine/engine_profile.hpp"
 
 using namespace llmroof;
 

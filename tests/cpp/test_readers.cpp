@@ -6,7 +6,7 @@
 #include <string>
 
 #include "gguf_writer.hpp"
-#include "llmroof/readers.hpp"
+#include "llmroof/model/readers.hpp"
 
 using namespace llmroof;
 namespace fs = std::filesystem;

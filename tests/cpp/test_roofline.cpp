@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "llmroof/roofline.hpp"
-#include "llmroof/engine_profile.hpp"
+#include "llmroof/step/roofline.hpp"
+#include "llmroof/engine/engine_profile.hpp"
 
 using namespace llmroof;
 
@@ -120,7 +120,7 @@ TEST_CASE("FP8 and FP4 GEMMs reach the low-precision share of eta_c on their own
   o.gemm_rows = 1e9;
   o.math = math_format::fp8;
   const roofline h100(find_device("h100-sxm"));
-  CHECK(h100.efficiency().low_precision == doctest::Approx(0.7));  // class default (src/profiles.cpp)
+  CHECK(h100.efficiency().low_precision == doctest::Approx(0.7));  // class default (src/engine/profiles.cpp)
   // 1 / (eta_c 0.75 x 0.7) = 1.90476 s against a 1 s bound.
   CHECK(h100.time(o).compute_bound.value() == doctest::Approx(1.0));
   CHECK(h100.time(o).estimate().value() == doctest::Approx(1.0 / (0.75 * 0.7)).epsilon(1e-6));
@@ -159,7 +159,7 @@ TEST_CASE("at_limit: the fitted efficiencies that ran into their bound of 1") {
 }
 
 TEST_CASE("kernel families: one GEMM, one decode attention call, one MoE call, one all-reduce, by hand") {
-  // H100 SXM under vLLM prices its ops with its own row of src/kernel_fits.inc
+  // H100 SXM under vLLM prices its ops with its own row of src/engine/kernel_fits.inc
   // (scripts/fit_kernels.py on AIConfigurator 0.12.0's kernel database).
   const device h100 = find_device("h100-sxm");
   const efficiency_profile e = default_profile(h100, "vllm");

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <utility>
 
-#include "llmroof/compare.hpp"
-#include "llmroof/serving.hpp"
-#include "llmroof/engine_profile.hpp"
+#include "llmroof/search/compare.hpp"
+#include "llmroof/serving/serving.hpp"
+#include "llmroof/engine/engine_profile.hpp"
 #include "setup.hpp"
 
 using namespace llmroof;
@@ -158,7 +158,7 @@ TEST_CASE("overhead: one closed-loop user pays the request handling and its own 
   const double step = x.dep.decode(1, 2100).estimate.value();
   REQUIRE(S == doctest::Approx(42.6960e-3).epsilon(1e-5));
   REQUIRE(step == doctest::Approx(7.21589e-3).epsilon(1e-5));
-  REQUIRE(x.r.efficiency().per_request.value() == 5e-3);  // the class default (src/profiles.cpp)
+  REQUIRE(x.r.efficiency().per_request.value() == 5e-3);  // the class default (src/engine/profiles.cpp)
   const closed_loop_result one = serve_closed_loop(x.dep, x.s, 1);
   // TTFT = 5 ms + 42.6960 ms = 47.6960 ms: no queue, no step to wait for.
   CHECK(one.ttft.value() == doctest::Approx(47.6960e-3).epsilon(1e-5));

@@ -1,4 +1,4 @@
-// Speculative decoding (speculative.hpp), computed by hand.
+// Speculative decoding (speculative_step.hpp), computed by hand.
 #include <doctest/doctest.h>
 
 #include "llmroof/llmroof.hpp"

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "llmroof/units.hpp"
+#include "llmroof/units/units.hpp"
 
 using namespace llmroof;
 using namespace llmroof::literals;

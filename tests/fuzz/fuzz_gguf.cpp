@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "llmroof/ops.hpp"
-#include "llmroof/readers.hpp"
+#include "llmroof/step/ops.hpp"
+#include "llmroof/model/readers.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -4,9 +4,9 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "llmroof/kv_cache.hpp"
-#include "llmroof/ops.hpp"
-#include "llmroof/readers.hpp"
+#include "llmroof/model/kv_cache.hpp"
+#include "llmroof/step/ops.hpp"
+#include "llmroof/model/readers.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -294,7 +294,7 @@ def test_tokens_as_text_and_profile_points() -> None:
     # The launch term is a profile field: removing it speeds a step up.
     p = llmroof.plan(model="qwen3-8b", device="h100-sxm").to_dict()["efficiency"]
     # H100 SXM under vLLM prices launches at its own GEMM fixed time from the kernel
-    # database (src/kernel_fits.inc row "h100-sxm", "vllm": 3.08064e-06 s over 35,742 shapes).
+    # database (src/engine/kernel_fits.inc row "h100-sxm", "vllm": 3.08064e-06 s over 35,742 shapes).
     assert p["name"] == "kernel-fitted vllm" and p["points"] == 35742
     assert p["per_launch_s"] == pytest.approx(3.08064e-6)
     # The kernel families' fields read back and are taken in: a faster KV
@@ -381,7 +381,7 @@ def test_energy_and_cost_parity_and_refusals(cli: str) -> None:
 
 
 def test_speculate_parity_and_refusals(cli: str) -> None:
-    # One report from the command and Python (speculative.hpp has the hand-computed cases).
+    # One report from the command and Python (speculative_step.hpp has the hand-computed cases).
     mtp = ["--model", "deepseek-v3", "--device", "h200:8", "--engine", "sglang", "--draft-tokens", "3",
            "--context", "65536", "--max-batch", "16"]
     s = llmroof.speculate(model="deepseek-v3", device="h200:8", engine="sglang", draft_tokens=3, context=65536,
@@ -549,7 +549,7 @@ def test_plan_speculation_parity_and_refusals(cli: str) -> None:
 
 def test_speculative_closed_loop_parity(cli: str) -> None:
     # The deployment decodes speculatively: the plan's closed loop and users'
-    # search run draft + verify steps (speculative.hpp: step_of), from both doors.
+    # search run draft + verify steps (speculative_step.hpp: step_of), from both doors.
     base = ["--model", "deepseek-v3", "--device", "h200:8", "--engine", "sglang", "--context", "8k", "--prompt", "4k",
             "--output", "1000"]
     spec = llmroof.Speculative(method="mtp", draft_tokens=3)

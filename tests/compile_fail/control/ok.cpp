@@ -1,5 +1,5 @@
 // Control for the negative compile tests: the same harness on correct code.
-#include "llmroof/units.hpp"
+#include "llmroof/units/units.hpp"
 
 int main() {
   using namespace llmroof::literals;
