@@ -27,13 +27,9 @@ except ImportError as err:  # pragma: no cover - only without a build
 
 from ._core.memory_plan import MemoryPlan
 from ._core.reports import Calibration, Comparison, KvCache, MoeReport, Phase, Plan, Recommendation, Speculation, Users
+from ._catalog import Device, Format, Model, Parameters, Speculative
 from ._api import (
-    Device,
     Estimator,
-    Format,
-    Model,
-    Parameters,
-    Speculative,
     calibrate,
     validate,
     compare,
@@ -52,8 +48,9 @@ from ._api import (
     users,
     zipf_popularity,
 )
-from . import _rows
-from ._rows import *  # noqa: F403 (the typed options and file dicts; _rows.__all__ lists them)
+from . import _fields, _options
+from ._fields import *  # noqa: F403 (what fields and model files say; _fields.__all__ lists them)
+from ._options import *  # noqa: F403 (the typed keywords; _options.__all__ lists them)
 
 __version__: str = _core.__version__
 
@@ -93,7 +90,7 @@ __all__ = [
     "users",
     "zipf_popularity",
 ]
-__all__ += _rows.__all__
+__all__ += _fields.__all__ + _options.__all__
 
 
 def __getattr__(name: str) -> object:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Sequence, cast
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-    from ._api import Device
+    from ._catalog import Device
     from ._core.reports import Phase, Plan, Recommendation
 
 
