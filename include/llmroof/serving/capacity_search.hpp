@@ -232,21 +232,12 @@ inline users_result max_users(const deployment& d, const workload& s, tokens_per
     // speed and TTFT the replica's.
     const double r = d.replicas();
     users_result u = max_users(d.instance(), s, min_tokens_per_s, ttft_target);
-    u.users *= r;
-    u.output_tokens_per_s *= r;
-    u.loop.concurrency *= r;
-    u.loop.active *= r;
-    u.loop.slots *= r;
-    u.loop.requests_per_s *= r;
+    const auto all = [r](double& users, double& output, closed_loop_result& loop) {
+      for (double* x : {&users, &output, &loop.concurrency, &loop.active, &loop.slots, &loop.requests_per_s}) *x *= r;
+    };
+    all(u.users, u.output_tokens_per_s, u.loop);
     u.memory.max_sequences *= r;
-    for (users_point& p : u.curve) {
-      p.users *= r;
-      p.output_tokens_per_s *= r;
-      p.loop.concurrency *= r;
-      p.loop.active *= r;
-      p.loop.slots *= r;
-      p.loop.requests_per_s *= r;
-    }
+    for (users_point& p : u.curve) all(p.users, p.output_tokens_per_s, p.loop);
     return u;
   }
   validate(s);
