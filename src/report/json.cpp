@@ -325,19 +325,18 @@ json pd_json(const pd_comparison& c) {
 }
 
 json energy_json(const energy_cost& e) {
-  const auto num = [](const std::optional<double>& x) { return x ? json(*x) : json(nullptr); };
   return {{"devices", e.devices},
-          {"power_w", num(e.power_w)},
+          {"power_w", optional(e.power_w)},
           {"output_tokens_per_s", e.tokens_per_s},
-          {"joules_per_output_token", num(e.joules_per_token)},
-          {"output_tokens_per_s_per_kw", num(e.tokens_per_s_per_kw)},
-          {"cost_per_hour", num(e.cost_per_hour)},
-          {"cost_per_million_output_tokens", num(e.cost_per_million)},
-          {"cost_per_month", num(e.cost_per_month())},
+          {"joules_per_output_token", optional(e.joules_per_token)},
+          {"output_tokens_per_s_per_kw", optional(e.tokens_per_s_per_kw)},
+          {"cost_per_hour", optional(e.cost_per_hour)},
+          {"cost_per_million_output_tokens", optional(e.cost_per_million)},
+          {"cost_per_month", optional(e.cost_per_month())},
           {"basis", e.basis},
           {"fits", e.fits},
-          {"joules_per_input_token", num(e.joules_per_input_token)},
-          {"cost_per_million_input_tokens", num(e.cost_per_million_input)}};
+          {"joules_per_input_token", optional(e.joules_per_input_token)},
+          {"cost_per_million_input_tokens", optional(e.cost_per_million_input)}};
 }
 
 

@@ -8,8 +8,6 @@ namespace llmroof::report {
 namespace {
 
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
 json candidate_json(const recommend_input& in, const recommendation& r, std::size_t i) {
   const candidate& c = r.candidates[i];
   return {{"index", i},
@@ -38,11 +36,11 @@ json candidate_json(const recommend_input& in, const recommendation& r, std::siz
           {"ttft_slow_s", c.ttft_slow_s},
           {"output_tokens_per_s", c.output_tokens_per_s},
           {"tokens_per_s_per_device", c.tokens_per_s_per_device()},
-          {"power_w", opt(c.power_w)},
-          {"joules_per_token", opt(c.joules_per_token)},
-          {"cost_per_hour", opt(c.cost_per_hour)},
-          {"cost_per_million", opt(c.cost_per_million)},
-          {"purchase", opt(c.purchase)},
+          {"power_w", optional(c.power_w)},
+          {"joules_per_token", optional(c.joules_per_token)},
+          {"cost_per_hour", optional(c.cost_per_hour)},
+          {"cost_per_million", optional(c.cost_per_million)},
+          {"purchase", optional(c.purchase)},
           {"max_users", c.max_users},
           {"max_context", c.max_context},
           {"status", to_string(c.status)},

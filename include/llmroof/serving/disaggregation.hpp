@@ -472,24 +472,16 @@ inline pd_loop_result serve_replicated_loop(const deployment& d, int replicas, c
   detail::require_whole("users", users);
   detail::require_in("users", users, 1, 1e6);
   detail::require_in("replicas", replicas, 1, 65536);
-  const double r = replicas, q = std::floor(users / r), more = users - r * q;
-  // (replicas, their loop): r - more of q users, more of q + 1.
-  std::vector<std::pair<double, closed_loop_result>> groups;
-  if (r - more > 0 && q > 0) groups.emplace_back(r - more, serve_closed_loop(d, w, q));
-  if (more > 0) groups.emplace_back(more, serve_closed_loop(d, w, q + 1));
+  // The groups of q and q + 1 users: the replicas' own loop (capacity_search.hpp).
+  const closed_loop_result c = detail::replicated_loop(d.with_replicas(replicas), w, users);
   pd_loop_result out;
   out.users = users;
-  for (const auto& [n, c] : groups) {
-    out.requests_per_s += n * c.requests_per_s;
-    out.inside += n * c.active;
-  }
+  out.requests_per_s = c.requests_per_s;
+  out.inside = c.active;
   if (!(out.requests_per_s > 0)) return out;  // not one request fits
-  for (const auto& [n, c] : groups) {
-    const double share = n * c.requests_per_s / out.requests_per_s;
-    out.ttft = out.ttft + share * c.ttft;
-    out.tpot = out.tpot + share * c.tpot;
-    out.queue_wait = out.queue_wait + share * c.queue_wait;
-  }
+  out.ttft = c.ttft;
+  out.tpot = c.tpot;
+  out.queue_wait = c.queue_wait;
   return out;
 }
 
