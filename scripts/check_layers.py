@@ -35,7 +35,7 @@ import tempfile
 from pathlib import Path
 
 LAYERS = ["detail", "units", "model", "hardware", "step", "engine", "layout", "deployment", "serving", "search",
-          "calibration", "top", "front"]
+          "calibration", "jobs", "top", "front"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 TOP_FILES = {"deployment.hpp": "deployment", "llmroof.hpp": "top", "version.hpp": "detail"}
 FRONT = ("src/report/", "src/cli/", "python/bindings/")

@@ -23,6 +23,8 @@
 #include "llmroof/layout/parallel.hpp"       // IWYU pragma: export
 #include "llmroof/layout/offload.hpp"        // IWYU pragma: export
 #include "llmroof/calibration/calibrate.hpp"      // IWYU pragma: export
+#include "llmroof/jobs/plan_job.hpp"          // IWYU pragma: export
+#include "llmroof/jobs/users_job.hpp"         // IWYU pragma: export
 #include "llmroof/model/readers.hpp"        // IWYU pragma: export
 #include "llmroof/engine/engine.hpp"         // IWYU pragma: export
 #include "llmroof/deployment.hpp"     // IWYU pragma: export

@@ -249,10 +249,100 @@ engine_overrides overrides_from(const py::object& spec) {
   return o;
 }
 
+namespace {
+
+workload workload_from(double users, double context_tokens, double prompt, double output, double prefix,
+                       const py::object& prefix_hit, const std::string& arrivals) {
+  workload w;
+  w.users = users;
+  w.context = context_tokens;
+  w.prompt = prompt;
+  w.output = output;
+  w.prefix = prefix;
+  w.prefix_hit = number(prefix_hit);
+  w.arrivals = parse_arrival_pattern(arrivals);
+  return w;
+}
+
+// The jobs' questions (jobs/plan_job.hpp, jobs/users_job.hpp), built from
+// keywords only: what the command's options of the job say, spelled as
+// Python's keywords (checked and defaulted by the llmroof package).
+void register_requests(py::module_& m) {
+  py::class_<plan_request>(m, "PlanRequest", "What the plan job is asked (jobs/plan_job.hpp).")
+      .def(py::init([](double users, double context_tokens, double prompt, double output, double prefix,
+                       const py::object& prefix_hit, const std::string& arrivals, const py::object& rate,
+                       const py::object& concurrency, double ttft_target, const py::object& burst,
+                       const std::string& burst_lengths, const py::object& offload, const py::object& host,
+                       const py::object& price_per_hour, const py::object& purchase, const py::object& years,
+                       const py::object& electricity, const py::object& pue, const py::object& pd,
+                       const py::object& min_tokens_per_s, const py::object& kv_link,
+                       const py::object& kv_link_efficiency, bool kv_overlap, const py::object& spec_method,
+                       int draft_tokens, const std::vector<double>& acceptance, const py::object& draft) {
+             plan_request q;
+             q.work = workload_from(users, context_tokens, prompt, output, prefix, prefix_hit, arrivals);
+             q.rate = number(rate);
+             q.concurrency = number(concurrency);
+             q.ttft_target = make_seconds(ttft_target);
+             q.burst = number(burst);
+             q.burst_lengths = parse_length_spread(burst_lengths);
+             // "auto": the fewest layers in host RAM that hold the workload, as --offload auto.
+             if (py::isinstance<py::str>(offload) && offload.cast<std::string>() == "auto") {
+               q.offload_auto = true;
+               q.offload_host = host_from(host);
+             } else {
+               q.offload = offload_from(offload, host);
+             }
+             q.cost = price_from(price_per_hour, purchase, years, electricity, pue);
+             if (!pd.is_none()) {
+               pd_request r;
+               if (!py::isinstance<py::str>(pd)) r.devices = pd.cast<int>();
+               else if (pd.cast<std::string>() != "auto") throw std::invalid_argument("pd must be 'auto' or a device count");
+               r.min_tokens_per_s = number(min_tokens_per_s);
+               if (!kv_link.is_none()) r.kv_link = find_link(kv_link.cast<std::string>());
+               r.kv_link_efficiency = number(kv_link_efficiency);
+               r.kv_overlap = kv_overlap;
+               q.pd = r;
+             } else if (!min_tokens_per_s.is_none() || !kv_link.is_none() || !kv_link_efficiency.is_none() || kv_overlap) {
+               throw std::invalid_argument("min_tokens_per_s, kv_link, kv_link_efficiency and kv_overlap need pd");
+             }
+             q.spec = speculation_arg(spec_method, draft_tokens, acceptance, draft);
+             return q;
+           }),
+           py::kw_only(), py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("output"),
+           py::arg("prefix"), py::arg("prefix_hit"), py::arg("arrivals"), py::arg("rate"), py::arg("concurrency"),
+           py::arg("ttft_target_s"), py::arg("burst"), py::arg("burst_lengths"), py::arg("offload"), py::arg("host"),
+           py::arg("price_per_hour"), py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"),
+           py::arg("pd"), py::arg("min_tokens_per_s"), py::arg("kv_link"), py::arg("kv_link_efficiency"),
+           py::arg("kv_overlap"), py::arg("spec_method"), py::arg("draft_tokens"), py::arg("acceptance"),
+           py::arg("draft"));
+  py::class_<users_request>(m, "UsersRequest", "What the users job is asked (jobs/users_job.hpp).")
+      .def(py::init([](double context_tokens, double prompt, double output, double prefix, const py::object& prefix_hit,
+                       const std::string& arrivals, double min_tokens_per_s, double ttft_target,
+                       const py::object& price_per_hour, const py::object& purchase, const py::object& years,
+                       const py::object& electricity, const py::object& pue, const py::object& spec_method,
+                       int draft_tokens, const std::vector<double>& acceptance, const py::object& draft) {
+             users_request q;
+             q.work = workload_from(1, detail::require_non_negative("context", context_tokens), prompt, output, prefix,
+                                    prefix_hit, arrivals);
+             q.min_tokens_per_s = min_tokens_per_s;
+             q.ttft_target_s = ttft_target;
+             q.cost = price_from(price_per_hour, purchase, years, electricity, pue);
+             q.spec = speculation_arg(spec_method, draft_tokens, acceptance, draft);
+             return q;
+           }),
+           py::kw_only(), py::arg("context"), py::arg("prompt"), py::arg("output"), py::arg("prefix"),
+           py::arg("prefix_hit"), py::arg("arrivals"), py::arg("min_tokens_per_s"), py::arg("ttft_target_s"),
+           py::arg("price_per_hour"), py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"),
+           py::arg("spec_method"), py::arg("draft_tokens"), py::arg("acceptance"), py::arg("draft"));
+}
+
+}  // namespace
+
 void register_deployment(py::module_& m) {
   // The most requests a simulated burst takes (load_model.hpp), for the Python
   // layer's own check of `burst` before the call.
   m.attr("max_burst_requests") = static_cast<long long>(llmroof::max_burst_requests);
+  register_requests(m);
   // The deployment, resolved once; every question about it is a method, so
   // the deployment's arguments are written (and checked) in one place.
   py::class_<context>(m, "Deployment")
@@ -312,71 +402,9 @@ void register_deployment(py::module_& m) {
           },
           py::arg("users"), py::arg("context"))
       .def(
-          "plan_report",
-          [](const context& c, double users, double context_tokens, double prompt, const py::object& rate, double output,
-             double ttft_target, const py::object& offload, const py::object& host, const py::object& concurrency,
-             const py::object& price_per_hour, const py::object& purchase, const py::object& years,
-             const py::object& electricity, const py::object& pue, double prefix, const py::object& prefix_hit,
-             const std::string& arrivals, const py::object& pd, const py::object& min_tokens_per_s, const py::object& kv_link,
-             const py::object& kv_link_efficiency, bool kv_overlap, const py::object& burst,
-             const std::string& burst_lengths, const py::object& spec_method_name, int draft_tokens,
-             const std::vector<double>& acceptance, const py::object& draft) {
-            workload w;
-            w.users = users;
-            w.context = context_tokens;
-            w.prompt = prompt;
-            w.output = output;
-            w.prefix = prefix;
-            w.prefix_hit = number(prefix_hit);
-            w.arrivals = parse_arrival_pattern(arrivals);
-            // speculative: as the command's --spec, the deployment decodes speculatively.
-            const std::optional<speculation> spec = speculation_arg(spec_method_name, draft_tokens, acceptance, draft);
-            // "auto": the fewest layers in host RAM that hold the workload, as --offload auto.
-            const bool autosize = py::isinstance<py::str>(offload) && offload.cast<std::string>() == "auto";
-            const deployment d = (autosize ? with_offload_auto(c.setup, w, host_from(host))
-                                           : c.setup.with_offload(offload_from(offload, host)))
-                                     .with_speculation(spec);
-            const plan_result res = plan(d, w);
-            // burst: as the command's --burst and --burst-lengths.
-            const served_load load = serve_load(d, w, number(rate), number(concurrency), make_seconds(ttft_target),
-                                                number(burst), parse_length_spread(burst_lengths));
-            const price p = price_from(price_per_hour, purchase, years, electricity, pue);
-            // pd: as the command's --pd, --tps, --kv-link, --kv-link-efficiency, --kv-overlap.
-            std::optional<pd_comparison> split;
-            if (!pd.is_none()) {
-              serving_targets t;
-              t.ttft = make_seconds(ttft_target);
-              if (auto x = number(min_tokens_per_s)) t.tpot = make_seconds(1 / detail::require_positive("min_tokens_per_s", *x));
-              std::optional<int> devices;
-              if (!py::isinstance<py::str>(pd)) devices = pd.cast<int>();
-              else if (pd.cast<std::string>() != "auto") throw std::invalid_argument("pd must be 'auto' or a device count");
-              const kv_transfer link = kv_transfer_for(
-                  d, kv_link.is_none() ? std::nullopt : std::optional<link_spec>(find_link(kv_link.cast<std::string>())),
-                  number(kv_link_efficiency), kv_overlap);
-              // The plan's closed loop (concurrency, or its users) on every layout too.
-              const std::optional<double> loop =
-                  load.closed ? std::optional<double>(load.closed->concurrency) : std::nullopt;
-              split = compare_disaggregation(d, w, t, devices, link, loop);
-            } else if (!min_tokens_per_s.is_none() || !kv_link.is_none() || !kv_link_efficiency.is_none() || kv_overlap) {
-              throw std::invalid_argument("min_tokens_per_s, kv_link, kv_link_efficiency and kv_overlap need pd");
-            }
-            // The speculative table at the plan's users and context.
-            if (spec) {
-              const speculative_table t =
-                  speculate_against_batch(d, *spec, users, context_tokens, std::max(1.0, std::min(2 * users, 1e6)),
-                                          res.prefix.shared);
-              const report::plan_speculation with{*spec, t};
-              return plan_report{report::plan_json(d, d.roof(), res, load, output, p, split ? &*split : nullptr, &with)};
-            }
-            return plan_report{report::plan_json(d, d.roof(), res, load, output, p, split ? &*split : nullptr)};
-          },
-          py::arg("users"), py::arg("context"), py::arg("prompt"), py::arg("rate"), py::arg("output"),
-          py::arg("ttft_target"), py::arg("offload"), py::arg("host"), py::arg("concurrency"), py::arg("price_per_hour"),
-          py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"), py::arg("prefix"),
-          py::arg("prefix_hit"), py::arg("arrivals"), py::arg("pd"), py::arg("min_tokens_per_s"), py::arg("kv_link"),
-          py::arg("kv_link_efficiency"), py::arg("kv_overlap"), py::arg("burst"), py::arg("burst_lengths"),
-          py::arg("spec_method"), py::arg("draft_tokens"),
-          py::arg("acceptance"), py::arg("draft"))
+          "plan",
+          [](const context& c, const plan_request& q) { return plan_report{report::plan_json(answer(c.setup, q))}; },
+          py::arg("request"), "The plan job's answer to a PlanRequest (llmroof plan --json).")
       .def(
           "speculate_report",
           [](const context& c, const std::string& method, int draft_tokens, const std::vector<double>& acceptance,
@@ -390,30 +418,9 @@ void register_deployment(py::module_& m) {
           py::arg("method"), py::arg("draft_tokens"), py::arg("acceptance"), py::arg("draft"), py::arg("batch"),
           py::arg("context"), py::arg("max_batch"))
       .def(
-          "users_report",
-          [](const context& c, double context_tokens, double prompt, double min_tokens_per_s, double ttft_target,
-             double output, const py::object& price_per_hour, const py::object& purchase, const py::object& years,
-             const py::object& electricity, const py::object& pue, double prefix, const py::object& prefix_hit,
-             const std::string& arrivals, const py::object& spec_method_name, int draft_tokens,
-             const std::vector<double>& acceptance, const py::object& draft) {
-            workload w;
-            w.context = detail::require_non_negative("context", context_tokens);
-            w.prompt = prompt;
-            w.output = output;
-            w.prefix = prefix;
-            w.prefix_hit = number(prefix_hit);
-            w.arrivals = parse_arrival_pattern(arrivals);
-            // speculative: as the command's --spec.
-            const deployment d =
-                c.setup.with_speculation(speculation_arg(spec_method_name, draft_tokens, acceptance, draft));
-            const users_result u = max_users(d, w, make_tokens_per_second(min_tokens_per_s), make_seconds(ttft_target));
-            return users_report{report::users_json(d, w, min_tokens_per_s, ttft_target, u,
-                                                   price_from(price_per_hour, purchase, years, electricity, pue))};
-          },
-          py::arg("context"), py::arg("prompt"), py::arg("min_tokens_per_s"), py::arg("ttft_target"), py::arg("output"),
-          py::arg("price_per_hour"), py::arg("purchase"), py::arg("years"), py::arg("electricity"), py::arg("pue"),
-          py::arg("prefix"), py::arg("prefix_hit"), py::arg("arrivals"), py::arg("spec_method"), py::arg("draft_tokens"),
-          py::arg("acceptance"), py::arg("draft"))
+          "users",
+          [](const context& c, const users_request& q) { return users_report{report::users_json(answer(c.setup, q))}; },
+          py::arg("request"), "The users job's answer to a UsersRequest (llmroof users --json).")
       .def(
           "moe_report",
           [](const context& c, double context_tokens, double max_batch) {

@@ -266,30 +266,31 @@ def _plan_args(
     burst: float | None = None,
     burst_lengths: str = "fixed",
     speculative: Speculative | None = None,
-) -> tuple[Any, ...]:
-    """A plan's load (:class:`PlanLoad`), checked, in the order
-    Deployment.plan_report takes it: the one place its defaults are decided."""
-    return (
-        _number("users", users),
-        _tokens("context", context),
-        0.0 if prompt is None else _tokens("prompt", prompt, minimum=1),
-        None if rate is None else _number("rate", rate, minimum=0),
-        _number("output", output, minimum=1),
-        _number("ttft_target_s", ttft_target_s, minimum=0),
-        offload if isinstance(offload, str) or offload is None else _number("offload", offload),
-        _host(host),
-        None if concurrency is None else _number("concurrency", concurrency, minimum=1),
-        *_price_args(price_per_hour=price_per_hour, purchase=purchase, years=years, electricity=electricity, pue=pue),
-        *_prefix_args(prefix, prefix_hit),
-        _text("arrivals", arrivals),
-        _pd(pd),
-        None if min_tokens_per_s is None else _number("min_tokens_per_s", min_tokens_per_s),
-        None if kv_link is None else _text("kv_link", kv_link),
-        None if kv_link_efficiency is None else _number("kv_link_efficiency", kv_link_efficiency, minimum=0),
-        _flag("kv_overlap", kv_overlap),
-        None if burst is None else _integer("burst", burst, minimum=1, maximum=_core.deployment.max_burst_requests),
-        _text("burst_lengths", burst_lengths),
-        speculative if speculative is None else _speculative(speculative),
+) -> dict[str, Any]:
+    """A plan's load (:class:`PlanLoad`), checked, as the keywords of
+    ``_core.deployment.PlanRequest``: the one place its defaults are decided."""
+    return dict(
+        users=_number("users", users),
+        context=_tokens("context", context),
+        prompt=0.0 if prompt is None else _tokens("prompt", prompt, minimum=1),
+        rate=None if rate is None else _number("rate", rate, minimum=0),
+        output=_number("output", output, minimum=1),
+        ttft_target_s=_number("ttft_target_s", ttft_target_s, minimum=0),
+        offload=offload if isinstance(offload, str) or offload is None else _number("offload", offload),
+        host=_host(host),
+        concurrency=None if concurrency is None else _number("concurrency", concurrency, minimum=1),
+        **_price_args(price_per_hour=price_per_hour, purchase=purchase, years=years, electricity=electricity, pue=pue),
+        **_prefix_args(prefix, prefix_hit),
+        arrivals=_text("arrivals", arrivals),
+        pd=_pd(pd),
+        min_tokens_per_s=None if min_tokens_per_s is None else _number("min_tokens_per_s", min_tokens_per_s),
+        kv_link=None if kv_link is None else _text("kv_link", kv_link),
+        kv_link_efficiency=None if kv_link_efficiency is None else _number("kv_link_efficiency", kv_link_efficiency,
+                                                                           minimum=0),
+        kv_overlap=_flag("kv_overlap", kv_overlap),
+        burst=None if burst is None else _integer("burst", burst, minimum=1, maximum=_core.deployment.max_burst_requests),
+        burst_lengths=_text("burst_lengths", burst_lengths),
+        speculative=speculative if speculative is None else _speculative(speculative),
     )
 
 
@@ -308,20 +309,18 @@ def _pd(pd: int | str | None) -> int | str | None:
     return _integer("pd", pd, minimum=1)
 
 
-def _prefix_args(prefix: Tokens, prefix_hit: float | None) -> tuple[float, float | None]:
+def _prefix_args(prefix: Tokens, prefix_hit: float | None) -> dict[str, float | None]:
     """A shared prefix and its hit rate, checked (the core checks them against the prompt)."""
-    return (_tokens("prefix", prefix), None if prefix_hit is None else _number("prefix_hit", prefix_hit, minimum=0))
+    return dict(prefix=_tokens("prefix", prefix),
+                prefix_hit=None if prefix_hit is None else _number("prefix_hit", prefix_hit, minimum=0))
 
 
 def _price_args(*, price_per_hour: float | None = None, purchase: float | None = None, years: float | None = None,
-                electricity: float | None = None, pue: float | None = None) -> tuple[float | None, ...]:
-    """A price (:class:`PriceOptions`), checked, in the order the core takes it
+                electricity: float | None = None, pue: float | None = None) -> dict[str, float | None]:
+    """A price (:class:`PriceOptions`), checked, as the core's keywords
     (None: the core's default, or no price)."""
-    def maybe(name: str, v: float | None) -> float | None:
-        return None if v is None else _number(name, v, minimum=0)
-
-    return (maybe("price_per_hour", price_per_hour), maybe("purchase", purchase), maybe("years", years),
-            maybe("electricity", electricity), maybe("pue", pue))
+    given = dict(price_per_hour=price_per_hour, purchase=purchase, years=years, electricity=electricity, pue=pue)
+    return {name: None if v is None else _number(name, v, minimum=0) for name, v in given.items()}
 
 
 # What each keyword means, written once; _takes puts the entries
@@ -587,17 +586,9 @@ def users(
     """
     price: dict[str, Any] = {k: v for k, v in options.items() if k in PriceOptions.__annotations__}
     deployment: dict[str, Any] = {k: v for k, v in options.items() if k not in price}
-    args = (_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output) + _price_args(**price)
-            + _prefix_args(prefix, prefix_hit) + (_text("arrivals", arrivals),))
-    return Estimator(model=model, device=device, **deployment)._users(args, speculative)
-
-
-def _users_args(min_tokens_per_s: float, ttft_target_s: float, context: Tokens, prompt: Tokens,
-                output: float) -> tuple[float, ...]:
-    """users()' checked arguments, in the order Deployment.users_report takes them."""
-    return (_tokens("context", context, minimum=0), _tokens("prompt", prompt, minimum=0),
-            _number("min_tokens_per_s", min_tokens_per_s, minimum=0), _number("ttft_target_s", ttft_target_s, minimum=0),
-            _number("output", output, minimum=1))
+    return Estimator(model=model, device=device, **deployment).users(
+        min_tokens_per_s=min_tokens_per_s, ttft_target_s=ttft_target_s, context=context, prompt=prompt, output=output,
+        prefix=prefix, prefix_hit=prefix_hit, arrivals=arrivals, speculative=speculative, **price)
 
 
 _SEARCH_PARTS = ("formats", "replicas", "offload", "pd", "mtp")
@@ -783,7 +774,7 @@ def recommend(
             raise ValueError(f"skip takes formats, replicas, offload, pd, mtp (got '{part}')")
     settings = _engine_settings(memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens, max_model_len,
                                 prefix_caching)
-    pre, hit = _prefix_args(prefix, prefix_hit)
+    pre, hit = _prefix_args(prefix, prefix_hit).values()
     return _core.recommend.report(
         compiled, labels, entries,
         None if users is None else _number("users", users, minimum=1),
@@ -865,8 +856,12 @@ class Estimator:
         speculative: Speculative | None = None, **price: Unpack[PriceOptions],
     ) -> Users:
         """:func:`users` of this deployment (same arguments and defaults)."""
-        return self._users(_users_args(min_tokens_per_s, ttft_target_s, context, prompt, output) + _price_args(**price)
-                           + _prefix_args(prefix, prefix_hit) + (_text("arrivals", arrivals),), speculative)
+        question = dict(context=_tokens("context", context, minimum=0), prompt=_tokens("prompt", prompt, minimum=0),
+                        min_tokens_per_s=_number("min_tokens_per_s", min_tokens_per_s, minimum=0),
+                        ttft_target_s=_number("ttft_target_s", ttft_target_s, minimum=0),
+                        output=_number("output", output, minimum=1), **_price_args(**price),
+                        **_prefix_args(prefix, prefix_hit), arrivals=_text("arrivals", arrivals))
+        return self._users(question, speculative)
 
     def memory(self, *, users: float = 1, context: Tokens = 4096) -> MemoryPlan:
         """The memory plan of :func:`plan` alone (``users`` at ``context``
@@ -874,20 +869,21 @@ class Estimator:
         longest context; one compiled call (about 3 us), for searches."""
         return self._obj.memory(_number("users", users), _tokens("context", context))
 
-    def _spec_args(self, spec: Speculative | None) -> tuple[Any, ...]:
-        """A speculation as the compiled reports take it: method, k, acceptance, draft."""
+    def _spec_args(self, spec: Speculative | None) -> dict[str, Any]:
+        """A speculation as the compiled requests take it: method, k, acceptance, draft."""
         if spec is None:
-            return (None, 1, [], None)
+            return dict(spec_method=None, draft_tokens=1, acceptance=[], draft=None)
         spec = _speculative(spec)
         draft = None if spec.draft_model is None else _draft(spec.draft_model, self._options)
-        return (_text("method", spec.method), _integer("draft_tokens", spec.draft_tokens),
-                _acceptance(spec.acceptance), draft)
+        return dict(spec_method=_text("method", spec.method), draft_tokens=_integer("draft_tokens", spec.draft_tokens),
+                    acceptance=_acceptance(spec.acceptance), draft=draft)
 
-    def _plan(self, args: tuple[Any, ...]) -> Plan:
-        return self._obj.plan_report(*(args[:-1] + self._spec_args(args[-1])))
+    def _plan(self, question: dict[str, Any]) -> Plan:
+        spec = question.pop("speculative")
+        return self._obj.plan(_core.deployment.PlanRequest(**question, **self._spec_args(spec)))
 
-    def _users(self, args: tuple[Any, ...], speculative: Speculative | None = None) -> Users:
-        return self._obj.users_report(*(args + self._spec_args(speculative)))
+    def _users(self, question: dict[str, Any], speculative: Speculative | None = None) -> Users:
+        return self._obj.users(_core.deployment.UsersRequest(**question, **self._spec_args(speculative)))
 
 
 def _cacheable(x: object, kind: type) -> bool:

@@ -79,30 +79,20 @@ std::optional<speculation> read_speculation(const options& o, std::optional<setu
   return std::nullopt;
 }
 
-// --pd: aggregated and disaggregated on the plan's devices, under --tps and --ttft; with
-// the plan's closed loop (--concurrency, or its users), each layout's loop of that many.
-std::optional<pd_comparison> pd_of(const options& o, const setup& s, const workload& w, double ttft_target,
-                                   std::optional<double> users) {
+// --pd and what only it takes: the P/D comparison the plan is asked for.
+std::optional<pd_request> pd_of(const options& o) {
   for (const char* k : {"tps", "kv-link", "kv-link-efficiency", "kv-overlap"}) {
     if (o.get(k) && !o.get("pd")) throw usage_error(std::string("--") + k + " needs --pd");
   }
   const auto v = o.get("pd");
   if (!v) return std::nullopt;
-  serving_targets t;
-  t.ttft = make_seconds(ttft_target);
-  if (auto tps = o.get("tps")) {
-    const double x = parse_number("tps", *tps, 0, 1e9, true);
-    t.tpot = make_seconds(1 / x);
-  }
-  std::optional<int> devices;
-  if (*v != "auto") devices = static_cast<int>(parse_count("pd", *v, 65536));
-  const kv_transfer link = kv_transfer_for(
-      s, o.get("kv-link") ? std::optional<link_spec>(find_link(*o.get("kv-link"))) : std::nullopt,
-      o.get("kv-link-efficiency") ? std::optional<double>(parse_number("kv-link-efficiency", *o.get("kv-link-efficiency"), 0.01, 1))
-                                  : std::nullopt,
-      o.flag("kv-overlap"));
-  // users: each layout's closed loop of that many beside its goodput.
-  return compare_disaggregation(s, w, t, devices, link, users);
+  pd_request q;
+  if (auto tps = o.get("tps")) q.min_tokens_per_s = parse_number("tps", *tps, 0, 1e9, true);
+  if (*v != "auto") q.devices = static_cast<int>(parse_count("pd", *v, 65536));
+  if (auto l = o.get("kv-link")) q.kv_link = find_link(*l);
+  if (auto e = o.get("kv-link-efficiency")) q.kv_link_efficiency = parse_number("kv-link-efficiency", *e, 0.01, 1);
+  q.kv_overlap = o.flag("kv-overlap");
+  return q;
 }
 
 void print_plan_speculation(const speculation& spec, const speculative_table& t, double users) {
@@ -188,51 +178,42 @@ void print_prefix(const setup& s, const prefix_reuse& r, double prompt, const st
 }  // namespace
 
 int cmd_plan(const options& o) {
-  workload sc;
+  plan_request q;
+  workload& sc = q.work;
   sc.users = parse_count("users", o.get("users").value_or("1"));
   sc.context = parse_tokens("context", o.get("context").value_or("4096"));
   if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
   read_prefix(o, sc);
   read_arrivals(o, sc);
-  setup s = make_setup(o, true);
+  const setup asked = make_setup(o, true);
   if (o.get("offload") == "auto") {
-    s = with_offload_auto(s, sc, o.get("host") ? device_of(*o.get("host")) : offload_plan{}.host);
+    q.offload_auto = true;
+    if (auto h = o.get("host")) q.offload_host = device_of(*h);
   }
   // --spec: the deployment decodes speculatively (its memory and load), and
   // the plan reports the speculative table at its users and context.
   std::optional<setup> draft;
-  const std::optional<speculation> spec = read_speculation(o, draft);
-  if (spec) s = s.with_speculation(spec);
-  const roofline& r = s.roof();
-  const plan_result res = plan(s, sc);
-  const memory_plan& m = res.memory;
-
+  q.spec = read_speculation(o, draft);
   if (auto out = o.get("output")) sc.output = parse_count("output", *out);
-  const auto rate = o.get("rate") ? std::optional<double>(parse_number("rate", *o.get("rate"), 0, 1e9)) : std::nullopt;
-  const auto concurrency =
-      o.get("concurrency") ? std::optional<double>(parse_count("concurrency", *o.get("concurrency"))) : std::nullopt;
-  const double ttft_target = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 1.0;
-  const auto burst = o.get("burst") ? std::optional<double>(parse_count("burst", *o.get("burst"), max_burst_requests)) : std::nullopt;
-  if (o.get("burst-lengths") && !burst) throw std::invalid_argument("--burst-lengths needs --burst");
-  const length_spread lengths =
-      o.get("burst-lengths") ? parse_length_spread(*o.get("burst-lengths")) : length_spread::fixed;
-  const served_load load = serve_load(s, sc, rate, concurrency, make_seconds(ttft_target), burst, lengths);
-  const price pr = price_of(o);  // checked before the first line is printed
-  const std::optional<pd_comparison> pd =
-      pd_of(o, s, sc, ttft_target, load.closed ? std::optional<double>(load.closed->concurrency) : std::nullopt);
-  std::optional<speculative_table> spec_table;
-  if (spec) {
-    spec_table = speculate_against_batch(s, *spec, sc.users, sc.context, std::max(1.0, std::min(2 * sc.users, 1e6)),
-                                         res.prefix.shared);
-  }
+  if (auto v = o.get("rate")) q.rate = parse_number("rate", *v, 0, 1e9);
+  if (auto v = o.get("concurrency")) q.concurrency = parse_count("concurrency", *v);
+  if (auto v = o.get("ttft")) q.ttft_target = make_seconds(parse_seconds("ttft", *v));
+  if (auto v = o.get("burst")) q.burst = parse_count("burst", *v, max_burst_requests);
+  if (o.get("burst-lengths") && !q.burst) throw std::invalid_argument("--burst-lengths needs --burst");
+  if (auto v = o.get("burst-lengths")) q.burst_lengths = parse_length_spread(*v);
+  q.cost = price_of(o);
+  q.pd = pd_of(o);
+  const plan_answer a = answer(asked, q);
   if (o.json) {
-    const std::optional<report::plan_speculation> with =
-        spec ? std::optional<report::plan_speculation>(report::plan_speculation{*spec, *spec_table}) : std::nullopt;
-    std::cout << report::plan_json(s, r, res, load, sc.output, pr, pd ? &*pd : nullptr, with ? &*with : nullptr).dump(2)
-              << "\n";
+    std::cout << report::plan_json(a).dump(2) << "\n";
     return 0;
   }
 
+  const setup& s = a.setup;
+  const roofline& r = s.roof();
+  const plan_result& res = a.result;
+  const memory_plan& m = res.memory;
+  const served_load& load = a.load;
   const double users = sc.users;
   std::printf("llmroof plan: %s on %s\n", s.model.name.c_str(), device_label(s).c_str());
   std::printf("weights %s, KV %s (%.4g bits), lm_head %s; engine %s, memory utilisation %.2f, KV blocks of %d tokens\n%s\n",
@@ -354,8 +335,8 @@ int cmd_plan(const options& o) {
                 pt.per_user_bound().value(), pt.total_estimate().value(),
                 std::string(to_string(pt.all.limit())).c_str());
   }
-  if (pd) print_pd(*pd);
-  if (spec) print_plan_speculation(*spec, *spec_table, users);
+  if (a.pd) print_pd(*a.pd);
+  if (a.speculative) print_plan_speculation(*s.speculative, *a.speculative, users);
   if (!res.alternatives.empty()) {
     std::printf("\nWhat would make it fit (each change alone):\n");
     std::printf("  %-26s %-5s %7s %9s %8s %14s %11s\n", "change", "fits", "users", "context", "devices",
@@ -426,12 +407,11 @@ int cmd_plan(const options& o) {
     std::printf("  saturation: %.3g requests/s, %.0f output tokens/s with %s requests in the engine; limit: %s\n",
                 most->requests_per_s, most->output_tokens_per_s, fmt("%.1f", most->users).c_str(), std::string(to_string(most->limit)).c_str());
   }
-  const energy_cost energy = plan_energy(s, res, pr, &load, sc.output);
   const phase_timing& empty = res.curve.front().single;
   std::printf("\nAn empty-context decode step reads %s per token (weights %s); at %s tokens the KV cache adds %s.\n",
               gb(empty.counts.total_bytes()).c_str(), gb(empty.counts.weight_bytes()).c_str(),
               thousands(sc.context).c_str(), gb(res.curve.back().single.counts.kv_read_bytes()).c_str());
-  print_energy(s, energy, users, sc.context);
+  print_energy(s, a.energy, users, sc.context);
   return 0;
 }
 
@@ -586,23 +566,27 @@ int cmd_kv(const options& o) {
 
 
 int cmd_users(const options& o) {
+  users_request q;
   std::optional<setup> draft;
-  const std::optional<speculation> spec = read_speculation(o, draft);
-  const setup s = make_setup(o, true).with_speculation(spec);
-  workload sc;
+  q.spec = read_speculation(o, draft);
+  const setup asked = make_setup(o, true);
+  workload& sc = q.work;
   sc.context = parse_tokens("context", o.get("context").value_or("4096"));
   if (auto p = o.get("prompt")) sc.prompt = parse_count("prompt", *p);
   if (auto out = o.get("output")) sc.output = parse_count("output", *out);
   read_prefix(o, sc);
   read_arrivals(o, sc);
-  const double tps = parse_number("tps", o.get("tps").value_or("10"), 0, 1e9);
-  const double ttft = o.get("ttft") ? parse_seconds("ttft", *o.get("ttft")) : 0.0;
-  const price pr = price_of(o);
-  const users_result u = max_users(s, sc, make_tokens_per_second(tps), make_seconds(ttft));
+  q.min_tokens_per_s = parse_number("tps", o.get("tps").value_or("10"), 0, 1e9);
+  if (auto v = o.get("ttft")) q.ttft_target_s = parse_seconds("ttft", *v);
+  q.cost = price_of(o);
+  const users_answer a = answer(asked, q);
   if (o.json) {
-    std::cout << report::users_json(s, sc, tps, ttft, u, pr).dump(2) << "\n";
+    std::cout << report::users_json(a).dump(2) << "\n";
     return 0;
   }
+  const setup& s = a.setup;
+  const users_result& u = a.result;
+  const double tps = q.min_tokens_per_s, ttft = q.ttft_target_s;
   std::printf("llmroof users: %s on %s, weights %s, KV %s, every user at %s tokens\n", s.model.name.c_str(),
               device_label(s).c_str(), weights_label(s.pr).c_str(), std::string(s.pr.kv.name).c_str(),
               thousands(sc.context).c_str());
@@ -627,7 +611,12 @@ int cmd_users(const options& o) {
                 p.tokens_per_s_total(), ms(p.loop.ttft).c_str(), p.fits ? "yes" : "no",
                 p.users == u.users ? "   <- most users" : "");
   }
-  if (u.users >= 1) print_energy(s, users_energy(s, u, sc, pr), u.users, sc.context);
+  if (u.users >= 1) print_energy(s, a.energy, u.users, sc.context);
+  if (a.joules_per_request) {
+    std::printf("  each request (%s-token prompt, %s-token answer): %s J = %.3g Wh\n",
+                thousands(sc.prompt_tokens()).c_str(), thousands(sc.output).c_str(),
+                thousands(*a.joules_per_request).c_str(), *a.joules_per_request / 3600);
+  }
   return 0;
 }
 

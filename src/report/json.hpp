@@ -92,20 +92,9 @@ json efficiency_json(const efficiency_profile& e);
 json prefix_json(const prefix_reuse& r, const std::optional<phase_timing>& ttft_cached);
 json alternatives_json(const std::vector<alternative>& alts);
 
-/// "llmroof.plan/1"
-/// With `load` (served_load) when it holds an open or a closed loop, whose
-/// requests have `output` tokens.
-/// With its energy and, when `p` names a price, its cost (plan_energy).
-/// A plan's speculative decoding: the setup and its table at the plan's users and context.
-struct plan_speculation {
-  const speculation& spec;
-  const speculative_table& table;
-};
-
-/// With `pd` (compare_disaggregation), its rows; with `spec`, its speculative report.
-json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load = {},
-               double output = 0, const price& p = {}, const pd_comparison* pd = nullptr,
-               const plan_speculation* spec = nullptr);
+/// "llmroof.plan/1": the plan job's answer (jobs/plan_job.hpp), its load,
+/// P/D rows, speculative table and energy among it.
+json plan_json(const plan_answer& a);
 /// Aggregated and disaggregated rows ("disaggregation" of a plan).
 json pd_json(const pd_comparison& c);
 /// Power, energy per output token and cost (null where unknown).
@@ -144,10 +133,9 @@ std::string predictions_csv(const validation_scope& best);
 /// Writes report.md and predictions.csv into `dir` (created if missing).
 /// Throws std::invalid_argument naming the folder or file it cannot write.
 void write_validation_report(const std::string& dir, const std::string& markdown, const std::string& csv);
-/// "llmroof.users/1": the most users meeting a tokens/s and a TTFT target.
-/// `w`: the users' context and their loop's prompt, prefix and output.
-json users_json(const setup& s, const workload& w, double min_tokens_per_s, double ttft_target_s, const users_result& u,
-                const price& p = {});
+/// "llmroof.users/1": the users job's answer (jobs/users_job.hpp): the most
+/// users meeting a tokens/s and a TTFT target, their loop and energy.
+json users_json(const users_answer& a);
 /// "llmroof.recommend/1": every candidate of a search, the recommendation,
 /// the front, the best per device kind and the closest misses.
 json recommend_json(const recommend_input& in, const recommendation& r);

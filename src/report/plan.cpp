@@ -16,7 +16,7 @@ struct plan_view {
   double output;
   const energy_cost& energy;
   const pd_comparison* pd = nullptr;
-  const plan_speculation* spec = nullptr;
+  const speculative_table* spec = nullptr;  ///< of s.speculative
 };
 
 json curve_rows(const plan_result& res) {
@@ -93,7 +93,7 @@ const field_table<plan_view>& plan_fields() {
           {"speculation", maybe_object_t,
            "With speculative decoding (--spec): the speculate report (llmroof.speculative/1) at the plan's users "
            "and context, against batch up to twice the users, with its memory.",
-           [](const V& v) { return v.spec ? speculative_json(v.s, v.spec->spec, v.spec->table) : absent(); }},
+           [](const V& v) { return v.spec ? speculative_json(v.s, *v.s.speculative, *v.spec) : absent(); }},
           {"load", maybe_object_t,
            "The plan under load: a closed loop (concurrency, or more than one user), an open loop (a rate) or a "
            "burst (requests sent at once: requests, lengths, slots, limit, duration_s, requests_per_s, ttft_s, "
@@ -108,9 +108,9 @@ const field_table<plan_view>& plan_fields() {
 
 }  // namespace
 
-json plan_json(const setup& s, const roofline& r, const plan_result& res, const served_load& load, double output,
-               const price& p, const pd_comparison* pd, const plan_speculation* spec) {
-  return object_json(plan_fields(), plan_view{s, r, res, load, output, plan_energy(s, res, p, &load, output), pd, spec});
+json plan_json(const plan_answer& a) {
+  return object_json(plan_fields(), plan_view{a.setup, a.setup.roof(), a.result, a.load, a.work.output, a.energy,
+                                              a.pd ? &*a.pd : nullptr, a.speculative ? &*a.speculative : nullptr});
 }
 
 std::vector<key_doc> plan_keys() { return keys(plan_fields()); }

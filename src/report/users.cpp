@@ -16,6 +16,7 @@ struct users_view {
   const users_result& u;
   double output;
   const energy_cost& energy;
+  std::optional<double> joules_per_request;
 };
 
 const field_table<users_view>& users_fields() {
@@ -62,6 +63,10 @@ const field_table<users_view>& users_fields() {
            "output_tokens_per_s, joules_per_output_token, output_tokens_per_s_per_kw, and with a price "
            "cost_per_hour and cost_per_million_output_tokens (as a plan's energy).",
            [](const V& v) { return energy_json(v.energy); }},
+          {"joules_per_request", maybe_float_t,
+           "J per request of that loop, all devices: its power over its requests/s (= joules_per_output_token x "
+           "output tokens; the prompts' prefill time is in the loop). None without a TDP or without users.",
+           [](const V& v) { return optional(v.joules_per_request); }},
           {"curve", rows_t,
            "The closed loop at 1, 2, 4, ... users and at max_users: users, per_user_tokens_per_s_estimate, "
            "total_tokens_per_s_estimate, ttft_s and fits (whether the deployment holds them).",
@@ -84,10 +89,9 @@ const field_table<users_view>& users_fields() {
 }  // namespace
 
 
-json users_json(const setup& s, const workload& w, double min_tokens_per_s, double ttft_target_s, const users_result& u,
-                const price& p) {
-  return object_json(users_fields(),
-                     users_view{s, w.context, min_tokens_per_s, ttft_target_s, u, w.output, users_energy(s, u, w, p)});
+json users_json(const users_answer& a) {
+  return object_json(users_fields(), users_view{a.setup, a.work.context, a.min_tokens_per_s, a.ttft_target_s, a.result,
+                                                a.work.output, a.energy, a.joules_per_request});
 }
 
 std::vector<key_doc> users_keys() { return keys(users_fields()); }

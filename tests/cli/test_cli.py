@@ -165,6 +165,13 @@ loop = json.loads(run("plan", *U, "--concurrency", str(int(u["max_users"])), "--
 del loop["saturation"]
 check("users: closed loop = plan --concurrency max_users", u["closed_loop"] == loop, (u["closed_loop"], loop))
 check("users: loop text", "(a closed loop: 2,048-token prompts, 300-token answers" in run("users", *U, "--tps", "20").stdout)
+# J per request = the loop's power over its requests/s = J per output token x 300 output tokens.
+check("users: joules_per_request = power / requests_per_s",
+      abs(u["joules_per_request"] - u["energy"]["power_w"] / u["closed_loop"]["requests_per_s"]) < 1e-9 * u["joules_per_request"]
+      and abs(u["joules_per_request"] - 300 * u["energy"]["joules_per_output_token"]) < 1e-9 * u["joules_per_request"],
+      (u["joules_per_request"], u["energy"]))
+check("users: joules_per_request text",
+      f"each request (2,048-token prompt, 300-token answer): {u['joules_per_request']:,.0f} J" in run("users", *U, "--tps", "20").stdout)
 # Lockstep (identical requests started together): said in the text and the JSON, the same loop in users.
 L = ["--model", "llama-3.1-8b", "--device", "h100-sxm", "--prompt", "1000", "--output", "300", "--context", "1300"]
 lock = json.loads(run("plan", *L, "--concurrency", "16", "--arrivals", "lockstep", "--json").stdout)["load"]

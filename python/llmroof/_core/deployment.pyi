@@ -6,6 +6,63 @@ from .reports import Comparison, KvCache, MoeReport, Phase, Plan, Speculation, U
 
 max_burst_requests: int
 
+class PlanRequest:
+    def __init__(
+        self,
+        *,
+        users: float,
+        context: float,
+        prompt: float,
+        output: float,
+        prefix: float,
+        prefix_hit: float | None,
+        arrivals: str,
+        rate: float | None,
+        concurrency: float | None,
+        ttft_target_s: float,
+        burst: float | None,
+        burst_lengths: str,
+        offload: float | str | None,
+        host: str | Mapping[str, Any],
+        price_per_hour: float | None,
+        purchase: float | None,
+        years: float | None,
+        electricity: float | None,
+        pue: float | None,
+        pd: int | str | None,
+        min_tokens_per_s: float | None,
+        kv_link: str | None,
+        kv_link_efficiency: float | None,
+        kv_overlap: bool,
+        spec_method: str | None,
+        draft_tokens: int,
+        acceptance: list[float],
+        draft: Deployment | None,
+    ) -> None: ...
+
+class UsersRequest:
+    def __init__(
+        self,
+        *,
+        context: float,
+        prompt: float,
+        output: float,
+        prefix: float,
+        prefix_hit: float | None,
+        arrivals: str,
+        min_tokens_per_s: float,
+        ttft_target_s: float,
+        price_per_hour: float | None,
+        purchase: float | None,
+        years: float | None,
+        electricity: float | None,
+        pue: float | None,
+        spec_method: str | None,
+        draft_tokens: int,
+        acceptance: list[float],
+        draft: Deployment | None,
+    ) -> None: ...
+
 class Deployment:
     def __init__(
         self,
@@ -34,37 +91,7 @@ class Deployment:
     def decode_sequences(self, contexts: list[float]) -> Phase: ...
     def kv_report(self, context: float, users: float) -> KvCache: ...
     def memory(self, users: float, context: float) -> MemoryPlan: ...
-    def plan_report(
-        self,
-        users: float,
-        context: float,
-        prompt: float,
-        rate: float | None,
-        output: float,
-        ttft_target: float,
-        offload: float | str | None,
-        host: str | Mapping[str, Any],
-        concurrency: float | None,
-        price_per_hour: float | None,
-        purchase: float | None,
-        years: float | None,
-        electricity: float | None,
-        pue: float | None,
-        prefix: float,
-        prefix_hit: float | None,
-        arrivals: str,
-        pd: int | str | None,
-        min_tokens_per_s: float | None,
-        kv_link: str | None,
-        kv_link_efficiency: float | None,
-        kv_overlap: bool,
-        burst: float | None,
-        burst_lengths: str,
-        spec_method: str | None,
-        draft_tokens: int,
-        acceptance: list[float],
-        draft: Deployment | None,
-    ) -> Plan: ...
+    def plan(self, request: PlanRequest) -> Plan: ...
     def speculate_report(
         self,
         method: str,
@@ -75,21 +102,6 @@ class Deployment:
         context: float,
         max_batch: float,
     ) -> Speculation: ...
-    def users_report(
-        self,
-        context: float,
-        prompt: float,
-        min_tokens_per_s: float,
-        ttft_target: float,
-        output: float,
-        price_per_hour: float | None,
-        purchase: float | None,
-        years: float | None,
-        electricity: float | None,
-        pue: float | None,
-        prefix: float,
-        prefix_hit: float | None,
-        arrivals: str,
-    ) -> Users: ...
+    def users(self, request: UsersRequest) -> Users: ...
     def moe_report(self, context: float, max_batch: float) -> MoeReport: ...
     def compare_report(self, other: Deployment, context: float, max_batch: float) -> Comparison: ...

@@ -297,6 +297,12 @@ class Users:
         cost_per_hour and cost_per_million_output_tokens (as a plan's energy).
         """
     @property
+    def joules_per_request(self) -> float | None:
+        """J per request of that loop, all devices: its power over its requests/s (=
+        joules_per_output_token x output tokens; the prompts' prefill time is in the loop). None
+        without a TDP or without users.
+        """
+    @property
     def curve(self) -> list[dict[str, Any]]:
         """The closed loop at 1, 2, 4, ... users and at max_users: users,
         per_user_tokens_per_s_estimate, total_tokens_per_s_estimate, ttft_s and fits (whether the
