@@ -9,14 +9,8 @@ namespace {
 
 
 struct users_view {
-  const setup& s;
-  double context;
-  double min_tokens_per_s;
-  double ttft_target_s;
-  const users_result& u;
-  double output;
-  const energy_cost& energy;
-  std::optional<double> joules_per_request;
+  const setup& s;  // the shared walk's (setup_fields)
+  const users_answer& a;
 };
 
 const field_table<users_view>& users_fields() {
@@ -24,24 +18,24 @@ const field_table<users_view>& users_fields() {
   static const field_table<V> t = report_table<V>(
       "llmroof.users/1",
       {
-          {"context", "float", "Tokens each user holds.", [](const V& v) { return json(v.context); }},
+          {"context", "float", "Tokens each user holds.", [](const V& v) { return json(v.a.work.context); }},
           {"min_tokens_per_s_per_user", "float", "The tokens/s target.",
-           [](const V& v) { return json(v.min_tokens_per_s); }},
-          {"ttft_target_s", "float", "The TTFT target, s (0: none).", [](const V& v) { return json(v.ttft_target_s); }},
+           [](const V& v) { return json(v.a.min_tokens_per_s); }},
+          {"ttft_target_s", "float", "The TTFT target, s (0: none).", [](const V& v) { return json(v.a.ttft_target_s); }},
           {"max_users", "float", "Most users meeting both targets in their closed loop (0: not even one).",
-           [](const V& v) { return json(v.u.users); }},
+           [](const V& v) { return json(v.a.result.users); }},
           {"limit", "str",
            "What stops one more user: memory (at the context), kv_cache or max_num_seqs (the engine's slots), "
            "compute, tokens/s (decode speed), prefill (the others' prefills) or ttft.",
-           [](const V& v) { return json(to_string(v.u.limit)); }},
-          {"ttft_s", "float", "Time to first token in that closed loop, s.", [](const V& v) { return json(v.u.ttft.value()); }},
+           [](const V& v) { return json(to_string(v.a.result.limit)); }},
+          {"ttft_s", "float", "Time to first token in that closed loop, s.", [](const V& v) { return json(v.a.result.ttft.value()); }},
           {"per_user_tokens_per_s_estimate", "float", "Tokens/s each of max_users decodes in the loop.",
-           [](const V& v) { return json(v.u.users > 0 ? v.u.tokens_per_s_per_user() : 0.0); }},
+           [](const V& v) { return json(v.a.result.users > 0 ? v.a.result.tokens_per_s_per_user() : 0.0); }},
           {"total_tokens_per_s_estimate", "float", "Output tokens/s of all max_users together in the loop.",
-           [](const V& v) { return json(v.u.users > 0 ? v.u.tokens_per_s_total() : 0.0); }},
+           [](const V& v) { return json(v.a.result.users > 0 ? v.a.result.tokens_per_s_total() : 0.0); }},
           {"prefix", maybe_object_t,
            "The shared prompt prefix, when one is given (a plan's prefix, without ttft_cached).",
-           [](const V& v) { return v.u.prefix.prefix > 0 ? prefix_json(v.u.prefix, std::nullopt) : absent(); }},
+           [](const V& v) { return v.a.result.prefix.prefix > 0 ? prefix_json(v.a.result.prefix, std::nullopt) : absent(); }},
           {"speculative", maybe_object_t,
            "With speculative decoding (--spec): method, draft_tokens, draft_model, acceptance (conditional, per "
            "position, defaults filled in) and tokens_per_step; the closed loop and the memory are speculative.",
@@ -57,22 +51,22 @@ const field_table<users_view>& users_fields() {
           {"closed_loop", maybe_object_t,
            "Those users in a closed loop of the stated output (a plan's load: concurrency, active, slots, limit, "
            "requests_per_s, queue_wait_s, ttft_s, tpot_s, output_tokens_per_s, ...), or None when none qualifies.",
-           [](const V& v) { return v.u.loop.concurrency > 0 ? closed_loop_json(v.u.loop, v.output) : json(nullptr); }},
+           [](const V& v) { return v.a.result.loop.concurrency > 0 ? closed_loop_json(v.a.result.loop, v.a.work.output) : json(nullptr); }},
           {"energy", object_t,
            "Those users decoding at the context, at the loop's output tokens/s: devices, power_w, "
            "output_tokens_per_s, joules_per_output_token, output_tokens_per_s_per_kw, and with a price "
            "cost_per_hour and cost_per_million_output_tokens (as a plan's energy).",
-           [](const V& v) { return energy_json(v.energy); }},
+           [](const V& v) { return energy_json(v.a.energy); }},
           {"joules_per_request", maybe_float_t,
            "J per request of that loop, all devices: its power over its requests/s (= joules_per_output_token x "
            "output tokens; the prompts' prefill time is in the loop). None without a TDP or without users.",
-           [](const V& v) { return optional(v.joules_per_request); }},
+           [](const V& v) { return optional(v.a.joules_per_request); }},
           {"curve", rows_t,
            "The closed loop at 1, 2, 4, ... users and at max_users: users, per_user_tokens_per_s_estimate, "
            "total_tokens_per_s_estimate, ttft_s and fits (whether the deployment holds them).",
            [](const V& v) {
              json curve = json::array();
-             for (const users_point& p : v.u.curve) {
+             for (const users_point& p : v.a.result.curve) {
                curve.push_back({{"users", p.users},
                                 {"per_user_tokens_per_s_estimate", p.tokens_per_s_per_user()},
                                 {"total_tokens_per_s_estimate", p.tokens_per_s_total()},
@@ -90,8 +84,7 @@ const field_table<users_view>& users_fields() {
 
 
 json users_json(const users_answer& a) {
-  return object_json(users_fields(), users_view{a.setup, a.work.context, a.min_tokens_per_s, a.ttft_target_s, a.result,
-                                                a.work.output, a.energy, a.joules_per_request});
+  return object_json(users_fields(), users_view{a.setup, a});
 }
 
 std::vector<key_doc> users_keys() { return keys(users_fields()); }
