@@ -9,7 +9,7 @@ import os
 import sys
 import warnings
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypedDict, TypeVar, Union, cast
 
 import numpy as np
 
@@ -309,10 +309,15 @@ def _pd(pd: int | str | None) -> int | str | None:
     return _integer("pd", pd, minimum=1)
 
 
-def _prefix_args(prefix: Tokens, prefix_hit: float | None) -> dict[str, float | None]:
+class _Prefix(TypedDict):
+    prefix: float
+    prefix_hit: float | None
+
+
+def _prefix_args(prefix: Tokens, prefix_hit: float | None) -> _Prefix:
     """A shared prefix and its hit rate, checked (the core checks them against the prompt)."""
-    return dict(prefix=_tokens("prefix", prefix),
-                prefix_hit=None if prefix_hit is None else _number("prefix_hit", prefix_hit, minimum=0))
+    return _Prefix(prefix=_tokens("prefix", prefix),
+                   prefix_hit=None if prefix_hit is None else _number("prefix_hit", prefix_hit, minimum=0))
 
 
 def _price_args(*, price_per_hour: float | None = None, purchase: float | None = None, years: float | None = None,
@@ -774,13 +779,13 @@ def recommend(
             raise ValueError(f"skip takes formats, replicas, offload, pd, mtp (got '{part}')")
     settings = _engine_settings(memory_utilization, block_tokens, max_num_seqs, max_num_batched_tokens, max_model_len,
                                 prefix_caching)
-    pre, hit = _prefix_args(prefix, prefix_hit).values()
+    shared = _prefix_args(prefix, prefix_hit)
     return _core.recommend.report(
         compiled, labels, entries,
         None if users is None else _number("users", users, minimum=1),
         None if rate is None else _number("rate", rate, minimum=0),
         _tokens("context", context, minimum=0), 0 if prompt is None else _tokens("prompt", prompt, minimum=0),
-        _number("output", output, minimum=1), pre, hit,
+        _number("output", output, minimum=1), shared["prefix"], shared["prefix_hit"],
         _number("ttft_target_s", ttft_target_s, minimum=0), _number("min_tokens_per_s", min_tokens_per_s, minimum=0),
         _number("max_cost_per_million", max_cost_per_million, minimum=0),
         _number("max_joules_per_token", max_joules_per_token, minimum=0),
