@@ -226,7 +226,7 @@ void recommend_pool(benchmark::State& state) {
   for (const auto& [name, n] : std::initializer_list<std::pair<const char*, int>>{
            {"h100-sxm", 8}, {"rtx-pro-6000-blackwell", 4}, {"rtx-4090", 4}, {"m3-ultra-80c", 1}, {"a100-sxm-80gb", 8}}) {
     pool_entry e;
-    e.dev = &find_device(name);
+    e.dev = find_device(name);
     e.count = n;
     in.pool.push_back(e);
   }

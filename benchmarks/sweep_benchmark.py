@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 import llmroof
-from llmroof._api import _compile
+from llmroof._resolve import _compile
 
 
 def main() -> None:
@@ -30,7 +30,7 @@ def main() -> None:
             times.append(time.perf_counter() - t0)
         assert len(df) == 1_000_000
         # The C++ core alone, on the deployment the sweep itself compiles
-        # (llmroof._api._compile: the checkpoint's formats, the engine's layout).
+        # (llmroof._resolve._compile: the checkpoint's formats, the engine's layout).
         dep = _compile(llmroof.Model.get("llama-3.1-70b"), llmroof.Device.get("h100-sxm"), weights="fp8")
         x = np.ascontiguousarray(np.repeat(batch, 1000).astype(float))
         y = np.ascontiguousarray(np.tile(context, 1000))

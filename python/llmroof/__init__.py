@@ -28,26 +28,21 @@ except ImportError as err:  # pragma: no cover - only without a build
 from ._core.memory_plan import MemoryPlan
 from ._core.reports import Calibration, Comparison, KvCache, MoeReport, Phase, Plan, Recommendation, Speculation, Users
 from ._catalog import Device, Format, Model, Parameters, Speculative
-from ._api import (
-    Estimator,
-    calibrate,
-    validate,
+from ._serving import Estimator, plan, recommend, users
+from ._phases import (
     compare,
     decode,
     expected_distinct_experts,
     kv_cache,
     moe,
     moe_table,
-    plan,
     prefill,
-    recommend,
     simulate_routing,
     speculate,
-    sweep_decode,
-    sweep_prefill,
-    users,
     zipf_popularity,
 )
+from ._calibration import calibrate, validate
+from ._sweeps import sweep_decode, sweep_prefill
 from . import _fields, _options
 from ._fields import *  # noqa: F403 (what fields and model files say; _fields.__all__ lists them)
 from ._options import *  # noqa: F403 (the typed keywords; _options.__all__ lists them)

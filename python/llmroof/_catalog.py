@@ -1,6 +1,6 @@
 """The catalog objects: formats, devices, models (their fields and
 parameters) and the speculative setup a plan takes. They hold the compiled
-catalog's dicts; nothing here imports the functions of ``_api``."""
+catalog's dicts; nothing here imports the modules of the functions."""
 
 from __future__ import annotations
 

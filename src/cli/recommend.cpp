@@ -39,7 +39,7 @@ void print_rows(const recommend_input& in, const recommendation& r, const std::v
     const candidate& c = r.candidates[rows[k]];
     const std::string dev = (in.models.size() > 1 ? (in.labels.empty() ? in.models[c.model].model.id : in.labels[c.model]) + " on "
                                                   : std::string()) +
-                            in.pool[c.pool].dev->id;
+                            in.pool[c.pool].dev.id;
     // A candidate that misses at its estimate has no slow edge priced: "-".
     const std::string slow = c.tokens_per_s_per_user_slow > 0 ? fmt("%6.1f", c.tokens_per_s_per_user_slow) : "     -";
     std::printf("    %-26s %4d  %-32s %-20s %-9s %-9s %7.1f (%s) %9s %9.1f", dev.c_str(), c.devices,
@@ -96,17 +96,17 @@ int cmd_recommend(const options& o) {
   std::vector<std::string> pool_names;
   for (const auto& [name, count] : parse_pool(o.require("pool"), "--pool")) {
     pool_entry e;
-    e.dev = &device_of(name);
+    e.dev = device_of(name);
     for (std::size_t i = 0; i < in.pool.size(); ++i) {
-      if (in.pool[i].dev->id == e.dev->id) {
-        throw usage_error("--pool names '" + e.dev->id + "' twice (as '" + pool_names[i] + "' and '" + name + "')");
+      if (in.pool[i].dev.id == e.dev.id) {
+        throw usage_error("--pool names '" + e.dev.id + "' twice (as '" + pool_names[i] + "' and '" + name + "')");
       }
     }
     pool_names.push_back(name);
     e.count = count;
     e.per_node = per_node;
     for (const auto& [pname, pp] : prices) {
-      if (pname == name || &device_of(pname) == e.dev) e.cost = pp;
+      if (pname == name || device_of(pname).id == e.dev.id) e.cost = pp;
     }
     if (auto y = o.get("years"); y && e.cost.purchase) e.cost.years = parse_number("years", *y);  // hourly kinds have none
     if (auto el = o.get("electricity")) e.cost.electricity_kwh = parse_number("electricity", *el);
@@ -118,7 +118,7 @@ int cmd_recommend(const options& o) {
   }
   for (const auto& [pname, pp] : prices) {
     bool used = false;
-    for (const pool_entry& e : in.pool) used = used || pname == e.dev->id || &device_of(pname) == e.dev;
+    for (const pool_entry& e : in.pool) used = used || pname == e.dev.id || device_of(pname).id == e.dev.id;
     if (!used) throw std::invalid_argument("--price names '" + pname + "', which is not in --pool");
   }
   // The workload and the targets.
@@ -154,7 +154,7 @@ int cmd_recommend(const options& o) {
   std::string models;
   for (const std::string& m : in.labels) models += (models.empty() ? "" : ", ") + m;
   std::string pool;
-  for (const pool_entry& e : in.pool) pool += (pool.empty() ? "" : ", ") + std::to_string(e.count) + " x " + e.dev->id;
+  for (const pool_entry& e : in.pool) pool += (pool.empty() ? "" : ", ") + std::to_string(e.count) + " x " + e.dev.id;
   std::printf("llmroof recommend: %s on up to %s\n", models.c_str(), pool.c_str());
   if (in.rate) {
     std::printf("  load: %s requests/s", fmt("%g", *in.rate).c_str());

@@ -12,7 +12,7 @@ json candidate_json(const recommend_input& in, const recommendation& r, std::siz
   const candidate& c = r.candidates[i];
   return {{"index", i},
           {"model", in.labels.empty() ? in.models[c.model].model.id : in.labels[c.model]},
-          {"device", in.pool[c.pool].dev->id},
+          {"device", in.pool[c.pool].dev.id},
           {"devices", c.devices},
           {"engine", c.engine},
           {"weights", c.weights},
@@ -85,7 +85,7 @@ const field_table<recommend_view>& recommend_fields() {
          json rows = json::array();
          for (const pool_entry& e : v.in.pool) {
            const bool priced = e.cost.per_device_hour || e.cost.purchase;
-           rows.push_back({{"device", e.dev->id},
+           rows.push_back({{"device", e.dev.id},
                            {"count", e.count},
                            {"per_node", e.per_node > 0 ? e.per_node : e.count},
                            {"price_per_hour", priced ? json(hardware_per_device_hour(e.cost)) : json(nullptr)}});
@@ -148,7 +148,7 @@ const field_table<recommend_view>& recommend_fields() {
          for (const published_start& p : v.r.published) {
            const candidate& c = v.r.candidates[p.candidate];
            rows.push_back({{"model", v.in.labels.empty() ? v.in.models[p.model].model.id : v.in.labels[p.model]},
-                           {"device", v.in.pool[p.pool].dev->id},
+                           {"device", v.in.pool[p.pool].dev.id},
                            {"candidate", p.candidate},
                            {"status", to_string(c.status)},
                            {"reason", c.reason},

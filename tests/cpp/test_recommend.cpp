@@ -26,7 +26,7 @@ recommend_input search_of(const char* model, const char* device, int count, doub
   recommend_input in;
   in.models.push_back(published(model));
   pool_entry e;
-  e.dev = &find_device(device);
+  e.dev = find_device(device);
   e.count = count;
   in.pool.push_back(e);
   in.w.users = 4;
@@ -96,7 +96,7 @@ TEST_CASE("recommend refuses inputs it cannot search, naming the field") {
   CHECK_THROWS_AS(recommend(in), std::invalid_argument);
   in = seed();
   pool_entry other;
-  other.dev = &find_device("h100-sxm");
+  other.dev = find_device("h100-sxm");
   other.cost.per_device_hour = 2.5;
   in.pool.push_back(other);
   CHECK_THROWS_WITH(recommend(in), "price: give every device kind of the pool a price, or none");
@@ -158,8 +158,8 @@ TEST_CASE("the ranking of four hand-scored candidates on two device kinds") {
   recommend_input in;
   in.models.push_back(published("llama-3.1-8b"));
   pool_entry a, b;
-  a.dev = &find_device("h100-sxm");
-  b.dev = &find_device("rtx-4090");
+  a.dev = find_device("h100-sxm");
+  b.dev = find_device("rtx-4090");
   in.pool = {a, b};
   in.target.min_tokens_per_s = 20;
   in.target.ttft = make_seconds(2);
@@ -258,7 +258,7 @@ TEST_CASE("a candidate's figures are the closed loop the plan reports, to the se
     if (c.status != verdict::meets || c.replicas != 1 || c.layout.tp != 2 || c.weights != "bf16" || c.kv != "fp8-e4m3") continue;
     precision pr = in.models[0].pr;
     pr.kv = find_format("fp8-e4m3");
-    const device& dev = *in.pool[0].dev;
+    const device& dev = in.pool[0].dev;
     parallel_plan p;
     p.tp = 2;
     p.devices_per_node = 2;
@@ -297,7 +297,7 @@ TEST_CASE("targets nothing meets: the closest candidates and by how much they mi
 TEST_CASE("the search's answer does not depend on its threads") {
   recommend_input in = seed();
   pool_entry h;
-  h.dev = &find_device("h100-sxm");
+  h.dev = find_device("h100-sxm");
   h.count = 2;
   in.pool.push_back(h);
   in.space.threads = 1;
@@ -316,7 +316,7 @@ TEST_CASE("the search's answer does not depend on its threads") {
 TEST_CASE("invariants: the front is not dominated, the best meets the targets and is no dearer than any that do") {
   recommend_input in = seed();
   pool_entry h;
-  h.dev = &find_device("h100-sxm");
+  h.dev = find_device("h100-sxm");
   h.count = 4;
   in.pool.push_back(h);
   in.w.users = 16;
@@ -368,7 +368,7 @@ TEST_CASE("recommend: a named backend is tried where it runs, refused where it r
   // named: each device takes the backend of its vendor, nothing throws.
   recommend_input in = search_of("qwen3-8b", "rtx-4090", 1, 8192, 1024, 256, 10, 10);
   pool_entry amd;
-  amd.dev = &find_device("rx-7900-xtx");
+  amd.dev = find_device("rx-7900-xtx");
   amd.count = 1;
   in.pool.push_back(amd);
   in.space.engines = {"llama.cpp-hip", "llama.cpp-cuda"};
@@ -427,7 +427,7 @@ TEST_CASE("a pruned search keeps what its answer draws on: the same best, front,
   in.models.push_back(published("llama-3.1-8b"));
   in.labels = {"devstral-small-2-24b", "llama-3.1-8b"};
   pool_entry h;
-  h.dev = &find_device("h100-sxm");
+  h.dev = find_device("h100-sxm");
   h.count = 4;
   h.cost.per_device_hour = 2.5;
   in.pool[0].cost.purchase = 8500;

@@ -67,10 +67,10 @@ def test_signature_and_docs_show_every_keyword_with_its_default(fn: Callable[...
 def test_each_keyword_has_one_type_in_its_typed_dict_and_where_its_default_is_decided() -> None:
     # The typed dicts (what mypy checks) and _compile / _plan_args / _sweep
     # (where defaults are decided) name each keyword's type alike.
-    from llmroof import _api
+    from llmroof import _resolve, _sweeps
 
-    sources = {llmroof.EngineOptions: (_api._compile,), llmroof.PlanLoad: (_api._plan_args,),
-               llmroof.SweepDecodeOptions: (_api._sweep, _api._compile)}  # a sweep's deployment is _compile's
+    sources = {llmroof.EngineOptions: (_resolve._compile,), llmroof.PlanLoad: (_resolve._plan_args,),
+               llmroof.SweepDecodeOptions: (_sweeps._sweep, _resolve._compile)}  # a sweep's deployment is _compile's
     for options, found_in in sources.items():
         declared = typing.get_type_hints(options)
         decided: dict[str, Any] = {}

@@ -50,6 +50,13 @@ def test_no_import_circle() -> None:
     # The layering the modules keep: the leaves import nothing of the package.
     assert graph["_checks"] == set() and graph["_fields"] == set()
     assert graph["_catalog"] == {"_checks", "_fields"}
+    assert graph["_hints"] == set()
+    assert graph["_resolve"] == {"_catalog", "_checks", "_fields"}
+    assert graph["_signature"] == {"_resolve"}
+    # The functions' modules build on those, never on each other.
+    functions = {"_serving", "_phases", "_calibration", "_sweeps"}
+    for m in functions:
+        assert not graph[m] & functions, m
 
 
 def test_a_planted_circle_is_found(tmp_path: Path) -> None:
